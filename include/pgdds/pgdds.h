@@ -1,0 +1,269 @@
+/*
+ * libpgdds — PGAS distributed data structures over RDMA.
+ *
+ * The public C ABI (C99, self-contained). Every name and meaning of the v0 contract is kept;
+ * additions are marked "Addition:" where they are declared.
+ *
+ * Conventions
+ *  - Functions that can fail return pgdds_status_t: PGDDS_OK (0) or a negative code, and on
+ *    failure pgdds_last_error() (thread-local) holds a one-line explanation. Output arguments
+ *    are written only on success.
+ *  - Handles are opaque pointers, one type per object. A destroyed handle stays recognisable:
+ *    passing it again returns PGDDS_ERR_INVALID_ARG rather than touching freed memory (the
+ *    library keeps a few bytes per destroyed handle for this).
+ *  - Params structs start with uint64_t field_mask so fields can be appended.
+ *  - No C++ exception ever crosses this interface.
+ */
+#ifndef PGDDS_H
+#define PGDDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define PGDDS_API __attribute__((visibility("default")))
+#else
+#define PGDDS_API
+#endif
+
+/* Addition: the version of this header. pgdds_version_string() gives the library's. */
+#define PGDDS_VERSION_MAJOR 0
+#define PGDDS_VERSION_MINOR 1
+#define PGDDS_VERSION_PATCH 0
+
+/* ------------------------------------------------------------------------------------------ */
+/* Status codes                                                                                */
+/* ------------------------------------------------------------------------------------------ */
+typedef int pgdds_status_t;
+#define PGDDS_OK                  0
+#define PGDDS_ERR_INVALID_ARG    -1   /* NULL or ill-formed argument, stale or foreign handle, misaligned atomic */
+#define PGDDS_ERR_NO_MEMORY      -2   /* segment or host memory exhausted */
+#define PGDDS_ERR_OUT_OF_BOUNDS  -3   /* global pointer / length outside the target segment, bad rank */
+#define PGDDS_ERR_NOT_FOUND      -4   /* key absent */
+#define PGDDS_ERR_FULL           -5   /* fixed-capacity container full */
+#define PGDDS_ERR_EMPTY          -6   /* queue empty */
+#define PGDDS_ERR_EXISTS         -7   /* key present where that is an error */
+#define PGDDS_ERR_UNSUPPORTED    -8   /* not in this build, or not offered by this fabric/device */
+#define PGDDS_ERR_TRANSPORT      -9   /* the fabric library reported an error */
+#define PGDDS_ERR_BOOTSTRAP     -10   /* launcher / PMI failure */
+#define PGDDS_ERR_TIMEOUT       -11
+#define PGDDS_ERR_PEER_FAILED   -12   /* a peer rank died or became unreachable */
+#define PGDDS_ERR_STATE         -13   /* not valid now: not initialized, finalized, wrong thread level */
+#define PGDDS_ERR_AGAIN         -14   /* resources temporarily exhausted; retry */
+
+PGDDS_API const char *pgdds_strerror(pgdds_status_t status);
+/* The calling thread's explanation of its last failure ("" if none). */
+PGDDS_API const char *pgdds_last_error(void);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Start-up, identity, version                                                                 */
+/* ------------------------------------------------------------------------------------------ */
+typedef struct pgdds_context *pgdds_context_t;
+enum { PGDDS_THREAD_SINGLE = 0, PGDDS_THREAD_FUNNELED = 1, PGDDS_THREAD_MULTIPLE = 2 };
+enum {
+    PGDDS_INIT_FIELD_THREAD_LEVEL = 1u << 0,
+    PGDDS_INIT_FIELD_SEGMENT_SIZE = 1u << 1,
+    PGDDS_INIT_FIELD_TRANSPORT    = 1u << 2,
+    PGDDS_INIT_FIELD_NUM_VCIS     = 1u << 3
+};
+typedef struct pgdds_init_params {
+    uint64_t    field_mask;
+    int         thread_level;   /* default PGDDS_THREAD_SINGLE */
+    size_t      segment_size;   /* bytes of registered segment per rank; default 256 MiB */
+    const char *transport;      /* "auto", "shm", "ofi", "ucx", "verbs" */
+    unsigned    num_vcis;       /* network contexts per process; default 1 */
+} pgdds_init_params_t;
+
+/* Collective over all ranks of the job. Fields not set in params come from the environment
+ * (PGDDS_THREAD_LEVEL, PGDDS_SEGMENT_SIZE, PGDDS_TRANSPORT, PGDDS_NUM_VCIS, ...; see
+ * `pgdds-info`), then from defaults. Without a launcher the program is a job of one rank. */
+PGDDS_API pgdds_status_t pgdds_init(const pgdds_init_params_t *params, pgdds_context_t *ctx);
+PGDDS_API pgdds_status_t pgdds_finalize(pgdds_context_t ctx);                 /* collective */
+/* Accessors return -1 (pgdds_transport_name: NULL) for an invalid context. */
+PGDDS_API int  pgdds_rank(pgdds_context_t ctx);
+PGDDS_API int  pgdds_nranks(pgdds_context_t ctx);
+PGDDS_API int  pgdds_local_rank(pgdds_context_t ctx);    /* among ranks on this node */
+PGDDS_API int  pgdds_local_nranks(pgdds_context_t ctx);
+PGDDS_API const char *pgdds_transport_name(pgdds_context_t ctx); /* e.g. "shm", "ofi/tcp;ofi_rxm", "ucx/sm" */
+PGDDS_API const char *pgdds_version_string(void);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Global pointers and the segment                                                             */
+/* ------------------------------------------------------------------------------------------ */
+/* A global pointer packs (rank, segment, offset) into 64 bits so that it fits one 64-bit CAS:
+ *   bits 63..42  rank     (22 bits: up to 4,194,304 ranks)
+ *   bits 41..40  segment  (2 bits: 0 is the rank's registered segment; 1..3 reserved)
+ *   bits 39..0   offset   (40 bits: segments up to 1 TiB)
+ * Offset 0 of a segment is never handed out, so PGDDS_GPTR_NULL never names real memory.
+ * pgdds_gptr_add changes the offset only (wrapping within the 40 bits); the result is checked
+ * against the target segment when it is used. */
+typedef uint64_t pgdds_gptr_t;
+#define PGDDS_GPTR_NULL ((pgdds_gptr_t)0)
+/* Addition: the layout above as constants. */
+#define PGDDS_GPTR_OFFSET_BITS 40
+#define PGDDS_GPTR_SEGMENT_BITS 2
+#define PGDDS_GPTR_RANK_BITS 22
+
+/* Allocates in the caller's own segment; thread-safe. alignment 0 means 16; otherwise a power
+ * of two up to the page size. PGDDS_ERR_NO_MEMORY when the segment cannot hold it. */
+PGDDS_API pgdds_status_t pgdds_alloc(pgdds_context_t ctx, size_t size, size_t alignment, pgdds_gptr_t *out);
+PGDDS_API pgdds_status_t pgdds_free(pgdds_context_t ctx, pgdds_gptr_t ptr);     /* own segment only */
+PGDDS_API int            pgdds_gptr_rank(pgdds_gptr_t ptr);
+PGDDS_API pgdds_gptr_t   pgdds_gptr_add(pgdds_gptr_t ptr, int64_t bytes);
+/* NULL unless load/store-reachable (own segment, or a peer's mapped on this node). */
+PGDDS_API void          *pgdds_gptr_to_local(pgdds_context_t ctx, pgdds_gptr_t ptr);
+PGDDS_API pgdds_status_t pgdds_gptr_from_local(pgdds_context_t ctx, const void *addr, pgdds_gptr_t *out);
+/* Addition: the offset of a global pointer within its segment, and the segment size of a rank. */
+PGDDS_API uint64_t       pgdds_gptr_offset(pgdds_gptr_t ptr);
+PGDDS_API pgdds_status_t pgdds_segment_size(pgdds_context_t ctx, int rank, size_t *size);
+
+/* ------------------------------------------------------------------------------------------ */
+/* One-sided communication                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+/* Memory model: pgdds_put returns once src may be reused; the data is visible at the target
+ * after pgdds_flush or pgdds_barrier. pgdds_get returns with the data in dst. _nbi operations
+ * complete at the calling thread's next pgdds_flush. A put request completes when src may be
+ * reused; a get request when dst holds the data. pgdds_flush completes, locally and at the
+ * targets, every operation the calling thread issued. */
+PGDDS_API pgdds_status_t pgdds_put(pgdds_context_t ctx, pgdds_gptr_t dst, const void *src, size_t n);
+PGDDS_API pgdds_status_t pgdds_get(pgdds_context_t ctx, void *dst, pgdds_gptr_t src, size_t n);
+PGDDS_API pgdds_status_t pgdds_put_nbi(pgdds_context_t ctx, pgdds_gptr_t dst, const void *src, size_t n);
+PGDDS_API pgdds_status_t pgdds_get_nbi(pgdds_context_t ctx, void *dst, pgdds_gptr_t src, size_t n);
+PGDDS_API pgdds_status_t pgdds_flush(pgdds_context_t ctx);
+
+typedef struct pgdds_request *pgdds_request_t;
+PGDDS_API pgdds_status_t pgdds_put_nb(pgdds_context_t ctx, pgdds_gptr_t dst, const void *src, size_t n, pgdds_request_t *req);
+PGDDS_API pgdds_status_t pgdds_get_nb(pgdds_context_t ctx, void *dst, pgdds_gptr_t src, size_t n, pgdds_request_t *req);
+PGDDS_API pgdds_status_t pgdds_test(pgdds_context_t ctx, pgdds_request_t req, int *done);   /* frees req once done */
+PGDDS_API pgdds_status_t pgdds_wait(pgdds_context_t ctx, pgdds_request_t req);              /* frees req */
+
+/* ------------------------------------------------------------------------------------------ */
+/* Atomics                                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+/* Atomics on one word are atomic with respect to each other whoever issues them. The runtime
+ * picks one atomicity domain per job (PGDDS_ATOMICS): CPU atomics when every rank's segment is
+ * load/store-reachable (one node, shared memory on), otherwise the transport's, local targets
+ * included. A fetching atomic returns complete; it does not order earlier puts. Targets must be
+ * naturally aligned, else PGDDS_ERR_INVALID_ARG. */
+typedef enum { PGDDS_AOP_ADD, PGDDS_AOP_AND, PGDDS_AOP_OR, PGDDS_AOP_XOR, PGDDS_AOP_SWAP } pgdds_aop_t;
+PGDDS_API pgdds_status_t pgdds_atomic_u64(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
+                                          uint64_t operand, uint64_t *fetched /* NULL: no fetch */);
+PGDDS_API pgdds_status_t pgdds_atomic_cswap_u64(pgdds_context_t ctx, pgdds_gptr_t target,
+                                                uint64_t expected, uint64_t desired, uint64_t *old);
+PGDDS_API pgdds_status_t pgdds_atomic_u32(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
+                                          uint32_t operand, uint32_t *fetched);
+PGDDS_API pgdds_status_t pgdds_atomic_cswap_u32(pgdds_context_t ctx, pgdds_gptr_t target,
+                                                uint32_t expected, uint32_t desired, uint32_t *old);
+/* Addition: atomic loads (a fetching no-op in the job's atomicity domain). */
+PGDDS_API pgdds_status_t pgdds_atomic_load_u64(pgdds_context_t ctx, pgdds_gptr_t target, uint64_t *value);
+PGDDS_API pgdds_status_t pgdds_atomic_load_u32(pgdds_context_t ctx, pgdds_gptr_t target, uint32_t *value);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Collectives (all ranks, one thread per rank at a time)                                      */
+/* ------------------------------------------------------------------------------------------ */
+typedef enum { PGDDS_INT32, PGDDS_INT64, PGDDS_UINT32, PGDDS_UINT64, PGDDS_FLOAT, PGDDS_DOUBLE } pgdds_dtype_t;
+typedef enum { PGDDS_OP_SUM, PGDDS_OP_MIN, PGDDS_OP_MAX, PGDDS_OP_BAND, PGDDS_OP_BOR, PGDDS_OP_BXOR } pgdds_op_t;
+/* Also a flush of every network context of every rank: prior RMA/AMO complete and visible.
+ * Other threads of the rank must not issue operations while it runs. */
+PGDDS_API pgdds_status_t pgdds_barrier(pgdds_context_t ctx);
+PGDDS_API pgdds_status_t pgdds_broadcast(pgdds_context_t ctx, void *buf, size_t n, int root);
+/* Bitwise ops (BAND, BOR, BXOR) accept integer types only. in == out is allowed. */
+PGDDS_API pgdds_status_t pgdds_allreduce(pgdds_context_t ctx, const void *in, void *out, size_t count,
+                                         pgdds_dtype_t dtype, pgdds_op_t op);
+PGDDS_API pgdds_status_t pgdds_allgather(pgdds_context_t ctx, const void *in, void *out, size_t bytes_per_rank);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Active messages                                                                             */
+/* ------------------------------------------------------------------------------------------ */
+/* A handler runs on the destination inside a progress call (any pgdds_* call may progress);
+ * it may send active messages but must not block (no flush, wait or barrier). Payloads up to
+ * PGDDS_AM_MAX_PAYLOAD bytes (addition) are delivered whole; larger ones are refused. */
+typedef void (*pgdds_am_handler_t)(pgdds_context_t ctx, int src_rank,
+                                   const void *payload, size_t size, void *arg);
+#define PGDDS_AM_MAX_PAYLOAD ((size_t)1 << 28)
+PGDDS_API pgdds_status_t pgdds_am_register(pgdds_context_t ctx, pgdds_am_handler_t h, void *arg, uint32_t *id); /* collective */
+PGDDS_API pgdds_status_t pgdds_am_send(pgdds_context_t ctx, int dst_rank, uint32_t id, const void *payload, size_t size);
+PGDDS_API pgdds_status_t pgdds_progress(pgdds_context_t ctx);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Network contexts (VCIs)                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+/* Each VCI is an independent stream with its own fabric resources. Unbound threads get VCIs
+ * round robin in the order of their first call. Operations and pgdds_flush use the calling
+ * thread's VCI. */
+PGDDS_API unsigned       pgdds_num_vcis(pgdds_context_t ctx);   /* 0 for an invalid context */
+PGDDS_API pgdds_status_t pgdds_vci_bind(pgdds_context_t ctx, unsigned vci);   /* bind the calling thread */
+PGDDS_API int            pgdds_vci_current(pgdds_context_t ctx);             /* -1 for an invalid context */
+
+/* ------------------------------------------------------------------------------------------ */
+/* Containers (collective create/destroy; every other call is one-sided)                      */
+/* ------------------------------------------------------------------------------------------ */
+/* Concurrency promises (BCL): `concurrent` lists the operations that may run at the same time
+ * as this call; 0 means "anything", the fully atomic default. */
+enum { PGDDS_CP_INSERT = 1u << 0, PGDDS_CP_FIND = 1u << 1, PGDDS_CP_PUSH = 1u << 2,
+       PGDDS_CP_POP = 1u << 3, PGDDS_CP_LOCAL = 1u << 4 };
+
+/* --- HashMap ------------------------------------------------------------------------------ */
+typedef struct pgdds_hashmap *pgdds_hashmap_t;
+typedef struct pgdds_hashmap_params { uint64_t field_mask; size_t key_size; size_t value_size; uint64_t capacity; } pgdds_hashmap_params_t;
+PGDDS_API pgdds_status_t pgdds_hashmap_create(pgdds_context_t ctx, const pgdds_hashmap_params_t *params, pgdds_hashmap_t *map);
+PGDDS_API pgdds_status_t pgdds_hashmap_destroy(pgdds_hashmap_t map);
+PGDDS_API pgdds_status_t pgdds_hashmap_insert(pgdds_hashmap_t map, const void *key, const void *value, unsigned concurrent); /* insert or assign */
+PGDDS_API pgdds_status_t pgdds_hashmap_find(pgdds_hashmap_t map, const void *key, void *value, unsigned concurrent);
+PGDDS_API pgdds_status_t pgdds_hashmap_erase(pgdds_hashmap_t map, const void *key, unsigned concurrent);
+PGDDS_API pgdds_status_t pgdds_hashmap_size(pgdds_hashmap_t map, uint64_t *global_count);                 /* collective */
+
+typedef struct pgdds_hashmap_buffer *pgdds_hashmap_buffer_t;
+PGDDS_API pgdds_status_t pgdds_hashmap_buffer_create(pgdds_hashmap_t map, size_t queue_capacity, size_t message_size, pgdds_hashmap_buffer_t *buf); /* collective */
+PGDDS_API pgdds_status_t pgdds_hashmap_buffer_insert(pgdds_hashmap_buffer_t buf, const void *key, const void *value);
+PGDDS_API pgdds_status_t pgdds_hashmap_buffer_flush(pgdds_hashmap_buffer_t buf);                          /* collective */
+PGDDS_API pgdds_status_t pgdds_hashmap_buffer_destroy(pgdds_hashmap_buffer_t buf);
+
+/* --- Queues ------------------------------------------------------------------------------- */
+typedef struct pgdds_queue *pgdds_queue_t;
+enum { PGDDS_QUEUE_FAST, PGDDS_QUEUE_CIRCULAR, PGDDS_QUEUE_CHECKSUM };
+typedef struct pgdds_queue_params { uint64_t field_mask; int kind; size_t elem_size; uint64_t capacity; int host_rank; } pgdds_queue_params_t;
+PGDDS_API pgdds_status_t pgdds_queue_create(pgdds_context_t ctx, const pgdds_queue_params_t *params, pgdds_queue_t *queue);
+PGDDS_API pgdds_status_t pgdds_queue_destroy(pgdds_queue_t queue);
+PGDDS_API pgdds_status_t pgdds_queue_push(pgdds_queue_t queue, const void *elems, size_t count, unsigned concurrent);  /* all or nothing: FULL */
+PGDDS_API pgdds_status_t pgdds_queue_pop(pgdds_queue_t queue, void *elems, size_t max, size_t *popped, unsigned concurrent); /* EMPTY when none */
+PGDDS_API pgdds_status_t pgdds_queue_local_view(pgdds_queue_t queue, void **elems, size_t *count);          /* host rank, between phases */
+
+/* --- Bloom filter ------------------------------------------------------------------------- */
+typedef struct pgdds_bloom *pgdds_bloom_t;
+PGDDS_API pgdds_status_t pgdds_bloom_create(pgdds_context_t ctx, uint64_t expected_items, double false_positive_rate, pgdds_bloom_t *bloom);
+PGDDS_API pgdds_status_t pgdds_bloom_destroy(pgdds_bloom_t bloom);
+PGDDS_API pgdds_status_t pgdds_bloom_insert(pgdds_bloom_t bloom, const void *key, size_t len, int *was_present);
+PGDDS_API pgdds_status_t pgdds_bloom_contains(pgdds_bloom_t bloom, const void *key, size_t len, int *maybe_present);
+
+/* --- Distributed array -------------------------------------------------------------------- */
+typedef struct pgdds_darray *pgdds_darray_t;
+PGDDS_API pgdds_status_t pgdds_darray_create(pgdds_context_t ctx, size_t elem_size, uint64_t count, pgdds_darray_t *array);  /* block distributed */
+PGDDS_API pgdds_status_t pgdds_darray_destroy(pgdds_darray_t array);
+PGDDS_API pgdds_status_t pgdds_darray_gptr(pgdds_darray_t array, uint64_t index, pgdds_gptr_t *out);
+PGDDS_API pgdds_status_t pgdds_darray_local(pgdds_darray_t array, void **elems, uint64_t *first_index, uint64_t *count);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Key tables: the logically addressed space (PDHT)                                            */
+/* ------------------------------------------------------------------------------------------ */
+typedef struct pgdds_keytable *pgdds_keytable_t;
+typedef struct pgdds_keytable_params { uint64_t field_mask; size_t max_value_size; uint64_t capacity_per_rank; } pgdds_keytable_params_t;
+PGDDS_API pgdds_status_t pgdds_keytable_create(pgdds_context_t ctx, const pgdds_keytable_params_t *params, pgdds_keytable_t *table);
+PGDDS_API pgdds_status_t pgdds_keytable_destroy(pgdds_keytable_t table);
+PGDDS_API pgdds_status_t pgdds_keytable_insert(pgdds_keytable_t table, const void *key, size_t key_len, const void *value, size_t value_len); /* EXISTS */
+PGDDS_API pgdds_status_t pgdds_keytable_get(pgdds_keytable_t table, const void *key, size_t key_len, void *value, size_t *value_len /* in: capacity, out: size */);
+PGDDS_API pgdds_status_t pgdds_keytable_put(pgdds_keytable_t table, const void *key, size_t key_len, const void *value, size_t value_len);    /* NOT_FOUND */
+PGDDS_API pgdds_status_t pgdds_keytable_atomic_u64(pgdds_keytable_t table, const void *key, size_t key_len, size_t value_offset,
+                                                   pgdds_aop_t op, uint64_t operand, uint64_t *fetched);
+PGDDS_API pgdds_status_t pgdds_keytable_remove(pgdds_keytable_t table, const void *key, size_t key_len);
+typedef int (*pgdds_keytable_visit_t)(const void *key, size_t key_len, void *value, size_t value_len, void *arg); /* nonzero stops */
+PGDDS_API pgdds_status_t pgdds_keytable_foreach_local(pgdds_keytable_t table, pgdds_keytable_visit_t visit, void *arg);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PGDDS_H */

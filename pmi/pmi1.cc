@@ -1,0 +1,194 @@
+// Client of the simple PMI-1 wire protocol, as served by MPICH Hydra's mpiexec and pgdds-run.
+// The launcher hands the connection over as PMI_FD (an open socket) or PMI_PORT (host:port,
+// followed by an initack with PMI_ID).
+#include "bootstrap.h"
+#include "pmi1_wire.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace pgdds {
+namespace {
+
+class pmi1_client final : public bootstrap {
+  public:
+    ~pmi1_client() override
+    {
+        if (fd_ >= 0) close(fd_);
+    }
+    const char *name() const override { return "pmi1"; }
+
+    status open()
+    {
+        const char *fd_env = getenv("PMI_FD");
+        const char *port_env = getenv("PMI_PORT");
+        if (fd_env) {
+            fd_ = atoi(fd_env);
+        } else if (port_env) {
+            status st = connect_port(port_env);
+            if (st != PGDDS_OK) return st;
+        } else {
+            return fail(PGDDS_ERR_BOOTSTRAP, "PMI-1: neither PMI_FD nor PMI_PORT is set");
+        }
+        const char *r = getenv("PMI_RANK"), *s = getenv("PMI_SIZE");
+        if (r) rank_ = atoi(r);
+        if (s) size_ = atoi(s);
+
+        pmi1::message reply;
+        status st = call({{"cmd", "init"}, {"pmi_version", "1"}, {"pmi_subversion", "1"}},
+                         "response_to_init", reply);
+        if (st != PGDDS_OK) return st;
+        if (port_env) {
+            const char *id = getenv("PMI_ID");
+            st = call({{"cmd", "initack"}, {"pmiid", id ? id : "0"}}, "initack", reply);
+            if (st != PGDDS_OK) return st;
+            for (int i = 0; i < 3; ++i) {  // "cmd=set size=", "rank=", "debug="
+                st = receive("set", reply);
+                if (st != PGDDS_OK) return st;
+                if (reply.count("size")) size_ = atoi(reply["size"].c_str());
+                if (reply.count("rank")) rank_ = atoi(reply["rank"].c_str());
+            }
+        }
+        if (size_ < 1 || rank_ < 0 || rank_ >= size_)
+            return fail(PGDDS_ERR_BOOTSTRAP, "PMI-1: rank %d / size %d from the launcher are inconsistent",
+                        rank_, size_);
+        st = call({{"cmd", "get_maxes"}}, "maxes", reply);
+        if (st != PGDDS_OK) return st;
+        keylen_max_ = size_t(atol(reply["keylen_max"].c_str()));
+        vallen_max_ = size_t(atol(reply["vallen_max"].c_str()));
+        if (keylen_max_ < 16 || vallen_max_ < 32)
+            return fail(PGDDS_ERR_BOOTSTRAP, "PMI-1: the launcher's limits (key %zu, value %zu bytes) "
+                        "are too small", keylen_max_, vallen_max_);
+        st = call({{"cmd", "get_my_kvsname"}}, "my_kvsname", reply);
+        if (st != PGDDS_OK) return st;
+        kvsname_ = reply["kvsname"];
+        return PGDDS_OK;
+    }
+
+    status put(const std::string &key, const std::string &value) override
+    {
+        pmi1::message reply;
+        if (!pmi1::token_ok(key) || !pmi1::token_ok(value) || value.size() > vallen_max_ ||
+            key.size() > keylen_max_)
+            return fail(PGDDS_ERR_BOOTSTRAP, "PMI-1: key \"%s\" or its value is not transmissible", key.c_str());
+        return call({{"cmd", "put"}, {"kvsname", kvsname_}, {"key", key}, {"value", value}}, "put_result", reply);
+    }
+    status fence() override { return barrier(); }
+    status get(int, const std::string &key, std::string &value) override
+    {
+        pmi1::message reply;
+        status st = call({{"cmd", "get"}, {"kvsname", kvsname_}, {"key", key}}, "get_result", reply);
+        if (st != PGDDS_OK) return st;
+        value = reply["value"];
+        return PGDDS_OK;
+    }
+    status barrier() override
+    {
+        pmi1::message reply;
+        return call({{"cmd", "barrier_in"}}, "barrier_out", reply);
+    }
+    [[noreturn]] void abort(int code, const std::string &msg) override
+    {
+        std::string text = msg;
+        for (auto &c : text)
+            if (c == ' ' || c == '=' || c == '\n') c = '_';
+        send_line(pmi1::format({{"cmd", "abort"}, {"exitcode", std::to_string(code)}, {"message", text}}));
+        _exit(code ? code : 1);
+    }
+    status finalize() override
+    {
+        pmi1::message reply;
+        return call({{"cmd", "finalize"}}, "finalize_ack", reply);
+    }
+    size_t max_key_len() const override { return keylen_max_; }
+    size_t max_value_len() const override { return vallen_max_; }
+
+  private:
+    status connect_port(const char *port_env)
+    {
+        std::string hp(port_env);
+        size_t colon = hp.rfind(':');
+        if (colon == std::string::npos)
+            return fail(PGDDS_ERR_BOOTSTRAP, "PMI-1: PMI_PORT=\"%s\" is not host:port", port_env);
+        addrinfo hints{}, *res = nullptr;
+        hints.ai_socktype = SOCK_STREAM;
+        int rc = getaddrinfo(hp.substr(0, colon).c_str(), hp.substr(colon + 1).c_str(), &hints, &res);
+        if (rc != 0)
+            return fail(PGDDS_ERR_BOOTSTRAP, "PMI-1: cannot resolve PMI_PORT=%s: %s", port_env, gai_strerror(rc));
+        for (addrinfo *a = res; a; a = a->ai_next) {
+            fd_ = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+            if (fd_ >= 0 && ::connect(fd_, a->ai_addr, a->ai_addrlen) == 0) break;
+            if (fd_ >= 0) close(fd_);
+            fd_ = -1;
+        }
+        freeaddrinfo(res);
+        if (fd_ < 0) return fail(PGDDS_ERR_BOOTSTRAP, "PMI-1: cannot connect to PMI_PORT=%s", port_env);
+        return PGDDS_OK;
+    }
+
+    bool send_line(const std::string &line)
+    {
+        size_t done = 0;
+        while (done < line.size()) {
+            ssize_t n = write(fd_, line.data() + done, line.size() - done);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) return false;
+            done += size_t(n);
+        }
+        return true;
+    }
+
+    status receive(const char *expect, pmi1::message &reply)
+    {
+        for (;;) {
+            size_t nl = inbuf_.find('\n');
+            if (nl != std::string::npos) {
+                std::string line = inbuf_.substr(0, nl);
+                inbuf_.erase(0, nl + 1);
+                if (!pmi1::parse(line, reply))
+                    return fail(PGDDS_ERR_BOOTSTRAP, "PMI-1: ill-formed reply \"%s\"", line.c_str());
+                if (reply["cmd"] != expect)
+                    return fail(PGDDS_ERR_BOOTSTRAP, "PMI-1: expected \"%s\", the launcher said \"%s\"",
+                                expect, line.c_str());
+                if (reply.count("rc") && reply["rc"] != "0")
+                    return fail(PGDDS_ERR_BOOTSTRAP, "PMI-1: the launcher refused: %s", line.c_str());
+                return PGDDS_OK;
+            }
+            char buf[4096];
+            ssize_t n = read(fd_, buf, sizeof buf);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0)
+                return fail(PGDDS_ERR_BOOTSTRAP, "PMI-1: the launcher closed the connection (%s)",
+                            n < 0 ? strerror(errno) : "end of file");
+            inbuf_.append(buf, size_t(n));
+        }
+    }
+
+    status call(const pmi1::message &req, const char *expect, pmi1::message &reply)
+    {
+        if (!send_line(pmi1::format(req)))
+            return fail(PGDDS_ERR_BOOTSTRAP, "PMI-1: cannot write to the launcher: %s", strerror(errno));
+        return receive(expect, reply);
+    }
+
+    int fd_ = -1;
+    std::string inbuf_, kvsname_;
+    size_t keylen_max_ = 64, vallen_max_ = 256;
+};
+
+}  // namespace
+
+status bootstrap_pmi1(std::unique_ptr<bootstrap> &out)
+{
+    auto c = std::make_unique<pmi1_client>();
+    status st = c->open();
+    if (st != PGDDS_OK) return st;
+    out = std::move(c);
+    return PGDDS_OK;
+}
+
+}  // namespace pgdds

@@ -1,0 +1,493 @@
+// The C ABI of the core sections: validation of every argument, then the runtime.
+#include "runtime.h"
+
+#include "../transport/shm/shm.h"
+
+#include <new>
+
+using namespace pgdds;
+
+namespace pgdds {
+size_t dtype_size(pgdds_dtype_t dt);
+}
+
+namespace {
+
+status bad_context(const char *who, pgdds_context_t ctx)
+{
+    if (!ctx) return fail(PGDDS_ERR_INVALID_ARG, "%s: the context is NULL", who);
+    if (ctx->magic == dead_magic)
+        return fail(PGDDS_ERR_STATE, "%s: the context has been finalized", who);
+    return fail(PGDDS_ERR_INVALID_ARG, "%s: %p is not a pgdds context", who, static_cast<void *>(ctx));
+}
+
+status null_arg(const char *who, const char *what) { return fail(PGDDS_ERR_INVALID_ARG, "%s: %s is NULL", who, what); }
+
+// The caller's VCI, refusing threads the thread level does not allow.
+inline status caller_vci(runtime *rt, const char *who, vci *&out)
+{
+    if (PGDDS_LIKELY(rt->is_bound())) {
+        out = &rt->current_vci();
+        return PGDDS_OK;
+    }
+    status st = rt->check_thread(who);
+    if (st != PGDDS_OK) return st;
+    out = &rt->current_vci();
+    return PGDDS_OK;
+}
+
+#define PGDDS_GET_RT(who)                               \
+    runtime *rt = runtime::from(ctx);                   \
+    if (PGDDS_UNLIKELY(!rt)) return bad_context(who, ctx)
+
+// A request that was complete when it was issued; never pooled.
+pgdds_request completed_request = {request_magic, 0, {}, nullptr};
+
+status wait_completion(runtime *rt, const char *who, vci &v, op_completion &done)
+{
+    status st = rt->wait(who, v, [&] { return done.done(); });
+    if (st != PGDDS_OK) return st;
+    return done.result == PGDDS_OK ? PGDDS_OK : fail_prefix(done.result, who);
+}
+
+status rma(pgdds_context_t ctx, const char *who, bool is_put, pgdds_gptr_t remote, void *local, size_t n,
+           pgdds_request_t *req, bool implicit)
+{
+    PGDDS_GET_RT(who);
+    if (PGDDS_UNLIKELY(!local && n)) return null_arg(who, is_put ? "src" : "dst");
+    status st = rt->check_access(who, remote, n);
+    if (PGDDS_UNLIKELY(st != PGDDS_OK)) return st;
+    if (uint8_t *p = rt->direct(remote)) {
+        if (is_put) memcpy(p, local, n);
+        else memcpy(local, p, n);
+        if (req) *req = &completed_request;
+        return PGDDS_OK;
+    }
+    vci *v;
+    st = caller_vci(rt, who, v);
+    if (st != PGDDS_OK) return st;
+    if (implicit) {
+        return is_put ? rt->net_put(who, *v, remote, local, n, nullptr) : rt->net_get(who, *v, local, remote, n, nullptr);
+    }
+    if (req) {
+        pgdds_request *r = rt->request_get(*v);
+        if (!r) return fail(PGDDS_ERR_NO_MEMORY, "%s: out of host memory for a request", who);
+        r->done.add();
+        st = is_put ? rt->net_put(who, *v, remote, local, n, &r->done) : rt->net_get(who, *v, local, remote, n, &r->done);
+        if (st != PGDDS_OK) {
+            rt->request_put(*v, r);
+            return st;
+        }
+        *req = r;
+        return PGDDS_OK;
+    }
+    op_completion done;
+    done.add();
+    st = is_put ? rt->net_put(who, *v, remote, local, n, &done) : rt->net_get(who, *v, local, remote, n, &done);
+    if (st != PGDDS_OK) return st;
+    return wait_completion(rt, who, *v, done);
+}
+
+status check_request(runtime *rt, const char *who, pgdds_request_t req)
+{
+    if (!req) return null_arg(who, "req");
+    if (req->magic != request_magic)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: the request is not live (already completed and freed?)", who);
+    if (req != &completed_request && req->vci >= rt->num_endpoints())
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: the request belongs to another context", who);
+    return PGDDS_OK;
+}
+
+template <class T>
+status atomic_op(pgdds_context_t ctx, const char *who, pgdds_gptr_t target, amo_op op, T operand, T compare, T *fetched)
+{
+    PGDDS_GET_RT(who);
+    status st = rt->check_access(who, target, sizeof(T), sizeof(T));
+    if (PGDDS_UNLIKELY(st != PGDDS_OK)) return st;
+    amo_args a{op, unsigned(sizeof(T)), uint64_t(operand), uint64_t(compare), fetched};
+    if (rt->cpu_atomics()) {
+        cpu_amo(rt->direct(target), a);
+        return PGDDS_OK;
+    }
+    vci *v;
+    st = caller_vci(rt, who, v);
+    if (st != PGDDS_OK) return st;
+    return rt->amo(who, *v, target, a);
+}
+
+bool aop_ok(pgdds_aop_t op) { return op >= PGDDS_AOP_ADD && op <= PGDDS_AOP_SWAP; }
+
+status bad_aop(const char *who, pgdds_aop_t op)
+{
+    return fail(PGDDS_ERR_INVALID_ARG, "%s: %d is not a pgdds_aop_t (ADD, AND, OR, XOR, SWAP)", who, int(op));
+}
+
+}  // namespace
+
+extern "C" {
+
+// ---------------------------------------------------------------------------------------------
+// Start-up and identity
+// ---------------------------------------------------------------------------------------------
+PGDDS_API pgdds_status_t pgdds_init(const pgdds_init_params_t *params, pgdds_context_t *ctx)
+{
+    if (!ctx) return null_arg("pgdds_init", "ctx");
+    try {
+        runtime *rt;
+        status st = runtime::create(params, rt);
+        if (st != PGDDS_OK) return st;
+        *ctx = rt->handle();
+        return PGDDS_OK;
+    } catch (const std::bad_alloc &) {
+        return fail(PGDDS_ERR_NO_MEMORY, "pgdds_init: out of host memory");
+    }
+}
+
+PGDDS_API pgdds_status_t pgdds_finalize(pgdds_context_t ctx)
+{
+    PGDDS_GET_RT("pgdds_finalize");
+    status st = rt->check_thread("pgdds_finalize");
+    if (st != PGDDS_OK) return st;
+    st = rt->finalize();
+    // The handle stays allocated and recognisably dead, so later use is reported, not a crash.
+    ctx->magic = dead_magic;
+    ctx->rt = nullptr;
+    delete rt;
+    return st;
+}
+
+PGDDS_API int pgdds_rank(pgdds_context_t ctx)
+{
+    runtime *rt = runtime::from(ctx);
+    return rt ? rt->rank() : -1;
+}
+PGDDS_API int pgdds_nranks(pgdds_context_t ctx)
+{
+    runtime *rt = runtime::from(ctx);
+    return rt ? rt->nranks() : -1;
+}
+PGDDS_API int pgdds_local_rank(pgdds_context_t ctx)
+{
+    runtime *rt = runtime::from(ctx);
+    return rt ? rt->local_rank() : -1;
+}
+PGDDS_API int pgdds_local_nranks(pgdds_context_t ctx)
+{
+    runtime *rt = runtime::from(ctx);
+    return rt ? rt->local_nranks() : -1;
+}
+PGDDS_API const char *pgdds_transport_name(pgdds_context_t ctx)
+{
+    runtime *rt = runtime::from(ctx);
+    return rt ? rt->transport_name() : nullptr;
+}
+PGDDS_API const char *pgdds_version_string(void) { return PGDDS_VERSION_TEXT; }
+
+// ---------------------------------------------------------------------------------------------
+// Global pointers and the segment
+// ---------------------------------------------------------------------------------------------
+PGDDS_API pgdds_status_t pgdds_alloc(pgdds_context_t ctx, size_t size, size_t alignment, pgdds_gptr_t *out)
+{
+    PGDDS_GET_RT("pgdds_alloc");
+    if (!out) return null_arg("pgdds_alloc", "out");
+    uint64_t off;
+    status st = rt->allocator().alloc(size, alignment, off);
+    if (st != PGDDS_OK) return fail_prefix(st, "pgdds_alloc");
+    *out = gptr::make(rt->rank(), 0, off);
+    return PGDDS_OK;
+}
+
+PGDDS_API pgdds_status_t pgdds_free(pgdds_context_t ctx, pgdds_gptr_t ptr)
+{
+    PGDDS_GET_RT("pgdds_free");
+    if (ptr == PGDDS_GPTR_NULL) return fail(PGDDS_ERR_INVALID_ARG, "pgdds_free: the pointer is PGDDS_GPTR_NULL");
+    if (gptr::rank(ptr) != rt->rank() || gptr::segment(ptr) != 0)
+        return fail(PGDDS_ERR_INVALID_ARG, "pgdds_free: the pointer names rank %d, but a rank frees only in its "
+                    "own segment (this is rank %d)", gptr::rank(ptr), rt->rank());
+    status st = rt->allocator().free(gptr::offset(ptr));
+    return st == PGDDS_OK ? st : fail_prefix(st, "pgdds_free");
+}
+
+PGDDS_API int pgdds_gptr_rank(pgdds_gptr_t ptr) { return gptr::rank(ptr); }
+PGDDS_API pgdds_gptr_t pgdds_gptr_add(pgdds_gptr_t ptr, int64_t bytes) { return gptr::add(ptr, bytes); }
+PGDDS_API uint64_t pgdds_gptr_offset(pgdds_gptr_t ptr) { return gptr::offset(ptr); }
+
+PGDDS_API void *pgdds_gptr_to_local(pgdds_context_t ctx, pgdds_gptr_t ptr)
+{
+    runtime *rt = runtime::from(ctx);
+    if (!rt || rt->check_access("pgdds_gptr_to_local", ptr, 0) != PGDDS_OK) return nullptr;
+    return rt->direct(ptr);
+}
+
+PGDDS_API pgdds_status_t pgdds_gptr_from_local(pgdds_context_t ctx, const void *addr, pgdds_gptr_t *out)
+{
+    PGDDS_GET_RT("pgdds_gptr_from_local");
+    if (!addr) return null_arg("pgdds_gptr_from_local", "addr");
+    if (!out) return null_arg("pgdds_gptr_from_local", "out");
+    const uint8_t *a = static_cast<const uint8_t *>(addr);
+    for (int r = 0; r < rt->nranks(); ++r) {
+        const uint8_t *b = rt->peer_base(r);
+        if (b && a >= b + segment_reserved && a < b + rt->peer_segment_size(r)) {
+            *out = gptr::make(r, 0, uint64_t(a - b));
+            return PGDDS_OK;
+        }
+    }
+    return fail(PGDDS_ERR_OUT_OF_BOUNDS, "pgdds_gptr_from_local: %p lies in no segment this rank can address",
+                const_cast<void *>(addr));
+}
+
+PGDDS_API pgdds_status_t pgdds_segment_size(pgdds_context_t ctx, int rank, size_t *size)
+{
+    PGDDS_GET_RT("pgdds_segment_size");
+    if (!size) return null_arg("pgdds_segment_size", "size");
+    if (rank < 0 || rank >= rt->nranks())
+        return fail(PGDDS_ERR_OUT_OF_BOUNDS, "pgdds_segment_size: rank %d is not in 0..%d", rank, rt->nranks() - 1);
+    *size = rt->peer_segment_size(rank);
+    return PGDDS_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One-sided communication
+// ---------------------------------------------------------------------------------------------
+PGDDS_API pgdds_status_t pgdds_put(pgdds_context_t ctx, pgdds_gptr_t dst, const void *src, size_t n)
+{
+    return rma(ctx, "pgdds_put", true, dst, const_cast<void *>(src), n, nullptr, false);
+}
+PGDDS_API pgdds_status_t pgdds_get(pgdds_context_t ctx, void *dst, pgdds_gptr_t src, size_t n)
+{
+    return rma(ctx, "pgdds_get", false, src, dst, n, nullptr, false);
+}
+PGDDS_API pgdds_status_t pgdds_put_nbi(pgdds_context_t ctx, pgdds_gptr_t dst, const void *src, size_t n)
+{
+    return rma(ctx, "pgdds_put_nbi", true, dst, const_cast<void *>(src), n, nullptr, true);
+}
+PGDDS_API pgdds_status_t pgdds_get_nbi(pgdds_context_t ctx, void *dst, pgdds_gptr_t src, size_t n)
+{
+    return rma(ctx, "pgdds_get_nbi", false, src, dst, n, nullptr, true);
+}
+PGDDS_API pgdds_status_t pgdds_put_nb(pgdds_context_t ctx, pgdds_gptr_t dst, const void *src, size_t n, pgdds_request_t *req)
+{
+    if (!req) return null_arg("pgdds_put_nb", "req");
+    return rma(ctx, "pgdds_put_nb", true, dst, const_cast<void *>(src), n, req, false);
+}
+PGDDS_API pgdds_status_t pgdds_get_nb(pgdds_context_t ctx, void *dst, pgdds_gptr_t src, size_t n, pgdds_request_t *req)
+{
+    if (!req) return null_arg("pgdds_get_nb", "req");
+    return rma(ctx, "pgdds_get_nb", false, src, dst, n, req, false);
+}
+
+PGDDS_API pgdds_status_t pgdds_flush(pgdds_context_t ctx)
+{
+    PGDDS_GET_RT("pgdds_flush");
+    if (!rt->network()) {
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+        return PGDDS_OK;
+    }
+    vci *v;
+    status st = caller_vci(rt, "pgdds_flush", v);
+    if (st != PGDDS_OK) return st;
+    return rt->flush("pgdds_flush", *v);
+}
+
+PGDDS_API pgdds_status_t pgdds_test(pgdds_context_t ctx, pgdds_request_t req, int *done)
+{
+    PGDDS_GET_RT("pgdds_test");
+    status st = check_request(rt, "pgdds_test", req);
+    if (st != PGDDS_OK) return st;
+    if (!done) return null_arg("pgdds_test", "done");
+    if (req == &completed_request) {
+        *done = 1;
+        return PGDDS_OK;
+    }
+    vci &v = rt->vci_at(req->vci);
+    if (!req->done.done()) {
+        st = rt->progress(v);
+        if (st != PGDDS_OK) return fail_prefix(st, "pgdds_test");
+    }
+    if (!req->done.done()) {
+        *done = 0;
+        return PGDDS_OK;
+    }
+    st = req->done.result;
+    rt->request_put(v, req);
+    *done = 1;
+    return st == PGDDS_OK ? st : fail_prefix(st, "pgdds_test");
+}
+
+PGDDS_API pgdds_status_t pgdds_wait(pgdds_context_t ctx, pgdds_request_t req)
+{
+    PGDDS_GET_RT("pgdds_wait");
+    status st = check_request(rt, "pgdds_wait", req);
+    if (st != PGDDS_OK || req == &completed_request) return st;
+    vci &v = rt->vci_at(req->vci);
+    st = rt->wait("pgdds_wait", v, [&] { return req->done.done(); });
+    if (st != PGDDS_OK) return st;  // the request stays live: the operation may still complete
+    st = req->done.result;
+    rt->request_put(v, req);
+    return st == PGDDS_OK ? st : fail_prefix(st, "pgdds_wait");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Atomics
+// ---------------------------------------------------------------------------------------------
+PGDDS_API pgdds_status_t pgdds_atomic_u64(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op, uint64_t operand,
+                                          uint64_t *fetched)
+{
+    if (!aop_ok(op)) return bad_aop("pgdds_atomic_u64", op);
+    return atomic_op<uint64_t>(ctx, "pgdds_atomic_u64", target, amo_op(op), operand, 0, fetched);
+}
+PGDDS_API pgdds_status_t pgdds_atomic_u32(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op, uint32_t operand,
+                                          uint32_t *fetched)
+{
+    if (!aop_ok(op)) return bad_aop("pgdds_atomic_u32", op);
+    return atomic_op<uint32_t>(ctx, "pgdds_atomic_u32", target, amo_op(op), operand, 0, fetched);
+}
+PGDDS_API pgdds_status_t pgdds_atomic_cswap_u64(pgdds_context_t ctx, pgdds_gptr_t target, uint64_t expected,
+                                                uint64_t desired, uint64_t *old)
+{
+    if (!old) return null_arg("pgdds_atomic_cswap_u64", "old");
+    return atomic_op<uint64_t>(ctx, "pgdds_atomic_cswap_u64", target, AMO_CSWAP, desired, expected, old);
+}
+PGDDS_API pgdds_status_t pgdds_atomic_cswap_u32(pgdds_context_t ctx, pgdds_gptr_t target, uint32_t expected,
+                                                uint32_t desired, uint32_t *old)
+{
+    if (!old) return null_arg("pgdds_atomic_cswap_u32", "old");
+    return atomic_op<uint32_t>(ctx, "pgdds_atomic_cswap_u32", target, AMO_CSWAP, desired, expected, old);
+}
+PGDDS_API pgdds_status_t pgdds_atomic_load_u64(pgdds_context_t ctx, pgdds_gptr_t target, uint64_t *value)
+{
+    if (!value) return null_arg("pgdds_atomic_load_u64", "value");
+    return atomic_op<uint64_t>(ctx, "pgdds_atomic_load_u64", target, AMO_LOAD, 0, 0, value);
+}
+PGDDS_API pgdds_status_t pgdds_atomic_load_u32(pgdds_context_t ctx, pgdds_gptr_t target, uint32_t *value)
+{
+    if (!value) return null_arg("pgdds_atomic_load_u32", "value");
+    return atomic_op<uint32_t>(ctx, "pgdds_atomic_load_u32", target, AMO_LOAD, 0, 0, value);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Collectives
+// ---------------------------------------------------------------------------------------------
+PGDDS_API pgdds_status_t pgdds_barrier(pgdds_context_t ctx)
+{
+    PGDDS_GET_RT("pgdds_barrier");
+    status st = rt->check_thread("pgdds_barrier");
+    return st != PGDDS_OK ? st : rt->barrier("pgdds_barrier");
+}
+
+PGDDS_API pgdds_status_t pgdds_broadcast(pgdds_context_t ctx, void *buf, size_t n, int root)
+{
+    PGDDS_GET_RT("pgdds_broadcast");
+    if (!buf && n) return null_arg("pgdds_broadcast", "buf");
+    if (root < 0 || root >= rt->nranks())
+        return fail(PGDDS_ERR_OUT_OF_BOUNDS, "pgdds_broadcast: root %d is not in 0..%d", root, rt->nranks() - 1);
+    status st = rt->check_thread("pgdds_broadcast");
+    return st != PGDDS_OK ? st : rt->broadcast("pgdds_broadcast", buf, n, root);
+}
+
+PGDDS_API pgdds_status_t pgdds_allreduce(pgdds_context_t ctx, const void *in, void *out, size_t count, pgdds_dtype_t dtype,
+                                         pgdds_op_t op)
+{
+    PGDDS_GET_RT("pgdds_allreduce");
+    if (count && !in) return null_arg("pgdds_allreduce", "in");
+    if (count && !out) return null_arg("pgdds_allreduce", "out");
+    if (dtype < PGDDS_INT32 || dtype > PGDDS_DOUBLE)
+        return fail(PGDDS_ERR_INVALID_ARG, "pgdds_allreduce: %d is not a pgdds_dtype_t", int(dtype));
+    if (op < PGDDS_OP_SUM || op > PGDDS_OP_BXOR)
+        return fail(PGDDS_ERR_INVALID_ARG, "pgdds_allreduce: %d is not a pgdds_op_t", int(op));
+    if (op >= PGDDS_OP_BAND && (dtype == PGDDS_FLOAT || dtype == PGDDS_DOUBLE))
+        return fail(PGDDS_ERR_INVALID_ARG, "pgdds_allreduce: bitwise operations need an integer type");
+    if (count > SIZE_MAX / dtype_size(dtype))
+        return fail(PGDDS_ERR_INVALID_ARG, "pgdds_allreduce: count %zu overflows", count);
+    status st = rt->check_thread("pgdds_allreduce");
+    return st != PGDDS_OK ? st : rt->allreduce("pgdds_allreduce", in, out, count, dtype, op);
+}
+
+PGDDS_API pgdds_status_t pgdds_allgather(pgdds_context_t ctx, const void *in, void *out, size_t bytes_per_rank)
+{
+    PGDDS_GET_RT("pgdds_allgather");
+    if (bytes_per_rank && !in) return null_arg("pgdds_allgather", "in");
+    if (bytes_per_rank && !out) return null_arg("pgdds_allgather", "out");
+    if (bytes_per_rank > SIZE_MAX / size_t(rt->nranks()))
+        return fail(PGDDS_ERR_INVALID_ARG, "pgdds_allgather: %zu bytes per rank overflow", bytes_per_rank);
+    status st = rt->check_thread("pgdds_allgather");
+    return st != PGDDS_OK ? st : rt->allgather("pgdds_allgather", in, out, bytes_per_rank);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Active messages
+// ---------------------------------------------------------------------------------------------
+PGDDS_API pgdds_status_t pgdds_am_register(pgdds_context_t ctx, pgdds_am_handler_t h, void *arg, uint32_t *id)
+{
+    PGDDS_GET_RT("pgdds_am_register");
+    if (!h) return null_arg("pgdds_am_register", "handler");
+    if (!id) return null_arg("pgdds_am_register", "id");
+    uint32_t mine;
+    status st = rt->am_register(h, arg, mine);
+    if (st != PGDDS_OK) return st;
+    // Collective: every rank must register in the same order; check that the ids agree.
+    uint32_t ids[2] = {mine, ~mine}, agreed[2];
+    st = rt->allreduce("pgdds_am_register", ids, agreed, 2, PGDDS_UINT32, PGDDS_OP_MAX);
+    if (st != PGDDS_OK) return st;
+    if (agreed[0] != mine || ~agreed[1] != mine)
+        return fail(PGDDS_ERR_STATE, "pgdds_am_register: ranks registered different numbers of handlers "
+                    "(this rank's handler is number %u)", mine);
+    *id = mine;
+    return PGDDS_OK;
+}
+
+PGDDS_API pgdds_status_t pgdds_am_send(pgdds_context_t ctx, int dst_rank, uint32_t id, const void *payload, size_t size)
+{
+    PGDDS_GET_RT("pgdds_am_send");
+    if (dst_rank < 0 || dst_rank >= rt->nranks())
+        return fail(PGDDS_ERR_OUT_OF_BOUNDS, "pgdds_am_send: rank %d is not in 0..%d", dst_rank, rt->nranks() - 1);
+    if (!rt->am_registered(id))
+        return fail(PGDDS_ERR_INVALID_ARG, "pgdds_am_send: %u is not a registered handler id", id);
+    if (!payload && size) return null_arg("pgdds_am_send", "payload");
+    if (size > PGDDS_AM_MAX_PAYLOAD)
+        return fail(PGDDS_ERR_INVALID_ARG, "pgdds_am_send: %zu bytes exceed PGDDS_AM_MAX_PAYLOAD (%zu)", size,
+                    size_t(PGDDS_AM_MAX_PAYLOAD));
+    vci *v;
+    status st = caller_vci(rt, "pgdds_am_send", v);
+    if (st != PGDDS_OK) return st;
+    try {
+        return rt->am_send("pgdds_am_send", *v, dst_rank, id, payload, size);
+    } catch (const std::bad_alloc &) {
+        return fail(PGDDS_ERR_NO_MEMORY, "pgdds_am_send: out of host memory");
+    }
+}
+
+PGDDS_API pgdds_status_t pgdds_progress(pgdds_context_t ctx)
+{
+    PGDDS_GET_RT("pgdds_progress");
+    vci *v;
+    status st = caller_vci(rt, "pgdds_progress", v);
+    if (st == PGDDS_OK) st = rt->progress(*v);
+    if (st == PGDDS_OK) st = rt->progress_all();
+    return st == PGDDS_OK ? st : fail_prefix(st, "pgdds_progress");
+}
+
+// ---------------------------------------------------------------------------------------------
+// VCIs
+// ---------------------------------------------------------------------------------------------
+PGDDS_API unsigned pgdds_num_vcis(pgdds_context_t ctx)
+{
+    runtime *rt = runtime::from(ctx);
+    return rt ? rt->num_vcis() : 0;
+}
+
+PGDDS_API pgdds_status_t pgdds_vci_bind(pgdds_context_t ctx, unsigned vci_index)
+{
+    PGDDS_GET_RT("pgdds_vci_bind");
+    status st = rt->check_thread("pgdds_vci_bind");
+    return st != PGDDS_OK ? st : rt->bind(vci_index);
+}
+
+PGDDS_API int pgdds_vci_current(pgdds_context_t ctx)
+{
+    runtime *rt = runtime::from(ctx);
+    if (!rt || rt->check_thread("pgdds_vci_current") != PGDDS_OK) return -1;
+    return int(rt->current_vci().index);
+}
+
+}  // extern "C"

@@ -1,0 +1,191 @@
+// Collectives, built on active messages through the service VCI: a dissemination barrier,
+// binomial-tree broadcast and reduction, ring allgather. Each step's message is matched by
+// (collective sequence number, tag, source), so steps of consecutive collectives never mix.
+#include "runtime.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace pgdds {
+
+namespace {
+// Messages of one step are at most this large; bigger collectives run in pieces.
+constexpr size_t piece_bytes = size_t(1) << 24;
+
+struct coll_header {
+    uint64_t seq;
+    uint32_t tag;
+    uint32_t pad;
+};
+
+template <class T> void reduce_typed(T *acc, const T *in, size_t count, pgdds_op_t op)
+{
+    switch (op) {
+    case PGDDS_OP_SUM: for (size_t i = 0; i < count; ++i) acc[i] = T(acc[i] + in[i]); break;
+    case PGDDS_OP_MIN: for (size_t i = 0; i < count; ++i) acc[i] = std::min(acc[i], in[i]); break;
+    case PGDDS_OP_MAX: for (size_t i = 0; i < count; ++i) acc[i] = std::max(acc[i], in[i]); break;
+    default:
+        if constexpr (std::is_integral<T>::value) {
+            for (size_t i = 0; i < count; ++i)
+                acc[i] = op == PGDDS_OP_BAND ? T(acc[i] & in[i]) : op == PGDDS_OP_BOR ? T(acc[i] | in[i]) : T(acc[i] ^ in[i]);
+        }
+        break;
+    }
+}
+
+void reduce(void *acc, const void *in, size_t count, pgdds_dtype_t dt, pgdds_op_t op)
+{
+    switch (dt) {
+    case PGDDS_INT32: reduce_typed(static_cast<int32_t *>(acc), static_cast<const int32_t *>(in), count, op); break;
+    case PGDDS_INT64: reduce_typed(static_cast<int64_t *>(acc), static_cast<const int64_t *>(in), count, op); break;
+    case PGDDS_UINT32: reduce_typed(static_cast<uint32_t *>(acc), static_cast<const uint32_t *>(in), count, op); break;
+    case PGDDS_UINT64: reduce_typed(static_cast<uint64_t *>(acc), static_cast<const uint64_t *>(in), count, op); break;
+    case PGDDS_FLOAT: reduce_typed(static_cast<float *>(acc), static_cast<const float *>(in), count, op); break;
+    case PGDDS_DOUBLE: reduce_typed(static_cast<double *>(acc), static_cast<const double *>(in), count, op); break;
+    }
+}
+}  // namespace
+
+size_t dtype_size(pgdds_dtype_t dt)
+{
+    switch (dt) {
+    case PGDDS_INT32: case PGDDS_UINT32: case PGDDS_FLOAT: return 4;
+    case PGDDS_INT64: case PGDDS_UINT64: case PGDDS_DOUBLE: return 8;
+    }
+    return 0;
+}
+
+void runtime::coll_deliver(int src, const void *payload, size_t size)
+{
+    coll_header h;
+    if (size < sizeof h) return;
+    memcpy(&h, payload, sizeof h);
+    const uint8_t *data = static_cast<const uint8_t *>(payload) + sizeof h;
+    std::lock_guard<std::mutex> guard(coll_lock_);
+    coll_inbox_[std::make_tuple(h.seq, h.tag, src)].assign(data, data + size - sizeof h);
+}
+
+status runtime::coll_send(const char *who, int dst, uint64_t seq, uint32_t tag, const void *data, size_t n)
+{
+    std::vector<uint8_t> msg(sizeof(coll_header) + n);
+    coll_header h{seq, tag, 0};
+    memcpy(msg.data(), &h, sizeof h);
+    if (n) memcpy(msg.data() + sizeof h, data, n);
+    return am_send(who, vci_at(service_vci()), dst, AM_COLLECTIVE, msg.data(), msg.size());
+}
+
+status runtime::coll_recv(const char *who, int src, uint64_t seq, uint32_t tag, void *data, size_t n)
+{
+    auto key = std::make_tuple(seq, tag, src);
+    std::vector<uint8_t> msg;
+    auto arrived = [&] {
+        std::lock_guard<std::mutex> guard(coll_lock_);
+        auto it = coll_inbox_.find(key);
+        if (it == coll_inbox_.end()) return false;
+        msg = std::move(it->second);
+        coll_inbox_.erase(it);
+        return true;
+    };
+    status st = wait(who, vci_at(service_vci()), arrived);
+    if (st != PGDDS_OK) return st;
+    if (msg.size() != n)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: rank %d contributed %zu bytes where rank %d expects %zu "
+                    "(every rank must pass the same sizes)", who, src, msg.size(), rank_, n);
+    if (n) memcpy(data, msg.data(), n);
+    return PGDDS_OK;
+}
+
+status runtime::barrier(const char *who)
+{
+    status st = flush_all(who);
+    if (st != PGDDS_OK) return st;
+    uint64_t seq = next_coll_seq();
+    for (int k = 1, tag = 0; k < nranks_; k <<= 1, ++tag) {
+        st = coll_send(who, (rank_ + k) % nranks_, seq, uint32_t(tag), nullptr, 0);
+        if (st == PGDDS_OK) st = coll_recv(who, (rank_ - k + nranks_) % nranks_, seq, uint32_t(tag), nullptr, 0);
+        if (st != PGDDS_OK) return st;
+    }
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    return PGDDS_OK;
+}
+
+status runtime::broadcast(const char *who, void *buf, size_t n, int root)
+{
+    uint8_t *base = static_cast<uint8_t *>(buf);
+    size_t off = 0;
+    do {
+        size_t len = std::min(piece_bytes, n - off);
+        uint64_t seq = next_coll_seq();
+        int vr = (rank_ - root + nranks_) % nranks_;
+        int mask = 1;
+        status st = PGDDS_OK;
+        while (mask < nranks_) {
+            if (vr & mask) {
+                st = coll_recv(who, (vr - mask + root) % nranks_, seq, 0, base + off, len);
+                break;
+            }
+            mask <<= 1;
+        }
+        for (mask >>= 1; st == PGDDS_OK && mask > 0; mask >>= 1)
+            if (vr + mask < nranks_) st = coll_send(who, (vr + mask + root) % nranks_, seq, 0, base + off, len);
+        if (st != PGDDS_OK) return st;
+        off += len;
+    } while (off < n);
+    return PGDDS_OK;
+}
+
+status runtime::allreduce(const char *who, const void *in, void *out, size_t count, pgdds_dtype_t dt, pgdds_op_t op)
+{
+    size_t es = dtype_size(dt);
+    size_t per_piece = piece_bytes / es;
+    if (in != out && count) memmove(out, in, count * es);
+    std::vector<uint8_t> incoming;
+    for (size_t first = 0; first < count || (count == 0 && first == 0); first += per_piece) {
+        size_t cnt = std::min(per_piece, count - first);
+        uint8_t *acc = static_cast<uint8_t *>(out) + first * es;
+        incoming.resize(cnt * es);
+        uint64_t seq = next_coll_seq();
+        status st = PGDDS_OK;
+        // Binomial reduction to rank 0 ...
+        for (int mask = 1; mask < nranks_; mask <<= 1) {
+            if (rank_ & mask) {
+                st = coll_send(who, rank_ - mask, seq, 0, acc, cnt * es);
+                break;
+            }
+            if (rank_ + mask < nranks_) {
+                st = coll_recv(who, rank_ + mask, seq, 0, incoming.data(), cnt * es);
+                if (st != PGDDS_OK) break;
+                reduce(acc, incoming.data(), cnt, dt, op);
+            }
+        }
+        if (st != PGDDS_OK) return st;
+        // ... then the result goes back down the same tree.
+        st = broadcast(who, acc, cnt * es, 0);
+        if (st != PGDDS_OK) return st;
+        if (count == 0) break;
+    }
+    return PGDDS_OK;
+}
+
+status runtime::allgather(const char *who, const void *in, void *out, size_t bytes)
+{
+    uint8_t *o = static_cast<uint8_t *>(out);
+    if (bytes) memmove(o + size_t(rank_) * bytes, in, bytes);
+    int right = (rank_ + 1) % nranks_, left = (rank_ - 1 + nranks_) % nranks_;
+    for (size_t off = 0; off < bytes || (bytes == 0 && off == 0); off += piece_bytes) {
+        size_t len = std::min(piece_bytes, bytes - off);
+        uint64_t seq = next_coll_seq();
+        for (int step = 0; step < nranks_ - 1; ++step) {
+            int send_block = (rank_ - step + nranks_) % nranks_;
+            int recv_block = (rank_ - step - 1 + nranks_) % nranks_;
+            status st = coll_send(who, right, seq, uint32_t(step), o + size_t(send_block) * bytes + off, len);
+            if (st == PGDDS_OK)
+                st = coll_recv(who, left, seq, uint32_t(step), o + size_t(recv_block) * bytes + off, len);
+            if (st != PGDDS_OK) return st;
+        }
+        if (bytes == 0) break;
+    }
+    return PGDDS_OK;
+}
+
+}  // namespace pgdds

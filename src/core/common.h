@@ -1,0 +1,37 @@
+// Internal basics shared by every layer of the library.
+#pragma once
+
+#include <pgdds/pgdds.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace pgdds {
+
+using status = pgdds_status_t;
+
+constexpr size_t cache_line = 64;
+
+#define PGDDS_LIKELY(x) __builtin_expect(!!(x), 1)
+#define PGDDS_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+// Records `st` with a printf-style explanation as the calling thread's last error and returns
+// `st`, so failure paths read `return fail(PGDDS_ERR_..., "pgdds_put: ...", ...)`.
+status fail(status st, const char *fmt, ...) __attribute__((format(printf, 2, 3), cold));
+// Prefixes the current last-error message with "who: " (used when an inner layer failed).
+status fail_prefix(status st, const char *who);
+void clear_error();
+
+inline void cpu_relax()
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield");
+#endif
+}
+
+// Monotonic seconds.
+double now_seconds();
+
+}  // namespace pgdds

@@ -1,0 +1,252 @@
+#include "config.h"
+
+#include "log.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+extern char **environ;
+
+namespace pgdds {
+
+const std::vector<config_var> &config_table()
+{
+    static const std::vector<config_var> table = {
+        {"PGDDS_TRANSPORT", var_type::choice, "auto", "auto|shm|ofi|ucx|verbs",
+         "Transport. auto: shm when every rank is on one node, otherwise the first usable of "
+         "verbs, ofi, ucx."},
+        {"PGDDS_OFI_PROVIDER", var_type::string, "", nullptr,
+         "libfabric provider for the ofi transport, e.g. \"shm\" or \"tcp;ofi_rxm\". Empty: the "
+         "first provider offering RMA, atomics and messages."},
+        {"PGDDS_VERBS_DEVICE", var_type::string, "", nullptr,
+         "RDMA device and port for the verbs transport, \"mlx5_0\" or \"mlx5_0:1\". Empty: the "
+         "first active port."},
+        {"PGDDS_SEGMENT_SIZE", var_type::size, "256M", nullptr,
+         "Bytes of registered segment per rank (suffixes K, M, G, T). Pages are touched only "
+         "when used."},
+        {"PGDDS_NUM_VCIS", var_type::count, "1", nullptr,
+         "Network contexts (VCIs) per process. Give threaded programs one per communicating "
+         "thread; a single-threaded program gains nothing from more."},
+        {"PGDDS_THREAD_LEVEL", var_type::choice, "single", "single|funneled|multiple",
+         "Thread support: single, funneled (only the initializing thread calls), or multiple."},
+        {"PGDDS_SHM", var_type::choice, "auto", "auto|on|off",
+         "Map the segments of ranks on the same node and reach them with load/store. off "
+         "sends every operation through the transport, even on one node."},
+        {"PGDDS_ATOMICS", var_type::choice, "auto", "auto|cpu|transport",
+         "Atomicity domain. auto: CPU atomics when every segment is load/store-reachable, "
+         "otherwise the transport's for every target. cpu requires the former."},
+        {"PGDDS_PROGRESS_THREAD", var_type::boolean, "0", nullptr,
+         "Start a thread that progresses every network context, so ranks that compute without "
+         "calling the library stay attentive to active messages and target-side operations."},
+        {"PGDDS_LOG_LEVEL", var_type::choice, "warn", "error|warn|info|debug|trace",
+         "Messages printed to stderr."},
+        {"PGDDS_TIMEOUT", var_type::seconds, "0", nullptr,
+         "Seconds a blocking operation may wait before failing with PGDDS_ERR_TIMEOUT; 0 waits "
+         "for ever (a dead peer is still detected)."},
+        {"PGDDS_JOBID", var_type::string, "", nullptr,
+         "Job identifier, set by pgdds-run; names the job's shared-memory files. Empty: derived "
+         "at start-up."},
+    };
+    return table;
+}
+
+const config_var *config_find(const char *name)
+{
+    for (const auto &v : config_table())
+        if (strcmp(v.name, name) == 0) return &v;
+    return nullptr;
+}
+
+const char *var_type_name(var_type t)
+{
+    switch (t) {
+    case var_type::string: return "string";
+    case var_type::choice: return "choice";
+    case var_type::size: return "size";
+    case var_type::count: return "count";
+    case var_type::boolean: return "bool";
+    case var_type::seconds: return "seconds";
+    }
+    return "?";
+}
+
+bool parse_size(const char *text, size_t &out)
+{
+    if (!text || !isdigit((unsigned char)*text)) return false;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno) return false;
+    unsigned shift = 0;
+    switch (toupper((unsigned char)*end)) {
+    case '\0': break;
+    case 'K': shift = 10; break;
+    case 'M': shift = 20; break;
+    case 'G': shift = 30; break;
+    case 'T': shift = 40; break;
+    default: return false;
+    }
+    if (*end) {
+        ++end;
+        if (toupper((unsigned char)*end) == 'B') ++end;
+        else if (toupper((unsigned char)*end) == 'I' && toupper((unsigned char)end[1]) == 'B') end += 2;
+        if (*end) return false;
+    }
+    if (shift && v > (~0ull >> shift)) return false;
+    out = size_t(v << shift);
+    return true;
+}
+
+bool parse_count(const char *text, unsigned &out)
+{
+    if (!text || !isdigit((unsigned char)*text)) return false;
+    errno = 0;
+    char *end;
+    unsigned long v = strtoul(text, &end, 10);
+    if (errno || *end || v == 0 || v > 4096) return false;
+    out = unsigned(v);
+    return true;
+}
+
+bool parse_bool(const char *text, bool &out)
+{
+    if (!text) return false;
+    static const char *yes[] = {"1", "yes", "on", "true", "y"};
+    static const char *no[] = {"0", "no", "off", "false", "n"};
+    for (const char *s : yes)
+        if (strcasecmp(text, s) == 0) return out = true, true;
+    for (const char *s : no)
+        if (strcasecmp(text, s) == 0) return out = false, true;
+    return false;
+}
+
+bool parse_seconds(const char *text, double &out)
+{
+    if (!text || !*text) return false;
+    errno = 0;
+    char *end;
+    double v = strtod(text, &end);
+    if (errno || *end || !(v >= 0) || std::isinf(v)) return false;
+    out = v;
+    return true;
+}
+
+int parse_choice(const char *text, const char *choices)
+{
+    if (!text || !choices) return -1;
+    size_t len = strlen(text);
+    int index = 0;
+    for (const char *p = choices;; ++index) {
+        const char *bar = strchr(p, '|');
+        size_t n = bar ? size_t(bar - p) : strlen(p);
+        if (n == len && strncasecmp(p, text, n) == 0) return index;
+        if (!bar) return -1;
+        p = bar + 1;
+    }
+}
+
+namespace {
+
+// Checks one value against its table entry; false if ill-formed.
+bool value_ok(const config_var &v, const char *text)
+{
+    size_t sz;
+    unsigned n;
+    bool b;
+    double d;
+    switch (v.type) {
+    case var_type::string: return true;
+    case var_type::choice: return parse_choice(text, v.choices) >= 0;
+    case var_type::size: return parse_size(text, sz) && sz > 0;
+    case var_type::count: return parse_count(text, n);
+    case var_type::boolean: return parse_bool(text, b);
+    case var_type::seconds: return parse_seconds(text, d);
+    }
+    return false;
+}
+
+// The effective text of a variable: the environment's if well-formed, else the default.
+const char *lookup(const char *name, std::vector<std::string> &warnings)
+{
+    const config_var *v = config_find(name);
+    const char *env = getenv(name);
+    if (env && !value_ok(*v, env)) {
+        std::string w = std::string(name) + "=\"" + env + "\" is ill-formed (expected " +
+                        (v->choices ? v->choices : var_type_name(v->type)) + "); using \"" +
+                        v->default_value + "\"";
+        warnings.push_back(w);
+        env = nullptr;
+    }
+    return env ? env : v->default_value;
+}
+
+}  // namespace
+
+status config_load(const pgdds_init_params_t *params, config &out, std::vector<std::string> &warnings)
+{
+    for (char **e = environ; e && *e; ++e) {
+        if (strncmp(*e, "PGDDS_", 6) != 0) continue;
+        std::string name(*e, strcspn(*e, "="));
+        if (!config_find(name.c_str()))
+            warnings.push_back("unknown environment variable " + name + " (ignored; see pgdds-info)");
+    }
+
+    config c;
+    c.transport = lookup("PGDDS_TRANSPORT", warnings);
+    for (auto &ch : c.transport) ch = char(tolower((unsigned char)ch));
+    c.ofi_provider = lookup("PGDDS_OFI_PROVIDER", warnings);
+    c.verbs_device = lookup("PGDDS_VERBS_DEVICE", warnings);
+    parse_size(lookup("PGDDS_SEGMENT_SIZE", warnings), c.segment_size);
+    parse_count(lookup("PGDDS_NUM_VCIS", warnings), c.num_vcis);
+    c.thread_level = parse_choice(lookup("PGDDS_THREAD_LEVEL", warnings), "single|funneled|multiple");
+    c.shm = shm_mode(parse_choice(lookup("PGDDS_SHM", warnings), "auto|on|off"));
+    c.atomics = atomics_mode(parse_choice(lookup("PGDDS_ATOMICS", warnings), "auto|cpu|transport"));
+    parse_bool(lookup("PGDDS_PROGRESS_THREAD", warnings), c.progress_thread);
+    c.log_level = parse_choice(lookup("PGDDS_LOG_LEVEL", warnings), "error|warn|info|debug|trace");
+    parse_seconds(lookup("PGDDS_TIMEOUT", warnings), c.timeout);
+    c.job_id = lookup("PGDDS_JOBID", warnings);
+
+    if (params) {
+        uint64_t m = params->field_mask;
+        const uint64_t known = PGDDS_INIT_FIELD_THREAD_LEVEL | PGDDS_INIT_FIELD_SEGMENT_SIZE |
+                               PGDDS_INIT_FIELD_TRANSPORT | PGDDS_INIT_FIELD_NUM_VCIS;
+        if (m & ~known)
+            return fail(PGDDS_ERR_INVALID_ARG, "pgdds_init: params->field_mask has unknown bits 0x%llx",
+                        (unsigned long long)(m & ~known));
+        if (m & PGDDS_INIT_FIELD_THREAD_LEVEL) {
+            if (params->thread_level < PGDDS_THREAD_SINGLE || params->thread_level > PGDDS_THREAD_MULTIPLE)
+                return fail(PGDDS_ERR_INVALID_ARG, "pgdds_init: thread_level %d is not one of "
+                            "PGDDS_THREAD_SINGLE/FUNNELED/MULTIPLE", params->thread_level);
+            c.thread_level = params->thread_level;
+        }
+        if (m & PGDDS_INIT_FIELD_SEGMENT_SIZE) {
+            if (params->segment_size == 0)
+                return fail(PGDDS_ERR_INVALID_ARG, "pgdds_init: segment_size is 0");
+            c.segment_size = params->segment_size;
+        }
+        if (m & PGDDS_INIT_FIELD_TRANSPORT) {
+            if (!params->transport || parse_choice(params->transport, "auto|shm|ofi|ucx|verbs") < 0)
+                return fail(PGDDS_ERR_INVALID_ARG, "pgdds_init: transport \"%s\" is not one of "
+                            "auto, shm, ofi, ucx, verbs", params->transport ? params->transport : "(null)");
+            c.transport = params->transport;
+            for (auto &ch : c.transport) ch = char(tolower((unsigned char)ch));
+        }
+        if (m & PGDDS_INIT_FIELD_NUM_VCIS) {
+            if (params->num_vcis == 0 || params->num_vcis > 4096)
+                return fail(PGDDS_ERR_INVALID_ARG, "pgdds_init: num_vcis %u is not in 1..4096",
+                            params->num_vcis);
+            c.num_vcis = params->num_vcis;
+        }
+    }
+    const uint64_t max_segment = (uint64_t(1) << PGDDS_GPTR_OFFSET_BITS);
+    if (c.segment_size >= max_segment)
+        return fail(PGDDS_ERR_INVALID_ARG, "pgdds_init: segment size %zu exceeds the 1 TiB a global "
+                    "pointer can address", c.segment_size);
+    out = c;
+    return PGDDS_OK;
+}
+
+}  // namespace pgdds

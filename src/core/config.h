@@ -1,0 +1,57 @@
+// The tuning surface: one table of every PGDDS_* environment variable (name, type, default,
+// meaning). The table drives parsing, the defaults, `pgdds-info` and the documentation.
+#pragma once
+
+#include "common.h"
+
+#include <string>
+#include <vector>
+
+namespace pgdds {
+
+enum class var_type { string, choice, size, count, boolean, seconds };
+
+struct config_var {
+    const char *name;
+    var_type type;
+    const char *default_value;
+    const char *choices;  // '|'-separated for var_type::choice, else nullptr
+    const char *description;
+};
+
+const std::vector<config_var> &config_table();
+const config_var *config_find(const char *name);
+const char *var_type_name(var_type t);
+
+enum class shm_mode { automatic, on, off };
+enum class atomics_mode { automatic, cpu, transport };
+
+// The parsed configuration of one context.
+struct config {
+    std::string transport = "auto";
+    std::string ofi_provider;
+    std::string verbs_device;
+    size_t segment_size = 0;
+    unsigned num_vcis = 1;
+    int thread_level = PGDDS_THREAD_SINGLE;
+    shm_mode shm = shm_mode::automatic;
+    atomics_mode atomics = atomics_mode::automatic;
+    bool progress_thread = false;
+    int log_level = 1;
+    double timeout = 0;  // seconds; 0 waits forever
+    std::string job_id;
+};
+
+// Builds the configuration: explicit params win over the environment, which wins over the
+// table's defaults. Ill-formed environment values and unknown PGDDS_* names are reported in
+// `warnings` (and the default kept); ill-formed params are an error.
+status config_load(const pgdds_init_params_t *params, config &out, std::vector<std::string> &warnings);
+
+// Value parsers, exposed for tests. Each returns false on ill-formed input.
+bool parse_size(const char *text, size_t &out);       // "4096", "64K", "256M", "2G", "1T"
+bool parse_count(const char *text, unsigned &out);    // decimal, > 0
+bool parse_bool(const char *text, bool &out);         // 1/0, yes/no, on/off, true/false
+bool parse_seconds(const char *text, double &out);    // "30", "2.5", ">= 0"
+int parse_choice(const char *text, const char *choices);  // index in '|' list, -1 if absent
+
+}  // namespace pgdds

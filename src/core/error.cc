@@ -1,0 +1,74 @@
+// Status codes, their names, and the thread-local last-error message.
+#include "common.h"
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+
+namespace pgdds {
+namespace {
+thread_local char last_error[512];
+}
+
+status fail(status st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+status fail_prefix(status st, const char *who)
+{
+    // Truncating is intended: the message stays one bounded line.
+    char tmp[sizeof last_error];
+    size_t n = strnlen(who, 128);
+    memcpy(tmp, who, n);
+    memcpy(tmp + n, ": ", 2);
+    size_t rest = strnlen(last_error, sizeof tmp - n - 3);
+    memcpy(tmp + n + 2, last_error, rest);
+    tmp[n + 2 + rest] = '\0';
+    memcpy(last_error, tmp, sizeof tmp);
+    return st;
+}
+
+void clear_error() { last_error[0] = '\0'; }
+
+double now_seconds()
+{
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+}  // namespace pgdds
+
+extern "C" {
+
+PGDDS_API const char *pgdds_strerror(pgdds_status_t status)
+{
+    switch (status) {
+    case PGDDS_OK: return "success";
+    case PGDDS_ERR_INVALID_ARG: return "invalid argument";
+    case PGDDS_ERR_NO_MEMORY: return "out of memory";
+    case PGDDS_ERR_OUT_OF_BOUNDS: return "out of bounds";
+    case PGDDS_ERR_NOT_FOUND: return "not found";
+    case PGDDS_ERR_FULL: return "container full";
+    case PGDDS_ERR_EMPTY: return "container empty";
+    case PGDDS_ERR_EXISTS: return "already exists";
+    case PGDDS_ERR_UNSUPPORTED: return "unsupported";
+    case PGDDS_ERR_TRANSPORT: return "transport error";
+    case PGDDS_ERR_BOOTSTRAP: return "bootstrap (launcher/PMI) failure";
+    case PGDDS_ERR_TIMEOUT: return "timed out";
+    case PGDDS_ERR_PEER_FAILED: return "peer failed";
+    case PGDDS_ERR_STATE: return "invalid state";
+    case PGDDS_ERR_AGAIN: return "resource temporarily unavailable";
+    default: return "unknown status";
+    }
+}
+
+PGDDS_API const char *pgdds_last_error(void) { return pgdds::last_error; }
+
+}  // extern "C"

@@ -1,0 +1,679 @@
+// Start-up, routing, VCIs, progress and flush of a runtime.
+#include "runtime.h"
+
+#include "../transport/shm/shm.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace pgdds {
+
+thread_local runtime::binding runtime::tls_binding;
+std::atomic<uint64_t> runtime::next_id{1};
+
+namespace {
+thread_local bool tls_in_handler = false;
+
+size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
+
+std::string node_identity()
+{
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    std::string id = host;
+    std::ifstream boot("/proc/sys/kernel/random/boot_id");
+    std::string boot_id;
+    if (boot >> boot_id) id += "/" + boot_id;
+    return id;
+}
+}  // namespace
+
+// ----------------------------------------------------------------------------------------------
+// Life cycle
+// ----------------------------------------------------------------------------------------------
+status runtime::create(const pgdds_init_params_t *params, runtime *&out)
+{
+    std::unique_ptr<runtime> rt(new (std::nothrow) runtime());
+    if (!rt) return fail(PGDDS_ERR_NO_MEMORY, "pgdds_init: out of host memory");
+    status st = rt->init(params);
+    if (st != PGDDS_OK) return st;
+    out = rt.release();
+    return PGDDS_OK;
+}
+
+// Every rank learns whether every other rank's step succeeded, so that a failure on one rank
+// fails pgdds_init everywhere instead of leaving the others waiting.
+static status agree(bootstrap &boot, const char *step, status mine)
+{
+    if (boot.size() == 1) return mine;
+    std::string msg = mine == PGDDS_OK ? "" : pgdds_last_error();
+    std::string value = std::to_string(mine) + ":" + msg;
+    status st = bootstrap_put_blob(boot, std::string("ok.") + step, value.data(), value.size());
+    if (st == PGDDS_OK) st = boot.fence();
+    if (st != PGDDS_OK) return st;
+    if (mine != PGDDS_OK) return mine;
+    for (int r = 0; r < boot.size(); ++r) {
+        std::vector<uint8_t> v;
+        st = bootstrap_get_blob(boot, r, std::string("ok.") + step, v);
+        if (st != PGDDS_OK) return st;
+        std::string s(v.begin(), v.end());
+        int code = atoi(s.c_str());
+        if (code != PGDDS_OK) {
+            std::string why = s.substr(s.find(':') + 1);
+            return fail(code, "rank %d failed: %s", r, why.c_str());
+        }
+    }
+    return PGDDS_OK;
+}
+
+status runtime::init(const pgdds_init_params_t *params)
+{
+    init_thread_ = std::this_thread::get_id();
+    std::vector<std::string> warnings;
+    status st = config_load(params, cfg_, warnings);
+    if (st != PGDDS_OK) return st;
+    log_threshold = cfg_.log_level;
+
+    st = bootstrap_open(boot_);
+    if (st != PGDDS_OK) return fail_prefix(st, "pgdds_init");
+    rank_ = boot_->rank();
+    nranks_ = boot_->size();
+    log_set_rank(rank_);
+    if (nranks_ > gptr::max_ranks) {
+        st = fail(PGDDS_ERR_UNSUPPORTED, "%d ranks exceed the %d a global pointer can name", nranks_,
+                  gptr::max_ranks);
+        return fail_prefix(st, "pgdds_init");
+    }
+    for (auto &w : warnings) PGDDS_LOG(LOG_WARN, "%s", w.c_str());
+
+    id_ = next_id.fetch_add(1);
+    num_vcis_ = cfg_.num_vcis;
+    threaded_ = cfg_.thread_level == PGDDS_THREAD_MULTIPLE || cfg_.progress_thread;
+
+    st = exchange_node_info();
+    if (st == PGDDS_OK) st = choose_transports();
+    st = agree(*boot_, "transport", st);
+    if (st == PGDDS_OK) st = setup_segment();
+    st = agree(*boot_, "segment", st);
+    if (st == PGDDS_OK) st = connect_all();
+    st = agree(*boot_, "connect", st);
+    if (st != PGDDS_OK) {
+        fail_prefix(st, "pgdds_init");
+        char saved[512];
+        snprintf(saved, sizeof saved, "%s", pgdds_last_error());
+        finalized_ = true;
+        if (net_) net_->close();
+        if (shm_) shm_->close();
+        boot_->finalize();
+        fail(st, "%s", saved);
+        return st;
+    }
+    if (shm_) {
+        boot_->barrier();   // every local peer has mapped every file
+        shm_->unlink_own();
+    }
+
+    vcis_.reserve(num_endpoints());
+    for (unsigned i = 0; i < num_endpoints(); ++i) {
+        vcis_.emplace_back(new vci());
+        vcis_[i]->index = i;
+        // The service VCI serves whichever thread runs a collective; with a progress thread
+        // every VCI is attended by two threads.
+        if (i == service_vci() || cfg_.progress_thread) vcis_[i]->locked_mode = true;
+    }
+    if (cfg_.thread_level == PGDDS_THREAD_MULTIPLE && !cfg_.progress_thread && !asymmetric_barrier_init()) {
+        PGDDS_LOG(LOG_INFO, "membarrier(2) is unavailable: every VCI takes its lock");
+        for (auto &v : vcis_) v->locked_mode = true;
+    }
+    am_handlers_.assign(1024, am_handler_entry{nullptr, nullptr});
+    am_register_internal(AM_COLLECTIVE, [](pgdds_context_t ctx, int src, const void *p, size_t n, void *) {
+        runtime::from(ctx)->coll_deliver(src, p, n);
+    }, nullptr);
+
+    handle_ = new pgdds_context{context_magic, this};
+    if (cfg_.progress_thread) progress_thread_ = std::thread([this] { progress_thread_main(); });
+
+    PGDDS_LOG(LOG_INFO, "rank %d of %d (local %d of %d, %d node%s), transport %s, segment %zu bytes, "
+              "%u VCI%s, %s atomics", rank_, nranks_, local_rank_, local_nranks_, nnodes_,
+              nnodes_ == 1 ? "" : "s", transport_name(), seg_size_, num_vcis_, num_vcis_ == 1 ? "" : "s",
+              cpu_atomics_ ? "CPU" : "transport");
+    return barrier("pgdds_init");
+}
+
+status runtime::exchange_node_info()
+{
+    struct {
+        int32_t pid;
+        uint32_t nvcis;
+    } me{int32_t(getpid()), num_vcis_};
+    std::string node = node_identity();
+    std::string blob(reinterpret_cast<const char *>(&me), sizeof me);
+    blob += node;
+    status st = bootstrap_put_blob(*boot_, "node", blob.data(), blob.size());
+    if (st == PGDDS_OK && rank_ == 0) {
+        // One name for the job's shared-memory files: the launcher's, else made up by rank 0.
+        std::string job = cfg_.job_id;
+        if (job.empty()) {
+            char buf[64];
+            snprintf(buf, sizeof buf, "%x%llx", unsigned(getpid()), (unsigned long long)(now_seconds() * 1e6));
+            job = buf;
+        }
+        for (auto &c : job)
+            if (!isalnum((unsigned char)c) && c != '-' && c != '_' && c != '.') c = '_';
+        st = bootstrap_put_blob(*boot_, "job", job.data(), job.size());
+    }
+    if (st == PGDDS_OK) st = boot_->fence();
+    if (st != PGDDS_OK) return st;
+
+    std::vector<uint8_t> v;
+    st = bootstrap_get_blob(*boot_, 0, "job", v);
+    if (st != PGDDS_OK) return st;
+    job_id_.assign(v.begin(), v.end());
+
+    std::map<std::string, int> nodes;
+    node_of_.resize(nranks_);
+    pid_of_.resize(nranks_);
+    for (int r = 0; r < nranks_; ++r) {
+        st = bootstrap_get_blob(*boot_, r, "node", v);
+        if (st != PGDDS_OK) return st;
+        if (v.size() < sizeof me) return fail(PGDDS_ERR_BOOTSTRAP, "node information of rank %d is corrupt", r);
+        decltype(me) peer;
+        memcpy(&peer, v.data(), sizeof peer);
+        if (peer.nvcis != me.nvcis)
+            return fail(PGDDS_ERR_INVALID_ARG, "rank %d asks for %u VCIs but rank %d for %u: every rank "
+                        "must use the same PGDDS_NUM_VCIS", r, peer.nvcis, rank_, me.nvcis);
+        pid_of_[r] = peer.pid;
+        std::string id(v.begin() + sizeof me, v.end());
+        auto it = nodes.emplace(id, int(nodes.size())).first;
+        node_of_[r] = it->second;
+    }
+    nnodes_ = int(nodes.size());
+    local_rank_ = local_nranks_ = 0;
+    for (int r = 0; r < nranks_; ++r) {
+        if (node_of_[r] != node_of_[rank_]) continue;
+        if (r < rank_) ++local_rank_;
+        ++local_nranks_;
+    }
+    return PGDDS_OK;
+}
+
+status runtime::choose_transports()
+{
+    const std::string &want = cfg_.transport;
+    const bool shm_allowed = cfg_.shm != shm_mode::off;
+    std::string why;
+
+    auto open_net = [&](const std::string &kind) -> status {
+        std::unique_ptr<transport> t;
+        status st = kind == "ofi" ? transport_create_ofi(t)
+                  : kind == "ucx" ? transport_create_ucx(t)
+                                  : transport_create_verbs(t);
+        if (st == PGDDS_OK) st = t->open(*this);
+        if (st == PGDDS_OK) net_ = std::move(t);
+        return st;
+    };
+
+    if (want == "shm") {
+        if (!shm_allowed)
+            return fail(PGDDS_ERR_INVALID_ARG, "PGDDS_TRANSPORT=shm contradicts PGDDS_SHM=off");
+        if (nnodes_ > 1)
+            return fail(PGDDS_ERR_UNSUPPORTED, "the shm transport needs every rank on one node, but "
+                        "the job spans %d nodes", nnodes_);
+        why = "PGDDS_TRANSPORT=shm";
+    } else if (want == "auto") {
+        if (nnodes_ == 1 && shm_allowed) {
+            why = "every rank is on one node";
+        } else {
+            // verbs only where a device exists; ofi and ucx pick their own providers.
+            std::string tried;
+            for (const char *kind : {"verbs", "ofi", "ucx"}) {
+                status st = open_net(kind);
+                if (st == PGDDS_OK) break;
+                tried += std::string(tried.empty() ? "" : "; ") + kind + ": " + pgdds_last_error();
+            }
+            if (!net_)
+                return fail(PGDDS_ERR_UNSUPPORTED, "no network transport is usable (%s)", tried.c_str());
+            why = nnodes_ > 1 ? "the job spans several nodes" : "PGDDS_SHM=off";
+            why += tried.empty() ? "" : " (skipped: " + tried + ")";
+        }
+    } else {
+        status st = open_net(want);
+        if (st != PGDDS_OK) return st;
+        why = "PGDDS_TRANSPORT=" + want;
+    }
+
+    // The on-node path: peers on this node are mapped whenever shared memory is allowed.
+    if (shm_allowed && (!net_ || local_nranks_ > 1 || cfg_.shm == shm_mode::on)) {
+        shm_.reset(new transport_shm());
+        status st = shm_->open(*this);
+        if (st != PGDDS_OK) return st;
+    }
+    transport_name_ = net_ ? net_->name() : "shm";
+    if (net_ && shm_) transport_name_ += "+shm";
+    PGDDS_LOG(LOG_INFO, "transport %s chosen: %s", transport_name_.c_str(), why.c_str());
+    return PGDDS_OK;
+}
+
+status runtime::setup_segment()
+{
+    size_t page = size_t(sysconf(_SC_PAGESIZE));
+    seg_size_ = round_up(cfg_.segment_size, page);
+    if (seg_size_ <= segment_reserved) seg_size_ = segment_reserved + page;
+    void *base = nullptr;
+    status st;
+    if (shm_) {
+        st = shm_->alloc_segment(seg_size_, &base);
+    } else if (net_ && net_->allocates_segment()) {
+        st = net_->alloc_segment(seg_size_, &base);
+    } else {
+        base = mmap(nullptr, seg_size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        st = base == MAP_FAILED ? fail(PGDDS_ERR_NO_MEMORY, "cannot map a segment of %zu bytes: %s", seg_size_,
+                                       strerror(errno))
+                                : PGDDS_OK;
+        seg_mmapped_ = st == PGDDS_OK;
+    }
+    if (st != PGDDS_OK) return st;
+    seg_base_ = static_cast<uint8_t *>(base);
+    if (net_) {
+        st = net_->register_segment(seg_base_, seg_size_);
+        if (st != PGDDS_OK) return st;
+    }
+    alloc_.reset(new segment_allocator(segment_reserved, seg_size_));
+    return PGDDS_OK;
+}
+
+status runtime::connect_all()
+{
+    std::vector<uint8_t> blob;
+    uint64_t size = seg_size_;
+    status st = bootstrap_put_blob(*boot_, "seg", &size, sizeof size);
+    if (st == PGDDS_OK) st = bootstrap_put_blob(*boot_, "tp", transport_name_.data(), transport_name_.size());
+    if (st == PGDDS_OK && shm_) {
+        st = shm_->address(blob);
+        if (st == PGDDS_OK) st = bootstrap_put_blob(*boot_, "shm", blob.data(), blob.size());
+    }
+    if (st == PGDDS_OK && net_) {
+        st = net_->address(blob);
+        if (st == PGDDS_OK) st = bootstrap_put_blob(*boot_, "net", blob.data(), blob.size());
+    }
+    if (st == PGDDS_OK) st = boot_->fence();
+    if (st != PGDDS_OK) return st;
+
+    peer_size_.assign(nranks_, 0);
+    peer_base_.assign(nranks_, nullptr);
+    am_route_.assign(nranks_, nullptr);
+    std::vector<std::vector<uint8_t>> shm_addrs(nranks_), net_addrs(nranks_);
+    for (int r = 0; r < nranks_; ++r) {
+        std::vector<uint8_t> v;
+        st = bootstrap_get_blob(*boot_, r, "seg", v);
+        if (st != PGDDS_OK) return st;
+        memcpy(&peer_size_[r], v.data(), sizeof(uint64_t));
+        st = bootstrap_get_blob(*boot_, r, "tp", v);
+        if (st != PGDDS_OK) return st;
+        std::string theirs(v.begin(), v.end());
+        if (theirs != transport_name_)
+            return fail(PGDDS_ERR_UNSUPPORTED, "rank %d uses transport %s but rank %d uses %s: set the "
+                        "same PGDDS_TRANSPORT everywhere", r, theirs.c_str(), rank_, transport_name_.c_str());
+        if (shm_ && is_local(r)) {
+            st = bootstrap_get_blob(*boot_, r, "shm", shm_addrs[r]);
+            if (st != PGDDS_OK) return st;
+        }
+        if (net_) {
+            st = bootstrap_get_blob(*boot_, r, "net", net_addrs[r]);
+            if (st != PGDDS_OK) return st;
+        }
+    }
+    if (shm_) {
+        st = shm_->connect(shm_addrs);
+        if (st != PGDDS_OK) return st;
+    }
+    if (net_) {
+        st = net_->connect(net_addrs);
+        if (st != PGDDS_OK) return st;
+    }
+
+    bool all_direct = true;
+    for (int r = 0; r < nranks_; ++r) {
+        if (r == rank_) peer_base_[r] = seg_base_;
+        else if (shm_ && is_local(r)) peer_base_[r] = static_cast<uint8_t *>(shm_->peer_pointer(r));
+        am_route_[r] = shm_ && is_local(r) ? static_cast<transport *>(shm_.get()) : net_.get();
+        all_direct = all_direct && peer_base_[r];
+    }
+    // One atomicity domain per job: CPU atomics only when every target is load/store-reachable.
+    switch (cfg_.atomics) {
+    case atomics_mode::automatic: cpu_atomics_ = all_direct || !net_; break;
+    case atomics_mode::cpu:
+        if (!all_direct)
+            return fail(PGDDS_ERR_INVALID_ARG, "PGDDS_ATOMICS=cpu needs every segment load/store-reachable "
+                        "(one node, PGDDS_SHM not off)");
+        cpu_atomics_ = true;
+        break;
+    case atomics_mode::transport: cpu_atomics_ = !net_; break;
+    }
+    return PGDDS_OK;
+}
+
+status runtime::finalize()
+{
+    status st = barrier("pgdds_finalize");
+    if (progress_thread_.joinable()) {
+        progress_stop_ = true;
+        progress_thread_.join();
+    }
+    // After this no rank sends anything: closing endpoints cannot strand a peer's operation.
+    status bst = boot_->barrier();
+    finalized_ = true;
+    if (net_) net_->close();
+    if (shm_) shm_->close();
+    if (seg_mmapped_) munmap(seg_base_, seg_size_);
+    status fst = boot_->finalize();
+    if (st == PGDDS_OK) st = bst;
+    if (st == PGDDS_OK) st = fst;
+    return st;
+}
+
+runtime::~runtime()
+{
+    for (auto &v : vcis_) {
+        while (pgdds_request *r = v->free_requests) {
+            v->free_requests = r->next_free;
+            delete r;
+        }
+    }
+}
+
+// ----------------------------------------------------------------------------------------------
+// Access errors, threads and VCIs
+// ----------------------------------------------------------------------------------------------
+status runtime::access_error(const char *who, pgdds_gptr_t p, size_t n) const
+{
+    int r = gptr::rank(p);
+    unsigned long long off = gptr::offset(p);
+    if (p == PGDDS_GPTR_NULL) return fail(PGDDS_ERR_INVALID_ARG, "%s: the global pointer is PGDDS_GPTR_NULL", who);
+    if (r >= nranks_)
+        return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: global pointer 0x%llx names rank %d, but the job has %d ranks",
+                    who, (unsigned long long)p, r, nranks_);
+    if (gptr::segment(p) != 0)
+        return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: global pointer 0x%llx names segment %u, which does not exist",
+                    who, (unsigned long long)p, gptr::segment(p));
+    if (off < segment_reserved)
+        return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: offset 0x%llx lies in the reserved first page of rank %d's "
+                    "segment (a null or corrupt global pointer?)", who, off, r);
+    return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: %zu bytes at offset 0x%llx overrun rank %d's segment (size 0x%llx)",
+                who, n, off, r, (unsigned long long)peer_size_[r]);
+}
+
+status runtime::check_thread(const char *who) const
+{
+    if (cfg_.thread_level != PGDDS_THREAD_MULTIPLE && std::this_thread::get_id() != init_thread_)
+        return fail(PGDDS_ERR_STATE, "%s: called from a thread other than the one that initialized the "
+                    "context, which asked for PGDDS_THREAD_%s (use PGDDS_THREAD_MULTIPLE)", who,
+                    cfg_.thread_level == PGDDS_THREAD_SINGLE ? "SINGLE" : "FUNNELED");
+    return PGDDS_OK;
+}
+
+vci &runtime::bind_slow(int requested)
+{
+    // A thread may use several contexts; remember its VCI in each.
+    static thread_local std::map<uint64_t, unsigned> bound;
+    auto it = bound.find(id_);
+    unsigned index;
+    if (requested < 0 && it != bound.end()) {
+        index = it->second;
+    } else {
+        index = requested >= 0 ? unsigned(requested) : next_vci_.fetch_add(1) % num_vcis_;
+        if (it != bound.end()) vcis_[it->second]->owners.fetch_sub(1);
+        vci &v = *vcis_[index];
+        if (v.owners.fetch_add(1) >= 1 && threaded_ && !v.locked_mode) {
+            // A second owner: wait for the first to leave its operation, then share with a lock.
+            vci_scope borrow(v, true, true);
+            v.locked_mode = true;
+        }
+        bound[id_] = index;
+    }
+    tls_binding = binding{id_, index};
+    return *vcis_[index];
+}
+
+status runtime::bind(unsigned index)
+{
+    if (index >= num_vcis_)
+        return fail(PGDDS_ERR_INVALID_ARG, "pgdds_vci_bind: VCI %u does not exist (the context has %u)", index,
+                    num_vcis_);
+    bind_slow(int(index));
+    return PGDDS_OK;
+}
+
+// ----------------------------------------------------------------------------------------------
+// Progress
+// ----------------------------------------------------------------------------------------------
+status runtime::progress(vci &v)
+{
+    status st = PGDDS_OK;
+    {
+        vci_scope scope(v, threaded_, !is_mine(v));
+        if (net_) st = net_->progress(v.index);
+        if (st == PGDDS_OK && shm_) st = shm_->progress(v.index);
+    }
+    if (!tls_in_handler && v.inbox_count.load(std::memory_order_acquire)) run_handlers(v);
+    return st;
+}
+
+status runtime::progress_all()
+{
+    for (auto &v : vcis_) {
+        status st = progress(*v);
+        if (st != PGDDS_OK) return st;
+    }
+    return PGDDS_OK;
+}
+
+void runtime::progress_thread_main()
+{
+    while (!progress_stop_.load(std::memory_order_relaxed)) {
+        for (auto &v : vcis_) {
+            if (!v->lock.try_lock()) continue;  // someone is working on it: it progresses
+            v->lock.unlock();
+            progress(*v);
+        }
+        std::this_thread::yield();
+    }
+}
+
+status runtime::check_peers(const char *who)
+{
+    double t = now_seconds();
+    if (t - last_peer_check_ < 0.2) return PGDDS_OK;
+    last_peer_check_ = t;
+    for (int r = 0; r < nranks_; ++r) {
+        if (r == rank_ || !is_local(r)) continue;
+        if (kill(pid_of_[r], 0) != 0 && errno == ESRCH)
+            return fail(PGDDS_ERR_PEER_FAILED, "%s: rank %d (pid %d, on this node) has died", who, r, int(pid_of_[r]));
+    }
+    return PGDDS_OK;
+}
+
+// ----------------------------------------------------------------------------------------------
+// Transport operations, flush, requests
+// ----------------------------------------------------------------------------------------------
+status runtime::net_put(const char *who, vci &v, pgdds_gptr_t dst, const void *src, size_t n, op_completion *done)
+{
+    return retry(who, v, [&] { return net_->put(v.index, gptr::rank(dst), gptr::offset(dst), src, n, done); });
+}
+
+status runtime::net_get(const char *who, vci &v, void *dst, pgdds_gptr_t src, size_t n, op_completion *done)
+{
+    return retry(who, v, [&] { return net_->get(v.index, gptr::rank(src), gptr::offset(src), dst, n, done); });
+}
+
+status runtime::amo(const char *who, vci &v, pgdds_gptr_t target, const amo_args &a)
+{
+    op_completion done;
+    done.add();
+    status st = retry(who, v, [&] { return net_->amo(v.index, gptr::rank(target), gptr::offset(target), a, &done); });
+    if (st != PGDDS_OK) return st;
+    st = wait(who, v, [&] { return done.done(); });
+    if (st != PGDDS_OK) return st;
+    return done.result == PGDDS_OK ? PGDDS_OK : fail_prefix(done.result, who);
+}
+
+status runtime::flush(const char *who, vci &v)
+{
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (!net_) return PGDDS_OK;
+    op_completion done;
+    done.add();
+    status st = retry(who, v, [&] { return net_->flush(v.index, &done); });
+    if (st != PGDDS_OK) return st;
+    st = wait(who, v, [&] { return done.done(); });
+    if (st != PGDDS_OK) return st;
+    return done.result == PGDDS_OK ? PGDDS_OK : fail_prefix(done.result, who);
+}
+
+status runtime::flush_all(const char *who)
+{
+    for (auto &v : vcis_) {
+        status st = flush(who, *v);
+        if (st != PGDDS_OK) return st;
+    }
+    return PGDDS_OK;
+}
+
+pgdds_request *runtime::request_get(vci &v)
+{
+    pgdds_request *r;
+    {
+        vci_scope scope(v, threaded_, !is_mine(v));
+        r = v.free_requests;
+        if (r) v.free_requests = r->next_free;
+    }
+    if (!r) r = new (std::nothrow) pgdds_request();
+    if (!r) return nullptr;
+    r->magic = request_magic;
+    r->vci = v.index;
+    r->done.pending.store(0, std::memory_order_relaxed);
+    r->done.result = PGDDS_OK;
+    r->next_free = nullptr;
+    return r;
+}
+
+void runtime::request_put(vci &v, pgdds_request *r)
+{
+    r->magic = request_free_magic;
+    vci_scope scope(v, threaded_, !is_mine(v));
+    r->next_free = v.free_requests;
+    v.free_requests = r;
+}
+
+// ----------------------------------------------------------------------------------------------
+// Active messages
+// ----------------------------------------------------------------------------------------------
+status runtime::am_register_internal(uint32_t id, pgdds_am_handler_t fn, void *arg)
+{
+    am_handlers_[id] = am_handler_entry{fn, arg};
+    return PGDDS_OK;
+}
+
+status runtime::am_register(pgdds_am_handler_t fn, void *arg, uint32_t &id)
+{
+    std::lock_guard<std::mutex> guard(am_lock_);
+    if (AM_INTERNAL_COUNT + am_user_count_ >= am_handlers_.size())
+        return fail(PGDDS_ERR_NO_MEMORY, "pgdds_am_register: all %zu handler slots are taken",
+                    am_handlers_.size() - AM_INTERNAL_COUNT);
+    id = AM_INTERNAL_COUNT + am_user_count_++;
+    am_handlers_[id] = am_handler_entry{fn, arg};
+    return PGDDS_OK;
+}
+
+status runtime::am_send(const char *who, vci &v, int dst, uint32_t handler, const void *payload, size_t size)
+{
+    transport *route = am_route_[dst];
+    size_t max_frag = route->am_max_packet() - sizeof(am_packet_header);
+    uint32_t msg_id;
+    {
+        vci_scope scope(v, threaded_, !is_mine(v));
+        msg_id = uint32_t(v.next_am_id++);
+    }
+    size_t first = std::min(size, max_frag);
+    uint8_t stack_buf[4096];
+    std::vector<uint8_t> heap_buf;
+    uint8_t *pkt = stack_buf;
+    if (sizeof(am_packet_header) + first > sizeof stack_buf) {
+        heap_buf.resize(sizeof(am_packet_header) + first);
+        pkt = heap_buf.data();
+    }
+    size_t off = 0;
+    do {
+        size_t frag = std::min(size - off, max_frag);
+        am_packet_header h{handler, rank_, msg_id, uint32_t(size), uint32_t(off), 0};
+        memcpy(pkt, &h, sizeof h);
+        if (frag) memcpy(pkt + sizeof h, static_cast<const uint8_t *>(payload) + off, frag);
+        status st = retry(who, v, [&] { return route->am_send(v.index, dst, pkt, sizeof h + frag); });
+        if (st != PGDDS_OK) return st;
+        off += frag;
+    } while (off < size);
+    return PGDDS_OK;
+}
+
+void runtime::am_incoming(unsigned vci_index, const void *packet, size_t len)
+{
+    vci &v = *vcis_[vci_index];
+    am_packet_header h;
+    if (len < sizeof h) {
+        PGDDS_LOG(LOG_ERROR, "dropped a truncated active-message packet (%zu bytes)", len);
+        return;
+    }
+    memcpy(&h, packet, sizeof h);
+    const uint8_t *data = static_cast<const uint8_t *>(packet) + sizeof h;
+    size_t frag = len - sizeof h;
+    if (h.handler >= am_handlers_.size() || h.src < 0 || h.src >= nranks_ || h.total > PGDDS_AM_MAX_PAYLOAD ||
+        uint64_t(h.offset) + frag > h.total) {
+        PGDDS_LOG(LOG_ERROR, "dropped a malformed active-message packet (handler %u, from %d, %u bytes)",
+                  h.handler, h.src, h.total);
+        return;
+    }
+    if (h.offset == 0 && frag == h.total) {
+        v.inbox.push_back(am_message{h.handler, h.src, std::vector<uint8_t>(data, data + frag)});
+        v.inbox_count.fetch_add(1, std::memory_order_release);
+        return;
+    }
+    uint64_t key = uint64_t(h.src) << 32 | h.msg_id;
+    auto &part = v.reassembly[key];
+    if (part.data.empty()) part.data.resize(h.total);
+    memcpy(part.data.data() + h.offset, data, frag);
+    part.received += uint32_t(frag);
+    if (part.received == h.total) {
+        v.inbox.push_back(am_message{h.handler, h.src, std::move(part.data)});
+        v.inbox_count.fetch_add(1, std::memory_order_release);
+        v.reassembly.erase(key);
+    }
+}
+
+void runtime::run_handlers(vci &v)
+{
+    for (;;) {
+        am_message m;
+        {
+            vci_scope scope(v, threaded_, !is_mine(v));
+            if (v.inbox.empty()) return;
+            m = std::move(v.inbox.front());
+            v.inbox.pop_front();
+            v.inbox_count.fetch_sub(1, std::memory_order_relaxed);
+        }
+        am_handler_entry e = am_handlers_[m.handler];
+        if (!e.fn) {
+            PGDDS_LOG(LOG_ERROR, "active message from rank %d for unregistered handler %u dropped", m.src,
+                      m.handler);
+            continue;
+        }
+        tls_in_handler = true;
+        e.fn(handle_, m.src, m.payload.data(), m.payload.size(), e.arg);
+        tls_in_handler = false;
+    }
+}
+
+}  // namespace pgdds

@@ -1,0 +1,289 @@
+// The runtime behind a pgdds_context_t: identity, configuration, the segment, the routes to
+// every peer, the VCIs, active messages and collectives.
+#pragma once
+
+#include "config.h"
+#include "gptr.h"
+#include "log.h"
+#include "segment_allocator.h"
+#include "vci.h"
+
+#include "../../pmi/bootstrap.h"
+#include "../transport/transport.h"
+
+#include <atomic>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+struct pgdds_context {
+    uint64_t magic;
+    pgdds::runtime *rt;
+};
+
+struct pgdds_request {
+    uint32_t magic;
+    unsigned vci;
+    pgdds::op_completion done;
+    pgdds_request *next_free;
+};
+
+namespace pgdds {
+
+constexpr uint64_t context_magic = 0x706764647343ull;  // "pgddsC"
+constexpr uint64_t dead_magic = 0xdeadull;
+constexpr uint32_t request_magic = 0x52657175;         // "Requ"
+constexpr uint32_t request_free_magic = 0x46726565;    // "Free"
+// The first page of every segment is never handed out nor addressable, so no valid global
+// pointer is ever PGDDS_GPTR_NULL or close to it.
+constexpr uint64_t segment_reserved = 4096;
+
+// Internal active-message handlers take the first ids; user handlers follow.
+enum : uint32_t { AM_COLLECTIVE = 0, AM_INTERNAL_COUNT = 8 };
+
+class transport_shm;
+
+class runtime {
+  public:
+    // --- life cycle ------------------------------------------------------------------------
+    static status create(const pgdds_init_params_t *params, runtime *&out);
+    status finalize();
+    ~runtime();
+
+    static runtime *from(pgdds_context_t ctx)
+    {
+        return PGDDS_LIKELY(ctx && ctx->magic == context_magic) ? ctx->rt : nullptr;
+    }
+    pgdds_context_t handle() const { return handle_; }
+
+    // --- identity and configuration ----------------------------------------------------------
+    int rank() const { return rank_; }
+    int nranks() const { return nranks_; }
+    int local_rank() const { return local_rank_; }
+    int local_nranks() const { return local_nranks_; }
+    bool is_local(int r) const { return node_of_[r] == node_of_[rank_]; }
+    const config &cfg() const { return cfg_; }
+    const char *transport_name() const { return transport_name_.c_str(); }
+    const std::string &job_id() const { return job_id_; }
+    unsigned num_vcis() const { return num_vcis_; }            // user VCIs
+    unsigned num_endpoints() const { return num_vcis_ + 1; }   // plus the service VCI
+    unsigned service_vci() const { return num_vcis_; }
+    bool threaded() const { return threaded_; }
+    bool cpu_atomics() const { return cpu_atomics_; }
+    transport *network() const { return net_.get(); }
+
+    // --- the segment ---------------------------------------------------------------------------
+    uint8_t *segment_base() const { return seg_base_; }
+    size_t segment_size() const { return seg_size_; }
+    uint64_t peer_segment_size(int r) const { return peer_size_[r]; }
+    uint8_t *peer_base(int r) const { return peer_base_[r]; }
+    segment_allocator &allocator() { return *alloc_; }
+
+    // Checks that [p, p+n) lies in the target's segment (and that an atomic of width bytes is
+    // aligned), explaining failures as "who: ...".
+    status check_access(const char *who, pgdds_gptr_t p, size_t n, unsigned atomic_width = 0) const
+    {
+        int r = gptr::rank(p);
+        uint64_t off = gptr::offset(p);
+        if (PGDDS_UNLIKELY(r >= nranks_ || gptr::segment(p) != 0 || off < segment_reserved ||
+                           off + n > peer_size_[r] || off + n < off))
+            return access_error(who, p, n);
+        if (PGDDS_UNLIKELY(atomic_width && (off & (atomic_width - 1))))
+            return fail(PGDDS_ERR_INVALID_ARG, "%s: target offset 0x%llx on rank %d is not %u-byte aligned",
+                        who, (unsigned long long)off, r, atomic_width);
+        return PGDDS_OK;
+    }
+    // The load/store address of a checked global pointer, or nullptr if it must go through
+    // the transport.
+    uint8_t *direct(pgdds_gptr_t p) const
+    {
+        uint8_t *b = peer_base_[gptr::rank(p)];
+        return b ? b + gptr::offset(p) : nullptr;
+    }
+
+    // --- VCIs ----------------------------------------------------------------------------------
+    // The calling thread's VCI (binding it round robin on first use).
+    vci &current_vci()
+    {
+        if (PGDDS_LIKELY(tls_binding.rt_id == id_)) return *vcis_[tls_binding.vci];
+        return bind_slow(-1);
+    }
+    vci &vci_at(unsigned i) { return *vcis_[i]; }
+    // Whether v is the calling thread's own VCI (otherwise it must be borrowed).
+    bool is_mine(const vci &v) const { return tls_binding.rt_id == id_ && tls_binding.vci == v.index; }
+    bool is_bound() const { return tls_binding.rt_id == id_; }
+    status bind(unsigned index);
+    // Checks the caller's thread against the thread level (SINGLE/FUNNELED: the init thread).
+    status check_thread(const char *who) const;
+
+    // --- waiting and progress ----------------------------------------------------------------
+    // Progresses VCI v (which the caller holds) until pred() holds. Sweeps the other VCIs now
+    // and then, yields the CPU when the node is oversubscribed, watches for dead peers and
+    // PGDDS_TIMEOUT.
+    template <class Pred> status wait(const char *who, vci &v, Pred pred);
+    // One round of progress on v, then runs the handlers of complete active messages.
+    status progress(vci &v);
+    // Progresses every VCI (borrowing those owned by other threads).
+    status progress_all();
+    // Runs a transport call, retrying after progress while it says PGDDS_ERR_AGAIN.
+    template <class Op> status retry(const char *who, vci &v, Op op);
+
+    // --- one-sided operations through the transport (the caller checked the access) ---------
+    status net_put(const char *who, vci &v, pgdds_gptr_t dst, const void *src, size_t n, op_completion *done);
+    status net_get(const char *who, vci &v, void *dst, pgdds_gptr_t src, size_t n, op_completion *done);
+    status amo(const char *who, vci &v, pgdds_gptr_t target, const amo_args &a);
+    status flush(const char *who, vci &v);
+    status flush_all(const char *who);
+    pgdds_request *request_get(vci &v);
+    void request_put(vci &v, pgdds_request *r);
+
+    // --- active messages -----------------------------------------------------------------------
+    struct am_handler_entry {
+        pgdds_am_handler_t fn;
+        void *arg;
+    };
+    status am_register_internal(uint32_t id, pgdds_am_handler_t fn, void *arg);
+    status am_register(pgdds_am_handler_t fn, void *arg, uint32_t &id);
+    bool am_registered(uint32_t id) const { return id >= AM_INTERNAL_COUNT && id < am_handlers_.size() && am_handlers_[id].fn; }
+    status am_send(const char *who, vci &v, int dst, uint32_t handler, const void *payload, size_t size);
+    // Called by transports during progress(vci) with one received packet.
+    void am_incoming(unsigned vci, const void *packet, size_t len);
+    void run_handlers(vci &v);
+
+    // --- collectives (src/core/collectives.cc) -------------------------------------------------
+    status barrier(const char *who);
+    status broadcast(const char *who, void *buf, size_t n, int root);
+    status allreduce(const char *who, const void *in, void *out, size_t count, pgdds_dtype_t dt, pgdds_op_t op);
+    status allgather(const char *who, const void *in, void *out, size_t bytes_per_rank);
+    // Point-to-point messages between collective steps, matched by (sequence, tag, source).
+    status coll_send(const char *who, int dst, uint64_t seq, uint32_t tag, const void *data, size_t n);
+    status coll_recv(const char *who, int src, uint64_t seq, uint32_t tag, void *data, size_t n);
+    uint64_t next_coll_seq() { return ++coll_seq_; }
+    void coll_deliver(int src, const void *payload, size_t size);
+
+    // Peer liveness, checked while waiting; sets the last error and returns PEER_FAILED.
+    status check_peers(const char *who);
+
+  private:
+    runtime() = default;
+    status init(const pgdds_init_params_t *params);
+    status exchange_node_info();
+    status choose_transports();
+    status setup_segment();
+    status connect_all();
+    status access_error(const char *who, pgdds_gptr_t p, size_t n) const;
+    vci &bind_slow(int requested);
+    void progress_thread_main();
+
+    struct binding {
+        uint64_t rt_id = 0;
+        unsigned vci = 0;
+    };
+    static thread_local binding tls_binding;
+    static std::atomic<uint64_t> next_id;
+
+    pgdds_context_t handle_ = nullptr;
+    uint64_t id_ = 0;
+    config cfg_;
+    int rank_ = 0, nranks_ = 1, local_rank_ = 0, local_nranks_ = 1, nnodes_ = 1;
+    std::vector<int> node_of_;
+    std::vector<pid_t> pid_of_;
+    std::string job_id_;
+    std::string transport_name_;
+    std::unique_ptr<bootstrap> boot_;
+    std::unique_ptr<transport> net_;
+    std::unique_ptr<transport_shm> shm_;
+    bool threaded_ = false;
+    bool cpu_atomics_ = false;
+    std::thread::id init_thread_;
+
+    uint8_t *seg_base_ = nullptr;
+    size_t seg_size_ = 0;
+    bool seg_mmapped_ = false;
+    std::unique_ptr<segment_allocator> alloc_;
+    std::vector<uint8_t *> peer_base_;
+    std::vector<uint64_t> peer_size_;
+    std::vector<transport *> am_route_;   // per peer: shm mailboxes or the network
+
+    unsigned num_vcis_ = 1;
+    std::vector<std::unique_ptr<vci>> vcis_;  // num_vcis_ user VCIs + the service VCI
+    std::atomic<unsigned> next_vci_{0};
+
+    std::mutex am_lock_;
+    std::vector<am_handler_entry> am_handlers_;
+    uint32_t am_user_count_ = 0;
+
+    uint64_t coll_seq_ = 0;
+    std::mutex coll_lock_;
+    std::map<std::tuple<uint64_t, uint32_t, int>, std::vector<uint8_t>> coll_inbox_;
+
+    std::thread progress_thread_;
+    std::atomic<bool> progress_stop_{false};
+    std::atomic<double> last_peer_check_{0};
+    bool finalized_ = false;
+
+    friend class transport_shm;
+};
+
+// Header of every active-message packet; the payload fragment follows.
+struct am_packet_header {
+    uint32_t handler;
+    int32_t src;
+    uint32_t msg_id;
+    uint32_t total;   // payload bytes of the whole message
+    uint32_t offset;  // of this fragment within the payload
+    uint32_t reserved;
+};
+static_assert(sizeof(am_packet_header) == 24, "packed header");
+
+// ---------------------------------------------------------------------------------------------
+template <class Pred> status runtime::wait(const char *who, vci &v, Pred pred)
+{
+    unsigned spins = 0;
+    double start = 0;
+    while (!pred()) {
+        status st = progress(v);
+        if (PGDDS_UNLIKELY(st != PGDDS_OK)) return fail_prefix(st, who);
+        if (pred()) break;
+        if (PGDDS_UNLIKELY((++spins & 255) == 0)) {
+            if (num_endpoints() > 1) {
+                st = progress_all();
+                if (st != PGDDS_OK) return fail_prefix(st, who);
+            }
+            double t = now_seconds();
+            if (start == 0) start = t;
+            if (cfg_.timeout > 0 && t - start > cfg_.timeout)
+                return fail(PGDDS_ERR_TIMEOUT, "%s: no completion after %.1f s (PGDDS_TIMEOUT)", who, t - start);
+            if (t - last_peer_check_ > 0.2) {
+                last_peer_check_ = t;
+                st = check_peers(who);
+                if (st != PGDDS_OK) return st;
+            }
+            std::this_thread::yield();
+        }
+    }
+    return PGDDS_OK;
+}
+
+template <class Op> status runtime::retry(const char *who, vci &v, Op op)
+{
+    status st;
+    for (;;) {
+        {
+            vci_scope scope(v, threaded_, !is_mine(v));
+            st = op();
+        }
+        if (st != PGDDS_ERR_AGAIN) break;
+        status pst = progress(v);
+        if (pst == PGDDS_OK) pst = check_peers(who);
+        if (pst != PGDDS_OK) return fail_prefix(pst, who);
+    }
+    return st == PGDDS_OK ? st : fail_prefix(st, who);
+}
+
+}  // namespace pgdds

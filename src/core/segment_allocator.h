@@ -1,0 +1,45 @@
+// The allocator of a rank's own segment: byte offsets in [first, size). Small requests come
+// from power-of-two size classes carved out of 64 KiB chunks; larger ones are placed first-fit
+// in a free list with coalescing. Offsets below `first` (at least offset 0) are never handed out.
+// Every live block is recorded, so freeing an unknown or already freed offset is reported.
+// Thread-safe.
+#pragma once
+
+#include "common.h"
+
+#include <map>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace pgdds {
+
+class segment_allocator {
+  public:
+    static constexpr size_t min_block = 16;
+    static constexpr size_t max_small = 4096;
+    static constexpr size_t chunk_size = 64 * 1024;
+
+    // Manages [first, size); first must be > 0.
+    segment_allocator(uint64_t first, uint64_t size);
+
+    // alignment: 0 (meaning 16) or a power of two <= chunk_size.
+    status alloc(size_t size, size_t alignment, uint64_t &offset);
+    status free(uint64_t offset);
+    // Bytes of the segment not handed out and not held by a size class's chunks.
+    uint64_t large_free_bytes() const;
+    size_t live_blocks() const;
+
+  private:
+    static constexpr int num_classes = 9;  // 16 .. 4096
+    status alloc_large(uint64_t size, uint64_t alignment, uint64_t &offset);
+    void free_large(uint64_t offset, uint64_t size);
+
+    mutable std::mutex lock_;
+    uint64_t first_, size_;
+    std::map<uint64_t, uint64_t> free_ranges_;           // offset -> length, coalesced
+    std::vector<uint64_t> class_free_[num_classes];      // free small blocks per class
+    std::unordered_map<uint64_t, uint64_t> live_;        // offset -> (class index | size<<8)
+};
+
+}  // namespace pgdds

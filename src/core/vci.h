@@ -1,0 +1,126 @@
+// Virtual communication interfaces (VCIs): independent network contexts, one per communicating
+// thread (Zambre thesis, ch. 3-4). A VCI owned by one thread takes no lock: the owner only
+// raises `in_op` around each operation. Another thread that must touch it (a second thread
+// bound to it, a waiter sweeping every VCI so no one starves) *borrows* it: it announces itself
+// in `borrowers`, issues an asymmetric memory barrier (membarrier(2)) so the owner's `in_op`
+// becomes visible, takes the lock and waits for the owner to leave its operation. The owner
+// sees `borrowers` and takes the lock too until the borrower is gone. The heavy barrier is paid
+// by the rare borrower, never by the owner. A VCI shared by several threads (or attended by the
+// progress thread) is simply locked.
+#pragma once
+
+#include "common.h"
+
+#include <atomic>
+#include <deque>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+struct pgdds_request;
+
+namespace pgdds {
+
+// One active message waiting for its handler (payload copied out of the transport's buffer).
+struct am_message {
+    uint32_t handler;
+    int src;
+    std::vector<uint8_t> payload;
+};
+
+struct alignas(cache_line) vci {
+    unsigned index = 0;
+    // --- ownership -------------------------------------------------------------------------
+    std::atomic<int> in_op{0};         // the private owner is inside an operation
+    std::atomic<int> borrowers{0};     // threads waiting for or holding `lock` as borrowers
+    std::atomic<bool> locked_mode{false};  // shared by several threads: always lock
+    std::atomic<int> owners{0};        // threads bound to this VCI
+    std::recursive_mutex lock;
+    std::atomic<int> debug_users{0};   // ownership assertion (debug builds)
+
+    // --- state touched only under the VCI's scope -----------------------------------------
+    pgdds_request *free_requests = nullptr;  // per-VCI request pool
+    uint64_t next_am_id = 0;
+    struct partial_am {
+        std::vector<uint8_t> data;
+        uint32_t received = 0;
+    };
+    std::unordered_map<uint64_t, partial_am> reassembly;  // key: src rank << 40 | message id
+    std::deque<am_message> inbox;                          // complete messages not yet handled
+    std::atomic<uint32_t> inbox_count{0};                  // inbox.size(), readable without the VCI
+};
+
+// Whether this build can make a thread's stores visible without its cooperation.
+bool asymmetric_barrier_init();
+void asymmetric_barrier();
+
+// Holds a VCI for the calling thread for the duration of one operation.
+class vci_scope {
+  public:
+    // threaded: the context allows several threads (PGDDS_THREAD_MULTIPLE or a progress thread).
+    // as_borrower: the caller is not the VCI's bound owner.
+    vci_scope(vci &v, bool threaded, bool as_borrower) : v_(v)
+    {
+        if (!threaded) return;
+        if (!v.locked_mode.load(std::memory_order_relaxed)) {
+            if (!as_borrower) {
+                v.in_op.store(1, std::memory_order_relaxed);
+                std::atomic_signal_fence(std::memory_order_seq_cst);
+                if (PGDDS_LIKELY(v.borrowers.load(std::memory_order_relaxed) == 0)) {
+                    mode_ = owner;
+                    debug_enter();
+                    return;
+                }
+                v.in_op.store(0, std::memory_order_release);
+            } else {
+                v.borrowers.fetch_add(1, std::memory_order_seq_cst);
+                asymmetric_barrier();
+                v.lock.lock();
+                while (v.in_op.load(std::memory_order_acquire)) cpu_relax();
+                mode_ = borrower;
+                debug_enter();
+                return;
+            }
+        }
+        v.lock.lock();
+        mode_ = locked;
+        debug_enter();
+    }
+
+    ~vci_scope()
+    {
+        if (mode_ == none) return;
+        debug_leave();
+        if (mode_ == owner) {
+            v_.in_op.store(0, std::memory_order_release);
+            return;
+        }
+        v_.lock.unlock();
+        if (mode_ == borrower) v_.borrowers.fetch_sub(1, std::memory_order_release);
+    }
+    vci_scope(const vci_scope &) = delete;
+    vci_scope &operator=(const vci_scope &) = delete;
+
+  private:
+    void debug_enter()
+    {
+#ifndef NDEBUG
+        // Two threads inside one VCI without holding its lock would corrupt its fabric state.
+        if (mode_ == owner && v_.debug_users.fetch_add(1) != 0) ownership_violation(v_);
+        if (mode_ != owner) v_.debug_users.fetch_add(1);
+#endif
+    }
+    void debug_leave()
+    {
+#ifndef NDEBUG
+        v_.debug_users.fetch_sub(1);
+#endif
+    }
+    [[noreturn]] static void ownership_violation(vci &v);
+
+    enum mode_t { none, owner, locked, borrower };
+    vci &v_;
+    mode_t mode_ = none;
+};
+
+}  // namespace pgdds

@@ -1,0 +1,274 @@
+#include "shm.h"
+
+#include "../../core/log.h"
+#include "../../core/runtime.h"
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace pgdds {
+
+namespace {
+constexpr uint64_t file_magic = 0x7067646473686d31ull;  // "pgddshm1"
+
+struct file_header {
+    uint64_t magic;
+    uint32_t endpoints;
+    uint32_t slots;
+    uint64_t mailbox_offset;
+    uint64_t mailbox_bytes;
+    uint64_t segment_offset;
+    uint64_t segment_size;
+};
+
+// One packet slot of a mailbox: Vyukov's bounded queue, with many producers (any local rank)
+// and one consumer (the owner's VCI). seq == position: free for the producer of `position`;
+// seq == position + 1: holds that packet.
+struct slot {
+    std::atomic<uint64_t> seq;
+    uint32_t len;
+    uint32_t pad;
+    uint8_t data[transport_shm::slot_bytes - 16];
+};
+static_assert(sizeof(slot) == transport_shm::slot_bytes, "slot layout");
+}  // namespace
+
+struct shm_mailbox {
+    alignas(cache_line) std::atomic<uint64_t> tail;
+    alignas(cache_line) slot slots[transport_shm::slots_per_mailbox];
+};
+static_assert(std::atomic<uint64_t>::is_always_lock_free, "cross-process atomics must be lock-free");
+
+transport_caps transport_shm::caps() const
+{
+    transport_caps c;
+    c.needs_target_progress = false;
+    c.atomics = "native (CPU atomics on mapped memory)";
+    return c;
+}
+
+status transport_shm::open(runtime &rt)
+{
+    rt_ = &rt;
+    size_t page = size_t(sysconf(_SC_PAGESIZE));
+    header_bytes_ = (sizeof(file_header) + page - 1) / page * page;
+    peers_.assign(rt.nranks(), peer_map{});
+    heads_.assign(rt.num_endpoints(), 0);
+    return PGDDS_OK;
+}
+
+status transport_shm::alloc_segment(size_t size, void **base)
+{
+    size_t page = size_t(sysconf(_SC_PAGESIZE));
+    unsigned endpoints = rt_->num_endpoints();
+    size_t mailbox_bytes = (sizeof(shm_mailbox) + page - 1) / page * page;
+    size_t segment_offset = header_bytes_ + endpoints * mailbox_bytes;
+    size_t length = segment_offset + size;
+
+    file_name_ = "/pgdds-" + rt_->job_id() + "-" + std::to_string(rt_->rank());
+    int fd = shm_open(file_name_.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return fail(errno == EEXIST ? PGDDS_ERR_STATE : PGDDS_ERR_NO_MEMORY,
+                    "shm: cannot create /dev/shm%s: %s%s", file_name_.c_str(), strerror(errno),
+                    errno == EEXIST ? " (left over from a job with the same PGDDS_JOBID?)" : "");
+    linked_ = true;
+    if (ftruncate(fd, off_t(length)) != 0) {
+        int e = errno;
+        ::close(fd);
+        return fail(PGDDS_ERR_NO_MEMORY, "shm: cannot size /dev/shm%s to %zu bytes: %s", file_name_.c_str(),
+                    length, strerror(e));
+    }
+    void *p = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+    ::close(fd);
+    if (p == MAP_FAILED)
+        return fail(PGDDS_ERR_NO_MEMORY, "shm: cannot map %zu bytes of /dev/shm%s: %s", length, file_name_.c_str(),
+                    strerror(errno));
+    uint8_t *file = static_cast<uint8_t *>(p);
+    auto *h = reinterpret_cast<file_header *>(file);
+    h->endpoints = endpoints;
+    h->slots = slots_per_mailbox;
+    h->mailbox_offset = header_bytes_;
+    h->mailbox_bytes = mailbox_bytes;
+    h->segment_offset = segment_offset;
+    h->segment_size = size;
+    for (unsigned e = 0; e < endpoints; ++e) {
+        auto *mb = reinterpret_cast<shm_mailbox *>(file + header_bytes_ + e * mailbox_bytes);
+        mb->tail.store(0, std::memory_order_relaxed);
+        for (uint32_t i = 0; i < slots_per_mailbox; ++i) mb->slots[i].seq.store(i, std::memory_order_relaxed);
+    }
+    std::atomic_thread_fence(std::memory_order_release);
+    h->magic = file_magic;
+
+    peer_map &me = peers_[rt_->rank()];
+    me.base = file;
+    me.length = length;
+    me.segment = file + segment_offset;
+    me.endpoints = endpoints;
+    *base = me.segment;
+    return PGDDS_OK;
+}
+
+status transport_shm::address(std::vector<uint8_t> &blob)
+{
+    blob.assign(file_name_.begin(), file_name_.end());
+    return PGDDS_OK;
+}
+
+status transport_shm::connect(const std::vector<std::vector<uint8_t>> &peers)
+{
+    for (int r = 0; r < rt_->nranks(); ++r) {
+        if (r == rt_->rank() || peers[r].empty()) continue;
+        std::string name(peers[r].begin(), peers[r].end());
+        int fd = shm_open(name.c_str(), O_RDWR | O_CLOEXEC, 0);
+        if (fd < 0)
+            return fail(PGDDS_ERR_TRANSPORT, "shm: cannot open rank %d's /dev/shm%s: %s", r, name.c_str(),
+                        strerror(errno));
+        struct stat sb;
+        void *p = MAP_FAILED;
+        if (fstat(fd, &sb) == 0)
+            p = mmap(nullptr, size_t(sb.st_size), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+        int e = errno;
+        ::close(fd);
+        if (p == MAP_FAILED)
+            return fail(PGDDS_ERR_NO_MEMORY, "shm: cannot map rank %d's /dev/shm%s: %s", r, name.c_str(), strerror(e));
+        auto *h = static_cast<file_header *>(p);
+        peer_map &pm = peers_[r];
+        pm.base = static_cast<uint8_t *>(p);
+        pm.length = size_t(sb.st_size);
+        if (h->magic != file_magic || h->segment_offset + h->segment_size > pm.length)
+            return fail(PGDDS_ERR_TRANSPORT, "shm: rank %d's /dev/shm%s is not a pgdds segment", r, name.c_str());
+        pm.segment = pm.base + h->segment_offset;
+        pm.endpoints = h->endpoints;
+    }
+    return PGDDS_OK;
+}
+
+void *transport_shm::peer_pointer(int rank) { return peers_[rank].segment; }
+
+void transport_shm::unlink_own()
+{
+    if (linked_) shm_unlink(file_name_.c_str());
+    linked_ = false;
+}
+
+void transport_shm::close()
+{
+    unlink_own();
+    for (auto &pm : peers_) {
+        if (pm.base) munmap(pm.base, pm.length);
+        pm = peer_map{};
+    }
+}
+
+transport_shm::~transport_shm() { close(); }
+
+shm_mailbox *transport_shm::mailbox(int rank, unsigned vci)
+{
+    peer_map &pm = peers_[rank];
+    auto *h = reinterpret_cast<file_header *>(pm.base);
+    return reinterpret_cast<shm_mailbox *>(pm.base + h->mailbox_offset + (vci % pm.endpoints) * h->mailbox_bytes);
+}
+
+// --- data path: direct access (the runtime normally does this itself) -------------------------
+status transport_shm::put(unsigned, int rank, uint64_t offset, const void *src, size_t n, op_completion *done)
+{
+    memcpy(peers_[rank].segment + offset, src, n);
+    if (done) done->complete(PGDDS_OK);
+    return PGDDS_OK;
+}
+
+status transport_shm::get(unsigned, int rank, uint64_t offset, void *dst, size_t n, op_completion *done)
+{
+    memcpy(dst, peers_[rank].segment + offset, n);
+    if (done) done->complete(PGDDS_OK);
+    return PGDDS_OK;
+}
+
+status transport_shm::amo(unsigned, int rank, uint64_t offset, const amo_args &args, op_completion *done)
+{
+    cpu_amo(peers_[rank].segment + offset, args);
+    if (done) done->complete(PGDDS_OK);
+    return PGDDS_OK;
+}
+
+status transport_shm::flush(unsigned, op_completion *done)
+{
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    done->complete(PGDDS_OK);
+    return PGDDS_OK;
+}
+
+// --- active messages ---------------------------------------------------------------------------
+size_t transport_shm::am_max_packet() const { return sizeof(slot::data); }
+
+status transport_shm::am_send(unsigned vci, int rank, const void *packet, size_t len)
+{
+    shm_mailbox *mb = mailbox(rank, vci);
+    uint64_t pos = mb->tail.load(std::memory_order_relaxed);
+    for (;;) {
+        slot &s = mb->slots[pos % slots_per_mailbox];
+        uint64_t seq = s.seq.load(std::memory_order_acquire);
+        int64_t dif = int64_t(seq) - int64_t(pos);
+        if (dif == 0) {
+            if (mb->tail.compare_exchange_weak(pos, pos + 1, std::memory_order_relaxed)) {
+                s.len = uint32_t(len);
+                memcpy(s.data, packet, len);
+                s.seq.store(pos + 1, std::memory_order_release);
+                return PGDDS_OK;
+            }
+        } else if (dif < 0) {
+            return PGDDS_ERR_AGAIN;  // full: the consumer has not caught up
+        } else {
+            pos = mb->tail.load(std::memory_order_relaxed);
+        }
+    }
+}
+
+status transport_shm::progress(unsigned vci)
+{
+    shm_mailbox *mb = mailbox(rt_->rank(), vci);
+    uint64_t &head = heads_[vci];
+    for (int budget = 64; budget > 0; --budget) {
+        slot &s = mb->slots[head % slots_per_mailbox];
+        if (s.seq.load(std::memory_order_acquire) != head + 1) break;
+        rt_->am_incoming(vci, s.data, s.len);
+        s.seq.store(head + slots_per_mailbox, std::memory_order_release);
+        ++head;
+    }
+    return PGDDS_OK;
+}
+
+// --- CPU atomics -------------------------------------------------------------------------------
+template <class T> static void cpu_amo_typed(T *p, const amo_args &a)
+{
+    T operand = T(a.operand), old;
+    switch (a.op) {
+    case AMO_ADD: old = __atomic_fetch_add(p, operand, __ATOMIC_SEQ_CST); break;
+    case AMO_AND: old = __atomic_fetch_and(p, operand, __ATOMIC_SEQ_CST); break;
+    case AMO_OR: old = __atomic_fetch_or(p, operand, __ATOMIC_SEQ_CST); break;
+    case AMO_XOR: old = __atomic_fetch_xor(p, operand, __ATOMIC_SEQ_CST); break;
+    case AMO_SWAP: old = __atomic_exchange_n(p, operand, __ATOMIC_SEQ_CST); break;
+    case AMO_CSWAP:
+        old = T(a.compare);
+        __atomic_compare_exchange_n(p, &old, operand, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+        break;
+    case AMO_LOAD:
+    default: old = __atomic_load_n(p, __ATOMIC_SEQ_CST); break;
+    }
+    if (a.result) memcpy(a.result, &old, sizeof old);
+}
+
+void cpu_amo(void *target, const amo_args &a)
+{
+    if (a.width == 4)
+        cpu_amo_typed(static_cast<uint32_t *>(target), a);
+    else
+        cpu_amo_typed(static_cast<uint64_t *>(target), a);
+}
+
+}  // namespace pgdds

@@ -1,0 +1,67 @@
+// The on-node transport: every rank's segment lives in a POSIX shared-memory file (job-unique
+// name, mode 0600, unlinked once every local peer has mapped it), so put/get to a rank on this
+// node are memcpy and atomics are CPU atomics, with no help from the target. Active messages go
+// through one multi-producer mailbox per VCI in the same file.
+//
+// It is the whole transport of a one-node job (PGDDS_TRANSPORT=shm, the default there) and the
+// on-node path beside a network transport (PGDDS_SHM=auto|on).
+#pragma once
+
+#include "../transport.h"
+
+#include <string>
+#include <vector>
+
+namespace pgdds {
+
+struct shm_mailbox;
+
+class transport_shm final : public transport {
+  public:
+    static constexpr size_t slot_bytes = 4096;
+    static constexpr uint32_t slots_per_mailbox = 256;
+
+    const char *name() const override { return "shm"; }
+    transport_caps caps() const override;
+    status open(runtime &rt) override;
+    bool allocates_segment() const override { return true; }
+    status alloc_segment(size_t size, void **base) override;
+    status register_segment(void *, size_t) override { return PGDDS_OK; }
+    status address(std::vector<uint8_t> &blob) override;
+    status connect(const std::vector<std::vector<uint8_t>> &peers) override;
+    void *peer_pointer(int rank) override;
+    void close() override;
+
+    status put(unsigned vci, int rank, uint64_t offset, const void *src, size_t n, op_completion *done) override;
+    status get(unsigned vci, int rank, uint64_t offset, void *dst, size_t n, op_completion *done) override;
+    status amo(unsigned vci, int rank, uint64_t offset, const amo_args &args, op_completion *done) override;
+    status flush(unsigned vci, op_completion *done) override;
+    status progress(unsigned vci) override;
+    size_t am_max_packet() const override;
+    status am_send(unsigned vci, int rank, const void *packet, size_t len) override;
+
+    // Removes this rank's file name once every local peer has mapped it (after a barrier).
+    void unlink_own();
+    ~transport_shm() override;
+
+  private:
+    struct peer_map {
+        uint8_t *base = nullptr;   // whole file
+        size_t length = 0;
+        uint8_t *segment = nullptr;
+        unsigned endpoints = 0;
+    };
+    shm_mailbox *mailbox(int rank, unsigned vci);
+
+    runtime *rt_ = nullptr;
+    std::string file_name_;
+    bool linked_ = false;
+    size_t header_bytes_ = 0;
+    std::vector<peer_map> peers_;
+    std::vector<uint64_t> heads_;  // consumer position of each of my mailboxes
+};
+
+// Execute one atomic on local memory; shared by every path that owns CPU-atomic targets.
+void cpu_amo(void *target, const amo_args &a);
+
+}  // namespace pgdds

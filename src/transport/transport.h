@@ -1,0 +1,118 @@
+// The internal transport interface. One implementation per backend (shm, ofi, ucx, verbs),
+// each in its own directory; the core (src/core/) owns everything above it: segment bounds
+// checks, routing, waiting with progress, retries, timeouts, fragmentation of active messages.
+//
+// Threading: the core guarantees that the per-VCI operations below are called for a given VCI
+// by one thread at a time (it locks VCIs that are shared). Resources shared by all VCIs (fabric
+// domain, address vector, memory registration) are only touched by open/connect/close.
+//
+// Completion: every data operation is non-blocking. It either fails, or returns PGDDS_AGAIN
+// when the backend is out of resources (the core progresses the VCI and retries), or returns
+// PGDDS_OK once issued. If `done` is non-null the backend decrements done->pending when the
+// operation completes locally (a put's source may be reused, a get's or a fetching atomic's
+// result has landed) and stores a failure status in done->status. Operations issued with
+// `done == nullptr` are tracked by the backend and completed by flush.
+#pragma once
+
+#include "../core/common.h"
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace pgdds {
+
+class runtime;
+
+// Completion counter of one or more operations. Atomic because, on a VCI shared by several
+// threads, another thread's progress may complete the operation of a waiting thread.
+struct op_completion {
+    std::atomic<int> pending{0};
+    status result = PGDDS_OK;
+
+    void add(int n = 1) { pending.fetch_add(n, std::memory_order_relaxed); }
+    bool done() const { return pending.load(std::memory_order_acquire) == 0; }
+    // The last access of the completing side: after it the waiter may free the record.
+    void complete(status st)
+    {
+        if (st != PGDDS_OK && result == PGDDS_OK) result = st;
+        pending.fetch_sub(1, std::memory_order_release);
+    }
+};
+
+// Atomic operations. The first five equal pgdds_aop_t.
+enum amo_op : int { AMO_ADD = 0, AMO_AND, AMO_OR, AMO_XOR, AMO_SWAP, AMO_CSWAP, AMO_LOAD, AMO_COUNT };
+const char *amo_op_name(amo_op op);
+
+struct amo_args {
+    amo_op op;
+    unsigned width;       // 4 or 8 bytes
+    uint64_t operand;     // CSWAP: the desired value
+    uint64_t compare;     // CSWAP only
+    void *result;         // old value (width bytes), or nullptr for a non-fetching operation
+};
+
+// Emulated and native capabilities a backend reports to pgdds-info.
+struct transport_caps {
+    bool needs_target_progress = false;  // RMA/atomics complete only when the target calls in
+    bool one_sided_rma = true;
+    std::string atomics;                 // "native", "emulated (active messages)", ...
+};
+
+class transport {
+  public:
+    virtual ~transport() = default;
+
+    // "ofi/tcp;ofi_rxm", "ucx/sm", ...; valid after open().
+    virtual const char *name() const = 0;
+    virtual transport_caps caps() const = 0;
+
+    // --- Set-up, called by the runtime in this order; collective where noted. ------------
+    // Opens the fabric resources for rt.num_vcis() network contexts. UNSUPPORTED when the
+    // fabric/device is absent, with the reason in the last error.
+    virtual status open(runtime &rt) = 0;
+    // A backend that must own the segment memory (UCX's one-sided shared memory) allocates it;
+    // otherwise the runtime does and calls register_segment.
+    virtual bool allocates_segment() const { return false; }
+    virtual status alloc_segment(size_t size, void **base)
+    {
+        (void)size, (void)base;
+        return fail(PGDDS_ERR_UNSUPPORTED, "%s: cannot allocate the segment", name());
+    }
+    virtual status register_segment(void *base, size_t size) = 0;
+    // Connection data of this process (addresses of every VCI, keys of the segment).
+    virtual status address(std::vector<uint8_t> &blob) = 0;
+    // Connects to every peer given their address blobs (indexed by rank); collective.
+    virtual status connect(const std::vector<std::vector<uint8_t>> &peers) = 0;
+    // A load/store address of rank's segment if the backend can map it, else nullptr.
+    virtual void *peer_pointer(int rank) { return (void)rank, nullptr; }
+    // Releases everything; called once, after a final barrier.
+    virtual void close() = 0;
+
+    // --- Data path, per VCI. ----------------------------------------------------------------
+    virtual status put(unsigned vci, int rank, uint64_t offset, const void *src, size_t n,
+                       op_completion *done) = 0;
+    virtual status get(unsigned vci, int rank, uint64_t offset, void *dst, size_t n,
+                       op_completion *done) = 0;
+    virtual status amo(unsigned vci, int rank, uint64_t offset, const amo_args &args,
+                       op_completion *done) = 0;
+    // Starts completing every operation issued on this VCI, locally and at the targets
+    // (remote visibility); done->pending drops to 0 when all of them are complete.
+    virtual status flush(unsigned vci, op_completion *done) = 0;
+    // Advances this VCI: completions, target-side work, incoming active messages (delivered
+    // with runtime::am_incoming).
+    virtual status progress(unsigned vci) = 0;
+
+    // --- Active-message packets. The core fragments messages to am_max_packet(). -----------
+    virtual size_t am_max_packet() const = 0;
+    // Sends one packet; it may be reused on return. AGAIN when the destination has no room.
+    virtual status am_send(unsigned vci, int rank, const void *packet, size_t len) = 0;
+};
+
+// Backend constructors. Each returns UNSUPPORTED if the backend is not in this build.
+status transport_create_ofi(std::unique_ptr<transport> &out);
+status transport_create_ucx(std::unique_ptr<transport> &out);
+status transport_create_verbs(std::unique_ptr<transport> &out);
+
+}  // namespace pgdds
