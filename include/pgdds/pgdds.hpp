@@ -1,0 +1,314 @@
+// libpgdds C++ core: thin, header-only, calls only the C ABI (pgdds.h).
+//   pgdds::context      RAII owner of a pgdds_context_t (pgdds::context_ref: non-owning view)
+//   pgdds::global_ptr<T> a typed global pointer, trivially copyable, one 64-bit word
+//   pgdds::error        the exception thrown on failure, with the status and the message
+// Expected outcomes that are not errors (not found, empty) are returned as std::optional by the
+// containers; everything else that fails throws pgdds::error.
+#pragma once
+
+#include <pgdds/pgdds.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace pgdds {
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------------------------
+class error : public std::runtime_error {
+  public:
+    error(pgdds_status_t status, const std::string &what) : std::runtime_error(what), status_(status) {}
+    pgdds_status_t status() const noexcept { return status_; }
+
+  private:
+    pgdds_status_t status_;
+};
+
+// Throws pgdds::error for anything but PGDDS_OK.
+inline void check(pgdds_status_t st)
+{
+    if (st != PGDDS_OK) throw error(st, std::string(pgdds_strerror(st)) + ": " + pgdds_last_error());
+}
+
+enum class thread_level : int {
+    single = PGDDS_THREAD_SINGLE,
+    funneled = PGDDS_THREAD_FUNNELED,
+    multiple = PGDDS_THREAD_MULTIPLE
+};
+
+// Options of pgdds::context; unset ones come from the environment, then defaults.
+struct init_options {
+    pgdds_init_params_t params{};
+    init_options &threads(thread_level t)
+    {
+        params.field_mask |= PGDDS_INIT_FIELD_THREAD_LEVEL;
+        params.thread_level = int(t);
+        return *this;
+    }
+    init_options &segment_size(size_t bytes)
+    {
+        params.field_mask |= PGDDS_INIT_FIELD_SEGMENT_SIZE;
+        params.segment_size = bytes;
+        return *this;
+    }
+    init_options &transport(const char *name)
+    {
+        params.field_mask |= PGDDS_INIT_FIELD_TRANSPORT;
+        params.transport = name;
+        return *this;
+    }
+    init_options &vcis(unsigned n)
+    {
+        params.field_mask |= PGDDS_INIT_FIELD_NUM_VCIS;
+        params.num_vcis = n;
+        return *this;
+    }
+};
+
+template <class T> class global_ptr;
+
+// ---------------------------------------------------------------------------------------------
+// Contexts
+// ---------------------------------------------------------------------------------------------
+class context_ref {
+  public:
+    context_ref() = default;
+    explicit context_ref(pgdds_context_t h) : h_(h) {}
+    pgdds_context_t handle() const noexcept { return h_; }
+    explicit operator bool() const noexcept { return h_ != nullptr; }
+
+    int rank() const { return pgdds_rank(h_); }
+    int nranks() const { return pgdds_nranks(h_); }
+    int local_rank() const { return pgdds_local_rank(h_); }
+    int local_nranks() const { return pgdds_local_nranks(h_); }
+    std::string transport_name() const
+    {
+        const char *n = pgdds_transport_name(h_);
+        return n ? n : "";
+    }
+    unsigned num_vcis() const { return pgdds_num_vcis(h_); }
+    void bind_vci(unsigned vci) const { check(pgdds_vci_bind(h_, vci)); }
+
+    void barrier() const { check(pgdds_barrier(h_)); }
+    void flush() const { check(pgdds_flush(h_)); }
+    void progress() const { check(pgdds_progress(h_)); }
+
+    template <class T> void broadcast(T *data, size_t count, int root) const
+    {
+        static_assert(std::is_trivially_copyable<T>::value, "broadcast needs trivially copyable elements");
+        check(pgdds_broadcast(h_, data, count * sizeof(T), root));
+    }
+    template <class T> T broadcast(T value, int root) const
+    {
+        broadcast(&value, 1, root);
+        return value;
+    }
+    template <class T> T allreduce(T value, pgdds_op_t op) const
+    {
+        T out;
+        check(pgdds_allreduce(h_, &value, &out, 1, dtype_of<T>(), op));
+        return out;
+    }
+    template <class T> T sum(T value) const { return allreduce(value, PGDDS_OP_SUM); }
+    template <class T> T min(T value) const { return allreduce(value, PGDDS_OP_MIN); }
+    template <class T> T max(T value) const { return allreduce(value, PGDDS_OP_MAX); }
+    template <class T> std::vector<T> allgather(const T &value) const
+    {
+        static_assert(std::is_trivially_copyable<T>::value, "allgather needs trivially copyable elements");
+        std::vector<T> out(static_cast<size_t>(nranks()));
+        check(pgdds_allgather(h_, &value, out.data(), sizeof(T)));
+        return out;
+    }
+
+    // Allocates count objects in this rank's segment (not constructed: trivially copyable T).
+    template <class T> global_ptr<T> alloc(size_t count = 1, size_t alignment = alignof(T)) const;
+    template <class T> void free(global_ptr<T> p) const;
+
+    template <class T> static constexpr pgdds_dtype_t dtype_of()
+    {
+        static_assert(std::is_arithmetic<T>::value && (sizeof(T) == 4 || sizeof(T) == 8),
+                      "collective reductions take 32/64-bit integers, float or double");
+        if constexpr (std::is_floating_point<T>::value) return sizeof(T) == 4 ? PGDDS_FLOAT : PGDDS_DOUBLE;
+        else if constexpr (std::is_signed<T>::value) return sizeof(T) == 4 ? PGDDS_INT32 : PGDDS_INT64;
+        else return sizeof(T) == 4 ? PGDDS_UINT32 : PGDDS_UINT64;
+    }
+
+  protected:
+    pgdds_context_t h_ = nullptr;
+};
+
+namespace detail {
+// The context global_ptr member functions use: the most recent live pgdds::context.
+inline pgdds_context_t &default_context()
+{
+    static pgdds_context_t ctx = nullptr;
+    return ctx;
+}
+}  // namespace detail
+
+// Owns a context: collective construction (pgdds_init) and destruction (pgdds_finalize).
+class context : public context_ref {
+  public:
+    explicit context(const init_options &o = init_options{})
+    {
+        check(pgdds_init(&o.params, &h_));
+        detail::default_context() = h_;
+    }
+    ~context()
+    {
+        if (!h_) return;
+        if (detail::default_context() == h_) detail::default_context() = nullptr;
+        pgdds_finalize(h_);  // a destructor must not throw; finalize() reports failures
+    }
+    // Finalizes now, reporting failure.
+    void finalize()
+    {
+        pgdds_context_t h = h_;
+        h_ = nullptr;
+        if (detail::default_context() == h) detail::default_context() = nullptr;
+        check(pgdds_finalize(h));
+    }
+    context(const context &) = delete;
+    context &operator=(const context &) = delete;
+    context(context &&o) noexcept : context_ref(o.h_) { o.h_ = nullptr; }
+    context &operator=(context &&) = delete;
+};
+
+// The context global pointers use by default; throws if there is none.
+inline context_ref default_context()
+{
+    if (!detail::default_context()) throw error(PGDDS_ERR_STATE, "no pgdds::context is alive");
+    return context_ref(detail::default_context());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Global pointers
+// ---------------------------------------------------------------------------------------------
+template <class T> class global_ptr {
+    static_assert(std::is_trivially_copyable<T>::value || std::is_void<T>::value,
+                  "global_ptr<T> moves T with one-sided copies: T must be trivially copyable");
+
+  public:
+    using element_type = T;
+    constexpr global_ptr() noexcept = default;
+    constexpr explicit global_ptr(pgdds_gptr_t raw) noexcept : p_(raw) {}
+    constexpr global_ptr(std::nullptr_t) noexcept {}
+
+    constexpr pgdds_gptr_t raw() const noexcept { return p_; }
+    int rank() const noexcept { return pgdds_gptr_rank(p_); }
+    explicit operator bool() const noexcept { return p_ != PGDDS_GPTR_NULL; }
+    friend bool operator==(global_ptr a, global_ptr b) noexcept { return a.p_ == b.p_; }
+    friend bool operator!=(global_ptr a, global_ptr b) noexcept { return a.p_ != b.p_; }
+
+    global_ptr operator+(std::ptrdiff_t n) const noexcept { return global_ptr(pgdds_gptr_add(p_, int64_t(n) * int64_t(elem()))); }
+    global_ptr operator-(std::ptrdiff_t n) const noexcept { return *this + (-n); }
+    global_ptr &operator+=(std::ptrdiff_t n) noexcept { return *this = *this + n; }
+    global_ptr &operator-=(std::ptrdiff_t n) noexcept { return *this = *this - n; }
+    global_ptr &operator++() noexcept { return *this += 1; }
+    global_ptr operator++(int) noexcept
+    {
+        global_ptr old = *this;
+        *this += 1;
+        return old;
+    }
+    global_ptr operator[](std::ptrdiff_t) const = delete;  // use (p + i).get()
+
+    // A load/store pointer if this rank can reach the memory directly, else nullptr.
+    T *local(context_ref ctx = default_context()) const
+    {
+        return static_cast<T *>(pgdds_gptr_to_local(ctx.handle(), p_));
+    }
+
+    // --- typed one-sided access -------------------------------------------------------------
+    template <class U = T> U get(context_ref ctx = default_context()) const
+    {
+        U v;
+        check(pgdds_get(ctx.handle(), &v, p_, sizeof(U)));
+        return v;
+    }
+    template <class U = T> void put(const U &v, context_ref ctx = default_context()) const
+    {
+        check(pgdds_put(ctx.handle(), p_, &v, sizeof(U)));
+    }
+    void get(T *dst, size_t count, context_ref ctx = default_context()) const
+    {
+        check(pgdds_get(ctx.handle(), dst, p_, count * sizeof(T)));
+    }
+    void put(const T *src, size_t count, context_ref ctx = default_context()) const
+    {
+        check(pgdds_put(ctx.handle(), p_, src, count * sizeof(T)));
+    }
+
+    // --- atomics on 32- and 64-bit unsigned words --------------------------------------------
+    T fetch_op(pgdds_aop_t op, T operand, context_ref ctx = default_context()) const
+    {
+        static_assert(std::is_integral<T>::value && (sizeof(T) == 4 || sizeof(T) == 8),
+                      "atomics work on 32- and 64-bit integer words");
+        T old;
+        if constexpr (sizeof(T) == 8)
+            check(pgdds_atomic_u64(ctx.handle(), p_, op, uint64_t(operand), reinterpret_cast<uint64_t *>(&old)));
+        else
+            check(pgdds_atomic_u32(ctx.handle(), p_, op, uint32_t(operand), reinterpret_cast<uint32_t *>(&old)));
+        return old;
+    }
+    T fetch_add(T v, context_ref ctx = default_context()) const { return fetch_op(PGDDS_AOP_ADD, v, ctx); }
+    T fetch_and(T v, context_ref ctx = default_context()) const { return fetch_op(PGDDS_AOP_AND, v, ctx); }
+    T fetch_or(T v, context_ref ctx = default_context()) const { return fetch_op(PGDDS_AOP_OR, v, ctx); }
+    T fetch_xor(T v, context_ref ctx = default_context()) const { return fetch_op(PGDDS_AOP_XOR, v, ctx); }
+    T exchange(T v, context_ref ctx = default_context()) const { return fetch_op(PGDDS_AOP_SWAP, v, ctx); }
+    T compare_exchange(T expected, T desired, context_ref ctx = default_context()) const
+    {
+        static_assert(std::is_integral<T>::value && (sizeof(T) == 4 || sizeof(T) == 8),
+                      "atomics work on 32- and 64-bit integer words");
+        T old;
+        if constexpr (sizeof(T) == 8)
+            check(pgdds_atomic_cswap_u64(ctx.handle(), p_, uint64_t(expected), uint64_t(desired),
+                                         reinterpret_cast<uint64_t *>(&old)));
+        else
+            check(pgdds_atomic_cswap_u32(ctx.handle(), p_, uint32_t(expected), uint32_t(desired),
+                                         reinterpret_cast<uint32_t *>(&old)));
+        return old;
+    }
+    T atomic_load(context_ref ctx = default_context()) const
+    {
+        static_assert(std::is_integral<T>::value && (sizeof(T) == 4 || sizeof(T) == 8),
+                      "atomics work on 32- and 64-bit integer words");
+        T v;
+        if constexpr (sizeof(T) == 8)
+            check(pgdds_atomic_load_u64(ctx.handle(), p_, reinterpret_cast<uint64_t *>(&v)));
+        else
+            check(pgdds_atomic_load_u32(ctx.handle(), p_, reinterpret_cast<uint32_t *>(&v)));
+        return v;
+    }
+
+  private:
+    static constexpr size_t elem()
+    {
+        if constexpr (std::is_void<T>::value) return 1;
+        else return sizeof(T);
+    }
+    pgdds_gptr_t p_ = PGDDS_GPTR_NULL;
+};
+
+static_assert(sizeof(global_ptr<int>) == sizeof(pgdds_gptr_t), "a global_ptr is one word");
+static_assert(std::is_trivially_copyable<global_ptr<double>>::value, "global_ptr is trivially copyable");
+static_assert(std::is_standard_layout<global_ptr<double>>::value, "global_ptr has the C layout");
+
+template <class T> global_ptr<T> context_ref::alloc(size_t count, size_t alignment) const
+{
+    pgdds_gptr_t p;
+    if (count > SIZE_MAX / sizeof(T)) throw error(PGDDS_ERR_INVALID_ARG, "alloc: element count overflows");
+    size_t align = alignment < 16 ? 16 : alignment;
+    check(pgdds_alloc(h_, count * sizeof(T), align, &p));
+    return global_ptr<T>(p);
+}
+
+template <class T> void context_ref::free(global_ptr<T> p) const { check(pgdds_free(h_, p.raw())); }
+
+}  // namespace pgdds
