@@ -72,7 +72,7 @@ static status agree(bootstrap &boot, const char *step, status mine)
 
 status runtime::init(const pgdds_init_params_t *params)
 {
-    init_thread_ = std::this_thread::get_id();
+    init_pthread_ = pthread_self();
     std::vector<std::string> warnings;
     status st = config_load(params, cfg_, warnings);
     if (st != PGDDS_OK) return st;
@@ -409,7 +409,7 @@ status runtime::access_error(const char *who, pgdds_gptr_t p, size_t n) const
 
 status runtime::check_thread(const char *who) const
 {
-    if (cfg_.thread_level != PGDDS_THREAD_MULTIPLE && std::this_thread::get_id() != init_thread_)
+    if (!thread_allowed())
         return fail(PGDDS_ERR_STATE, "%s: called from a thread other than the one that initialized the "
                     "context, which asked for PGDDS_THREAD_%s (use PGDDS_THREAD_MULTIPLE)", who,
                     cfg_.thread_level == PGDDS_THREAD_SINGLE ? "SINGLE" : "FUNNELED");

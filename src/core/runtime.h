@@ -15,6 +15,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <pthread.h>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -118,7 +119,12 @@ class runtime {
     bool is_mine(const vci &v) const { return tls_binding.rt_id == id_ && tls_binding.vci == v.index; }
     bool is_bound() const { return tls_binding.rt_id == id_; }
     status bind(unsigned index);
-    // Checks the caller's thread against the thread level (SINGLE/FUNNELED: the init thread).
+    // The thread level allows the calling thread (SINGLE/FUNNELED: only the initializing one).
+    bool thread_allowed() const
+    {
+        return cfg_.thread_level == PGDDS_THREAD_MULTIPLE || pthread_equal(pthread_self(), init_pthread_);
+    }
+    // Explains why the calling thread is not allowed.
     status check_thread(const char *who) const;
 
     // --- waiting and progress ----------------------------------------------------------------
@@ -162,7 +168,7 @@ class runtime {
     status allgather(const char *who, const void *in, void *out, size_t bytes_per_rank);
     // Point-to-point messages between collective steps, matched by (sequence, tag, source).
     status coll_send(const char *who, int dst, uint64_t seq, uint32_t tag, const void *data, size_t n);
-    status coll_recv(const char *who, int src, uint64_t seq, uint32_t tag, void *data, size_t n);
+    status coll_recv(const char *who, int src, uint64_t seq, uint32_t tag, std::vector<uint8_t> &msg);
     uint64_t next_coll_seq() { return ++coll_seq_; }
     void coll_deliver(int src, const void *payload, size_t size);
 
@@ -200,7 +206,7 @@ class runtime {
     std::unique_ptr<transport_shm> shm_;
     bool threaded_ = false;
     bool cpu_atomics_ = false;
-    std::thread::id init_thread_;
+    pthread_t init_pthread_{};
 
     uint8_t *seg_base_ = nullptr;
     size_t seg_size_ = 0;
