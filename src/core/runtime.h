@@ -265,11 +265,8 @@ template <class Pred> status runtime::wait(const char *who, vci &v, Pred pred)
             if (start == 0) start = t;
             if (cfg_.timeout > 0 && t - start > cfg_.timeout)
                 return fail(PGDDS_ERR_TIMEOUT, "%s: no completion after %.1f s (PGDDS_TIMEOUT)", who, t - start);
-            if (t - last_peer_check_ > 0.2) {
-                last_peer_check_ = t;
-                st = check_peers(who);
-                if (st != PGDDS_OK) return st;
-            }
+            st = check_peers(who);  // rate-limited inside
+            if (st != PGDDS_OK) return st;
             std::this_thread::yield();
         }
     }
