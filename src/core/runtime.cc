@@ -13,6 +13,8 @@
 namespace pgdds {
 
 thread_local runtime::binding runtime::tls_binding;
+thread_local unsigned runtime::tls_issued;
+thread_local unsigned runtime::tls_progressed;
 std::atomic<uint64_t> runtime::next_id{1};
 
 namespace {
@@ -453,6 +455,15 @@ status runtime::bind(unsigned index)
 // ----------------------------------------------------------------------------------------------
 status runtime::progress(vci &v)
 {
+    status st = progress_one(v);
+    if (st == PGDDS_OK && PGDDS_UNLIKELY((++tls_progressed & 255) == 0))
+        for (auto &other : vcis_)
+            if (other.get() != &v && st == PGDDS_OK) st = progress_one(*other);
+    return st;
+}
+
+status runtime::progress_one(vci &v)
+{
     status st = PGDDS_OK;
     {
         vci_scope scope(v, threaded_, !is_mine(v));
@@ -466,7 +477,7 @@ status runtime::progress(vci &v)
 status runtime::progress_all()
 {
     for (auto &v : vcis_) {
-        status st = progress(*v);
+        status st = progress_one(*v);
         if (st != PGDDS_OK) return st;
     }
     return PGDDS_OK;
@@ -478,7 +489,7 @@ void runtime::progress_thread_main()
         for (auto &v : vcis_) {
             if (!v->lock.try_lock()) continue;  // someone is working on it: it progresses
             v->lock.unlock();
-            progress(*v);
+            progress_one(*v);
         }
         std::this_thread::yield();
     }

@@ -132,7 +132,9 @@ class runtime {
     // and then, yields the CPU when the node is oversubscribed, watches for dead peers and
     // PGDDS_TIMEOUT.
     template <class Pred> status wait(const char *who, vci &v, Pred pred);
-    // One round of progress on v, then runs the handlers of complete active messages.
+    // One round of progress on v, then runs the handlers of complete active messages; every
+    // 256th call of a thread also progresses every other VCI, so that no operation waits for a
+    // VCI nobody attends (the VCI thesis' starvation example).
     status progress(vci &v);
     // Progresses every VCI (borrowing those owned by other threads).
     status progress_all();
@@ -191,6 +193,9 @@ class runtime {
         unsigned vci = 0;
     };
     static thread_local binding tls_binding;
+    static thread_local unsigned tls_issued;       // operations issued, for periodic progress
+    static thread_local unsigned tls_progressed;   // progress calls, for periodic sweeps
+    status progress_one(vci &v);
     static std::atomic<uint64_t> next_id;
 
     pgdds_context_t handle_ = nullptr;
@@ -257,10 +262,6 @@ template <class Pred> status runtime::wait(const char *who, vci &v, Pred pred)
         if (PGDDS_UNLIKELY(st != PGDDS_OK)) return fail_prefix(st, who);
         if (pred()) break;
         if (PGDDS_UNLIKELY((++spins & 255) == 0)) {
-            if (num_endpoints() > 1) {
-                st = progress_all();
-                if (st != PGDDS_OK) return fail_prefix(st, who);
-            }
             double t = now_seconds();
             if (start == 0) start = t;
             if (cfg_.timeout > 0 && t - start > cfg_.timeout)
@@ -280,6 +281,12 @@ template <class Op> status runtime::retry(const char *who, vci &v, Op op)
         {
             vci_scope scope(v, threaded_, !is_mine(v));
             st = op();
+        }
+        if (st == PGDDS_OK && PGDDS_UNLIKELY((++tls_issued & 15) == 0)) {
+            // Every call progresses its VCI now and then, so that a thread that only issues
+            // non-blocking operations still serves the operations that target it.
+            status pst = progress(v);
+            if (pst != PGDDS_OK) return fail_prefix(pst, who);
         }
         if (st != PGDDS_ERR_AGAIN) break;
         status pst = progress(v);
