@@ -11,6 +11,7 @@
 #include <pgdds/pgdds.h>
 
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,10 +33,11 @@ int main(int argc, char **argv)
     }
     pgdds_barrier(ctx);
     int victim = strcmp(what, "segv") == 0 ? n - 1 : 1;
+    /* An unmapped address that sanitizers do not flag as undefined behaviour before the fault. */
+    volatile char *wild = (volatile char *)(uintptr_t)16;
     if (me == victim) {
         if (strcmp(what, "segv") == 0) {
-            volatile int *p = NULL;
-            *p = 1;
+            *wild = 1;
         } else if (strcmp(what, "abort") == 0) {
             abort();
         } else if (strcmp(what, "exit3") == 0) {
@@ -48,8 +50,7 @@ int main(int argc, char **argv)
                 _exit(1);
             }
             usleep(100000);
-            volatile int *p = NULL;
-            *p = 1;
+            *wild = 1;
         } else if (strcmp(what, "peerdeath") == 0) {
             kill(getpid(), SIGKILL);
         }
