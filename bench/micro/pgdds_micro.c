@@ -55,33 +55,23 @@ int main(int argc, char **argv)
         long warm = iters / 10;
         /* put + flush: remote completion per operation */
         for (long i = 0; i < warm; ++i) pgdds_put(ctx, peer, &v, 8), pgdds_flush(ctx);
-        double t0 = now_us();
-        for (long i = 0; i < iters; ++i) {
-            check(pgdds_put(ctx, peer, &v, 8), "pgdds_put");
-            check(pgdds_flush(ctx), "pgdds_flush");
-        }
-        report("pgdds_micro", tp, 2, 1, 8, "put_flush_latency", (now_us() - t0) / (double)iters, "us");
+        double us;
+        TIME_PER_ITER(us, iters, check(pgdds_put(ctx, peer, &v, 8), "pgdds_put"); check(pgdds_flush(ctx), "pgdds_flush"));
+        report("pgdds_micro", tp, 2, 1, 8, "put_flush_latency", us, "us");
 
         for (long i = 0; i < warm; ++i) pgdds_get(ctx, &f, peer, 8);
-        t0 = now_us();
-        for (long i = 0; i < iters; ++i) check(pgdds_get(ctx, &f, peer, 8), "pgdds_get");
-        report("pgdds_micro", tp, 2, 1, 8, "get_latency", (now_us() - t0) / (double)iters, "us");
+        TIME_PER_ITER(us, iters, check(pgdds_get(ctx, &f, peer, 8), "pgdds_get"));
+        report("pgdds_micro", tp, 2, 1, 8, "get_latency", us, "us");
 
         for (long i = 0; i < warm; ++i) pgdds_atomic_u64(ctx, peer, PGDDS_AOP_ADD, 1, &f);
-        t0 = now_us();
-        for (long i = 0; i < iters; ++i) check(pgdds_atomic_u64(ctx, peer, PGDDS_AOP_ADD, 1, &f), "fetch-add");
-        report("pgdds_micro", tp, 2, 1, 8, "fetch_add_latency", (now_us() - t0) / (double)iters, "us");
+        TIME_PER_ITER(us, iters, check(pgdds_atomic_u64(ctx, peer, PGDDS_AOP_ADD, 1, &f), "fetch-add"));
+        report("pgdds_micro", tp, 2, 1, 8, "fetch_add_latency", us, "us");
 
         /* message rate: a window of put_nbi, one flush per window */
         const long window = 256;
         long rounds = iters * 4 / window + 1;
-        t0 = now_us();
-        for (long r = 0; r < rounds; ++r) {
-            for (long i = 0; i < window; ++i)
-                check(pgdds_put_nbi(ctx, pgdds_gptr_add(peer, (int64_t)((i % 64) * 8)), &v, 8), "pgdds_put_nbi");
-            check(pgdds_flush(ctx), "pgdds_flush");
-        }
-        report("pgdds_micro", tp, 2, 1, 8, "put_nbi_rate", (double)(rounds * window) / (now_us() - t0), "Mmsg/s");
+        TIME_PER_ITER(us, rounds, for (long i = 0; i < window; ++i) check(pgdds_put_nbi(ctx, pgdds_gptr_add(peer, (int64_t)((i % 64) * 8)), &v, 8), "pgdds_put_nbi"); check(pgdds_flush(ctx), "pgdds_flush"));
+        report("pgdds_micro", tp, 2, 1, 8, "put_nbi_rate", (double)window / us, "Mmsg/s");
 
         /* bandwidth: back-to-back puts of one size, one flush at the end */
         for (size_t size = 8; size <= max_size; size *= 2) {
@@ -90,10 +80,9 @@ int main(int argc, char **argv)
             if (reps < 20) reps = 20;
             pgdds_put(ctx, peer, buf, size);
             pgdds_flush(ctx);
-            t0 = now_us();
-            for (long i = 0; i < reps; ++i) check(pgdds_put(ctx, peer, buf, size), "pgdds_put");
+            TIME_PER_ITER(us, reps, check(pgdds_put(ctx, peer, buf, size), "pgdds_put"));
             check(pgdds_flush(ctx), "pgdds_flush");
-            report("pgdds_micro", tp, 2, 1, size, "put_bandwidth", (double)size * (double)reps / (now_us() - t0), "MB/s");
+            report("pgdds_micro", tp, 2, 1, size, "put_bandwidth", (double)size / us, "MB/s");
             report("pgdds_micro", "memcpy", 1, 1, size, "memcpy_bandwidth", memcpy_bandwidth(buf2, buf, size, (int)reps), "MB/s");
         }
     }

@@ -4,6 +4,7 @@
 #define PGDDS_BENCH_REPORT_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -28,16 +29,38 @@ static inline void report(const char *bench, const char *transport, int ranks, i
     fflush(stdout);
 }
 
+/* Median of `batches` timings of a loop body run `iters` times: robust against the occasional
+ * preemption of a shared machine. Returns microseconds per iteration. */
+#define BATCHES 7
+static inline int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+static inline double median_us(double *samples, int count)
+{
+    qsort(samples, (size_t)count, sizeof *samples, cmp_double);
+    return samples[count / 2];
+}
+#define TIME_PER_ITER(result, iters, body)                                            \
+    do {                                                                              \
+        double samples_[BATCHES];                                                     \
+        long per_ = (iters) / BATCHES + 1;                                            \
+        for (int b_ = 0; b_ < BATCHES; ++b_) {                                        \
+            double t0_ = now_us();                                                    \
+            for (long i_ = 0; i_ < per_; ++i_) { body; }                              \
+            samples_[b_] = (now_us() - t0_) / (double)per_;                           \
+        }                                                                             \
+        (result) = median_us(samples_, BATCHES);                                      \
+    } while (0)
+
 /* Bandwidth of a single-threaded memcpy of `size` bytes between two buffers, in MB/s. */
 static inline double memcpy_bandwidth(void *dst, const void *src, size_t size, int iters)
 {
+    double us;
     memcpy(dst, src, size);
-    double t0 = now_us();
-    for (int i = 0; i < iters; ++i) {
-        memcpy(dst, src, size);
-        __asm__ __volatile__("" ::: "memory");
-    }
-    return (double)size * iters / (now_us() - t0);
+    TIME_PER_ITER(us, iters, memcpy(dst, src, size); __asm__ __volatile__("" ::: "memory"));
+    return (double)size / us;
 }
 
 #endif

@@ -36,38 +36,28 @@ int main(int argc, char **argv)
         uint64_t v = 1, f = 0;
         long warm = iters / 10;
         for (long i = 0; i < warm; ++i) shmem_putmem(word, &v, 8, 1), shmem_quiet();
-        double t0 = now_us();
-        for (long i = 0; i < iters; ++i) {
-            shmem_putmem(word, &v, 8, 1);
-            shmem_quiet();
-        }
-        report("shmem_micro", tp, 2, 1, 8, "put_flush_latency", (now_us() - t0) / (double)iters, "us");
+        double us;
+        TIME_PER_ITER(us, iters, shmem_putmem(word, &v, 8, 1); shmem_quiet());
+        report("shmem_micro", tp, 2, 1, 8, "put_flush_latency", us, "us");
         for (long i = 0; i < warm; ++i) shmem_getmem(&f, word, 8, 1);
-        t0 = now_us();
-        for (long i = 0; i < iters; ++i) shmem_getmem(&f, word, 8, 1);
-        report("shmem_micro", tp, 2, 1, 8, "get_latency", (now_us() - t0) / (double)iters, "us");
+        TIME_PER_ITER(us, iters, shmem_getmem(&f, word, 8, 1));
+        report("shmem_micro", tp, 2, 1, 8, "get_latency", us, "us");
         for (long i = 0; i < warm; ++i) f = shmem_ulong_atomic_fetch_add((unsigned long *)word, 1, 1);
-        t0 = now_us();
-        for (long i = 0; i < iters; ++i) f = shmem_ulong_atomic_fetch_add((unsigned long *)word, 1, 1);
-        report("shmem_micro", tp, 2, 1, 8, "fetch_add_latency", (now_us() - t0) / (double)iters, "us");
+        TIME_PER_ITER(us, iters, f = shmem_ulong_atomic_fetch_add((unsigned long *)word, 1, 1));
+        report("shmem_micro", tp, 2, 1, 8, "fetch_add_latency", us, "us");
         const long window = 256;
         long rounds = iters * 4 / window + 1;
-        t0 = now_us();
-        for (long r = 0; r < rounds; ++r) {
-            for (long i = 0; i < window; ++i) shmem_putmem_nbi(word + (i % 64), &v, 8, 1);
-            shmem_quiet();
-        }
-        report("shmem_micro", tp, 2, 1, 8, "put_nbi_rate", (double)(rounds * window) / (now_us() - t0), "Mmsg/s");
+        TIME_PER_ITER(us, rounds, for (long i = 0; i < window; ++i) shmem_putmem_nbi(word + (i % 64), &v, 8, 1); shmem_quiet());
+        report("shmem_micro", tp, 2, 1, 8, "put_nbi_rate", (double)window / us, "Mmsg/s");
         for (size_t size = 8; size <= max_size; size *= 2) {
             long reps = (long)(((size_t)256 << 20) / size);
             if (reps > iters) reps = iters;
             if (reps < 20) reps = 20;
             shmem_putmem(seg, buf, size, 1);
             shmem_quiet();
-            t0 = now_us();
-            for (long i = 0; i < reps; ++i) shmem_putmem(seg, buf, size, 1);
+            TIME_PER_ITER(us, reps, shmem_putmem(seg, buf, size, 1));
             shmem_quiet();
-            report("shmem_micro", tp, 2, 1, size, "put_bandwidth", (double)size * (double)reps / (now_us() - t0), "MB/s");
+            report("shmem_micro", tp, 2, 1, size, "put_bandwidth", (double)size / us, "MB/s");
         }
         (void)f;
     }
