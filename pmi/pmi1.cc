@@ -3,6 +3,7 @@
 // followed by an initack with PMI_ID).
 #include "bootstrap.h"
 #include "pmi1_wire.h"
+#include "wire_io.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -27,7 +28,8 @@ class pmi1_client final : public bootstrap {
         const char *fd_env = getenv("PMI_FD");
         const char *port_env = getenv("PMI_PORT");
         if (fd_env) {
-            fd_ = atoi(fd_env);
+            fd_ = wire::fd_from_env("PMI_FD");
+            if (fd_ < 0) return fail(PGDDS_ERR_BOOTSTRAP, "PMI-1: PMI_FD=\"%s\" is not a file descriptor", fd_env);
         } else if (port_env) {
             status st = connect_port(port_env);
             if (st != PGDDS_OK) return st;
@@ -130,17 +132,7 @@ class pmi1_client final : public bootstrap {
         return PGDDS_OK;
     }
 
-    bool send_line(const std::string &line)
-    {
-        size_t done = 0;
-        while (done < line.size()) {
-            ssize_t n = write(fd_, line.data() + done, line.size() - done);
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) return false;
-            done += size_t(n);
-        }
-        return true;
-    }
+    bool send_line(const std::string &line) { return wire::write_all(fd_, line); }
 
     status receive(const char *expect, pmi1::message &reply)
     {
@@ -158,13 +150,10 @@ class pmi1_client final : public bootstrap {
                     return fail(PGDDS_ERR_BOOTSTRAP, "PMI-1: the launcher refused: %s", line.c_str());
                 return PGDDS_OK;
             }
-            char buf[4096];
-            ssize_t n = read(fd_, buf, sizeof buf);
-            if (n < 0 && errno == EINTR) continue;
+            long n = wire::read_some(fd_, inbuf_);
             if (n <= 0)
                 return fail(PGDDS_ERR_BOOTSTRAP, "PMI-1: the launcher closed the connection (%s)",
                             n < 0 ? strerror(errno) : "end of file");
-            inbuf_.append(buf, size_t(n));
         }
     }
 

@@ -1,0 +1,42 @@
+#include "wire_io.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <unistd.h>
+
+namespace pgdds::wire {
+
+bool write_all(int fd, const std::string &data)
+{
+    size_t done = 0;
+    while (done < data.size()) {
+        ssize_t n = write(fd, data.data() + done, data.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        done += size_t(n);
+    }
+    return true;
+}
+
+long read_some(int fd, std::string &buffer)
+{
+    char tmp[4096];
+    for (;;) {
+        ssize_t n = read(fd, tmp, sizeof tmp);
+        if (n < 0 && errno == EINTR) continue;
+        if (n > 0) buffer.append(tmp, size_t(n));
+        return long(n);
+    }
+}
+
+int fd_from_env(const char *name)
+{
+    const char *text = getenv(name);
+    if (!text || !*text) return -1;
+    char *end;
+    long v = strtol(text, &end, 10);
+    if (*end || v < 0 || v > 1 << 24) return -1;
+    return int(v);
+}
+
+}  // namespace pgdds::wire
