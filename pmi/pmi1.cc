@@ -40,9 +40,12 @@ class pmi1_client final : public bootstrap {
         if (r) rank_ = atoi(r);
         if (s) size_ = atoi(s);
 
+        // Written as MPICH writes it: Slurm's mpi/pmi2 plugin, which serves PMI-1 too, sscanf()s
+        // this exact line.
+        if (!send_line("cmd=init pmi_version=1 pmi_subversion=1\n"))
+            return fail(PGDDS_ERR_BOOTSTRAP, "PMI-1: cannot write to the launcher: %s", strerror(errno));
         pmi1::message reply;
-        status st = call({{"cmd", "init"}, {"pmi_version", "1"}, {"pmi_subversion", "1"}},
-                         "response_to_init", reply);
+        status st = receive("response_to_init", reply);
         if (st != PGDDS_OK) return st;
         if (port_env) {
             const char *id = getenv("PMI_ID");
@@ -74,8 +77,8 @@ class pmi1_client final : public bootstrap {
     status put(const std::string &key, const std::string &value) override
     {
         pmi1::message reply;
-        if (!pmi1::token_ok(key) || !pmi1::token_ok(value) || value.size() > vallen_max_ ||
-            key.size() > keylen_max_)
+        if (!pmi1::token_ok(key) || !pmi1::token_ok(value) || value.size() > max_value_len() ||
+            key.size() > max_key_len())
             return fail(PGDDS_ERR_BOOTSTRAP, "PMI-1: key \"%s\" or its value is not transmissible", key.c_str());
         return call({{"cmd", "put"}, {"kvsname", kvsname_}, {"key", key}, {"value", value}}, "put_result", reply);
     }
@@ -106,8 +109,9 @@ class pmi1_client final : public bootstrap {
         pmi1::message reply;
         return call({{"cmd", "finalize"}}, "finalize_ack", reply);
     }
-    size_t max_key_len() const override { return keylen_max_; }
-    size_t max_value_len() const override { return vallen_max_; }
+    // The launcher's limits count a terminating NUL: Hydra truncates a value of vallen_max bytes.
+    size_t max_key_len() const override { return keylen_max_ - 1; }
+    size_t max_value_len() const override { return vallen_max_ - 1; }
 
   private:
     status connect_port(const char *port_env)

@@ -16,9 +16,10 @@
 namespace pgdds {
 namespace {
 
-// Slurm's and MPICH's limits (PMI2_MAX_KEYLEN, PMI2_MAX_VALLEN).
-constexpr size_t pmi2_max_key = 64;
-constexpr size_t pmi2_max_value = 1024;
+// Slurm's and MPICH's limits (PMI2_MAX_KEYLEN 64, PMI2_MAX_VALLEN 1024) count a terminating
+// NUL: Hydra truncates longer values to 1023 bytes and drops keys of 64 or more.
+constexpr size_t pmi2_max_key = 63;
+constexpr size_t pmi2_max_value = 1023;
 
 class pmi2_client final : public bootstrap {
   public:

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <sys/socket.h>
 #include <unistd.h>
 
 namespace pgdds::wire {
@@ -10,7 +11,9 @@ bool write_all(int fd, const std::string &data)
 {
     size_t done = 0;
     while (done < data.size()) {
-        ssize_t n = write(fd, data.data() + done, data.size() - done);
+        // A launcher that has gone away is an error to report, not a SIGPIPE that kills the rank.
+        ssize_t n = send(fd, data.data() + done, data.size() - done, MSG_NOSIGNAL);
+        if (n < 0 && errno == ENOTSOCK) n = write(fd, data.data() + done, data.size() - done);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) return false;
         done += size_t(n);
