@@ -17,9 +17,11 @@ namespace {
 
 class pmi1_client final : public bootstrap {
   public:
+    // PMI_FD belongs to the process (an MPI library in the same program may be using it too):
+    // only a connection this client opened is closed.
     ~pmi1_client() override
     {
-        if (fd_ >= 0) close(fd_);
+        if (own_fd_) close(fd_);
     }
     const char *name() const override { return "pmi1"; }
 
@@ -106,6 +108,12 @@ class pmi1_client final : public bootstrap {
     }
     status finalize() override
     {
+        if (!own_fd_) {
+            // The launcher's PMI_FD may serve an MPI library of this program too (see send_at_exit).
+            wire::send_at_exit(fd_, "cmd=finalize\n",
+                               [](const std::string &reply) { return reply.find('\n') != std::string::npos; });
+            return PGDDS_OK;
+        }
         pmi1::message reply;
         return call({{"cmd", "finalize"}}, "finalize_ack", reply);
     }
@@ -133,6 +141,7 @@ class pmi1_client final : public bootstrap {
         }
         freeaddrinfo(res);
         if (fd_ < 0) return fail(PGDDS_ERR_BOOTSTRAP, "PMI-1: cannot connect to PMI_PORT=%s", port_env);
+        own_fd_ = true;
         return PGDDS_OK;
     }
 
@@ -169,6 +178,7 @@ class pmi1_client final : public bootstrap {
     }
 
     int fd_ = -1;
+    bool own_fd_ = false;
     std::string inbuf_, kvsname_;
     size_t keylen_max_ = 64, vallen_max_ = 256;
 };

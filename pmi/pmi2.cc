@@ -23,10 +23,8 @@ constexpr size_t pmi2_max_value = 1023;
 
 class pmi2_client final : public bootstrap {
   public:
-    ~pmi2_client() override
-    {
-        if (fd_ >= 0) close(fd_);
-    }
+    // PMI_FD belongs to the process (an MPI library in the same program may be using it too).
+    ~pmi2_client() override = default;
     const char *name() const override { return "pmi2"; }
 
     status open()
@@ -96,10 +94,15 @@ class pmi2_client final : public bootstrap {
         wire::write_all(fd_, pmi2::format({{"cmd", "abort"}, {"isworld", "TRUE"}, {"msg", text}}));
         _exit(code ? code : 1);
     }
+    // Sent when the process exits: PMI_FD may serve an MPI library of this program too, and Slurm
+    // closes it on finalize (see wire::send_at_exit).
     status finalize() override
     {
-        pmi2::message reply;
-        return call({{"cmd", "finalize"}}, "finalize-response", reply);
+        wire::send_at_exit(fd_, pmi2::format({{"cmd", "finalize"}}), [](const std::string &reply) {
+            std::string copy = reply, body;
+            return pmi2::take_frame(copy, body) != 0;
+        });
+        return PGDDS_OK;
     }
     size_t max_key_len() const override { return pmi2_max_key; }
     size_t max_value_len() const override { return pmi2_max_value; }

@@ -32,6 +32,32 @@ long read_some(int fd, std::string &buffer)
     }
 }
 
+namespace {
+struct exit_message {
+    int fd = -1;
+    pid_t pid = 0;
+    std::string request;
+    bool (*reply_complete)(const std::string &) = nullptr;
+};
+exit_message at_exit;
+
+void send_exit_message()
+{
+    if (at_exit.fd < 0 || at_exit.pid != getpid()) return;
+    std::string reply;
+    if (!write_all(at_exit.fd, at_exit.request)) return;
+    while (!at_exit.reply_complete(reply) && read_some(at_exit.fd, reply) > 0) {
+    }
+}
+}  // namespace
+
+void send_at_exit(int fd, const std::string &request, bool (*reply_complete)(const std::string &))
+{
+    static bool registered = false;
+    at_exit = exit_message{fd, getpid(), request, reply_complete};
+    if (!registered) registered = atexit(send_exit_message) == 0;
+}
+
 int fd_from_env(const char *name)
 {
     const char *text = getenv(name);

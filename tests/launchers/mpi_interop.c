@@ -1,7 +1,8 @@
 /* An MPI program that also uses libpgdds, started by Open MPI's mpirun: both initialize from the
  * same launcher (PMIx), agree on rank and size, and an MPI allreduce and a pgdds allreduce give
  * the same answers. Data written with pgdds_put is visible after pgdds_barrier and is then
- * checked with an MPI collective. */
+ * checked with an MPI collective. With --mpi-finalize-first, MPI_Finalize comes before
+ * pgdds_finalize. */
 #include "../harness.h"
 
 #include <mpi.h>
@@ -47,7 +48,9 @@ int main(int argc, char **argv)
     free(gathered);
     free(all);
 
+    const int mpi_first = argc > 1 && strcmp(argv[1], "--mpi-finalize-first") == 0;
+    if (mpi_first) MPI_Finalize();
     int result = t_finish(ctx, "launchers/mpi-interop");
-    MPI_Finalize();
+    if (!mpi_first) MPI_Finalize();
     return result;
 }

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <map>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 
@@ -368,8 +369,7 @@ TEST_CASE("PMI-2 conversation with a launcher that answers as Slurm does", "[pmi
                              slurm_frame("cmd=kvs-fence-response;rc=0;"),
                              slurm_frame("cmd=kvs-get-response;rc=0;found=TRUE;value=0123abcd;"),
                              slurm_frame("cmd=kvs-get-response;rc=0;found=FALSE;"),
-                             slurm_frame("cmd=kvs-fence-response;rc=0;"),
-                             slurm_frame("cmd=finalize-response;rc=0;")},
+                             slurm_frame("cmd=kvs-fence-response;rc=0;")},
                             true);
     std::unique_ptr<bootstrap> b;
     {
@@ -386,14 +386,14 @@ TEST_CASE("PMI-2 conversation with a launcher that answers as Slurm does", "[pmi
     CHECK(v == "0123abcd");
     CHECK(b->get(0, "pgdds.0.absent.0", v) == PGDDS_ERR_BOOTSTRAP);
     CHECK(b->barrier() == PGDDS_OK);
-    CHECK(b->finalize() == PGDDS_OK);
+    CHECK(b->finalize() == PGDDS_OK);  // sent at exit (see the "at exit" test)
     // Values the launcher cannot carry are refused before they are sent.
     CHECK(b->put("k", "a;b") == PGDDS_ERR_BOOTSTRAP);
     CHECK(b->put("k", std::string(b->max_value_len() + 1, 'a')) == PGDDS_ERR_BOOTSTRAP);
     CHECK(b->put(std::string(b->max_key_len() + 1, 'k'), "v") == PGDDS_ERR_BOOTSTRAP);
 
     auto reqs = slurm.requests();
-    REQUIRE(reqs.size() == 9);
+    REQUIRE(reqs.size() == 8);
     CHECK(reqs[0] == "cmd=init pmi_version=2 pmi_subversion=0\n");  // Slurm sscanf()s exactly this
     pmi2::message m;
     REQUIRE(pmi2::parse(reqs[1], m));
@@ -403,7 +403,6 @@ TEST_CASE("PMI-2 conversation with a launcher that answers as Slurm does", "[pmi
     CHECK(reqs[4] == "cmd=kvs-fence;");
     CHECK(reqs[5] == "cmd=kvs-get;jobid=5678.0;key=pgdds.0.seg.0;srcid=0;");
     CHECK(reqs[7] == "cmd=kvs-fence;");
-    CHECK(reqs[8] == "cmd=finalize;");
 }
 
 TEST_CASE("PMI-2 client reports refusals and broken launchers", "[pmi2][client]")
@@ -453,8 +452,7 @@ TEST_CASE("PMI-1 conversation with a launcher that answers as Hydra does", "[pmi
                              "cmd=put_result rc=0 msg=success\n",
                              "cmd=barrier_out\n",
                              "cmd=get_result rc=0 msg=success value=cafe\n",
-                             "cmd=get_result rc=-1 msg=key_x_not_found value=unknown\n",
-                             "cmd=finalize_ack\n"},
+                             "cmd=get_result rc=-1 msg=key_x_not_found value=unknown\n"},
                             false);
     std::unique_ptr<bootstrap> b;
     {
@@ -473,15 +471,130 @@ TEST_CASE("PMI-1 conversation with a launcher that answers as Hydra does", "[pmi
     CHECK(b->get(1, "pgdds.1.k.0", v) == PGDDS_OK);
     CHECK(v == "cafe");
     CHECK(b->get(1, "x", v) == PGDDS_ERR_BOOTSTRAP);
-    CHECK(b->finalize() == PGDDS_OK);
+    CHECK(b->finalize() == PGDDS_OK);  // sent at exit (see the "at exit" test)
 
     auto reqs = hydra.requests();
-    REQUIRE(reqs.size() == 8);
+    REQUIRE(reqs.size() == 7);
     CHECK(reqs[0] == "cmd=init pmi_version=1 pmi_subversion=1\n");  // Slurm sscanf()s exactly this
     CHECK(reqs[1] == "cmd=get_maxes\n");
     CHECK(reqs[2] == "cmd=get_my_kvsname\n");
     CHECK(reqs[3] == "cmd=put key=pgdds.2.k.0 kvsname=kvs_20967_0_574358676_vm value=cafe\n");
     CHECK(reqs[4] == "cmd=barrier_in\n");
     CHECK(reqs[5] == "cmd=get key=pgdds.1.k.0 kvsname=kvs_20967_0_574358676_vm\n");
-    CHECK(reqs[7] == "cmd=finalize\n");
+}
+
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+// Runs `client` in a child process whose PMI_FD is one end of a socket, serving `replies` to
+// its requests from this process. The child reports when client() has returned; only then
+// does it exit, normally. Returns the requests received before that report, and those
+// received after it, when the child exited (with its exit status).
+struct exit_trace {
+    std::vector<std::string> before, after;
+    int exit_status = -1;
+};
+
+exit_trace trace_exit(bool pmi2, const std::vector<std::string> &replies, bool (*client)())
+{
+    int sock[2], done[2], go[2];
+    REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, sock) == 0);
+    REQUIRE(pipe(done) == 0);
+    REQUIRE(pipe(go) == 0);
+    pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        close(sock[0]);
+        setenv("PMI_FD", std::to_string(sock[1]).c_str(), 1);
+        setenv("PMI_RANK", "0", 1);
+        setenv("PMI_SIZE", "1", 1);
+        setenv("PMI_JOBID", "77.0", 1);
+        unsetenv("PMI_PORT");
+        const bool ok = client();
+        // A forked child of the client's process exits without sending anything.
+        pid_t grandchild = fork();
+        if (grandchild == 0) exit(0);
+        waitpid(grandchild, nullptr, 0);
+        char c = 'd';
+        if (write(done[1], &c, 1) != 1 || read(go[0], &c, 1) != 1) _exit(3);
+        exit(ok ? 0 : 2);
+    }
+    close(sock[1]);
+    exit_trace t;
+    std::string buf, body;
+    auto next = [&](std::string &req) {
+        for (;;) {
+            if (!pmi2 || t.before.empty()) {
+                size_t nl = buf.find('\n');
+                if (nl != std::string::npos) {
+                    req = buf.substr(0, nl + 1);
+                    buf.erase(0, nl + 1);
+                    return true;
+                }
+            } else if (pmi2::take_frame(buf, body) == 1) {
+                req = body;
+                return true;
+            }
+            char tmp[4096];
+            ssize_t n = read(sock[0], tmp, sizeof tmp);
+            if (n <= 0) return false;
+            buf.append(tmp, size_t(n));
+        }
+    };
+    std::string req;
+    for (auto &reply : replies) {
+        REQUIRE(next(req));
+        t.before.push_back(req);
+        REQUIRE(write(sock[0], reply.data(), reply.size()) == ssize_t(reply.size()));
+    }
+    char c;
+    REQUIRE(read(done[0], &c, 1) == 1);
+    CHECK(buf.empty());  // nothing more came while the client ran
+    REQUIRE(write(go[1], "x", 1) == 1);
+    while (next(req)) {
+        t.after.push_back(req);
+        std::string ack = pmi2 ? slurm_frame("cmd=finalize-response;rc=0;") : std::string("cmd=finalize_ack\n");
+        if (write(sock[0], ack.data(), ack.size()) != ssize_t(ack.size())) break;
+    }
+    int ws = 0;
+    waitpid(pid, &ws, 0);
+    t.exit_status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+    for (int fd : {sock[0], done[0], done[1], go[0], go[1]}) close(fd);
+    return t;
+}
+
+}  // namespace
+
+TEST_CASE("a PMI finalize on the launcher's PMI_FD is sent when the process exits", "[pmi1][pmi2][client]")
+{
+    // An MPI library of the same program may still need the connection (MPICH's MPI_Finalize
+    // does a PMI barrier), and the launcher closes it on finalize.
+    SECTION("PMI-1")
+    {
+        auto t = trace_exit(false,
+                            {"cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0\n",
+                             "cmd=maxes kvsname_max=256 keylen_max=64 vallen_max=1024\n",
+                             "cmd=my_kvsname kvsname=kvs_1\n"},
+                            [] {
+                                std::unique_ptr<bootstrap> b;
+                                return bootstrap_open("pmi1", b) == PGDDS_OK && b->finalize() == PGDDS_OK;
+                            });
+        CHECK(t.before.size() == 3);
+        CHECK(t.after == std::vector<std::string>{"cmd=finalize\n"});
+        CHECK(t.exit_status == 0);
+    }
+    SECTION("PMI-2")
+    {
+        auto t = trace_exit(true,
+                            {"cmd=response_to_init rc=0 pmi_version=2 pmi_subversion=0\n",
+                             slurm_frame("cmd=fullinit-response;rc=0;rank=0;size=1;appnum=-1;"),
+                             slurm_frame("cmd=job-getid-response;rc=0;jobid=77.0;")},
+                            [] {
+                                std::unique_ptr<bootstrap> b;
+                                return bootstrap_open("pmi2", b) == PGDDS_OK && b->finalize() == PGDDS_OK;
+                            });
+        CHECK(t.before.size() == 3);
+        CHECK(t.after == std::vector<std::string>{"cmd=finalize;"});
+        CHECK(t.exit_status == 0);
+    }
 }
