@@ -33,6 +33,10 @@ status bootstrap_open(const std::string &which, std::unique_ptr<bootstrap> &out)
     if (client == "pmi2") return bootstrap_pmi2(out);
     if (client == "pmi1") return bootstrap_pmi1(out);
     if (client == "singleton") {
+        const char *tasks = getenv("SLURM_STEP_NUM_TASKS");
+        if (which == "auto" && tasks && atoi(tasks) > 1)
+            PGDDS_LOG(LOG_WARN, "srun started %s tasks without a PMI: each is a job of one rank (use srun "
+                      "--mpi=pmi2 or --mpi=pmix)", tasks);
         out = bootstrap_singleton();
         return PGDDS_OK;
     }
