@@ -11,6 +11,7 @@ pgdds-info must too (its rpath is relative to itself). The C program must not de
 libpgdds_fortran.
 
 usage: check_consumers.py MESON BUILDDIR PREFIX LIBDIR SRCDIR --cc CC... --cxx CXX... [--fc FC...]
+(MESON: the meson on PATH, used when the running Python cannot import Meson)
 """
 import json
 import os
@@ -42,6 +43,15 @@ def run(cmd, env=None, cwd=None, show=True):
     return result.stdout
 
 
+def meson_command(fallback):
+    """The Meson that configured the build: its Python runs this script and imports mesonbuild,
+    unless Meson is packaged some other way; then the meson found on PATH."""
+    own = [sys.executable, "-m", "mesonbuild.mesonmain"]
+    if subprocess.run(own + ["--version"], capture_output=True).returncode == 0:
+        return own
+    return [fallback]
+
+
 def staged(stage, path, prefix):
     """Where an installed path lives under the staging directory."""
     full = path if os.path.isabs(path) else os.path.join(prefix, path)
@@ -53,7 +63,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="pgdds-install-")
     try:
         stage = os.path.join(tmp, "stage")
-        run([meson, "install", "-C", builddir, "--destdir", stage, "--no-rebuild", "--quiet"])
+        run(meson_command(meson) + ["install", "-C", builddir, "--destdir", stage, "--no-rebuild", "--quiet"])
         libdir_staged = staged(stage, libdir, prefix)
         bindir_staged = staged(stage, "bin", prefix)
         env = dict(os.environ, PKG_CONFIG_PATH=os.path.join(libdir_staged, "pkgconfig"))
