@@ -263,6 +263,73 @@ PGDDS_API pgdds_status_t pgdds_keytable_remove(pgdds_keytable_t table, const voi
 typedef int (*pgdds_keytable_visit_t)(const void *key, size_t key_len, void *value, size_t value_len, void *arg); /* nonzero stops */
 PGDDS_API pgdds_status_t pgdds_keytable_foreach_local(pgdds_keytable_t table, pgdds_keytable_visit_t visit, void *arg);
 
+/* ------------------------------------------------------------------------------------------ */
+/* Introspection (addition): the build, the tuning variables, the transports on this machine   */
+/* ------------------------------------------------------------------------------------------ */
+/* These need no context and may be called before pgdds_init or after pgdds_finalize; they are
+ * what `pgdds-info` prints. Strings they return are owned by the library and stay valid for
+ * the life of the process (pgdds_config_var_t.value: until the environment changes). */
+
+/* Addition: build options as name/value pairs, e.g. ("version", "0.1.0"), ("ofi", "yes"),
+ * ("bootstrap", "pmix pmi2 pmi1 singleton"). index runs from 0 to pgdds_build_option_count()-1. */
+PGDDS_API int            pgdds_build_option_count(void);
+PGDDS_API pgdds_status_t pgdds_build_option(int index, const char **name, const char **value);
+
+/* Addition: the PGDDS_* environment variables, from the table the library parses them with.
+ * The caller sets field_mask to the fields it wants; pgdds_config_describe fills those. */
+enum {
+    PGDDS_CONFIG_FIELD_NAME        = 1u << 0,
+    PGDDS_CONFIG_FIELD_TYPE        = 1u << 1,
+    PGDDS_CONFIG_FIELD_DEFAULT     = 1u << 2,
+    PGDDS_CONFIG_FIELD_CHOICES     = 1u << 3,
+    PGDDS_CONFIG_FIELD_DESCRIPTION = 1u << 4,
+    PGDDS_CONFIG_FIELD_VALUE       = 1u << 5
+};
+typedef struct pgdds_config_var {
+    uint64_t    field_mask;
+    const char *name;           /* "PGDDS_SEGMENT_SIZE" */
+    const char *type;           /* "string", "choice", "size", "count", "bool" or "seconds" */
+    const char *default_value;  /* as text, e.g. "256M"; "" when empty */
+    const char *choices;        /* "auto|on|off" for a choice, else NULL */
+    const char *description;
+    const char *value;          /* VALUE: the environment's text, NULL when unset */
+    int         value_ok;       /* VALUE: 1 if unset or well-formed; 0 if ill-formed (the default applies) */
+} pgdds_config_var_t;
+PGDDS_API int            pgdds_config_count(void);
+PGDDS_API pgdds_status_t pgdds_config_describe(int index, pgdds_config_var_t *var);
+
+/* Addition: what each transport finds on this machine, probed without a job: one entry per
+ * libfabric provider, UCX transport layer, RDMA device, plus the shared-memory path, and one
+ * entry for each backend not in this build. pgdds_transport_probe probes once per process
+ * (thread-safe) and gives the number of entries; pgdds_transport_describe fills the fields
+ * asked for in attr->field_mask. */
+enum {
+    PGDDS_TRANSPORT_FIELD_TRANSPORT = 1u << 0,
+    PGDDS_TRANSPORT_FIELD_COMPONENT = 1u << 1,
+    PGDDS_TRANSPORT_FIELD_BUILT     = 1u << 2,
+    PGDDS_TRANSPORT_FIELD_USABLE    = 1u << 3,
+    PGDDS_TRANSPORT_FIELD_ATOMICS   = 1u << 4,
+    PGDDS_TRANSPORT_FIELD_PROGRESS  = 1u << 5,
+    PGDDS_TRANSPORT_FIELD_DETAIL    = 1u << 6
+};
+typedef struct pgdds_transport_attr {
+    uint64_t    field_mask;
+    const char *transport;   /* "shm", "ofi", "ucx", "verbs" */
+    const char *component;   /* provider / transport layer / device, e.g. "tcp;ofi_rxm"; "" for the backend */
+    int         built;       /* 1 if the backend is in this build */
+    int         usable;      /* 1: pgdds would run over it here; 0: it would not; -1: unknown */
+    const char *atomics;     /* "cpu", "native", "emulated (active messages)", ...; "" unknown */
+    const char *progress;    /* "auto": completes without the target's help; "manual"; "" unknown */
+    const char *detail;      /* one line: version, limits, or why it is unusable */
+} pgdds_transport_attr_t;
+PGDDS_API pgdds_status_t pgdds_transport_probe(int *count);
+PGDDS_API pgdds_status_t pgdds_transport_describe(int index, pgdds_transport_attr_t *attr);
+
+/* Addition: for language bindings that validate arguments themselves (the Fortran module):
+ * records message as the calling thread's pgdds_last_error() and returns status, which must be
+ * a PGDDS_ERR_* code (negative). */
+PGDDS_API pgdds_status_t pgdds_set_last_error(pgdds_status_t status, const char *message);
+
 #ifdef __cplusplus
 }
 #endif

@@ -21,6 +21,8 @@ struct config_var {
 
 const std::vector<config_var> &config_table();
 const config_var *config_find(const char *name);
+// Whether `text` is a well-formed value of v (an ill-formed one is ignored with a warning).
+bool config_value_ok(const config_var &v, const char *text);
 const char *var_type_name(var_type t);
 
 enum class shm_mode { automatic, on, off };
@@ -39,6 +41,7 @@ struct config {
     bool progress_thread = false;
     int log_level = 1;
     double timeout = 0;  // seconds; 0 waits forever
+    std::string pmi = "auto";
     std::string job_id;
 };
 

@@ -80,7 +80,7 @@ status runtime::init(const pgdds_init_params_t *params)
     if (st != PGDDS_OK) return st;
     log_threshold = cfg_.log_level;
 
-    st = bootstrap_open(boot_);
+    st = bootstrap_open(cfg_.pmi, boot_);
     if (st != PGDDS_OK) return fail_prefix(st, "pgdds_init");
     rank_ = boot_->rank();
     nranks_ = boot_->size();
