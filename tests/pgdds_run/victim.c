@@ -34,7 +34,7 @@ int main(int argc, char **argv)
     pgdds_barrier(ctx);
     int victim = strcmp(what, "segv") == 0 ? n - 1 : 1;
     /* An unmapped address that sanitizers do not flag as undefined behaviour before the fault. */
-    volatile char *wild = (volatile char *)(uintptr_t)16;
+    volatile char *wild = (volatile char *)(uintptr_t)strtoul("16", NULL, 10);
     if (me == victim) {
         if (strcmp(what, "segv") == 0) {
             *wild = 1;
