@@ -16,7 +16,7 @@ namespace {
 constexpr uint32_t blob_magic = 0x31786375;  // "ucx1"
 constexpr uint16_t am_id = 0;
 // Bytes of active-message packets one VCI may have in flight before am_send says AGAIN.
-constexpr size_t am_in_flight_limit = size_t(64) << 20;
+constexpr size_t am_in_flight_limit = size_t(16) << 20;
 // Packets up to this size are copied into pooled buffers, larger ones into their own.
 constexpr size_t am_small_bytes = 8192;
 // How long close() waits for a flush or an endpoint close before giving up on a peer.
