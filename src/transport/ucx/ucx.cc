@@ -562,7 +562,7 @@ status transport_ucx::connect(const std::vector<std::vector<uint8_t>> &peers)
                 for (const auto &tl : lanes.atomic) cpu_lane = cpu_lane || is_cpu_memory_tl(tl);
                 p.emulate_fetch_bitwise = cpu_lane;
             }
-            if (v.index == 0 && r != rt_->rank()) {
+            if (v.index == 0 && r != rt_->rank() && log_threshold >= LOG_INFO) {
                 lane_info lanes = endpoint_lanes(p.ep);
                 PGDDS_LOG(LOG_INFO, "ucx: rank %d over %s (atomics: %s)%s%s", r, join_unique(lanes.all).c_str(),
                           lanes.atomic.empty() ? "emulated by UCX" : join_unique(lanes.atomic).c_str(),
@@ -601,6 +601,9 @@ void transport_ucx::close_endpoints()
             if (p.rkey) ucp_rkey_destroy(p.rkey);
             p.rkey = nullptr;
         }
+        // Forced close: nothing is outstanding after the flush, and a flushing close of an
+        // endpoint that was never used (TCP still wiring up) waits for a peer that may already
+        // have destroyed its worker.
         std::vector<ucs_status_ptr_t> closing;
         for (auto &p : v.peers) {
             if (!p.ep) continue;

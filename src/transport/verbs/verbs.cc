@@ -263,15 +263,22 @@ status transport_verbs::create_vci(unsigned index)
         pa.td = v.td;
         v.domain = ibv_alloc_parent_domain(ctx_, &pa);
     }
-    ibv_cq_init_attr_ex ca;
-    memset(&ca, 0, sizeof ca);
-    ca.cqe = plan_.cq_size;
-    ca.wc_flags = IBV_WC_STANDARD_FLAGS;
-    ca.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS | (v.domain ? IBV_CQ_INIT_ATTR_MASK_PD : 0);
-    ca.flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED;
-    ca.parent_domain = v.domain;
-    ibv_cq_ex *cq_ex = ibv_create_cq_ex(ctx_, &ca);
-    v.cq = cq_ex ? ibv_cq_ex_to_cq(cq_ex) : ibv_create_cq(ctx_, int(plan_.cq_size), nullptr, nullptr, 0);
+    // The CQ: single-threaded and in the thread domain where the provider allows, else plain.
+    for (int attempt = 0; attempt < 3 && !v.cq; ++attempt) {
+        if (attempt == 0 && !v.domain) continue;
+        if (attempt == 2) {
+            v.cq = ibv_create_cq(ctx_, int(plan_.cq_size), nullptr, nullptr, 0);
+            break;
+        }
+        ibv_cq_init_attr_ex ca;
+        memset(&ca, 0, sizeof ca);
+        ca.cqe = plan_.cq_size;
+        ca.wc_flags = IBV_WC_STANDARD_FLAGS;
+        ca.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS | (attempt == 0 ? IBV_CQ_INIT_ATTR_MASK_PD : 0);
+        ca.flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED;
+        ca.parent_domain = attempt == 0 ? v.domain : nullptr;
+        if (ibv_cq_ex *cq = ibv_create_cq_ex(ctx_, &ca)) v.cq = ibv_cq_ex_to_cq(cq);
+    }
     if (!v.cq)
         return fail(PGDDS_ERR_TRANSPORT, "verbs: cannot create a CQ of %u entries for VCI %u: %s", plan_.cq_size, index,
                     strerror(errno));
@@ -322,11 +329,12 @@ status transport_verbs::create_vci(unsigned index)
 status transport_verbs::create_qp(vci_state &v, int peer)
 {
     static thread_local std::mt19937 psn_source{std::random_device{}()};
-    // The inline size is found on the first QP: as much as the provider accepts of 256 bytes.
-    static const uint32_t inline_tries[] = {256, 64, 0};
+    // The inline size is settled on the first QP, the largest of these the provider accepts;
+    // every later QP asks for the same.
+    static const int inline_tries[] = {256, 64, 0};
     vci_state::peer_qp &q = v.qps[peer];
-    for (uint32_t want : inline_tries) {
-        if (max_inline_ && want != max_inline_) continue;  // later QPs ask what the first got
+    for (int want : inline_tries) {
+        if (inline_request_ >= 0 && want != inline_request_) continue;
         ibv_qp_init_attr qa;
         memset(&qa, 0, sizeof qa);
         qa.send_cq = v.cq;
@@ -335,12 +343,13 @@ status transport_verbs::create_qp(vci_state &v, int peer)
         qa.cap.max_send_wr = plan_.sq_depth;
         qa.cap.max_send_sge = 1;
         qa.cap.max_recv_sge = 1;
-        qa.cap.max_inline_data = want;
+        qa.cap.max_inline_data = uint32_t(want);
         qa.qp_type = IBV_QPT_RC;
         qa.sq_sig_all = 0;
         q.qp = ibv_create_qp(v.domain ? v.domain : pd_, &qa);
         if (q.qp) {
-            max_inline_ = qa.cap.max_inline_data;
+            max_inline_ = inline_request_ < 0 ? qa.cap.max_inline_data : std::min(max_inline_, qa.cap.max_inline_data);
+            inline_request_ = want;
             break;
         }
     }

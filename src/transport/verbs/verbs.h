@@ -79,7 +79,8 @@ class transport_verbs final : public transport {
     size_t seg_size_ = 0;
     verbs::port_address port_;
     verbs::resource_plan plan_;
-    uint32_t max_inline_ = 0;
+    int inline_request_ = -1;  // max_inline_data asked of every QP, once the first settled it
+    uint32_t max_inline_ = 0;  // what the QPs offer
     uint64_t max_msg_ = 0;
     std::vector<std::unique_ptr<vci_state>> vcis_;
     std::vector<uint32_t> peer_rkey_;
