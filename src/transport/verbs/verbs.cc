@@ -211,30 +211,27 @@ status transport_verbs::open_device()
     port_.mtu = uint8_t(chosen.active_mtu);
     // Larger transfers are split; a WR's length field has 32 bits.
     max_msg_ = chosen.max_msg_sz ? std::min<uint64_t>(chosen.max_msg_sz, uint64_t(1) << 30) : uint64_t(1) << 30;
-    // The GID: on RoCE the first RoCE v2 entry (else any), on InfiniBand entry 0 for routing
-    // through a GRH when there is no LID.
-    int fallback = -1;
-    for (int i = 0; i < chosen.gid_tbl_len; ++i) {
+    // The GID: on RoCE the first RoCE v2 entry (else the first valid one), on InfiniBand the
+    // first valid one, for routing through a GRH when there is no LID.
+    int gid_index = -1;
+    bool preferred = false;
+    for (int i = 0; i < chosen.gid_tbl_len && !preferred; ++i) {
         ibv_gid_entry e;
         if (ibv_query_gid_ex(ctx_, uint32_t(chosen_port), uint32_t(i), &e, 0) != 0) continue;
         bool zero = true;
         for (uint8_t b : e.gid.raw) zero = zero && b == 0;
         if (zero) continue;
-        if (fallback < 0) {
-            fallback = i;
-            memcpy(port_.gid, e.gid.raw, sizeof port_.gid);
-        }
-        if (port_.link_layer == IBV_LINK_LAYER_INFINIBAND || e.gid_type == IBV_GID_TYPE_ROCE_V2) {
+        bool best = port_.link_layer == IBV_LINK_LAYER_INFINIBAND || e.gid_type == IBV_GID_TYPE_ROCE_V2;
+        if (gid_index < 0 || best) {
+            gid_index = i;
+            preferred = best;
             port_.gid_index = uint8_t(i);
             memcpy(port_.gid, e.gid.raw, sizeof port_.gid);
-            fallback = i;
-            break;
         }
     }
-    if (fallback >= 0 && port_.gid_index == 0) port_.gid_index = uint8_t(fallback);
-    if (port_.link_layer == IBV_LINK_LAYER_ETHERNET && fallback < 0)
+    if (port_.link_layer == IBV_LINK_LAYER_ETHERNET && gid_index < 0)
         return fail(PGDDS_ERR_UNSUPPORTED, "verbs: %s is an Ethernet (RoCE) port without a GID", device_.c_str());
-    if (port_.link_layer == IBV_LINK_LAYER_INFINIBAND && port_.lid == 0 && fallback < 0)
+    if (port_.link_layer == IBV_LINK_LAYER_INFINIBAND && port_.lid == 0 && gid_index < 0)
         return fail(PGDDS_ERR_UNSUPPORTED, "verbs: %s has neither a LID nor a GID", device_.c_str());
 
     pd_ = ibv_alloc_pd(ctx_);
@@ -263,22 +260,22 @@ status transport_verbs::create_vci(unsigned index)
         pa.td = v.td;
         v.domain = ibv_alloc_parent_domain(ctx_, &pa);
     }
-    // The CQ: single-threaded and in the thread domain where the provider allows, else plain.
-    for (int attempt = 0; attempt < 3 && !v.cq; ++attempt) {
-        if (attempt == 0 && !v.domain) continue;
-        if (attempt == 2) {
-            v.cq = ibv_create_cq(ctx_, int(plan_.cq_size), nullptr, nullptr, 0);
-            break;
-        }
+    // The CQ: single-threaded (no lock) and in the thread domain where the provider allows,
+    // single-threaded alone, else a plain one.
+    auto single_threaded_cq = [&](ibv_pd *domain) -> ibv_cq * {
         ibv_cq_init_attr_ex ca;
         memset(&ca, 0, sizeof ca);
         ca.cqe = plan_.cq_size;
         ca.wc_flags = IBV_WC_STANDARD_FLAGS;
-        ca.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS | (attempt == 0 ? IBV_CQ_INIT_ATTR_MASK_PD : 0);
+        ca.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS | (domain ? IBV_CQ_INIT_ATTR_MASK_PD : 0);
         ca.flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED;
-        ca.parent_domain = attempt == 0 ? v.domain : nullptr;
-        if (ibv_cq_ex *cq = ibv_create_cq_ex(ctx_, &ca)) v.cq = ibv_cq_ex_to_cq(cq);
-    }
+        ca.parent_domain = domain;
+        ibv_cq_ex *cq = ibv_create_cq_ex(ctx_, &ca);
+        return cq ? ibv_cq_ex_to_cq(cq) : nullptr;
+    };
+    if (v.domain) v.cq = single_threaded_cq(v.domain);
+    if (!v.cq) v.cq = single_threaded_cq(nullptr);
+    if (!v.cq) v.cq = ibv_create_cq(ctx_, int(plan_.cq_size), nullptr, nullptr, 0);
     if (!v.cq)
         return fail(PGDDS_ERR_TRANSPORT, "verbs: cannot create a CQ of %u entries for VCI %u: %s", plan_.cq_size, index,
                     strerror(errno));

@@ -181,7 +181,7 @@ qp_transition qp_to_rtr(const port_address &local, const port_address &remote, u
     t.attr.ah_attr.sl = 0;
     t.attr.ah_attr.src_path_bits = 0;
     t.attr.ah_attr.port_num = local.port;
-    if (remote.link_layer == IBV_LINK_LAYER_ETHERNET || remote.lid == 0) {
+    if (local.link_layer == IBV_LINK_LAYER_ETHERNET || remote.link_layer == IBV_LINK_LAYER_ETHERNET || remote.lid == 0) {
         t.attr.ah_attr.is_global = 1;
         memcpy(t.attr.ah_attr.grh.dgid.raw, remote.gid, sizeof remote.gid);
         t.attr.ah_attr.grh.sgid_index = local.gid_index;
