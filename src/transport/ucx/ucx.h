@@ -4,12 +4,27 @@
 // (an rkey is only valid on the endpoint it was unpacked on).
 //
 // The segment is allocated by UCX (ucp_mem_map with UCP_MEM_MAP_ALLOCATE) when the runtime lets
-// the transport own it: on UCX's shared-memory transports peers then map it, and put, get and
-// atomics complete without the target's help. When the on-node shm path is active the runtime
-// allocates the segment in its own shared-memory file and this backend only registers it.
+// the transport own it: on UCX's shared-memory transports peers then map it (ucp_rkey_ptr,
+// peer_pointer), and put, get and atomics complete without the target's help. When the on-node
+// shm path is active the runtime allocates the segment in its own shared-memory file and this
+// backend only registers it.
 //
 // Operations are ucp_*_nbx calls whose completion callback completes the caller's
 // op_completion; requests carry a request_info in UCP's per-request user area (request_size).
+// Failures of operations nobody waits for are reported by the next flush. flush is
+// ucp_worker_flush_nbx: every operation of the VCI complete at its target.
+//
+// Fetching AND/OR/XOR run as compare-and-swap loops on endpoints whose atomics go through a
+// CPU-memory transport (posix, sysv, xpmem, self) to a mapped segment: UCX 1.13.1 as Debian
+// builds it returns the right old value there but writes the wrong result.
+//
+// Active messages: ucp_am_send_nbx of a copy of the packet (the caller reuses it on return);
+// packets above UCX's eager limit arrive as rendezvous and are fetched with
+// ucp_am_recv_data_nbx before they go to the runtime.
+//
+// Peer failure: endpoints to other nodes use UCP_ERR_HANDLING_MODE_PEER (an error handler
+// marks the peer failed, operations then fail with PGDDS_ERR_PEER_FAILED); on this node that
+// mode would rule out UCX's shared-memory transports, and the runtime watches local processes.
 #pragma once
 
 #include "../transport.h"
