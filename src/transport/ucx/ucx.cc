@@ -203,6 +203,8 @@ struct transport_ucx::vci_state {
     ucp_worker_h worker = nullptr;
     std::vector<peer> peers;
     unsigned cas_loops = 0;           // emulated atomics still running
+    // Flushes that also wait for those loops: a loop may issue attempts after the flush began.
+    std::vector<op_completion *> loop_waiters;
     size_t am_in_flight = 0;          // bytes of sent packets not yet released by UCX
     std::vector<uint8_t *> am_pool;   // free buffers of am_small_bytes
     uint64_t discard = 0;             // reply buffer of non-fetching swaps
@@ -784,8 +786,12 @@ void cas_end(transport_ucx::cas_loop *c, status st)
 {
     if (c->done) c->done->complete(st);
     else if (st != PGDDS_OK) c->v->defer(st);
-    c->v->cas_loops--;
+    transport_ucx::vci_state &v = *c->v;
     delete c;
+    if (--v.cas_loops == 0) {
+        for (op_completion *w : v.loop_waiters) w->complete(PGDDS_OK);
+        v.loop_waiters.clear();
+    }
 }
 
 void on_cas_done(void *request, ucs_status_t s, void *)
@@ -831,8 +837,6 @@ status transport_ucx::cas_loop_start(vci_state &v, int rank, uint64_t remote_add
 status transport_ucx::flush(unsigned vci, op_completion *done)
 {
     vci_state &v = *vcis_[vci];
-    // An emulated atomic may still issue attempts that a flush started now would not cover.
-    if (v.cas_loops) return PGDDS_ERR_AGAIN;
     if (v.deferred != PGDDS_OK) {
         status st = fail(v.deferred, "%s", v.deferred_msg.c_str());
         v.deferred = PGDDS_OK;
@@ -842,7 +846,18 @@ status transport_ucx::flush(unsigned vci, op_completion *done)
     ucp_request_param_t prm;
     prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK;
     prm.cb.send = on_send_done;
-    return issued(ucp_worker_flush_nbx(v.worker, &prm), v, -1, "flush", done);
+    // Emulated atomics still running may issue attempts this worker flush does not cover; the
+    // flush completes when they have finished too.
+    if (v.cas_loops) {
+        done->add();
+        v.loop_waiters.push_back(done);
+    }
+    status st = issued(ucp_worker_flush_nbx(v.worker, &prm), v, -1, "flush", done);
+    if (st != PGDDS_OK && v.cas_loops) {
+        v.loop_waiters.pop_back();
+        done->pending.fetch_sub(1, std::memory_order_relaxed);
+    }
+    return st;
 }
 
 status transport_ucx::progress(unsigned vci)
