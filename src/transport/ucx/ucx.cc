@@ -588,13 +588,15 @@ void transport_ucx::close_endpoints()
 {
     for (auto &vp : vcis_) {
         vci_state &v = *vp;
-        // Everything was flushed by the runtime's final barrier; this flush only bounds the
-        // wait if a peer vanished meanwhile.
+        // RMA was flushed by the runtime's final barrier, but rendezvous packets complete only
+        // when their receiver acknowledges them: wait for those, then flush, each wait bounded
+        // in case a peer vanished meanwhile.
+        double until = seconds_now() + close_wait_seconds;
+        while (v.am_in_flight && seconds_now() < until) ucp_worker_progress(v.worker);
         ucp_request_param_t prm;
         prm.op_attr_mask = 0;
         ucs_status_ptr_t r = ucp_worker_flush_nbx(v.worker, &prm);
         if (UCS_PTR_IS_PTR(r)) {
-            double until = seconds_now() + close_wait_seconds;
             while (ucp_request_check_status(r) == UCS_INPROGRESS && seconds_now() < until) ucp_worker_progress(v.worker);
             if (ucp_request_check_status(r) == UCS_INPROGRESS) ucp_request_cancel(v.worker, r);
             ucp_request_free(r);
@@ -616,7 +618,7 @@ void transport_ucx::close_endpoints()
             if (UCS_PTR_IS_PTR(c)) closing.push_back(c);
             p.ep = nullptr;
         }
-        double until = seconds_now() + close_wait_seconds;
+        until = seconds_now() + close_wait_seconds;
         for (auto c : closing) {
             while (ucp_request_check_status(c) == UCS_INPROGRESS && seconds_now() < until) ucp_worker_progress(v.worker);
             if (ucp_request_check_status(c) == UCS_INPROGRESS)
