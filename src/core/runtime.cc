@@ -15,6 +15,7 @@ namespace pgdds {
 thread_local runtime::binding runtime::tls_binding;
 thread_local unsigned runtime::tls_issued;
 thread_local unsigned runtime::tls_progressed;
+thread_local bool runtime::tls_library_thread;
 std::atomic<uint64_t> runtime::next_id{1};
 
 namespace {
@@ -235,7 +236,9 @@ status runtime::choose_transports()
             for (const char *kind : {"verbs", "ofi", "ucx"}) {
                 status st = open_net(kind);
                 if (st == PGDDS_OK) break;
-                tried += std::string(tried.empty() ? "" : "; ") + kind + ": " + pgdds_last_error();
+                std::string why_not = pgdds_last_error();  // backends name themselves
+                if (why_not.rfind(std::string(kind) + ":", 0) != 0) why_not = std::string(kind) + ": " + why_not;
+                tried += std::string(tried.empty() ? "" : "; ") + why_not;
             }
             if (!net_)
                 return fail(PGDDS_ERR_UNSUPPORTED, "no network transport is usable (%s)", tried.c_str());
@@ -485,6 +488,7 @@ status runtime::progress_all()
 
 void runtime::progress_thread_main()
 {
+    tls_library_thread = true;  // its handlers may call the library whatever the thread level
     while (!progress_stop_.load(std::memory_order_relaxed)) {
         for (auto &v : vcis_) {
             if (!v->lock.try_lock()) continue;  // someone is working on it: it progresses

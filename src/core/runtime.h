@@ -119,10 +119,12 @@ class runtime {
     bool is_mine(const vci &v) const { return tls_binding.rt_id == id_ && tls_binding.vci == v.index; }
     bool is_bound() const { return tls_binding.rt_id == id_; }
     status bind(unsigned index);
-    // The thread level allows the calling thread (SINGLE/FUNNELED: only the initializing one).
+    // The thread level allows the calling thread (SINGLE/FUNNELED: only the initializing one,
+    // and the library's own progress thread, which runs active-message handlers).
     bool thread_allowed() const
     {
-        return cfg_.thread_level == PGDDS_THREAD_MULTIPLE || pthread_equal(pthread_self(), init_pthread_);
+        return cfg_.thread_level == PGDDS_THREAD_MULTIPLE || pthread_equal(pthread_self(), init_pthread_) ||
+               tls_library_thread;
     }
     // Explains why the calling thread is not allowed.
     status check_thread(const char *who) const;
@@ -195,6 +197,7 @@ class runtime {
     static thread_local binding tls_binding;
     static thread_local unsigned tls_issued;       // operations issued, for periodic progress
     static thread_local unsigned tls_progressed;   // progress calls, for periodic sweeps
+    static thread_local bool tls_library_thread;   // the progress thread
     status progress_one(vci &v);
     static std::atomic<uint64_t> next_id;
 
