@@ -17,9 +17,6 @@ match_table::match_table(uint8_t *segment, uint64_t index_offset, uint64_t nbuck
 status match_table::append_pending(const void *key, size_t key_len, const void *value, size_t value_len,
                                    pending_entry &out)
 {
-    if (live_ >= capacity_)
-        return fail(PGDDS_ERR_FULL, "the partition holds capacity_per_rank (%llu) entries",
-                    (unsigned long long)capacity_);
     uint64_t offset;
     size_t value_at = record_value_offset(key_len);
     status st = records_.alloc(value_at + max_value_size_, offset);
@@ -29,7 +26,6 @@ status match_table::append_pending(const void *key, size_t key_len, const void *
     memcpy(r, &h, sizeof h);
     memcpy(r + sizeof h, key, key_len);
     if (value_len) memcpy(r + value_at, value, value_len);
-    ++live_;
     out = pending_entry{offset, key_len, value_len};
     return PGDDS_OK;
 }
@@ -59,6 +55,9 @@ status match_table::activate(const pending_entry &p, uint64_t base, placement &o
                            aliases_used[a / 64] |= uint64_t(1) << (a % 64);
                        });
     if (exists) return fail(PGDDS_ERR_EXISTS, "the key is present");
+    if (live_ >= capacity_)
+        return fail(PGDDS_ERR_FULL, "the partition holds capacity_per_rank (%llu) entries",
+                    (unsigned long long)capacity_);
     unsigned alias = 0;
     while (alias < max_aliases && (aliases_used[alias / 64] >> (alias % 64) & 1)) ++alias;
     if (alias == max_aliases)
@@ -81,6 +80,7 @@ status match_table::activate(const pending_entry &p, uint64_t base, placement &o
             store_word(s.value_len, p.value_len);
             uint64_t meta = (meta_next_version(old) & ~(gen_mask << meta_gen_shift)) | gen << meta_gen_shift | meta_active;
             __atomic_store_n(&s.meta, meta, __ATOMIC_RELEASE);
+            ++live_;
             out = placement{b * slots_per_bucket + j, meta, loc};
             return PGDDS_OK;
         }
@@ -88,11 +88,7 @@ status match_table::activate(const pending_entry &p, uint64_t base, placement &o
     return fail(PGDDS_ERR_FULL, "no free slot in the index");
 }
 
-void match_table::discard(const pending_entry &p)
-{
-    records_.free(p.record);
-    --live_;
-}
+void match_table::discard(const pending_entry &p) { records_.free(p.record); }
 
 uint64_t match_table::farthest_from(uint64_t home) const
 {

@@ -217,12 +217,11 @@ class match_table {
     // The changes below are serialized by their callers with this mutex.
     std::mutex &mutex() { return mutex_; }
 
-    // Allocates and writes the record of a new entry. FULL when the partition holds `capacity`
-    // entries, NO_MEMORY when the segment has no room.
+    // Allocates and writes the record of a new entry; NO_MEMORY when the segment has no room.
     status append_pending(const void *key, size_t key_len, const void *value, size_t value_len, pending_entry &out);
     // Places a pending entry in the index under the lowest alias of `match_base` that no other
     // key uses and publishes it. EXISTS when the key is there already (the pending entry stays
-    // pending), FULL when all aliases are taken.
+    // pending), FULL when the partition holds `capacity` entries or all aliases are taken.
     status activate(const pending_entry &p, uint64_t match_base, placement &out);
     // Frees a pending entry that will not be activated.
     void discard(const pending_entry &p);
@@ -248,7 +247,7 @@ class match_table {
     uint64_t capacity_;
     size_t max_value_size_;
     record_allocator &records_;
-    uint64_t live_ = 0;  // pending and active entries
+    uint64_t live_ = 0;  // active entries
     std::mutex mutex_;
 };
 
