@@ -39,6 +39,7 @@ struct msg_header {
 };
 struct insert_body {  // followed by the key and the value
     uint64_t match_base;
+    uint64_t fingerprint;
     uint64_t key_len;
     uint64_t value_len;
 };
@@ -179,35 +180,35 @@ class segment_access {
 // ---------------------------------------------------------------------------------------------
 entry_cache::entry_cache(uint64_t lines) : lines_(new line[lines]), count_(lines) {}
 
-entry_cache::line *entry_cache::line_for(int owner, uint64_t base) const
+entry_cache::line *entry_cache::line_for(int owner, uint64_t tag) const
 {
-    return &lines_[scale_to(mix64(base ^ uint64_t(owner) * 0x9e3779b97f4a7c15ull), count_)];
+    return &lines_[scale_to(mix64(tag ^ uint64_t(owner) * 0x9e3779b97f4a7c15ull), count_)];
 }
 
-bool entry_cache::find(int owner, uint64_t base, entry_ref &out) const
+bool entry_cache::find(int owner, uint64_t tag, entry_ref &out) const
 {
-    const line &l = *line_for(owner, base);
+    const line &l = *line_for(owner, tag);
     uint64_t seq = l.seq.load(std::memory_order_acquire);
     if (seq & 1) return false;
-    entry_ref e{int(l.tag.load(std::memory_order_relaxed)) - 1, l.slot.load(std::memory_order_relaxed),
+    entry_ref e{int(l.owner.load(std::memory_order_relaxed)) - 1, l.slot.load(std::memory_order_relaxed),
                 l.meta.load(std::memory_order_relaxed), l.loc.load(std::memory_order_relaxed),
                 l.value_len.load(std::memory_order_relaxed)};
-    uint64_t line_base = l.base.load(std::memory_order_relaxed);
+    uint64_t line_tag = l.tag.load(std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_acquire);
-    if (l.seq.load(std::memory_order_relaxed) != seq || e.owner != owner || line_base != base) return false;
+    if (l.seq.load(std::memory_order_relaxed) != seq || e.owner != owner || line_tag != tag) return false;
     out = e;
     return true;
 }
 
-void entry_cache::store(uint64_t base, const entry_ref &e)
+void entry_cache::store(uint64_t tag, const entry_ref &e)
 {
-    line &l = *line_for(e.owner, base);
+    line &l = *line_for(e.owner, tag);
     uint64_t seq = l.seq.load(std::memory_order_relaxed);
     // A line another thread is writing is left to it.
     if ((seq & 1) || !l.seq.compare_exchange_strong(seq, seq + 1, std::memory_order_acquire)) return;
     std::atomic_thread_fence(std::memory_order_release);
-    l.tag.store(uint64_t(e.owner) + 1, std::memory_order_relaxed);
-    l.base.store(base, std::memory_order_relaxed);
+    l.owner.store(uint64_t(e.owner) + 1, std::memory_order_relaxed);
+    l.tag.store(tag, std::memory_order_relaxed);
     l.slot.store(e.slot, std::memory_order_relaxed);
     l.meta.store(e.meta, std::memory_order_relaxed);
     l.loc.store(e.loc, std::memory_order_relaxed);
@@ -215,14 +216,14 @@ void entry_cache::store(uint64_t base, const entry_ref &e)
     l.seq.store(seq + 2, std::memory_order_release);
 }
 
-void entry_cache::forget(int owner, uint64_t base)
+void entry_cache::forget(int owner, uint64_t tag)
 {
-    line &l = *line_for(owner, base);
+    line &l = *line_for(owner, tag);
     uint64_t seq = l.seq.load(std::memory_order_relaxed);
     if ((seq & 1) || !l.seq.compare_exchange_strong(seq, seq + 1, std::memory_order_acquire)) return;
     std::atomic_thread_fence(std::memory_order_release);
-    if (l.tag.load(std::memory_order_relaxed) == uint64_t(owner) + 1 && l.base.load(std::memory_order_relaxed) == base)
-        l.tag.store(0, std::memory_order_relaxed);
+    if (l.owner.load(std::memory_order_relaxed) == uint64_t(owner) + 1 && l.tag.load(std::memory_order_relaxed) == tag)
+        l.owner.store(0, std::memory_order_relaxed);
     l.seq.store(seq + 2, std::memory_order_release);
 }
 
@@ -350,8 +351,21 @@ uint64_t table::hash_of(const void *key, size_t len) const
 
 key_ref table::address(const void *key, size_t len) const
 {
-    key_address a = address_of(hash_of(key, len), nranks_);
-    return key_ref{static_cast<const uint8_t *>(key), len, a.owner, a.match_base, home_bucket(a.match_base, nbuckets_)};
+    // The fingerprint must tell apart keys that the hash does not, so it never comes from an
+    // application's hash.
+    uint64_t hash;
+    uint32_t fingerprint;
+    if (hash_) {
+        hash = hash_(key, len, hash_arg_);
+        fingerprint = uint32_t(XXH3_64bits(key, len));
+    } else {
+        XXH128_hash_t h = XXH3_128bits(key, len);
+        hash = h.low64;
+        fingerprint = uint32_t(h.high64);
+    }
+    key_address a = address_of(hash, nranks_);
+    return key_ref{static_cast<const uint8_t *>(key), len, a.owner, a.match_base,
+                   home_bucket(a.match_base, nbuckets_), fingerprint};
 }
 
 status table::enter(const char *who, runtime *&rt, vci *&v) const
@@ -380,8 +394,8 @@ template <class Attempt> status table::retry_until_settled(runtime &rt, vci &v, 
 // ---------------------------------------------------------------------------------------------
 // Reading: resolution of a key, validated reads of records (§3.4, §3.6.2, §3.7)
 // ---------------------------------------------------------------------------------------------
-status table::read_record(segment_access &a, const key_ref &k, uint64_t slot, uint64_t meta, uint64_t loc,
-                          uint64_t value_guess, record_read &out)
+status table::read_record_bytes(segment_access &a, const key_ref &k, uint64_t loc, uint64_t value_guess,
+                                record_header &h)
 {
     const size_t value_at = record_value_offset(k.len);
     if (record_buf.size() < value_at + max_value_size_) record_buf.resize(value_at + max_value_size_);
@@ -389,17 +403,28 @@ status table::read_record(segment_access &a, const key_ref &k, uint64_t slot, ui
     size_t first = value_at + size_t(std::min<uint64_t>(value_guess, max_value_size_));
     status st = a.read(k.owner, loc_offset(loc), buf, first);
     if (st != PGDDS_OK) return st;
-    record_header h;
     memcpy(&h, buf, sizeof h);
-    bool plausible = h.key_len == k.len && h.value_len <= max_value_size_;
-    if (plausible && value_at + h.value_len > first) {
+    if (holds_key(k, h) && value_at + h.value_len > first)
         st = a.read(k.owner, loc_offset(loc) + first, buf + first, value_at + h.value_len - first);
-        if (st != PGDDS_OK) return st;
-    }
+    return st;
+}
+
+bool table::holds_key(const key_ref &k, const record_header &h) const
+{
+    return h.key_len == k.len && h.value_len <= max_value_size_ &&
+           memcmp(record_buf.data() + sizeof h, k.bytes, k.len) == 0;
+}
+
+status table::read_record(segment_access &a, const key_ref &k, uint64_t slot, uint64_t meta, uint64_t loc,
+                          uint64_t value_guess, record_read &out)
+{
+    record_header h;
+    status st = read_record_bytes(a, k, loc, value_guess, h);
+    if (st != PGDDS_OK) return st;
     // Whatever the record said counts only if the entry did not change meanwhile.
     st = a.read_word(k.owner, meta_offset(k.owner, slot), out.meta_after);
     if (st != PGDDS_OK) return st;
-    out.matched = out.meta_after == meta && plausible && memcmp(buf + sizeof h, k.bytes, k.len) == 0;
+    out.matched = out.meta_after == meta && holds_key(k, h);
     out.value_len = h.value_len;
     return PGDDS_OK;
 }
@@ -428,7 +453,7 @@ status table::resolve(segment_access &a, const key_ref &k, bool want_value, cons
     const uint64_t extent = std::min(load_word(home.extent), nbuckets_ - 1);
     bool busy = false, found = false;
     auto consider = [&](uint64_t slot, const slot_words &s) {
-        if (found || st != PGDDS_OK) return;
+        if (found || st != PGDDS_OK || hint_fingerprint(s.hint) != k.fingerprint) return;
         if (s.meta & meta_locked) {
             bool visited;
             st = check_not_visiting(k, slot, who, visited);
@@ -440,7 +465,7 @@ status table::resolve(segment_access &a, const key_ref &k, bool want_value, cons
             return;
         }
         record_read rr;
-        st = read_record(a, k, slot, s.meta, s.loc, want_value ? s.value_len : 0, rr);
+        st = read_record(a, k, slot, s.meta, s.loc, want_value ? hint_value_len(s.hint) : 0, rr);
         if (st != PGDDS_OK) return;
         if (rr.matched) {
             found = true;
@@ -474,14 +499,14 @@ status table::find(segment_access &a, const key_ref &k, bool want_value, const c
     // Another rank's key, resolved before: the record and the meta word, two reads. A new
     // version with the same occupant (same gen, so the same record) only needs reading again.
     const bool cacheable = cache_ && k.owner != rank_;
-    if (cacheable && cache_->find(k.owner, k.base, e)) {
+    if (cacheable && cache_->find(k.owner, k.cache_tag(), e)) {
         for (int tries = 0;; ++tries) {
             record_read rr;
             status st = read_record(a, k, e.slot, e.meta, e.loc, want_value ? e.value_len : 0, rr);
             if (st != PGDDS_OK) return st;
             if (rr.matched) {
                 e.value_len = rr.value_len;
-                cache_->store(k.base, e);
+                cache_->store(k.cache_tag(), e);
                 result = outcome::found;
                 return PGDDS_OK;
             }
@@ -494,10 +519,10 @@ status table::find(segment_access &a, const key_ref &k, bool want_value, const c
                 break;
             e.meta = rr.meta_after;
         }
-        cache_->forget(k.owner, k.base);
+        cache_->forget(k.owner, k.cache_tag());
     }
     status st = resolve(a, k, want_value, who, e, result);
-    if (st == PGDDS_OK && result == outcome::found && cacheable) cache_->store(k.base, e);
+    if (st == PGDDS_OK && result == outcome::found && cacheable) cache_->store(k.cache_tag(), e);
     return st;
 }
 
@@ -506,17 +531,35 @@ status table::find(segment_access &a, const key_ref &k, bool want_value, const c
 // ---------------------------------------------------------------------------------------------
 status table::lock_entry(segment_access &a, const key_ref &k, const char *who, entry_ref &e, outcome &result)
 {
-    status st = find(a, k, false, who, e, result);
-    if (st != PGDDS_OK || result != outcome::found) return st;
+    // A remembered entry is locked straight away: the compare-and-swap succeeds only if the
+    // entry did not change since it was validated. The cache knows entries by match bits, so
+    // the key is then checked in the held record, which cannot change meanwhile.
+    const bool remembered = cache_ && k.owner != rank_ && cache_->find(k.owner, k.cache_tag(), e);
+    status st = PGDDS_OK;
+    result = outcome::found;
+    if (!remembered) {
+        st = find(a, k, false, who, e, result);
+        if (st != PGDDS_OK || result != outcome::found) return st;
+    }
     uint64_t old = 0;
     st = a.atomic(k.owner, meta_offset(k.owner, e.slot), AMO_CSWAP, e.meta | meta_locked, e.meta, &old);
     if (st != PGDDS_OK) return st;
-    if (old == e.meta) return PGDDS_OK;
+    if (old == e.meta) {
+        if (!remembered) return PGDDS_OK;
+        record_header h;
+        st = read_record_bytes(a, k, e.loc, 0, h);
+        if (st != PGDDS_OK || holds_key(k, h)) {
+            e.value_len = h.value_len;
+            return st;
+        }
+        st = release_entry(a, e, e.meta);  // another key with the same match bits
+        old = e.meta;
+    }
     if (old & meta_locked) {
         bool visited;
         st = check_not_visiting(k, e.slot, who, visited);
     } else if (cache_) {
-        cache_->forget(k.owner, k.base);
+        cache_->forget(k.owner, k.cache_tag());
     }
     result = outcome::busy;
     return st;
@@ -539,11 +582,11 @@ status table::insert(const void *key, size_t key_len, const void *value, size_t 
     if (st != PGDDS_OK) return st;
     key_ref k = address(key, key_len);
     if (k.owner == rank_) {
-        st = owner_insert(key, key_len, value, value_len, k.base);
+        st = owner_insert(k, value, value_len);
         return st == PGDDS_OK ? st : fail_prefix(st, who);
     }
     msg_header h{msg_insert, id_, 0};
-    insert_body b{k.base, key_len, value_len};
+    insert_body b{k.base, k.fingerprint, key_len, value_len};
     std::vector<uint8_t> message(sizeof h + sizeof b + key_len + value_len);
     memcpy(message.data(), &h, sizeof h);
     memcpy(message.data() + sizeof h, &b, sizeof b);
@@ -599,13 +642,13 @@ status table::put(const void *key, size_t key_len, const void *value, size_t val
         // Held: nobody else writes the record or reads it without seeing the new version.
         const uint64_t record = loc_offset(e.loc);
         const record_header h{uint32_t(key_len), uint32_t(value_len)};
-        const uint64_t new_len = value_len;
+        const uint64_t new_len = value_len, hint = make_hint(k.fingerprint, new_len);
         if (value_len) st = a.write(k.owner, record + record_value_offset(key_len), value, value_len);
         if (st == PGDDS_OK && new_len != e.value_len) {
             st = a.write(k.owner, record, &h, sizeof h);
             if (st == PGDDS_OK)
                 st = a.write(k.owner, index_offset_[size_t(k.owner)] + slot_offset_in_index(e.slot) +
-                                          offsetof(slot_words, value_len), &new_len, sizeof new_len);
+                                          offsetof(slot_words, hint), &hint, sizeof hint);
         }
         if (st == PGDDS_OK) st = a.commit();
         // Released with a new version even after a failed write: readers must not trust the old one.
@@ -613,7 +656,7 @@ status table::put(const void *key, size_t key_len, const void *value, size_t val
         status rst = release_entry(a, e, released);
         if (st == PGDDS_OK) st = rst;
         if (st == PGDDS_OK && cache_ && k.owner != rank_)
-            cache_->store(k.base, entry_ref{e.owner, e.slot, released, e.loc, new_len});
+            cache_->store(k.cache_tag(), entry_ref{e.owner, e.slot, released, e.loc, new_len});
         return st;
     });
 }
@@ -668,7 +711,7 @@ status table::remove(const void *key, size_t key_len)
         settled = st != PGDDS_OK || o != outcome::busy;
         if (st != PGDDS_OK || o == outcome::busy) return st;
         if (o == outcome::absent) return fail(PGDDS_ERR_NOT_FOUND, "%s: no such key (its owner is rank %d)", who, k.owner);
-        if (cache_) cache_->forget(k.owner, k.base);
+        if (cache_) cache_->forget(k.owner, k.cache_tag());
         // Held: the owner takes it out of the index and frees it.
         if (k.owner == rank_) {
             std::lock_guard<std::mutex> guard(local_->mutex());
@@ -727,14 +770,14 @@ status table::foreach_local(pgdds_keytable_visit_t visit, void *arg)
 // ---------------------------------------------------------------------------------------------
 // The owner's side
 // ---------------------------------------------------------------------------------------------
-status table::owner_insert(const void *key, size_t key_len, const void *value, size_t value_len, uint64_t base)
+status table::owner_insert(const key_ref &k, const void *value, size_t value_len)
 {
     std::lock_guard<std::mutex> guard(local_->mutex());
     match_table::pending_entry p;
-    status st = local_->append_pending(key, key_len, value, value_len, p);
+    status st = local_->append_pending(k.bytes, k.len, k.fingerprint, value, value_len, p);
     if (st != PGDDS_OK) return st;
     match_table::placement where;
-    st = local_->activate(p, base, where);
+    st = local_->activate(p, k.base, where);
     if (st != PGDDS_OK) local_->discard(p);
     return st;
 }
@@ -773,8 +816,9 @@ void table::on_message(runtime &rt, int src, const uint8_t *payload, size_t size
         if (b.key_len + b.value_len != body_len - sizeof b)
             st = fail(PGDDS_ERR_INVALID_ARG, "malformed insert request");
         else
-            st = owner_insert(body + sizeof b, size_t(b.key_len), body + sizeof b + b.key_len, size_t(b.value_len),
-                              b.match_base);
+            st = owner_insert(key_ref{body + sizeof b, size_t(b.key_len), rank_, b.match_base,
+                                      home_bucket(b.match_base, nbuckets_), uint32_t(b.fingerprint)},
+                              body + sizeof b + b.key_len, size_t(b.value_len));
     } else if (h.kind == msg_remove && body_len == sizeof(remove_body)) {
         remove_body b;
         memcpy(&b, body, sizeof b);

@@ -55,8 +55,12 @@ struct key_ref {
     const uint8_t *bytes;
     size_t len;
     int owner;
-    uint64_t base;  // match bits without alias
-    uint64_t home;  // bucket
+    uint64_t base;         // match bits without alias
+    uint64_t home;         // bucket
+    uint32_t fingerprint;  // of the key's bytes, independent of the hash
+
+    // What the readers' cache knows the key's entry by.
+    uint64_t cache_tag() const { return base ^ mix64(fingerprint); }
 };
 
 // An entry as a reader last validated it.
@@ -68,22 +72,23 @@ struct entry_ref {
     uint64_t value_len;
 };
 
-// The readers' cache of resolved entries: direct-mapped, each line a small seqlock so threads
-// share it without a mutex.
+// The readers' cache of resolved entries, by owner and key_ref::cache_tag (which keys may
+// share: users check the key in the record). Direct-mapped, each line a small seqlock so
+// threads share it without a mutex.
 class entry_cache {
   public:
     explicit entry_cache(uint64_t lines);
-    bool find(int owner, uint64_t base, entry_ref &out) const;
-    void store(uint64_t base, const entry_ref &e);
-    void forget(int owner, uint64_t base);
+    bool find(int owner, uint64_t tag, entry_ref &out) const;
+    void store(uint64_t tag, const entry_ref &e);
+    void forget(int owner, uint64_t tag);
 
   private:
     struct alignas(64) line {
         std::atomic<uint64_t> seq{0};
-        std::atomic<uint64_t> tag{0};  // owner + 1, 0 when empty
-        std::atomic<uint64_t> base{0}, slot{0}, meta{0}, loc{0}, value_len{0};
+        std::atomic<uint64_t> owner{0};  // + 1, 0 when empty
+        std::atomic<uint64_t> tag{0}, slot{0}, meta{0}, loc{0}, value_len{0};
     };
-    line *line_for(int owner, uint64_t base) const;
+    line *line_for(int owner, uint64_t tag) const;
     std::unique_ptr<line[]> lines_;
     uint64_t count_;
 };
@@ -138,15 +143,19 @@ class table {
     // Runs attempt(settled) until it settles, progressing in between (runtime::wait).
     template <class Attempt> status retry_until_settled(runtime &rt, vci &v, const char *who, Attempt attempt);
 
-    // Reading: the validated read of a record, the resolution of a key from its home bucket,
-    // and the two together with the cache.
+    // Reading: a record's bytes (into the thread's record buffer), whether they are key k's,
+    // the validated read of a record, the resolution of a key from its home bucket, and the two
+    // together with the cache.
+    status read_record_bytes(segment_access &a, const key_ref &k, uint64_t loc, uint64_t value_guess,
+                             record_header &h);
+    bool holds_key(const key_ref &k, const record_header &h) const;
     status read_record(segment_access &a, const key_ref &k, uint64_t slot, uint64_t meta, uint64_t loc,
                        uint64_t value_guess, record_read &out);
     status resolve(segment_access &a, const key_ref &k, bool want_value, const char *who, entry_ref &e,
                    outcome &result);
     status find(segment_access &a, const key_ref &k, bool want_value, const char *who, entry_ref &e,
                 outcome &result);
-    // Finds and holds (locks) an entry; busy when someone else holds it.
+    // Finds and holds (locks) an entry; busy when someone else holds it or it changed.
     status lock_entry(segment_access &a, const key_ref &k, const char *who, entry_ref &e, outcome &result);
     status release_entry(segment_access &a, const entry_ref &e, uint64_t meta);
     // Whether `slot` is the entry this thread visits in foreach_local (it holds it); STATE when
@@ -154,7 +163,7 @@ class table {
     status check_not_visiting(const key_ref &k, uint64_t slot, const char *who, bool &visited) const;
 
     // Owner side.
-    status owner_insert(const void *key, size_t key_len, const void *value, size_t value_len, uint64_t base);
+    status owner_insert(const key_ref &k, const void *value, size_t value_len);
     status owner_reclaim(uint64_t slot, uint64_t locked_meta);
 
     // Requests to owners, with flow control.

@@ -14,8 +14,8 @@ match_table::match_table(uint8_t *segment, uint64_t index_offset, uint64_t nbuck
 {
 }
 
-status match_table::append_pending(const void *key, size_t key_len, const void *value, size_t value_len,
-                                   pending_entry &out)
+status match_table::append_pending(const void *key, size_t key_len, uint32_t fingerprint, const void *value,
+                                   size_t value_len, pending_entry &out)
 {
     uint64_t offset;
     size_t value_at = record_value_offset(key_len);
@@ -26,7 +26,7 @@ status match_table::append_pending(const void *key, size_t key_len, const void *
     memcpy(r, &h, sizeof h);
     memcpy(r + sizeof h, key, key_len);
     if (value_len) memcpy(r + value_at, value, value_len);
-    out = pending_entry{offset, key_len, value_len};
+    out = pending_entry{offset, key_len, value_len, fingerprint};
     return PGDDS_OK;
 }
 
@@ -50,7 +50,7 @@ status match_table::activate(const pending_entry &p, uint64_t base, placement &o
     bool exists = false;
     for_each_candidate([&](uint64_t, uint64_t b) -> const bucket_words & { return bucket(b); }, home, extent + 1,
                        nbuckets_, base, [&](uint64_t, const slot_words &s) {
-                           exists = exists || holds_key(s, key, p.key_len);
+                           exists = exists || (hint_fingerprint(s.hint) == p.fingerprint && holds_key(s, key, p.key_len));
                            unsigned a = match_alias(s.match_bits);
                            aliases_used[a / 64] |= uint64_t(1) << (a % 64);
                        });
@@ -77,7 +77,7 @@ status match_table::activate(const pending_entry &p, uint64_t base, placement &o
             uint64_t loc = make_loc(p.record, gen);
             store_word(s.match_bits, base | alias);
             store_word(s.loc, loc);
-            store_word(s.value_len, p.value_len);
+            store_word(s.hint, make_hint(p.fingerprint, p.value_len));
             uint64_t meta = (meta_next_version(old) & ~(gen_mask << meta_gen_shift)) | gen << meta_gen_shift | meta_active;
             __atomic_store_n(&s.meta, meta, __ATOMIC_RELEASE);
             ++live_;

@@ -14,13 +14,15 @@
 //               match_bits  the key's match bits: hash bits | alias (low 8 bits, §3.7)
 //               meta        gen (24 bits) | version (38 bits) | locked | active
 //               loc         record offset in the segment (40 bits) | gen (24 bits)
-//               value_len   the value's length (a hint for sizing reads)
+//               hint        a 32-bit fingerprint of the key | the value's length: hints that let
+//                           readers skip other keys' records and size their reads
 //   records one per entry, allocated from the segment when the entry is appended:
 //               key_len (u32) | value_len (u32) | key | padding to 8 | value (room for
 //               max_value_size bytes, so an update may change the size in place)
 //
 // A key's *home* bucket is a function of its match bits without the alias, so every key that
-// shares them (a collision) is found from the same home. An entry lives in its home bucket or,
+// shares them (a collision) is found from the same home, and the fingerprint in the slot spares
+// a reader the records of those that are not its key. An entry lives in its home bucket or,
 // when that is full, in one of the following buckets (wrapping); the home's `extent` is the
 // farthest such bucket in use, so a reader reads home .. home+extent and nothing else (usually
 // one bucket). Entries never move while they live.
@@ -93,7 +95,7 @@ struct slot_words {
     uint64_t match_bits;
     uint64_t meta;
     uint64_t loc;
-    uint64_t value_len;
+    uint64_t hint;
 };
 
 struct bucket_words {
@@ -141,6 +143,12 @@ constexpr uint64_t make_loc(uint64_t record_offset, uint64_t gen) { return recor
 constexpr uint64_t loc_offset(uint64_t loc) { return loc & ((uint64_t(1) << loc_offset_bits) - 1); }
 constexpr uint64_t loc_gen(uint64_t loc) { return loc >> loc_offset_bits; }
 
+// The hint word. A read of a slot whose occupant is not changing sees the right fingerprint, so
+// skipping a slot for its fingerprint never misses a key that was present all along.
+constexpr uint64_t make_hint(uint32_t fingerprint, uint64_t value_len) { return uint64_t(fingerprint) << 32 | uint32_t(value_len); }
+constexpr uint32_t hint_fingerprint(uint64_t hint) { return uint32_t(hint >> 32); }
+constexpr uint64_t hint_value_len(uint64_t hint) { return uint32_t(hint); }
+
 // Whether meta and loc, read together, describe one live entry (not a torn read of a slot
 // whose occupant was changing).
 constexpr bool names_entry(uint64_t meta, uint64_t loc) { return (meta & meta_active) && meta_gen(meta) == loc_gen(loc); }
@@ -149,7 +157,7 @@ constexpr bool names_entry(uint64_t meta, uint64_t loc) { return (meta & meta_ac
 inline uint64_t load_word(const uint64_t &w) { return __atomic_load_n(&w, __ATOMIC_RELAXED); }
 inline slot_words load_slot(const slot_words &s)
 {
-    return slot_words{load_word(s.match_bits), load_word(s.meta), load_word(s.loc), load_word(s.value_len)};
+    return slot_words{load_word(s.match_bits), load_word(s.meta), load_word(s.loc), load_word(s.hint)};
 }
 
 // Calls visit(slot number, slot snapshot) for every active slot, in the `count` buckets from
@@ -195,6 +203,7 @@ class match_table {
         uint64_t record = 0;  // segment offset
         size_t key_len = 0;
         size_t value_len = 0;
+        uint32_t fingerprint = 0;
     };
 
     // Where activate() put an entry: its slot and the words that now name it.
@@ -218,7 +227,8 @@ class match_table {
     std::mutex &mutex() { return mutex_; }
 
     // Allocates and writes the record of a new entry; NO_MEMORY when the segment has no room.
-    status append_pending(const void *key, size_t key_len, const void *value, size_t value_len, pending_entry &out);
+    status append_pending(const void *key, size_t key_len, uint32_t fingerprint, const void *value, size_t value_len,
+                          pending_entry &out);
     // Places a pending entry in the index under the lowest alias of `match_base` that no other
     // key uses and publishes it. EXISTS when the key is there already (the pending entry stays
     // pending), FULL when the partition holds `capacity` entries or all aliases are taken.

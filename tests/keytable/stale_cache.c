@@ -7,8 +7,12 @@
  *  - the key is removed and another key takes its slot and its record (keys forced to share
  *    match bits): R's get, put and atomic of the old key are NOT_FOUND, the other key intact;
  *  - W keeps updating, then removing and reinserting, while R reads: every read is whole and
- *    versions never go back. */
+ *    versions never go back;
+ *  - R remembers a key's entry, then updates another key with the same match bits and
+ *    fingerprint: the update reaches that other key, not the remembered one. */
 #include "kt_test.h"
+
+#include <xxhash.h>
 
 static pgdds_context_t ctx;
 static int me, n;
@@ -167,6 +171,80 @@ static void test_updates_under_reads(pgdds_keytable_t t)
     T_OK(pgdds_barrier(ctx));
 }
 
+/* Two 8-byte keys whose fingerprints collide (the low 32 bits of XXH3 when the application
+ * gives the hash), found by a birthday search. */
+struct fp_key {
+    uint32_t fp;
+    uint64_t key;
+};
+static int by_fp(const void *a, const void *b)
+{
+    const struct fp_key *x = a, *y = b;
+    return x->fp < y->fp ? -1 : x->fp > y->fp;
+}
+static int colliding_pair(uint64_t *a, uint64_t *b)
+{
+    const size_t count = 300000;
+    struct fp_key *keys = malloc(count * sizeof *keys);
+    int found = 0;
+    for (size_t i = 0; i < count; ++i) {
+        keys[i].key = 0x5eed000000000000ull + i;
+        keys[i].fp = (uint32_t)XXH3_64bits(&keys[i].key, sizeof keys[i].key);
+    }
+    qsort(keys, count, sizeof *keys, by_fp);
+    for (size_t i = 1; i < count && !found; ++i)
+        if (keys[i].fp == keys[i - 1].fp) {
+            *a = keys[i - 1].key;
+            *b = keys[i].key;
+            found = 1;
+        }
+    free(keys);
+    return found;
+}
+
+static void test_remembered_entry_of_another_key(void)
+{
+    /* The reader remembers where it found key a; key b shares a's match bits and fingerprint,
+     * so it finds that entry when it updates b: the update must reach b, never a. */
+    uint64_t a = 0, b = 0;
+    T_CHECK(colliding_pair(&a, &b));
+    pgdds_keytable_params_t p;
+    pgdds_keytable_t t = NULL;
+    memset(&p, 0, sizeof p);
+    p.field_mask = PGDDS_KEYTABLE_FIELD_HASH;
+    p.max_value_size = 16;
+    p.capacity_per_rank = 16;
+    p.hash = constant_hash;
+    T_OK(pgdds_keytable_create(ctx, &p, &t));
+    uint64_t va[2] = {1, 1}, vb[2] = {2, 2};
+    if (me == 0) {
+        T_OK(pgdds_keytable_insert(t, &a, sizeof a, va, sizeof va));
+        T_OK(pgdds_keytable_insert(t, &b, sizeof b, vb, sizeof vb));
+    }
+    T_OK(pgdds_barrier(ctx));
+    const int owner = kt_owner_of(ctx, t, &a, sizeof a);
+    if (me == (owner + 1) % n) {
+        uint64_t got[2];
+        size_t len = sizeof got;
+        T_OK(pgdds_keytable_get(t, &a, sizeof a, got, &len)); /* remembered */
+        uint64_t nb[2] = {20, 20}, old = 0;
+        T_OK(pgdds_keytable_put(t, &b, sizeof b, nb, sizeof nb));
+        T_OK(pgdds_keytable_get(t, &a, sizeof a, got, &len)); /* remembered again */
+        T_OK(pgdds_keytable_atomic_u64(t, &b, sizeof b, 8, PGDDS_AOP_ADD, 5, &old));
+        T_CHECK(old == 20);
+        T_OK(pgdds_keytable_get(t, &a, sizeof a, got, &len));
+        T_OK(pgdds_keytable_remove(t, &b, sizeof b));
+    }
+    T_OK(pgdds_barrier(ctx));
+    uint64_t got[2] = {0, 0};
+    size_t len = sizeof got;
+    T_OK(pgdds_keytable_get(t, &a, sizeof a, got, &len));
+    T_CHECK_MSG(got[0] == 1 && got[1] == 1, "key a holds {%llu, %llu}: another key's update reached it",
+                (unsigned long long)got[0], (unsigned long long)got[1]);
+    T_STATUS(pgdds_keytable_get(t, &b, sizeof b, got, &len), PGDDS_ERR_NOT_FOUND);
+    T_OK(pgdds_keytable_destroy(t));
+}
+
 int main(void)
 {
     ctx = t_init(NULL);
@@ -182,5 +260,6 @@ int main(void)
     test_updates_under_reads(t);
     T_OK(pgdds_keytable_destroy(t));
     test_slot_and_record_reuse();
+    test_remembered_entry_of_another_key();
     return t_finish(ctx, "keytable/stale_cache");
 }

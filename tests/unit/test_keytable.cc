@@ -16,6 +16,8 @@ using namespace pgdds::keytable;
 
 namespace {
 
+uint32_t fingerprint(const std::string &key) { return uint32_t(std::hash<std::string>()(key)); }
+
 // A partition in host memory: a zeroed index at offset 4096, records from the real allocator.
 struct partition : match_table::record_allocator {
     std::vector<uint8_t> memory;
@@ -34,7 +36,7 @@ struct partition : match_table::record_allocator {
     status insert(const std::string &key, const std::string &value, uint64_t base, match_table::placement *where = nullptr)
     {
         match_table::pending_entry p;
-        status st = table.append_pending(key.data(), key.size(), value.data(), value.size(), p);
+        status st = table.append_pending(key.data(), key.size(), fingerprint(key), value.data(), value.size(), p);
         if (st != PGDDS_OK) return st;
         match_table::placement w;
         st = table.activate(p, base, w);
@@ -52,6 +54,7 @@ struct partition : match_table::record_allocator {
         for_each_candidate([&](uint64_t, uint64_t b) -> const bucket_words & { return table.bucket(b); }, home,
                            table.bucket(home).extent + 1, table.nbuckets(), base,
                            [&](uint64_t s, const slot_words &w) {
+                               if (hint_fingerprint(w.hint) != fingerprint(key)) return;
                                const uint8_t *r = table.record(loc_offset(w.loc));
                                record_header h;
                                memcpy(&h, r, sizeof h);
@@ -165,7 +168,7 @@ TEST_CASE("an entry appended pending is invisible until activated", "[keytable]"
     partition p(8, 20);
     uint64_t base = address_of(1, 1).match_base, slot = 0;
     match_table::pending_entry pending;
-    REQUIRE(p.table.append_pending("key", 3, "value", 5, pending) == PGDDS_OK);
+    REQUIRE(p.table.append_pending("key", 3, fingerprint("key"), "value", 5, pending) == PGDDS_OK);
     CHECK_FALSE(p.find("key", base, slot));
     match_table::placement where;
     REQUIRE(p.table.activate(pending, base, where) == PGDDS_OK);
@@ -180,7 +183,8 @@ TEST_CASE("an entry appended pending is invisible until activated", "[keytable]"
     CHECK(w.meta == where.meta);
     CHECK(w.loc == where.loc);
     CHECK(w.match_bits == base);
-    CHECK(w.value_len == 5);
+    CHECK(hint_value_len(w.hint) == 5);
+    CHECK(hint_fingerprint(w.hint) == fingerprint("key"));
     CHECK(slot / slots_per_bucket == home_bucket(base, 8));
 }
 
