@@ -9,7 +9,7 @@
 static pgdds_context_t ctx;
 static int me, n;
 
-enum { iters = 200, words = 6 };
+enum { iters = 64, words = 6 };
 
 static void test_hot_key(pgdds_keytable_t t)
 {

@@ -12,7 +12,7 @@ static void test_capacity(void)
 {
     pgdds_keytable_t t = kt_create(ctx, 64, capacity);
     /* One rank offers many more keys than fit: each owner takes exactly `capacity`. */
-    const uint64_t offered = 40 * capacity * (uint64_t)n;
+    const uint64_t offered = 8 * capacity * (uint64_t)n;
     int64_t ok = 0, full = 0;
     if (me == 0) {
         for (uint64_t i = 0; i < offered; ++i) {

@@ -135,11 +135,11 @@ static void test_updates_under_reads(pgdds_keytable_t t)
     T_OK(pgdds_barrier(ctx));
     const int owner = kt_owner_of(ctx, t, &k, sizeof k);
     const int reader = (owner + 1) % n, writer = n > 2 ? (owner + 2) % n : owner;
-    const uint64_t updates = 300;
+    const uint64_t updates = 120;
     if (me == writer) {
         for (uint64_t v = 2; v <= updates; ++v) {
             size_t len = kt_value_len(kt_key_id(k), v, max_value);
-            if (v % 50 == 0) { /* now and then the key goes away and comes back */
+            if (v % 30 == 0) { /* now and then the key goes away and comes back */
                 T_OK(pgdds_keytable_remove(t, &k, sizeof k));
                 insert_version(t, k, v, len);
             } else {
@@ -150,7 +150,7 @@ static void test_updates_under_reads(pgdds_keytable_t t)
         unsigned char buf[max_value];
         uint64_t last = 0;
         int torn = 0, backwards = 0, absent = 0;
-        for (int i = 0; i < 600; ++i) {
+        for (int i = 0; i < 240; ++i) {
             size_t len = sizeof buf;
             uint64_t v = 0;
             pgdds_status_t st = pgdds_keytable_get(t, &k, sizeof k, buf, &len);
