@@ -11,7 +11,7 @@
 static pgdds_context_t ctx;
 static int me, n;
 
-enum { keys_per_rank = 60, rounds = 5, reads_per_round = 60, shared_keys = 24, hot_writes = 40, max_value = 200 };
+enum { keys_per_rank = 48, rounds = 4, reads_per_round = 48, shared_keys = 24, hot_writes = 32, max_value = 200 };
 
 /* What round r does to key i: insert or put a new version, or remove. */
 static int key_present_after(uint64_t i, int r, uint64_t *version)

@@ -10,7 +10,7 @@ static pgdds_context_t ctx;
 static int me, n;
 static pgdds_keytable_t table;
 
-enum { nthreads = 5, keys_per_thread = 12, rounds = 3, max_value = 100 };
+enum { nthreads = 5, keys_per_thread = 8, rounds = 3, max_value = 100 };
 
 static struct kt_key thread_key(int rank, int thread, uint64_t i)
 {
