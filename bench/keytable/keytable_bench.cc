@@ -60,10 +60,12 @@ void report(uint64_t entries, const char *metric, double value, const char *unit
     if (opt.json)
         std::printf("{\"bench\":\"keytable\",\"transport\":\"%s\",\"ranks\":%d,\"threads\":1,\"size\":%zu,"
                     "\"entries_per_rank\":%llu,\"metric\":\"%s\",\"value\":%.6g,\"unit\":\"%s\"}\n",
-                    pgdds_transport_name(ctx), nranks, opt.value_size, (unsigned long long)entries, metric, value, unit);
+                    pgdds_transport_name(ctx), nranks, opt.value_size, (unsigned long long)entries, metric, value,
+                    unit);
     else
-        std::printf("keytable  %-9s %2d ranks  %4zu B  %8llu entries/rank  %-22s %12.3f %s\n",
-                    pgdds_transport_name(ctx), nranks, opt.value_size, (unsigned long long)entries, metric, value, unit);
+        std::printf("keytable  %-9s %2d ranks  %4zu B  %8llu entries/rank  %-24s %12.3f %s\n",
+                    pgdds_transport_name(ctx), nranks, opt.value_size, (unsigned long long)entries, metric, value,
+                    unit);
     std::fflush(stdout);
 }
 

@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <map>
-#include <new>
 #include <set>
 #include <string>
 
@@ -259,9 +258,10 @@ status table::create(pgdds_context_t ctx, const pgdds_keytable_params_t &params,
     uint64_t cache_entries = params.field_mask & PGDDS_KEYTABLE_FIELD_CACHE_ENTRIES ? params.cache_entries
                                                                                     : default_cache_entries;
 
-    // Every rank must describe the same table; a hash is compared on a probe key.
+    // Every rank must describe the same table; hashes are compared on a probe key.
     const char probe[] = "pgdds key table";
-    uint64_t mine[4] = {t->max_value_size_, t->capacity_, t->hash_ != nullptr, t->hash_of(probe, sizeof probe)};
+    const key_ref probed = t->address(probe, sizeof probe);
+    uint64_t mine[4] = {t->max_value_size_, t->capacity_, t->hash_ != nullptr, probed.base ^ probed.fingerprint};
     uint64_t both[8], agreed[8];
     for (int i = 0; i < 4; ++i) both[2 * i] = mine[i], both[2 * i + 1] = ~mine[i];
     status st = rt->allreduce(who, both, agreed, 8, PGDDS_UINT64, PGDDS_OP_MAX);
@@ -302,7 +302,8 @@ status table::create(pgdds_context_t ctx, const pgdds_keytable_params_t &params,
         std::lock_guard<std::mutex> guard(reg.lock);
         t->id_ = reg.next_id[ctx]++;
         reg.tables[{ctx, t->id_}] = t.get();
-        if (reg.handler_registered.insert(ctx).second) rt->am_register_internal(AM_KEYTABLE, on_keytable_message, nullptr);
+        if (reg.handler_registered.insert(ctx).second)
+            rt->am_register_internal(AM_KEYTABLE, on_keytable_message, nullptr);
     }
     // No rank reads or sends to a partition before its owner has set it up.
     st = rt->barrier(who);
@@ -344,11 +345,6 @@ status table::destroy()
 // ---------------------------------------------------------------------------------------------
 // Addressing
 // ---------------------------------------------------------------------------------------------
-uint64_t table::hash_of(const void *key, size_t len) const
-{
-    return hash_ ? hash_(key, len, hash_arg_) : XXH3_64bits(key, len);
-}
-
 key_ref table::address(const void *key, size_t len) const
 {
     // The fingerprint must tell apart keys that the hash does not, so it never comes from an
@@ -366,6 +362,11 @@ key_ref table::address(const void *key, size_t len) const
     key_address a = address_of(hash, nranks_);
     return key_ref{static_cast<const uint8_t *>(key), len, a.owner, a.match_base,
                    home_bucket(a.match_base, nbuckets_), fingerprint};
+}
+
+status table::not_found(const char *who, const key_ref &k) const
+{
+    return fail(PGDDS_ERR_NOT_FOUND, "%s: no such key (its owner is rank %d)", who, k.owner);
 }
 
 status table::enter(const char *who, runtime *&rt, vci *&v) const
@@ -515,8 +516,8 @@ status table::find(segment_access &a, const key_ref &k, bool want_value, const c
                 result = outcome::busy;
                 return PGDDS_OK;
             }
-            if (rr.meta_after == e.meta || !(rr.meta_after & meta_active) || meta_gen(rr.meta_after) != meta_gen(e.meta))
-                break;
+            const bool same_occupant = (rr.meta_after & meta_active) && meta_gen(rr.meta_after) == meta_gen(e.meta);
+            if (rr.meta_after == e.meta || !same_occupant) break;
             e.meta = rr.meta_after;
         }
         cache_->forget(k.owner, k.cache_tag());
@@ -548,14 +549,15 @@ status table::lock_entry(segment_access &a, const key_ref &k, const char *who, e
         if (!remembered) return PGDDS_OK;
         record_header h;
         st = read_record_bytes(a, k, e.loc, 0, h);
-        if (st != PGDDS_OK || holds_key(k, h)) {
+        if (st == PGDDS_OK && holds_key(k, h)) {
             e.value_len = h.value_len;
-            return st;
+            return PGDDS_OK;
         }
-        st = release_entry(a, e, e.meta);  // another key with the same match bits
-        old = e.meta;
+        // Another key's entry (one with the same match bits), or the read failed: let go.
+        status rst = release_entry(a, e, e.meta);
+        if (st != PGDDS_OK || rst != PGDDS_OK) return st != PGDDS_OK ? st : rst;
     }
-    if (old & meta_locked) {
+    if (old != e.meta && (old & meta_locked)) {
         bool visited;
         st = check_not_visiting(k, e.slot, who, visited);
     } else if (cache_) {
@@ -611,7 +613,7 @@ status table::get(const void *key, size_t key_len, void *value, size_t *value_le
         status st = find(a, k, true, who, e, o);
         settled = st != PGDDS_OK || o != outcome::busy;
         if (st != PGDDS_OK || o == outcome::busy) return st;
-        if (o == outcome::absent) return fail(PGDDS_ERR_NOT_FOUND, "%s: no such key (its owner is rank %d)", who, k.owner);
+        if (o == outcome::absent) return not_found(who, k);
         if (e.value_len > capacity) {
             *value_len = size_t(e.value_len);
             return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: the value has %llu bytes, the buffer %zu (*value_len now holds "
@@ -623,9 +625,8 @@ status table::get(const void *key, size_t key_len, void *value, size_t *value_le
     });
 }
 
-status table::put(const void *key, size_t key_len, const void *value, size_t value_len)
+template <class Held> status table::with_entry_held(const char *who, const void *key, size_t key_len, Held held)
 {
-    const char *who = "pgdds_keytable_put";
     runtime *rt;
     vci *v;
     status st = enter(who, rt, v);
@@ -638,18 +639,26 @@ status table::put(const void *key, size_t key_len, const void *value, size_t val
         status st = lock_entry(a, k, who, e, o);
         settled = st != PGDDS_OK || o != outcome::busy;
         if (st != PGDDS_OK || o == outcome::busy) return st;
-        if (o == outcome::absent) return fail(PGDDS_ERR_NOT_FOUND, "%s: no such key (its owner is rank %d)", who, k.owner);
-        // Held: nobody else writes the record or reads it without seeing the new version.
+        if (o == outcome::absent) return not_found(who, k);
+        return held(*rt, *v, a, k, e);
+    });
+}
+
+status table::put(const void *key, size_t key_len, const void *value, size_t value_len)
+{
+    const char *who = "pgdds_keytable_put";
+    return with_entry_held(who, key, key_len, [&](runtime &, vci &, segment_access &a, const key_ref &k,
+                                                  const entry_ref &e) {
+        // Nobody else writes the record, nor reads it without seeing the new version.
         const uint64_t record = loc_offset(e.loc);
         const record_header h{uint32_t(key_len), uint32_t(value_len)};
         const uint64_t new_len = value_len, hint = make_hint(k.fingerprint, new_len);
+        const uint64_t hint_at =
+            index_offset_[size_t(k.owner)] + slot_offset_in_index(e.slot) + offsetof(slot_words, hint);
+        status st = PGDDS_OK;
         if (value_len) st = a.write(k.owner, record + record_value_offset(key_len), value, value_len);
-        if (st == PGDDS_OK && new_len != e.value_len) {
-            st = a.write(k.owner, record, &h, sizeof h);
-            if (st == PGDDS_OK)
-                st = a.write(k.owner, index_offset_[size_t(k.owner)] + slot_offset_in_index(e.slot) +
-                                          offsetof(slot_words, hint), &hint, sizeof hint);
-        }
+        if (st == PGDDS_OK && new_len != e.value_len) st = a.write(k.owner, record, &h, sizeof h);
+        if (st == PGDDS_OK && new_len != e.value_len) st = a.write(k.owner, hint_at, &hint, sizeof hint);
         if (st == PGDDS_OK) st = a.commit();
         // Released with a new version even after a failed write: readers must not trust the old one.
         const uint64_t released = meta_next_version(e.meta);
@@ -665,21 +674,11 @@ status table::atomic_u64(const void *key, size_t key_len, size_t value_offset, p
                          uint64_t *fetched)
 {
     const char *who = "pgdds_keytable_atomic_u64";
-    runtime *rt;
-    vci *v;
-    status st = enter(who, rt, v);
-    if (st != PGDDS_OK) return st;
-    key_ref k = address(key, key_len);
-    segment_access a(*rt, *v, who);
-    return retry_until_settled(*rt, *v, who, [&](bool &settled) {
-        entry_ref e;
-        outcome o;
-        status st = lock_entry(a, k, who, e, o);
-        settled = st != PGDDS_OK || o != outcome::busy;
-        if (st != PGDDS_OK || o == outcome::busy) return st;
-        if (o == outcome::absent) return fail(PGDDS_ERR_NOT_FOUND, "%s: no such key (its owner is rank %d)", who, k.owner);
-        // Held, so the length is the current one and the record stays the key's.
+    return with_entry_held(who, key, key_len, [&](runtime &, vci &, segment_access &a, const key_ref &k,
+                                                  const entry_ref &e) {
+        // The length is the current one and the record stays the key's.
         uint64_t old = 0;
+        status st;
         if (value_offset + 8 > e.value_len) {
             st = fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: the word at value_offset %zu overruns the value (%llu bytes)", who,
                       value_offset, (unsigned long long)e.value_len);
@@ -698,21 +697,10 @@ status table::atomic_u64(const void *key, size_t key_len, size_t value_offset, p
 status table::remove(const void *key, size_t key_len)
 {
     const char *who = "pgdds_keytable_remove";
-    runtime *rt;
-    vci *v;
-    status st = enter(who, rt, v);
-    if (st != PGDDS_OK) return st;
-    key_ref k = address(key, key_len);
-    segment_access a(*rt, *v, who);
-    return retry_until_settled(*rt, *v, who, [&](bool &settled) {
-        entry_ref e;
-        outcome o;
-        status st = lock_entry(a, k, who, e, o);
-        settled = st != PGDDS_OK || o != outcome::busy;
-        if (st != PGDDS_OK || o == outcome::busy) return st;
-        if (o == outcome::absent) return fail(PGDDS_ERR_NOT_FOUND, "%s: no such key (its owner is rank %d)", who, k.owner);
+    return with_entry_held(who, key, key_len, [&](runtime &rt, vci &v, segment_access &a, const key_ref &k,
+                                                  const entry_ref &e) {
         if (cache_) cache_->forget(k.owner, k.cache_tag());
-        // Held: the owner takes it out of the index and frees it.
+        // The owner takes the entry out of the index and frees it.
         if (k.owner == rank_) {
             std::lock_guard<std::mutex> guard(local_->mutex());
             local_->reclaim(e.slot);
@@ -723,7 +711,7 @@ status table::remove(const void *key, size_t key_len)
         std::vector<uint8_t> message(sizeof h + sizeof b);
         memcpy(message.data(), &h, sizeof h);
         memcpy(message.data() + sizeof h, &b, sizeof b);
-        st = request(*rt, *v, who, k.owner, message);
+        status st = request(rt, v, who, k.owner, message);
         if (st != PGDDS_OK) release_entry(a, e, e.meta);  // the owner did not take it
         return st;
     });

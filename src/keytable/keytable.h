@@ -135,13 +135,16 @@ class table {
     struct pending_request;
 
     table() = default;
-    uint64_t hash_of(const void *key, size_t len) const;
     key_ref address(const void *key, size_t len) const;
     // The runtime and the calling thread's VCI, refusing threads the thread level does not allow.
     status enter(const char *who, runtime *&rt, vci *&v) const;
     void unregister();
+    status not_found(const char *who, const key_ref &k) const;
     // Runs attempt(settled) until it settles, progressing in between (runtime::wait).
     template <class Attempt> status retry_until_settled(runtime &rt, vci &v, const char *who, Attempt attempt);
+    // Runs held(rt, v, access, key, entry) with the key's entry found and held, waiting while
+    // someone else holds it; NOT_FOUND when the key is absent. The frame of put, atomics, remove.
+    template <class Held> status with_entry_held(const char *who, const void *key, size_t key_len, Held held);
 
     // Reading: a record's bytes (into the thread's record buffer), whether they are key k's,
     // the validated read of a record, the resolution of a key from its home bucket, and the two

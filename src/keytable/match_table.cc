@@ -50,7 +50,7 @@ status match_table::activate(const pending_entry &p, uint64_t base, placement &o
     bool exists = false;
     for_each_candidate([&](uint64_t, uint64_t b) -> const bucket_words & { return bucket(b); }, home, extent + 1,
                        nbuckets_, base, [&](uint64_t, const slot_words &s) {
-                           exists = exists || (hint_fingerprint(s.hint) == p.fingerprint && holds_key(s, key, p.key_len));
+                           if (hint_fingerprint(s.hint) == p.fingerprint && holds_key(s, key, p.key_len)) exists = true;
                            unsigned a = match_alias(s.match_bits);
                            aliases_used[a / 64] |= uint64_t(1) << (a % 64);
                        });
@@ -78,7 +78,8 @@ status match_table::activate(const pending_entry &p, uint64_t base, placement &o
             store_word(s.match_bits, base | alias);
             store_word(s.loc, loc);
             store_word(s.hint, make_hint(p.fingerprint, p.value_len));
-            uint64_t meta = (meta_next_version(old) & ~(gen_mask << meta_gen_shift)) | gen << meta_gen_shift | meta_active;
+            uint64_t meta = (meta_next_version(old) & ~(gen_mask << meta_gen_shift)) | gen << meta_gen_shift;
+            meta |= meta_active;
             __atomic_store_n(&s.meta, meta, __ATOMIC_RELEASE);
             ++live_;
             out = placement{b * slots_per_bucket + j, meta, loc};

@@ -119,7 +119,8 @@ inline uint64_t home_bucket(uint64_t match_base, uint64_t nbuckets)
 // Byte offset of slot s (numbered bucket * 7 + position) from the start of the index.
 constexpr uint64_t slot_offset_in_index(uint64_t s)
 {
-    return s / slots_per_bucket * bucket_bytes + offsetof(bucket_words, slot) + s % slots_per_bucket * sizeof(slot_words);
+    return s / slots_per_bucket * bucket_bytes + offsetof(bucket_words, slot) +
+           s % slots_per_bucket * sizeof(slot_words);
 }
 constexpr uint64_t meta_offset_in_index(uint64_t s) { return slot_offset_in_index(s) + offsetof(slot_words, meta); }
 
@@ -145,13 +146,19 @@ constexpr uint64_t loc_gen(uint64_t loc) { return loc >> loc_offset_bits; }
 
 // The hint word. A read of a slot whose occupant is not changing sees the right fingerprint, so
 // skipping a slot for its fingerprint never misses a key that was present all along.
-constexpr uint64_t make_hint(uint32_t fingerprint, uint64_t value_len) { return uint64_t(fingerprint) << 32 | uint32_t(value_len); }
+constexpr uint64_t make_hint(uint32_t fingerprint, uint64_t value_len)
+{
+    return uint64_t(fingerprint) << 32 | uint32_t(value_len);
+}
 constexpr uint32_t hint_fingerprint(uint64_t hint) { return uint32_t(hint >> 32); }
 constexpr uint64_t hint_value_len(uint64_t hint) { return uint32_t(hint); }
 
 // Whether meta and loc, read together, describe one live entry (not a torn read of a slot
 // whose occupant was changing).
-constexpr bool names_entry(uint64_t meta, uint64_t loc) { return (meta & meta_active) && meta_gen(meta) == loc_gen(loc); }
+constexpr bool names_entry(uint64_t meta, uint64_t loc)
+{
+    return (meta & meta_active) && meta_gen(meta) == loc_gen(loc);
+}
 
 // Words of the index change under readers' feet: read each one whole.
 inline uint64_t load_word(const uint64_t &w) { return __atomic_load_n(&w, __ATOMIC_RELAXED); }

@@ -29,7 +29,8 @@ static void test_hot_key(pgdds_keytable_t t)
         T_OK(pgdds_keytable_atomic_u64(t, &hot, sizeof hot, 8, PGDDS_AOP_ADD, 1ull << 32, NULL));
         T_OK(pgdds_keytable_atomic_u64(t, &hot, sizeof hot, 16, PGDDS_AOP_OR, 1ull << ((me * iters + i) % 64), NULL));
         if (i % 8 == 0) {
-            T_OK(pgdds_keytable_atomic_u64(t, &hot, sizeof hot, 24, PGDDS_AOP_AND, ~(1ull << ((me * 8 + i / 8) % 64)), NULL));
+            uint64_t clear = ~(1ull << ((me * 8 + i / 8) % 64));
+            T_OK(pgdds_keytable_atomic_u64(t, &hot, sizeof hot, 24, PGDDS_AOP_AND, clear, NULL));
             T_OK(pgdds_keytable_atomic_u64(t, &hot, sizeof hot, 32, PGDDS_AOP_XOR, (uint64_t)(me + 1) << i % 32, NULL));
         }
         /* A read in between sees the counter whole and never going back. */

@@ -195,7 +195,8 @@ static int bump_version(const void *key, size_t key_len, void *value, size_t val
     memcpy(&k, key, sizeof k);
     if (!kt_check(value, value_len, kt_key_id(k), &version)) s->bad++;
     uint64_t next = version + 100;
-    for (size_t i = KT_VALUE_HEADER; i < value_len; ++i) ((unsigned char *)value)[i] = kt_payload(kt_key_id(k), next, i);
+    unsigned char *bytes = value;
+    for (size_t i = KT_VALUE_HEADER; i < value_len; ++i) bytes[i] = kt_payload(kt_key_id(k), next, i);
     memcpy((unsigned char *)value + 8, &next, sizeof next);
     s->visited++;
     return s->stop_after && s->visited == s->stop_after;

@@ -48,7 +48,8 @@ static void *worker(void *arg)
                 res->failures++;
             /* A read of anyone's key: whole, or absent. */
             rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-            struct kt_key other = thread_key((int)(rng % (uint64_t)n), (int)(rng >> 20) % nthreads, (rng >> 40) % keys_per_thread);
+            struct kt_key other =
+                thread_key((int)(rng % (uint64_t)n), (int)(rng >> 20) % nthreads, (rng >> 40) % keys_per_thread);
             size_t got = sizeof buf;
             st = pgdds_keytable_get(table, &other, sizeof other, buf, &got);
             if (st == PGDDS_OK) res->torn += !kt_check(buf, got, kt_key_id(other), NULL);

@@ -33,7 +33,8 @@ struct partition : match_table::record_allocator {
     status alloc(size_t bytes, uint64_t &offset) override { return allocator.alloc(bytes, 8, offset); }
     void free(uint64_t offset) override { allocator.free(offset); }
 
-    status insert(const std::string &key, const std::string &value, uint64_t base, match_table::placement *where = nullptr)
+    status insert(const std::string &key, const std::string &value, uint64_t base,
+                  match_table::placement *where = nullptr)
     {
         match_table::pending_entry p;
         status st = table.append_pending(key.data(), key.size(), fingerprint(key), value.data(), value.size(), p);
@@ -136,7 +137,8 @@ TEST_CASE("slot words: meta, loc and the offsets of slots and values", "[keytabl
     CHECK(loc_offset(loc) == 0x123456789aull);
     CHECK(loc_gen(loc) == 0xabcdef);
 
-    uint64_t meta = uint64_t(0xabcdef) << meta_gen_shift | uint64_t(41) << meta_version_shift | meta_active | meta_locked;
+    uint64_t meta = uint64_t(0xabcdef) << meta_gen_shift | uint64_t(41) << meta_version_shift;
+    meta |= meta_active | meta_locked;
     uint64_t next = meta_next_version(meta);
     CHECK((next & meta_locked) == 0);
     CHECK((next & meta_active) != 0);
