@@ -286,6 +286,7 @@ status table::create(pgdds_context_t ctx, const pgdds_keytable_params_t &params,
     memset(rt->segment_base() + offset, 0, index_bytes);
     t->index_offset_.resize(size_t(t->nranks_));
     st = rt->allgather(who, &offset, t->index_offset_.data(), sizeof offset);
+    for (int r = 0; r < t->nranks_; ++r) t->segment_size_.push_back(rt->peer_segment_size(r));
     if (st != PGDDS_OK) {
         rt->allocator().free(offset);
         return st;
@@ -402,6 +403,9 @@ status table::read_record_bytes(segment_access &a, const key_ref &k, uint64_t lo
     if (record_buf.size() < value_at + max_value_size_) record_buf.resize(value_at + max_value_size_);
     uint8_t *buf = record_buf.data();
     size_t first = value_at + size_t(std::min<uint64_t>(value_guess, max_value_size_));
+    // A record that would end past the segment is not key k's (a stale entry's): no match.
+    h = record_header{0, 0};
+    if (loc_offset(loc) + value_at + max_value_size_ > segment_size_[size_t(k.owner)]) return PGDDS_OK;
     status st = a.read(k.owner, loc_offset(loc), buf, first);
     if (st != PGDDS_OK) return st;
     memcpy(&h, buf, sizeof h);
@@ -546,6 +550,8 @@ status table::lock_entry(segment_access &a, const key_ref &k, const char *who, e
     st = a.atomic(k.owner, meta_offset(k.owner, e.slot), AMO_CSWAP, e.meta | meta_locked, e.meta, &old);
     if (st != PGDDS_OK) return st;
     if (old == e.meta) {
+        // A reader that sees what the holder writes next must see the lock too.
+        std::atomic_thread_fence(std::memory_order_release);
         if (!remembered) return PGDDS_OK;
         record_header h;
         st = read_record_bytes(a, k, e.loc, 0, h);
@@ -740,6 +746,7 @@ status table::foreach_local(pgdds_keytable_visit_t visit, void *arg)
             settled = st != PGDDS_OK || old == meta;
             return st;
         });
+        std::atomic_thread_fence(std::memory_order_release);  // before the visitor's writes
         if (st != PGDDS_OK) return st;
         if (!(meta & meta_active)) continue;
         uint8_t *r = local_->record(loc_offset(load_word(w.loc)));

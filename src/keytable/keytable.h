@@ -185,6 +185,7 @@ class table {
     pgdds_keytable_hash_t hash_ = nullptr;
     void *hash_arg_ = nullptr;
     std::vector<uint64_t> index_offset_;  // of every rank's index in its segment
+    std::vector<uint64_t> segment_size_;  // of every rank
     std::unique_ptr<records_in_segment> records_;
     std::unique_ptr<match_table> local_;
     std::unique_ptr<entry_cache> cache_;

@@ -1,6 +1,8 @@
 // The owner's side of a match-entry table: appending, activating and reclaiming entries.
 #include "match_table.h"
 
+#include <atomic>
+
 namespace pgdds::keytable {
 
 namespace {
@@ -110,8 +112,10 @@ void match_table::reclaim(uint64_t slot_number)
     uint64_t meta = load_word(s.meta);
     uint64_t record_offset = loc_offset(load_word(s.loc));
     uint64_t home = home_bucket(match_base(load_word(s.match_bits)), nbuckets_);
-    // Out of the index first: from this store on, no reader accepts what it reads of the record.
+    // Out of the index first: from this store on, no reader accepts what it reads of the record,
+    // which may be written again as soon as it is freed.
     __atomic_store_n(&s.meta, meta_next_version(meta) & ~meta_active, __ATOMIC_RELEASE);
+    std::atomic_thread_fence(std::memory_order_release);
     records_.free(record_offset);
     --live_;
     uint64_t b = slot_number / slots_per_bucket;
