@@ -278,9 +278,9 @@ PGDDS_API pgdds_status_t pgdds_darray_local(pgdds_darray_t array, void **elems, 
  *         other ranks' operations on it wait. The visitor may call key-table functions, except
  *         on the key it is visiting (PGDDS_ERR_STATE) and foreach_local of the same table.
  *
- * Every operation is linearizable per key: a get returns a value that some insert or put
- * stored, never a mixture, and sees the effects of operations that completed before it
- * started. Operations on different keys are not ordered with respect to each other.
+ * Every operation is atomic per key: a get returns the value of one insert or put (with the
+ * words that atomics changed since), never a mixture of two, and sees every operation on the key
+ * that completed before it started. Operations on different keys are not ordered.
  *
  * Progress: gets, puts and atomics of existing keys are one-sided, and cost the owner nothing
  * where the transport is. Inserts and removals are active messages handled by the owner inside
