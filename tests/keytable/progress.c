@@ -7,7 +7,7 @@
 static pgdds_context_t ctx;
 static int me, n;
 
-enum { per_rank = 100, max_value = 64 };
+enum { per_rank = 48, max_value = 64 };
 
 int main(void)
 {
