@@ -39,6 +39,8 @@ struct key {
 pgdds_context_t ctx;
 int me, nranks;
 options opt;
+// Rank 0's remote get latencies of every size, first access and remembered, for their spread.
+std::vector<double> remote_first, remote_remembered;
 
 double now()
 {
@@ -63,7 +65,7 @@ void report(uint64_t entries, const char *metric, double value, const char *unit
                     pgdds_transport_name(ctx), nranks, opt.value_size, (unsigned long long)entries, metric, value,
                     unit);
     else
-        std::printf("keytable  %-9s %2d ranks  %4zu B  %8llu entries/rank  %-24s %12.3f %s\n",
+        std::printf("keytable  %-9s %2d ranks  %4zu B  %8llu entries/rank  %-32s %10.3f %s\n",
                     pgdds_transport_name(ctx), nranks, opt.value_size, (unsigned long long)entries, metric, value,
                     unit);
     std::fflush(stdout);
@@ -142,17 +144,24 @@ void run_size(uint64_t entries, pgdds_gptr_t *words)
 
     check(pgdds_barrier(ctx), "barrier");
     if (me == 0 && common) {
-        report(entries, "get_local_latency", best_time_per_op(opt.ops, [&](size_t i) { get(own[i % common]); }), "us");
+        double local = best_time_per_op(opt.ops, [&](size_t i) { get(own[i % common]); });
+        report(entries, "get_local_latency", local, "us");
         if (nranks > 1) {
             // First access: bucket, record, meta; then the entry is remembered: record, meta.
-            report(entries, "get_remote_first_latency",
-                   time_per_op(common, [&](size_t i) { get(right[i]); }), "us");
-            report(entries, "get_remote_latency",
-                   best_time_per_op(opt.ops, [&](size_t i) { get(right[i % common]); }), "us");
+            double first = time_per_op(common, [&](size_t i) { get(right[i]); });
+            double remembered = best_time_per_op(opt.ops, [&](size_t i) { get(right[i % common]); });
             uint64_t word;
-            report(entries, "rma_get_8B_latency", best_time_per_op(opt.ops, [&](size_t) {
-                       check(pgdds_get(ctx, &word, words[1], sizeof word), "pgdds_get");
-                   }), "us");
+            double rma = best_time_per_op(opt.ops, [&](size_t) {
+                check(pgdds_get(ctx, &word, words[1], sizeof word), "pgdds_get");
+            });
+            report(entries, "get_remote_first_latency", first, "us");
+            report(entries, "get_remote_latency", remembered, "us");
+            report(entries, "rma_get_8B_latency", rma, "us");
+            // The targets: a remote get in plain 8-byte gets, and how much faster a local one is.
+            report(entries, "get_remote_in_rma_gets", remembered / rma, "x");
+            report(entries, "get_local_speedup", remembered / local, "x");
+            remote_first.push_back(first);
+            remote_remembered.push_back(remembered);
             report(entries, "put_remote_latency", best_time_per_op(opt.ops, [&](size_t i) {
                        const key &k = right[i % common];
                        check(pgdds_keytable_put(t, &k, sizeof k, value.data(), value.size()), "put");
@@ -215,6 +224,13 @@ int main(int argc, char **argv)
     std::vector<pgdds_gptr_t> words(static_cast<size_t>(nranks));
     check(pgdds_allgather(ctx, &mine, words.data(), sizeof mine), "allgather");
     for (uint64_t entries = opt.min_entries; entries <= opt.max_entries; entries *= 4) run_size(entries, words.data());
+    // Flatness: the slowest size's remote get latency over the fastest's.
+    auto spread = [](const std::vector<double> &v) { return *std::max_element(v.begin(), v.end()) /
+                                                            *std::min_element(v.begin(), v.end()); };
+    if (!remote_remembered.empty()) {
+        report(opt.max_entries, "get_remote_latency_spread", spread(remote_remembered), "x");
+        report(opt.max_entries, "get_remote_first_latency_spread", spread(remote_first), "x");
+    }
     check(pgdds_finalize(ctx), "finalize");
     return 0;
 }
