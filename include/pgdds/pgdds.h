@@ -250,8 +250,68 @@ PGDDS_API pgdds_status_t pgdds_darray_local(pgdds_darray_t array, void **elems, 
 /* ------------------------------------------------------------------------------------------ */
 /* Key tables: the logically addressed space (PDHT)                                            */
 /* ------------------------------------------------------------------------------------------ */
+/* A key table maps keys (1 to PGDDS_KEYTABLE_MAX_KEY_LEN bytes) to values (0 to max_value_size
+ * bytes). A key hashes to an owner rank and 64-bit match bits; each rank holds its keys in a
+ * hashed index of match entries in its segment, so any rank finds a key one-sidedly and the
+ * cost does not grow with the number of keys (Larkins et al., PDHT, ICPP'18).
+ *
+ * create/destroy are collective; every rank passes the same parameters (checked). Each rank
+ * holds at most capacity_per_rank keys. The segment must have room for the index (64 bytes per
+ * key of capacity) and one record per key present (8 + key length rounded up to 8 +
+ * max_value_size bytes, allocated at insert).
+ *
+ * insert  PGDDS_ERR_EXISTS if the key is present; PGDDS_ERR_FULL when the owner holds
+ *         capacity_per_rank keys (or, with a poorly spread hash, 256 keys that share match
+ *         bits); PGDDS_ERR_NO_MEMORY when the owner's segment has no room for the record.
+ * get     *value_len: in, the capacity of value; out, the value's size. A value larger than the
+ *         capacity is not truncated: PGDDS_ERR_OUT_OF_BOUNDS, value untouched, and *value_len
+ *         set to the size needed (the one output written on failure). PGDDS_ERR_NOT_FOUND.
+ * put     replaces the value in place; its size may change, up to max_value_size.
+ *         PGDDS_ERR_NOT_FOUND.
+ * atomic_u64  an atomic (as pgdds_atomic_u64) on the 8-byte word at value_offset in the value:
+ *         value_offset must be a multiple of 8 (PGDDS_ERR_INVALID_ARG) and the word must lie in
+ *         the value's current size (PGDDS_ERR_OUT_OF_BOUNDS). Atomics on one word are atomic
+ *         with respect to each other, whoever issues them.
+ * remove  PGDDS_ERR_NOT_FOUND.
+ * foreach_local  visits every key this rank owns (owner-computes). The visitor may change the
+ *         value's bytes in place (not its size); each entry is held while it is visited, so
+ *         other ranks' operations on it wait. The visitor may call key-table functions, except
+ *         on the key it is visiting (PGDDS_ERR_STATE) and foreach_local of the same table.
+ *
+ * Every operation is atomic per key: a get returns the value of one insert or put (with the
+ * words that atomics changed since), never a mixture of two, and sees every operation on the key
+ * that completed before it started. Operations on different keys are not ordered.
+ *
+ * Progress: gets, puts and atomics of existing keys are one-sided, and cost the owner nothing
+ * where the transport is. Inserts and removals are active messages handled by the owner inside
+ * its pgdds calls (attentiveness): an owner that computes for long without calling the library
+ * delays them, unless PGDDS_PROGRESS_THREAD=1 gives every rank a thread that handles them. Each
+ * rank keeps at most a few requests in flight to one owner and waits for replies before
+ * sending more, so no request is lost however fast inserts come.
+ *
+ * Thread safety: every function may be called by several threads at once
+ * (PGDDS_THREAD_MULTIPLE), except create and destroy. */
 typedef struct pgdds_keytable *pgdds_keytable_t;
-typedef struct pgdds_keytable_params { uint64_t field_mask; size_t max_value_size; uint64_t capacity_per_rank; } pgdds_keytable_params_t;
+/* Addition: an application's own hash of its keys: 64 bits, the same on every rank for the same
+ * key. An application that knows its keys can often give a hash without collisions (PDHT
+ * §3.7); keys whose hashes collide still work, told apart by the stored key. */
+typedef uint64_t (*pgdds_keytable_hash_t)(const void *key, size_t key_len, void *arg);
+/* Addition: the optional fields of pgdds_keytable_params_t, read only when their bit is set in
+ * field_mask. */
+enum {
+    PGDDS_KEYTABLE_FIELD_HASH          = 1u << 0,   /* hash, hash_arg (default: XXH3 of the key bytes) */
+    PGDDS_KEYTABLE_FIELD_CACHE_ENTRIES = 1u << 1    /* cache_entries (default 16384) */
+};
+typedef struct pgdds_keytable_params { uint64_t field_mask; size_t max_value_size; uint64_t capacity_per_rank;
+    /* Addition: optional fields. */
+    pgdds_keytable_hash_t hash;
+    void    *hash_arg;
+    uint64_t cache_entries;   /* where other ranks' keys were found, remembered by this rank to
+                               * read them with two one-sided reads instead of three; 0: none */
+} pgdds_keytable_params_t;
+/* Addition: limits of keys and values. */
+#define PGDDS_KEYTABLE_MAX_KEY_LEN    ((size_t)65536)
+#define PGDDS_KEYTABLE_MAX_VALUE_SIZE ((size_t)1 << 27)
 PGDDS_API pgdds_status_t pgdds_keytable_create(pgdds_context_t ctx, const pgdds_keytable_params_t *params, pgdds_keytable_t *table);
 PGDDS_API pgdds_status_t pgdds_keytable_destroy(pgdds_keytable_t table);
 PGDDS_API pgdds_status_t pgdds_keytable_insert(pgdds_keytable_t table, const void *key, size_t key_len, const void *value, size_t value_len); /* EXISTS */
