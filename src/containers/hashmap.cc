@@ -384,17 +384,19 @@ status hash_map::find_group(Mem &m, const char *who, size_t n, const uint8_t *ke
     return PGDDS_OK;
 }
 
+// Inserts up to n keys; `done` tells how many before the first failure.
 template <class Mem>
 status hash_map::insert_group(Mem &m, const hash_table &t, const char *who, size_t n, const uint8_t *keys,
-                              size_t key_stride, const uint8_t *values, size_t value_stride, bool atomic) const
+                              size_t key_stride, const uint8_t *values, size_t value_stride, bool atomic,
+                              size_t &done) const
 {
     key_place places[batch_group];
     for (size_t j = 0; j < n; ++j) {
         places[j] = place(t, keys + j * key_stride);
         prefetch(m, t, places[j]);
     }
-    for (size_t j = 0; j < n; ++j) {
-        status st = insert_with(m, t, who, keys + j * key_stride, values + j * value_stride, places[j], atomic);
+    for (done = 0; done < n; ++done) {
+        status st = insert_with(m, t, who, keys + done * key_stride, values + done * value_stride, places[done], atomic);
         if (st != PGDDS_OK) return st;
     }
     return PGDDS_OK;
@@ -462,9 +464,9 @@ status hash_map::insert_many(const char *who, size_t count, const uint8_t *keys,
     bool atomic = (concurrent & ~PGDDS_CP_LOCAL) != PGDDS_CP_INSERT;
     return with_memory(who, local, [&](auto &m) {
         for (size_t i = 0; i < count; i += batch_group) {
-            size_t n = std::min(batch_group, count - i);
+            size_t n = std::min(batch_group, count - i), done;
             status s = insert_group(m, table_, who, n, keys + i * key_size_, key_size_, values + i * value_size_,
-                                    value_size_, atomic);
+                                    value_size_, atomic, done);
             if (s != PGDDS_OK) return s;
         }
         return PGDDS_OK;
@@ -495,17 +497,23 @@ status hash_map::find_many(const char *who, size_t count, const uint8_t *keys, u
     });
 }
 
-status hash_map::insert_own_records(const char *who, size_t count, const uint8_t *records)
+status hash_map::insert_own_records(const char *who, size_t count, const uint8_t *records, uint64_t &dropped)
 {
     direct_memory m;
     size_t stride = key_size_ + value_size_;
-    for (size_t i = 0; i < count; i += batch_group) {
-        size_t n = std::min(batch_group, count - i);
+    status first_failure = PGDDS_OK;
+    for (size_t i = 0; i < count;) {
+        size_t n = std::min(batch_group, count - i), done = 0;
         const uint8_t *r = records + i * stride;
-        status st = insert_group(m, table_, who, n, r, stride, r + key_size_, stride, false);
-        if (st != PGDDS_OK) return st;
+        status st = insert_group(m, table_, who, n, r, stride, r + key_size_, stride, false, done);
+        i += done;
+        if (st != PGDDS_OK) {  // skip the record that does not fit and go on
+            if (first_failure == PGDDS_OK) first_failure = st;
+            ++dropped;
+            ++i;
+        }
     }
-    return PGDDS_OK;
+    return first_failure;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -48,8 +48,9 @@ class hash_map : public container {
     status resize(const char *who, uint64_t new_capacity);
     status foreach_local(pgdds_hashmap_visit_t visit, void *arg);
     // Inserts `count` records (key then value, packed) that this rank owns, with nothing else
-    // touching its part: the drain of a hash map buffer.
-    status insert_own_records(const char *who, size_t count, const uint8_t *records);
+    // touching its part: the drain of a hash map buffer. A record that does not fit is
+    // skipped and counted in `dropped`; the others are still inserted.
+    status insert_own_records(const char *who, size_t count, const uint8_t *records, uint64_t &dropped);
 
   private:
     explicit hash_map(runtime *rt) : container(rt) {}
@@ -86,7 +87,8 @@ class hash_map : public container {
                       bool atomic) const;
     template <class Mem>
     status insert_group(Mem &m, const hash_table &t, const char *who, size_t n, const uint8_t *keys,
-                        size_t key_stride, const uint8_t *values, size_t value_stride, bool atomic) const;
+                        size_t key_stride, const uint8_t *values, size_t value_stride, bool atomic,
+                        size_t &done) const;
 
     status make_table(const char *who, uint64_t capacity, hash_table &t, pgdds_gptr_t &mine) const;
 

@@ -89,8 +89,13 @@ status queue::create_per_rank(runtime *rt, const char *who, int kind, size_t ele
 status queue::destroy(const char *who)
 {
     status st = rt->barrier(who);
-    if (rt->rank() == host_) rt->allocator().free(gptr::offset(base_));
+    release_storage();
     return st;
+}
+
+void queue::release_storage()
+{
+    if (rt->rank() == host_) rt->allocator().free(gptr::offset(base_));
 }
 
 status queue::full(const char *who, size_t count, uint64_t head, uint64_t tail) const

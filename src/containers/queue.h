@@ -46,6 +46,8 @@ class queue : public container {
                                   std::vector<std::unique_ptr<queue>> &out);
     // Collective: waits for every rank, then the host frees the storage.
     status destroy(const char *who);
+    // The host frees the storage (the caller made sure no rank still uses it).
+    void release_storage();
 
     status push(const char *who, const void *elems, size_t count, unsigned concurrent);
     status pop(const char *who, void *elems, size_t max, size_t &popped, unsigned concurrent);
