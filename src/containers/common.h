@@ -172,6 +172,8 @@ class direct_memory {
     static void xor32(address a, uint32_t v) { __atomic_fetch_xor(reinterpret_cast<uint32_t *>(a), v, __ATOMIC_SEQ_CST); }
     static void add64(address a, uint64_t v) { __atomic_fetch_add(reinterpret_cast<uint64_t *>(a), v, __ATOMIC_SEQ_CST); }
 
+    // A plain read of an aligned word that atomics may be changing (one R, not an atomic).
+    static uint64_t read64(address a) { return __atomic_load_n(reinterpret_cast<uint64_t *>(a), __ATOMIC_RELAXED); }
     static void get(void *dst, address src, size_t n) { memcpy(dst, src, n); }
     static void put(address dst, const void *src, size_t n) { memcpy(dst, src, n); }
     // Two adjacent pieces (key and value) written as one.
@@ -236,6 +238,12 @@ class fabric_memory {
         if (!failed()) note(pgdds_atomic_u64(ctx_, a, PGDDS_AOP_ADD, v, nullptr));
     }
 
+    uint64_t read64(address a)
+    {
+        uint64_t v = 0;
+        get(&v, a, sizeof v);
+        return v;
+    }
     void get(void *dst, address src, size_t n)
     {
         if (!failed()) note(pgdds_get(ctx_, dst, src, n));
