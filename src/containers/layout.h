@@ -154,7 +154,7 @@ inline bloom_place place_bloom(uint64_t hash, uint64_t blocks, unsigned k)
 {
     uint64_t mask = 0, bits = mix64(hash);
     for (unsigned i = 0; i < k; ++i) {
-        if (i == 10) bits = mix64(bits ^ hash);  // 10 fields of 6 bits per 64-bit word
+        if (i == 10) bits = mix64(hash ^ 0x9e3779b97f4a7c15ull);  // 10 fields of 6 bits per word
         mask |= uint64_t(1) << (bits & 63);
         bits >>= 6;
     }
