@@ -9,6 +9,8 @@
 // so exactly one overrunning reservation starts at or before the limit, and every one after it
 // overruns too. That one sets the counter back to its own start (or, for a pop, to the tail,
 // after taking the elements before it), which discards its own reservation and every later one.
+// A later pusher that overran only because of it tries again (the queue may have room for a
+// smaller push); a later popper finds the queue empty, which it is.
 #include "queue.h"
 
 namespace pgdds::containers {
@@ -17,16 +19,23 @@ status queue::fast_push(const char *who, bool local, const uint8_t *src, size_t 
 {
     return with_memory(who, local, [&](auto &m) -> status {
         using Mem = std::decay_t<decltype(m)>;
-        uint64_t t = m.fetch_add64(at<Mem>(queue_layout::tail), count);
-        if (m.failed()) return m.result();
-        if (t + count > head_seen_.load(std::memory_order_relaxed) + capacity_) {
+        spinner spin(rt);
+        uint64_t t;
+        for (;;) {
+            t = m.fetch_add64(at<Mem>(queue_layout::tail), count);
+            if (m.failed()) return m.result();
+            if (t + count <= head_seen_.load(std::memory_order_relaxed) + capacity_) break;
             uint64_t h = m.load64(at<Mem>(queue_layout::head));
             if (m.failed()) return m.result();
             head_seen_.store(h, std::memory_order_relaxed);
-            if (t + count > h + capacity_) {
-                if (t <= h + capacity_) m.swap64(at<Mem>(queue_layout::tail), t);
+            if (t + count <= h + capacity_) break;
+            if (t <= h + capacity_) {  // the first overrunning reservation: withdraw it and all after it
+                m.swap64(at<Mem>(queue_layout::tail), t);
                 return m.failed() ? m.result() : full(who, count, h, t);
             }
+            // An earlier reservation overran and is withdrawing this one with it; there may
+            // still be room for this push once it has.
+            if (!spin.again(who)) return PGDDS_ERR_TIMEOUT;
         }
         put_elements(m, t, src, count);
         return m.result();

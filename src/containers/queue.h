@@ -183,7 +183,7 @@ status queue::reserve_pop(Mem &m, const char *who, size_t max, uint64_t limit, s
     uint64_t h = head_seen_.load(std::memory_order_relaxed);
     for (;;) {
         uint64_t end = limit_seen.load(std::memory_order_relaxed);
-        if (h >= end) {
+        if (h >= end || end - h < max) {  // the remembered limit may be behind: look
             end = m.load64(at<Mem>(limit));
             if (m.failed()) return m.result();
             limit_seen.store(end, std::memory_order_relaxed);

@@ -231,6 +231,7 @@ static void test_local_resize_migrate(int kind)
     T_OK(pgdds_queue_capacity(q, &cap));
     T_OK(pgdds_queue_size(q, &size));
     T_CHECK(cap == 25 && size == 10);
+    T_OK(pgdds_barrier(ctx)); /* everyone has looked before anyone pushes */
     if (me == n - 1) {
         for (uint64_t s = 15; s < 20; ++s) buf[s - 15] = elem_of(0, s);
         T_OK(pgdds_queue_push(q, buf, 5, 0));

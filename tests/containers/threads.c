@@ -78,7 +78,7 @@ static void test_map(void)
 }
 
 /* --- queues ------------------------------------------------------------------------------ */
-enum { Q_PER = 2000 };
+enum { Q_PER = 1000 };
 struct queue_arg {
     pgdds_queue_t q;
     int thread;
