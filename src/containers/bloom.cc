@@ -121,11 +121,11 @@ status bloom_filter::contains_many(const char *who, size_t count, const uint8_t 
             size_t n = std::min(bloom_group, count - i);
             for (size_t j = 0; j < n; ++j) {
                 places[j] = place(keys + (i + j) * key_len, key_len);
-                if constexpr (std::is_same<Mem, fabric_memory>::value)
+                if constexpr (!Mem::load_store)
                     m.get_nbi(&words[j], block<Mem>(places[j].block), sizeof words[j]);
                 else m.prefetch(block<Mem>(places[j].block));
             }
-            if constexpr (std::is_same<Mem, fabric_memory>::value) m.flush();
+            if constexpr (!Mem::load_store) m.flush();
             else
                 for (size_t j = 0; j < n; ++j) words[j] = m.read64(block<Mem>(places[j].block));
             if (m.failed()) return m.result();

@@ -143,6 +143,7 @@ class spinner {
 class direct_memory {
   public:
     using address = uint8_t *;
+    static constexpr bool load_store = true;
 
     static address offset(address a, uint64_t bytes) { return a + bytes; }
     static constexpr bool failed() { return false; }
@@ -174,13 +175,13 @@ class direct_memory {
 
     // A plain read of an aligned word that atomics may be changing (one R, not an atomic).
     static uint64_t read64(address a) { return __atomic_load_n(reinterpret_cast<uint64_t *>(a), __ATOMIC_RELAXED); }
-    static void get(void *dst, address src, size_t n) { memcpy(dst, src, n); }
-    static void put(address dst, const void *src, size_t n) { memcpy(dst, src, n); }
+    static void get(void *dst, address src, size_t n) { copy_bytes(dst, src, n); }
+    static void put(address dst, const void *src, size_t n) { copy_bytes(dst, src, n); }
     // Two adjacent pieces (key and value) written as one.
     static void put2(address dst, const void *a, size_t na, const void *b, size_t nb)
     {
-        memcpy(dst, a, na);
-        memcpy(dst + na, b, nb);
+        copy_bytes(dst, a, na);
+        copy_bytes(dst + na, b, nb);
     }
     // Read access to n bytes: the memory itself, no copy.
     static const uint8_t *view(address src, size_t, uint8_t *) { return src; }
@@ -191,6 +192,7 @@ class direct_memory {
 class fabric_memory {
   public:
     using address = pgdds_gptr_t;
+    static constexpr bool load_store = false;
 
     explicit fabric_memory(pgdds_context_t ctx) : ctx_(ctx) {}
     static address offset(address a, uint64_t bytes) { return a + bytes; }  // stays inside one part
@@ -313,6 +315,37 @@ template <class Op> status container::with_memory(const char *who, bool local, O
     return m.failed() ? fail_prefix(m.result(), who) : st;
 }
 
+// The caller's own memory while nothing else can touch it (a collective step that holds every
+// rank: the drain of a hash map buffer, a resize): the protocols run unchanged with plain loads
+// and stores, which do not stall the pipeline the way locked instructions do.
+class exclusive_memory : public direct_memory {
+  public:
+    static uint32_t load32(address a) { return plain<uint32_t>(a); }
+    static uint32_t cas32(address a, uint32_t expected, uint32_t desired)
+    {
+        uint32_t old = plain<uint32_t>(a);
+        if (old == expected) store(a, desired);
+        return old;
+    }
+    static uint32_t fetch_or32(address a, uint32_t v)
+    {
+        uint32_t old = plain<uint32_t>(a);
+        store(a, old | v);
+        return old;
+    }
+    static void and32(address a, uint32_t v) { store(a, plain<uint32_t>(a) & v); }
+    static void xor32(address a, uint32_t v) { store(a, plain<uint32_t>(a) ^ v); }
+
+  private:
+    template <class T> static T plain(address a)
+    {
+        T v;
+        memcpy(&v, a, sizeof v);
+        return v;
+    }
+    template <class T> static void store(address a, T v) { memcpy(a, &v, sizeof v); }
+};
+
 // Scratch space for fabric_memory::view: on the stack when small, else on the heap.
 class scratch_buffer {
   public:
@@ -335,7 +368,7 @@ struct parts {
 
     template <class Mem> typename Mem::address at(int rank) const
     {
-        if constexpr (std::is_same<Mem, direct_memory>::value) return local[size_t(rank)];
+        if constexpr (Mem::load_store) return local[size_t(rank)];
         else return global[size_t(rank)];
     }
 };

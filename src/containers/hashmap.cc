@@ -3,15 +3,20 @@
 #include "hashmap.h"
 
 #include <algorithm>
-#include <functional>
 
 namespace pgdds::containers {
 
 namespace {
 
-// Threads start at different reader bits and move to the next when theirs is taken.
-thread_local unsigned reader_choice = unsigned(std::hash<std::thread::id>{}(std::this_thread::get_id()));
-uint32_t reader_bit() { return 1u << (state::reader_shift + reader_choice % state::reader_bits); }
+// The reader bit a find tries first: it differs between ranks and between the threads of a rank
+// (their stacks lie on different pages), so concurrent readers rarely pick the same one; a
+// reader whose bit is taken moves to the next.
+unsigned first_reader_bit(int rank)
+{
+    int on_stack;
+    return unsigned(mix64(uint64_t(rank) << 32 ^ uint64_t(reinterpret_cast<uintptr_t>(&on_stack) >> 12)));
+}
+uint32_t reader_bit(unsigned choice) { return 1u << (state::reader_shift + choice % state::reader_bits); }
 
 // The state word at the start of a bucket view (no concurrent writer: see the callers).
 uint32_t state_of(const uint8_t *bucket) { return __atomic_load_n(reinterpret_cast<const uint32_t *>(bucket), __ATOMIC_ACQUIRE); }
@@ -119,7 +124,7 @@ template <class Mem> void hash_map::prefetch(Mem &m, const hash_table &t, const 
 template <class Mem> bool hash_map::holds_key(Mem &m, typename Mem::address b, const uint8_t *key, uint8_t *scratch) const
 {
     const uint8_t *k = m.view(Mem::offset(b, bucket_key_offset), key_size_, scratch);
-    return !m.failed() && memcmp(k, key, key_size_) == 0;
+    return !m.failed() && same_bytes(k, key, key_size_);
 }
 
 // Locks bucket b (ready -> reserved) if it may hold the key: ready with the key's fingerprint.
@@ -273,6 +278,7 @@ status hash_map::find_with(Mem &m, const char *who, const uint8_t *key, uint8_t 
     const hash_table &t = table_;
     scratch_buffer scratch(bucket_bytes_);
     spinner spin(rt);
+    unsigned reader_choice = atomic ? first_reader_bit(rt->rank()) : 0;
     for (uint64_t i = 0; i < t.probe_limit; ++i) {
         auto b = bucket<Mem>(t, p.owner, probe_slot(p.home, i, t.part_capacity));
         if (!atomic) {
@@ -281,14 +287,14 @@ status hash_map::find_with(Mem &m, const char *who, const uint8_t *key, uint8_t 
             uint32_t w = state_of(bk);
             if (state::status(w) == state::free) return PGDDS_ERR_NOT_FOUND;
             if (state::status(w) == state::ready && state::fingerprint(w) == p.fingerprint &&
-                memcmp(bk + bucket_key_offset, key, key_size_) == 0) {
-                memcpy(value, bk + bucket_key_offset + key_size_, value_size_);
+                same_bytes(bk + bucket_key_offset, key, key_size_)) {
+                copy_bytes(value, bk + bucket_key_offset + key_size_, value_size_);
                 return PGDDS_OK;
             }
             continue;
         }
         for (;;) {  // until this bucket is decided
-            uint32_t bit = reader_bit();
+            uint32_t bit = reader_bit(reader_choice);
             uint32_t w = m.fetch_or32(b, bit);
             if (m.failed()) return m.result();
             if (w & bit) {  // another reader holds this bit
@@ -300,8 +306,8 @@ status hash_map::find_with(Mem &m, const char *who, const uint8_t *key, uint8_t 
             bool same_print = state::fingerprint(w) == p.fingerprint, match = false;
             if (s == state::ready && same_print) {
                 const uint8_t *kv = m.view(Mem::offset(b, bucket_key_offset), key_size_ + value_size_, scratch.data());
-                match = !m.failed() && memcmp(kv, key, key_size_) == 0;
-                if (match) memcpy(value, kv + key_size_, value_size_);
+                match = !m.failed() && same_bytes(kv, key, key_size_);
+                if (match) copy_bytes(value, kv + key_size_, value_size_);
             }
             m.and32(b, ~bit);
             if (m.failed()) return m.result();
@@ -352,7 +358,7 @@ status hash_map::find_group(Mem &m, const char *who, size_t n, const uint8_t *ke
     // Over the network a CP_FIND group reads its home buckets together and decides every key
     // whose home bucket is its own or free; the others probe one by one below.
     bool decided[batch_group] = {};
-    if constexpr (std::is_same<Mem, fabric_memory>::value) {
+    if constexpr (!Mem::load_store) {
         if (!atomic) {
             scratch_buffer homes(n * bucket_bytes_);
             for (size_t j = 0; j < n; ++j)
@@ -367,8 +373,8 @@ status hash_map::find_group(Mem &m, const char *who, size_t n, const uint8_t *ke
                     found[j] = 0;
                     decided[j] = true;
                 } else if (state::status(w) == state::ready && state::fingerprint(w) == places[j].fingerprint &&
-                           memcmp(bk + bucket_key_offset, keys + j * key_size_, key_size_) == 0) {
-                    memcpy(values + j * value_size_, bk + bucket_key_offset + key_size_, value_size_);
+                           same_bytes(bk + bucket_key_offset, keys + j * key_size_, key_size_)) {
+                    copy_bytes(values + j * value_size_, bk + bucket_key_offset + key_size_, value_size_);
                     found[j] = 1;
                     decided[j] = true;
                 }
@@ -499,7 +505,7 @@ status hash_map::find_many(const char *who, size_t count, const uint8_t *keys, u
 
 status hash_map::insert_own_records(const char *who, size_t count, const uint8_t *records, uint64_t &dropped)
 {
-    direct_memory m;
+    exclusive_memory m;
     size_t stride = key_size_ + value_size_;
     status first_failure = PGDDS_OK;
     for (size_t i = 0; i < count;) {
@@ -556,7 +562,7 @@ status hash_map::resize(const char *who, uint64_t new_capacity)
     st = make_table(who, new_capacity, next, mine);
     if (st != PGDDS_OK) return st;
     const uint8_t *old = table_.where.local[size_t(rt->rank())];
-    direct_memory m;
+    exclusive_memory m;
     for (uint64_t i = 0; i < table_.part_capacity && st == PGDDS_OK; ++i) {
         const uint8_t *b = old + i * bucket_bytes_;
         if (state::status(state_of(b)) != state::ready) continue;

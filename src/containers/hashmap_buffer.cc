@@ -11,6 +11,8 @@
 #include "hashmap.h"
 #include "queue.h"
 
+#include <algorithm>
+
 namespace pgdds::containers {
 class hash_map_buffer;
 }
@@ -23,6 +25,40 @@ struct pgdds_hashmap_buffer {
 namespace pgdds::containers {
 
 constexpr uint64_t hashmap_buffer_magic = 0x706748427566ull;  // "pgHBuf"
+
+// A growable byte array that appends without filling new space first.
+class byte_buffer {
+  public:
+    size_t size() const { return size_; }
+    uint8_t *data() { return data_.get(); }
+    // Appends a then b; std::bad_alloc when host memory runs out.
+    void append(const void *a, size_t na, const void *b, size_t nb)
+    {
+        if (size_ + na + nb > capacity_) grow(size_ + na + nb);
+        copy_bytes(data_.get() + size_, a, na);
+        copy_bytes(data_.get() + size_ + na, b, nb);
+        size_ += na + nb;
+    }
+    void drop_front(size_t n)
+    {
+        memmove(data_.get(), data_.get() + n, size_ - n);
+        size_ -= n;
+    }
+    void clear() { size_ = 0; }
+
+  private:
+    void grow(size_t need)
+    {
+        size_t cap = std::max({need, 2 * capacity_, size_t(4096)});
+        std::unique_ptr<uint8_t[]> bigger(new uint8_t[cap]);
+        if (size_) memcpy(bigger.get(), data_.get(), size_);
+        data_ = std::move(bigger);
+        capacity_ = cap;
+    }
+
+    std::unique_ptr<uint8_t[]> data_;
+    size_t size_ = 0, capacity_ = 0;
+};
 
 class hash_map_buffer : public container {
   public:
@@ -40,7 +76,7 @@ class hash_map_buffer : public container {
     // Entries (key then value, packed) waiting for one owner rank.
     struct outbox {
         std::mutex lock;
-        std::vector<uint8_t> entries;
+        byte_buffer entries;
         bool stalled = false;  // the owner's queue was full: keep everything until flush
     };
     // Pushes the waiting entries in messages of at most message_size entries (only whole
@@ -107,7 +143,7 @@ status hash_map_buffer::send(const char *who, int owner, outbox &o, bool all)
             sent += count;
         }
     }
-    o.entries.erase(o.entries.begin(), o.entries.begin() + ptrdiff_t(sent * entry_bytes_));
+    o.entries.drop_front(sent * entry_bytes_);
     return st;
 }
 
@@ -122,9 +158,7 @@ status hash_map_buffer::insert(const char *who, const void *key, const void *val
     outbox &o = outboxes_[size_t(owner)];
     maybe_lock hold(o.lock, rt->threaded());
     try {
-        auto k = static_cast<const uint8_t *>(key), v = static_cast<const uint8_t *>(value);
-        o.entries.insert(o.entries.end(), k, k + m->key_size());
-        if (m->value_size()) o.entries.insert(o.entries.end(), v, v + m->value_size());
+        o.entries.append(key, m->key_size(), value, m->value_size());
     } catch (const std::bad_alloc &) {
         return fail(PGDDS_ERR_NO_MEMORY, "%s: out of host memory for the buffer", who);
     }

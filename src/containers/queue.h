@@ -71,7 +71,7 @@ class queue : public container {
 
     template <class Mem> typename Mem::address at(uint64_t offset) const
     {
-        if constexpr (std::is_same<Mem, direct_memory>::value) return local_ + offset;
+        if constexpr (Mem::load_store) return local_ + offset;
         else return gptr::add(base_, int64_t(offset));
     }
     // Copies `count` elements from/to element index `first` on, wrapping around the ring (at
