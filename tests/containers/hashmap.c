@@ -34,7 +34,7 @@ static void check_all_present(pgdds_hashmap_t map, uint64_t base, uint64_t count
  * the others: fully atomic inserts and finds overlapping. */
 static void test_atomic_contended(void)
 {
-    const uint64_t own = 1500, shared = 400;
+    const uint64_t own = 600, shared = 200;
     pgdds_hashmap_t map = make_map((own * (uint64_t)n + shared) * 2, NULL);
     T_OK(pgdds_barrier(ctx));
     uint64_t torn = 0;
@@ -72,7 +72,7 @@ static void test_atomic_contended(void)
  * owned keys, batched finds. */
 static void test_promises(void)
 {
-    const uint64_t per = 2000;
+    const uint64_t per = 800;
     pgdds_hashmap_t map = make_map(per * (uint64_t)n * 3, NULL);
     for (uint64_t i = 0; i < per; ++i) {
         uint64_t key = (uint64_t)me * per + i;
@@ -102,7 +102,7 @@ static void test_promises(void)
     struct t_value vals[B];
     unsigned char found[B];
     for (unsigned promise = 0; promise <= PGDDS_CP_FIND; promise += PGDDS_CP_FIND) {
-        for (int round = 0; round < 20; ++round) {
+        for (int round = 0; round < 8; ++round) {
             for (int j = 0; j < B; ++j) keys[j] = (j % 5 == 4) ? 9000000 + (uint64_t)j : t_mix((uint64_t)(round * B + j + me)) % (per * (uint64_t)n);
             T_OK(pgdds_hashmap_find_many(map, B, keys, vals, found, promise));
             int bad = 0;
@@ -213,10 +213,10 @@ static void test_collisions(void)
      * inserts. The chain lock must keep each key in exactly one bucket. */
     o.max_probes = 1024;
     map = make_map(1024 * (uint64_t)n, &o);
-    enum { FRESH = 8, PHASES = 40 };
+    enum { FRESH = 8, PHASES = 16 };
     uint64_t fillers = 0;
     if (me == 0)
-        for (uint64_t k = 1000000; k < 1000000 + 60; ++k, ++fillers) {
+        for (uint64_t k = 1000000; k < 1000000 + 40; ++k, ++fillers) {
             struct t_value v = t_value_of(k, 0);
             T_OK(pgdds_hashmap_insert(map, &k, &v, 0));
         }
@@ -228,7 +228,7 @@ static void test_collisions(void)
             T_OK(pgdds_hashmap_insert(map, &k, &v, 0));
             /* rank r erases filler keys r, r+n, ...: new tombstones near the head of the chain */
             uint64_t f = 1000000 + (uint64_t)(phase * FRESH + i) * (uint64_t)n + (uint64_t)me;
-            if (f < 1000000 + 60) T_OK(pgdds_hashmap_erase(map, &f, 0));
+            if (f < 1000000 + 40) T_OK(pgdds_hashmap_erase(map, &f, 0));
         }
         T_OK(pgdds_barrier(ctx));
     }

@@ -91,7 +91,7 @@ static void drain(pgdds_queue_t q, struct tally *t, size_t batch, unsigned promi
  * than fits: exactly the capacity gets in, all or nothing per call), then everyone pops. */
 static void test_phased_single_queue(int kind)
 {
-    const uint64_t per = 1500, capacity = per * (uint64_t)n - 37;
+    const uint64_t per = 800, capacity = per * (uint64_t)n - 37;
     pgdds_queue_t q = make_queue(kind, capacity, n - 1);
     unsigned push_promise = kind == PGDDS_QUEUE_FAST ? 0 : PGDDS_CP_PUSH;
     unsigned pop_promise = kind == PGDDS_QUEUE_FAST ? 0 : PGDDS_CP_POP;
@@ -146,7 +146,7 @@ static void test_phased_single_queue(int kind)
  * the queue full pops to make room. Both sides use the fully atomic protocols. */
 static void test_concurrent_single_queue(int kind)
 {
-    const uint64_t per = 3000;
+    const uint64_t per = 1200;
     pgdds_queue_t q = make_queue(kind, 50, 0);
     struct tally t;
     tally_init(&t, per);
@@ -177,7 +177,7 @@ static void test_concurrent_single_queue(int kind)
  * received through their local view. */
 static void test_queue_per_rank(int kind)
 {
-    const uint64_t per = 2000;
+    const uint64_t per = 800;
     pgdds_queue_t *qs = calloc((size_t)n, sizeof *qs);
     for (int r = 0; r < n; ++r) qs[r] = make_queue(kind, per * (uint64_t)n, r);
     for (uint64_t s = 0; s < per; ++s) {

@@ -20,7 +20,7 @@ static void run_threads(void *(*body)(void *), void *args, size_t arg_size)
 static uint64_t writer(int t) { return (uint64_t)me * THREADS + (uint64_t)t; }
 
 /* --- hash map ---------------------------------------------------------------------------- */
-enum { MAP_OWN = 1500, MAP_SHARED = 200 };
+enum { MAP_OWN = 400, MAP_SHARED = 100 };
 struct map_arg {
     pgdds_hashmap_t map;
     int thread;
@@ -78,7 +78,7 @@ static void test_map(void)
 }
 
 /* --- queues ------------------------------------------------------------------------------ */
-enum { Q_PER = 1000 };
+enum { Q_PER = 400 };
 struct queue_arg {
     pgdds_queue_t q;
     int thread;
@@ -157,7 +157,7 @@ static void test_queue(int kind)
 }
 
 /* --- hash map buffer --------------------------------------------------------------------- */
-enum { BUF_PER = 3000 };
+enum { BUF_PER = 1000 };
 struct buffer_arg {
     pgdds_hashmap_buffer_t buf;
     int thread;
@@ -201,7 +201,7 @@ static void test_buffer(void)
 }
 
 /* --- Bloom filter ------------------------------------------------------------------------ */
-enum { BLOOM_KEYS = 3000 };
+enum { BLOOM_KEYS = 1000 };
 struct bloom_arg {
     pgdds_bloom_t bloom;
     int thread;
