@@ -94,13 +94,18 @@ status alloc_zeroed(runtime *rt, const char *who, uint64_t bytes, size_t alignme
 // ---------------------------------------------------------------------------------------------
 // Waiting for another rank or thread to change a word
 // ---------------------------------------------------------------------------------------------
-// Spins politely (the node may be oversubscribed: yield often) and gives up after PGDDS_TIMEOUT.
+// Spins politely (the node may be oversubscribed: yield often), keeps the caller's network
+// context progressing (a transport may need the target's help for a peer's operation we are
+// waiting for, even when we poll our own memory), and gives up after PGDDS_TIMEOUT.
 class spinner {
   public:
     explicit spinner(const runtime *rt) : timeout_(rt->cfg().timeout) {}
-    // Call between polls; false once the wait has lasted PGDDS_TIMEOUT (the last error says so).
-    bool again(const char *who)
+    // Call between polls; false once the wait has lasted PGDDS_TIMEOUT (the last error says so)
+    // or the memory failed.
+    template <class Mem> bool again(Mem &m, const char *who)
     {
+        m.idle();
+        if (m.failed()) return false;
         ++spins_;
         if (spins_ < 16) {
             cpu_relax();
@@ -187,6 +192,7 @@ class direct_memory {
     static const uint8_t *view(address src, size_t, uint8_t *) { return src; }
     static void flush() { std::atomic_thread_fence(std::memory_order_release); }
     static void prefetch(address a) { __builtin_prefetch(a, 1, 3); }
+    static void idle() {}
 };
 
 class fabric_memory {
@@ -227,18 +233,13 @@ class fabric_memory {
     uint64_t fetch_or64(address a, uint64_t v) { return fetch64(a, PGDDS_AOP_OR, v); }
     uint64_t fetch_add64(address a, uint64_t v) { return fetch64(a, PGDDS_AOP_ADD, v); }
     uint64_t swap64(address a, uint64_t v) { return fetch64(a, PGDDS_AOP_SWAP, v); }
-    void and32(address a, uint32_t v)
-    {
-        if (!failed()) note(pgdds_atomic_u32(ctx_, a, PGDDS_AOP_AND, v, nullptr));
-    }
-    void xor32(address a, uint32_t v)
-    {
-        if (!failed()) note(pgdds_atomic_u32(ctx_, a, PGDDS_AOP_XOR, v, nullptr));
-    }
-    void add64(address a, uint64_t v)
-    {
-        if (!failed()) note(pgdds_atomic_u64(ctx_, a, PGDDS_AOP_ADD, v, nullptr));
-    }
+    // The "non-fetching" updates fetch all the same: a transport may complete a non-fetching
+    // atomic locally before applying it at the target (it lands by the next flush), and these
+    // updates (publishing a bucket, releasing a reader bit or lock, advancing a ready counter)
+    // must have landed when the operation returns. The cost is still one A.
+    void and32(address a, uint32_t v) { fetch32(a, PGDDS_AOP_AND, v); }
+    void xor32(address a, uint32_t v) { fetch32(a, PGDDS_AOP_XOR, v); }
+    void add64(address a, uint64_t v) { fetch64(a, PGDDS_AOP_ADD, v); }
 
     uint64_t read64(address a)
     {
@@ -281,6 +282,11 @@ class fabric_memory {
         if (!failed()) note(pgdds_flush(ctx_));
     }
     static void prefetch(address) {}
+    // Between polls: progress, so operations of other ranks that need this rank's help finish.
+    void idle()
+    {
+        if (!failed()) note(pgdds_progress(ctx_));
+    }
 
   private:
     uint32_t fetch32(address a, pgdds_aop_t op, uint32_t v)

@@ -35,7 +35,7 @@ status queue::fast_push(const char *who, bool local, const uint8_t *src, size_t 
             }
             // An earlier reservation overran and is withdrawing this one with it; there may
             // still be room for this push once it has.
-            if (!spin.again(who)) return PGDDS_ERR_TIMEOUT;
+            if (!spin.again(m, who)) return PGDDS_ERR_TIMEOUT;
         }
         put_elements(m, t, src, count);
         return m.result();

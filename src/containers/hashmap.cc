@@ -144,7 +144,7 @@ hash_map::lock_outcome hash_map::lock_candidate(Mem &m, typename Mem::address b,
         if (s == state::free) return lock_outcome::free;
         if (s == state::tombstone || state::fingerprint(old) != fingerprint) return lock_outcome::skip;
         if (s == state::reserved || (old & state::reader_mask)) {
-            if (!spin.again(who)) return lock_outcome::failed;
+            if (!spin.again(m, who)) return lock_outcome::failed;
         }
         // Expect it ready, with whatever chain lock it carries and no readers.
         expected = (old & ~(state::reader_mask | state::status_mask)) | state::ready;
@@ -164,7 +164,7 @@ hash_map::claim_outcome hash_map::try_claim(Mem &m, typename Mem::address b, uin
         if (old == expected) return claim_outcome::claimed;
         if (state::status(old) != state::status(seen)) return claim_outcome::lost;
         expected = old & ~state::reader_mask;
-        if ((old & state::reader_mask) && !spin.again(who)) return claim_outcome::failed;
+        if ((old & state::reader_mask) && !spin.again(m, who)) return claim_outcome::failed;
     }
 }
 
@@ -197,7 +197,7 @@ status hash_map::insert_with(Mem &m, const hash_table &t, const char *who, const
     while (m.fetch_or32(home, state::chain_lock) & state::chain_lock) {
         if (m.failed()) return m.result();
         while (m.load32(home) & state::chain_lock)
-            if (m.failed() || !spin.again(who)) return m.failed() ? m.result() : PGDDS_ERR_TIMEOUT;
+            if (m.failed() || !spin.again(m, who)) return m.failed() ? m.result() : PGDDS_ERR_TIMEOUT;
     }
     status st = insert_probing(m, t, who, key, value, p, true);
     m.and32(home, ~state::chain_lock);
@@ -299,7 +299,7 @@ status hash_map::find_with(Mem &m, const char *who, const uint8_t *key, uint8_t 
             if (m.failed()) return m.result();
             if (w & bit) {  // another reader holds this bit
                 ++reader_choice;
-                if (!spin.again(who)) return PGDDS_ERR_TIMEOUT;
+                if (!spin.again(m, who)) return PGDDS_ERR_TIMEOUT;
                 continue;
             }
             uint32_t s = state::status(w);
@@ -314,7 +314,7 @@ status hash_map::find_with(Mem &m, const char *who, const uint8_t *key, uint8_t 
             if (match) return PGDDS_OK;
             if (s == state::free) return PGDDS_ERR_NOT_FOUND;
             if (s != state::reserved || !same_print) break;  // tombstone or another key: next bucket
-            if (!spin.again(who)) return PGDDS_ERR_TIMEOUT;  // being written, maybe with this key
+            if (!spin.again(m, who)) return PGDDS_ERR_TIMEOUT;  // being written, maybe with this key
         }
     }
     return PGDDS_ERR_NOT_FOUND;

@@ -216,7 +216,7 @@ status queue::advance_ready(Mem &m, const char *who, uint64_t counter, uint64_t 
     }
     spinner spin(rt);
     while (m.cas64(c, first, first + count) != first)
-        if (!spin.again(who)) return PGDDS_ERR_TIMEOUT;
+        if (!spin.again(m, who)) return PGDDS_ERR_TIMEOUT;
     return m.result();
 }
 
