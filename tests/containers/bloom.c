@@ -8,7 +8,7 @@ static int me, n;
 
 static void test_membership(void)
 {
-    const uint64_t per = 2000, total = per * (uint64_t)n;
+    const uint64_t per = t_work(2000, 300), total = per * (uint64_t)n;
     const double rate = 0.01;
     pgdds_bloom_t bloom = NULL;
     T_OK(pgdds_bloom_create(ctx, total, rate, &bloom));
@@ -34,7 +34,7 @@ static void test_membership(void)
         missing += !maybe;
     }
     enum { PROBE_BATCH = 250 };
-    const uint64_t probes = 20000;
+    const uint64_t probes = t_work(20000, 4000);
     uint64_t batch[PROBE_BATCH];
     unsigned char maybe_batch[PROBE_BATCH];
     for (uint64_t i = 0; i < probes; i += PROBE_BATCH) {
@@ -64,7 +64,7 @@ static void test_membership(void)
  * inserter may be told the key was new, and it must be there afterwards. */
 static void test_concurrent_first_insert(void)
 {
-    enum { KEYS = 2000 };
+    const int KEYS = (int)t_work(2000, 400); /* a multiple of 16 */
     pgdds_bloom_t bloom = NULL;
     T_OK(pgdds_bloom_create(ctx, KEYS, 0.001, &bloom));
     uint32_t *first = calloc(KEYS, sizeof *first), *all = calloc(KEYS, sizeof *all);
@@ -130,6 +130,7 @@ int main(void)
     ctx = t_init(NULL);
     me = pgdds_rank(ctx);
     n = pgdds_nranks(ctx);
+    t_detect_network(ctx);
     test_membership();
     test_concurrent_first_insert();
     test_bad_input();

@@ -43,20 +43,21 @@ static int me, n;
 
 static void test_hash_map_trivial(pgdds::context &ctx)
 {
+    const uint64_t keys = t_work(1000, 200);
     pgdds::hash_map<uint64_t, double> m(ctx, 4096);
-    for (uint64_t k = uint64_t(me); k < 1000; k += uint64_t(n)) m.insert(k, double(k) / 2);
+    for (uint64_t k = uint64_t(me); k < keys; k += uint64_t(n)) m.insert(k, double(k) / 2);
     ctx.barrier();
     int wrong = 0;
-    for (uint64_t k = 0; k < 1000; ++k) {
+    for (uint64_t k = 0; k < keys; ++k) {
         auto v = m.find(k, pgdds::promise::find);
         wrong += !v || *v != double(k) / 2;
     }
     T_CHECK(wrong == 0);
     T_CHECK(!m.find(5000).has_value());
-    T_CHECK(m.size() == 1000);
+    T_CHECK(m.size() == keys);
     // batches
-    std::vector<uint64_t> keys{1, 2, 3, 5000};
-    auto found = m.find_many(keys, pgdds::promise::find);
+    std::vector<uint64_t> some{1, 2, 3, 5000};
+    auto found = m.find_many(some, pgdds::promise::find);
     T_CHECK(found[0] == 0.5 && found[2] == 1.5 && !found[3]);
     ctx.barrier();
     // local iteration may change values in place
@@ -65,7 +66,7 @@ static void test_hash_map_trivial(pgdds::context &ctx)
         v = double(k) * 3;
         ++local;
     });
-    T_CHECK(ctx.sum(local) == 1000);
+    T_CHECK(ctx.sum(local) == keys);
     ctx.barrier();
     T_CHECK(m.find(10).value_or(-1) == 30.0);
     ctx.barrier();
@@ -76,7 +77,7 @@ static void test_hash_map_trivial(pgdds::context &ctx)
     for (uint64_t k = 2000; k < 2100; ++k)
         if (m.owner(k) == me) m.insert(k, 1.0, pgdds::promise::local);
     ctx.barrier();
-    T_CHECK(m.size() == 1099);
+    T_CHECK(m.size() == keys + 99);
 }
 
 static void test_hash_map_serialized(pgdds::context &ctx)
@@ -215,6 +216,7 @@ int main()
         me = ctx.rank();
         n = ctx.nranks();
         t_rank = me;
+        t_detect_network(ctx.handle());
         test_hash_map_trivial(ctx);
         test_hash_map_serialized(ctx);
         test_queues(ctx);

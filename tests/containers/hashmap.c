@@ -34,7 +34,7 @@ static void check_all_present(pgdds_hashmap_t map, uint64_t base, uint64_t count
  * the others: fully atomic inserts and finds overlapping. */
 static void test_atomic_contended(void)
 {
-    const uint64_t own = 600, shared = 200;
+    const uint64_t own = t_work(600, 60), shared = t_work(200, 30);
     pgdds_hashmap_t map = make_map((own * (uint64_t)n + shared) * 2, NULL);
     T_OK(pgdds_barrier(ctx));
     uint64_t torn = 0;
@@ -72,7 +72,7 @@ static void test_atomic_contended(void)
  * owned keys, batched finds. */
 static void test_promises(void)
 {
-    const uint64_t per = 800;
+    const uint64_t per = t_work(800, 80);
     pgdds_hashmap_t map = make_map(per * (uint64_t)n * 3, NULL);
     for (uint64_t i = 0; i < per; ++i) {
         uint64_t key = (uint64_t)me * per + i;
@@ -102,7 +102,7 @@ static void test_promises(void)
     struct t_value vals[B];
     unsigned char found[B];
     for (unsigned promise = 0; promise <= PGDDS_CP_FIND; promise += PGDDS_CP_FIND) {
-        for (int round = 0; round < 8; ++round) {
+        for (int round = 0; round < (int)t_work(8, 2); ++round) {
             for (int j = 0; j < B; ++j) keys[j] = (j % 5 == 4) ? 9000000 + (uint64_t)j : t_mix((uint64_t)(round * B + j + me)) % (per * (uint64_t)n);
             T_OK(pgdds_hashmap_find_many(map, B, keys, vals, found, promise));
             int bad = 0;
@@ -159,22 +159,23 @@ static int count_visit(const void *key, void *value, void *arg)
 static void test_collisions(void)
 {
     uint64_t groups = 1; /* every key collides */
-    pgdds_hashmap_options_t o = {PGDDS_HASHMAP_OPTION_HASH | PGDDS_HASHMAP_OPTION_MAX_PROBES, colliding_hash, &groups, 64};
+    const uint64_t chain = t_work(40, 16), erased = chain / 4, probes = t_work(64, 24), past = chain * 3 / 4;
+    pgdds_hashmap_options_t o = {PGDDS_HASHMAP_OPTION_HASH | PGDDS_HASHMAP_OPTION_MAX_PROBES, colliding_hash, &groups,
+                                 (uint32_t)probes};
     pgdds_hashmap_t map = make_map(128 * (uint64_t)n, &o);
-    const uint64_t chain = 40;
     if (me == 0) {
         for (uint64_t k = 1; k <= chain; ++k) {
             struct t_value v = t_value_of(k, 1);
             T_OK(pgdds_hashmap_insert(map, &k, &v, 0));
         }
-        /* erase the first ten: tombstones at the head of the chain */
-        for (uint64_t k = 1; k <= 10; ++k) T_OK(pgdds_hashmap_erase(map, &k, 0));
-        uint64_t k = 5;
+        /* erase the first keys: tombstones at the head of the chain */
+        for (uint64_t k = 1; k <= erased; ++k) T_OK(pgdds_hashmap_erase(map, &k, 0));
+        uint64_t k = erased / 2 + 1;
         T_STATUS(pgdds_hashmap_erase(map, &k, 0), PGDDS_ERR_NOT_FOUND);
         struct t_value v;
         T_STATUS(pgdds_hashmap_find(map, &k, &v, 0), PGDDS_ERR_NOT_FOUND);
         /* assigning a key that lies past the tombstones must update it, not add a copy */
-        k = 30;
+        k = past;
         v = t_value_of(k, 2);
         T_OK(pgdds_hashmap_insert(map, &k, &v, 0));
         struct t_value got;
@@ -188,7 +189,7 @@ static void test_collisions(void)
         T_OK(pgdds_hashmap_insert(map, &k, &v, 0));
         T_OK(pgdds_hashmap_find(map, &k, &got, 0));
         T_CHECK(t_value_ok(&got, 100));
-        /* fill to the probe limit: 64 buckets hold 40 - 11 + 1 keys now */
+        /* fill to the probe limit: the chain holds chain - (erased + 1) + 1 keys now */
         uint64_t added = 0;
         pgdds_status_t st = PGDDS_OK;
         for (k = 200; st == PGDDS_OK; ++k) {
@@ -197,7 +198,7 @@ static void test_collisions(void)
             if (st == PGDDS_OK) added++;
         }
         T_STATUS(st, PGDDS_ERR_FULL);
-        T_CHECK_MSG(added == 64 - (chain - 11 + 1), "%llu keys fit after the chain", (unsigned long long)added);
+        T_CHECK_MSG(added == probes - (chain - erased), "%llu keys fit after the chain", (unsigned long long)added);
         k = 9999; /* absent, chain full: the probe stops at the limit */
         T_STATUS(pgdds_hashmap_find(map, &k, &got, 0), PGDDS_ERR_NOT_FOUND);
         T_STATUS(pgdds_hashmap_find(map, &k, &got, PGDDS_CP_FIND), PGDDS_ERR_NOT_FOUND);
@@ -205,7 +206,7 @@ static void test_collisions(void)
     T_OK(pgdds_barrier(ctx));
     uint64_t size = 0;
     T_OK(pgdds_hashmap_size(map, &size));
-    T_CHECK_MSG(size == 64, "size %llu after filling the chain", (unsigned long long)size);
+    T_CHECK_MSG(size == probes, "size %llu after filling the chain", (unsigned long long)size);
     T_OK(pgdds_hashmap_destroy(map));
 
     /* All ranks insert the same absent keys of one long collision chain at once while filler
@@ -213,10 +214,11 @@ static void test_collisions(void)
      * inserts. The chain lock must keep each key in exactly one bucket. */
     o.max_probes = 1024;
     map = make_map(1024 * (uint64_t)n, &o);
-    enum { FRESH = 8, PHASES = 16 };
-    uint64_t fillers = 0;
+    enum { FRESH = 8, MAX_PHASES = 16 };
+    const int PHASES = (int)t_work(MAX_PHASES, 3);
+    const uint64_t fillers = t_work(40, 12);
     if (me == 0)
-        for (uint64_t k = 1000000; k < 1000000 + 40; ++k, ++fillers) {
+        for (uint64_t k = 1000000; k < 1000000 + fillers; ++k) {
             struct t_value v = t_value_of(k, 0);
             T_OK(pgdds_hashmap_insert(map, &k, &v, 0));
         }
@@ -228,27 +230,27 @@ static void test_collisions(void)
             T_OK(pgdds_hashmap_insert(map, &k, &v, 0));
             /* rank r erases filler keys r, r+n, ...: new tombstones near the head of the chain */
             uint64_t f = 1000000 + (uint64_t)(phase * FRESH + i) * (uint64_t)n + (uint64_t)me;
-            if (f < 1000000 + 40) T_OK(pgdds_hashmap_erase(map, &f, 0));
+            if (f < 1000000 + fillers) T_OK(pgdds_hashmap_erase(map, &f, 0));
         }
         T_OK(pgdds_barrier(ctx));
     }
-    uint64_t seen[PHASES * FRESH + 1] = {0}, all_seen[PHASES * FRESH + 1];
+    uint64_t seen[MAX_PHASES * FRESH + 1] = {0}, all_seen[MAX_PHASES * FRESH + 1];
     T_OK(pgdds_hashmap_foreach_local(map, count_visit, seen));
-    T_OK(pgdds_allreduce(ctx, seen, all_seen, PHASES * FRESH + 1, PGDDS_UINT64, PGDDS_OP_SUM));
+    T_OK(pgdds_allreduce(ctx, seen, all_seen, MAX_PHASES * FRESH + 1, PGDDS_UINT64, PGDDS_OP_SUM));
     int dup = 0;
     for (int i = 1; i <= PHASES * FRESH; ++i) dup += all_seen[i] != 1;
     T_CHECK_MSG(dup == 0, "%d of %d colliding keys lost or stored twice", dup, PHASES * FRESH);
     struct visit_sum s = {0, 0, 0}, total;
     T_OK(pgdds_hashmap_foreach_local(map, sum_visit, &s));
     T_OK(pgdds_allreduce(ctx, &s, &total, 3, PGDDS_UINT64, PGDDS_OP_SUM));
-    T_CHECK(total.bad == 0 && total.count == PHASES * FRESH);
+    T_CHECK(total.bad == 0 && total.count == (uint64_t)(PHASES * FRESH));
     T_OK(pgdds_barrier(ctx));
     T_OK(pgdds_hashmap_destroy(map));
 }
 
 static void test_resize_and_erase(void)
 {
-    const uint64_t per = 300;
+    const uint64_t per = t_work(300, 60);
     pgdds_hashmap_t map = make_map(per * (uint64_t)n + 16, NULL);
     uint64_t cap = 0;
     T_OK(pgdds_hashmap_capacity(map, &cap));
@@ -366,6 +368,7 @@ int main(void)
     ctx = t_init(NULL);
     me = pgdds_rank(ctx);
     n = pgdds_nranks(ctx);
+    t_detect_network(ctx);
     test_atomic_contended();
     test_promises();
     test_collisions();

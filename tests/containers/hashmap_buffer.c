@@ -33,7 +33,8 @@ static void check_keys(pgdds_hashmap_t map, uint64_t first, uint64_t count)
 
 static void test_buffered_inserts(void)
 {
-    const uint64_t per = 2500, shared = 200; /* per / 12 >= shared: every rank writes every shared key */
+    /* per / 12 >= shared: every rank writes every shared key */
+    const uint64_t per = t_work(2500, 500), shared = t_work(200, 40);
     pgdds_hashmap_t map = make_map((per * (uint64_t)n + shared) * 4); /* two phases, half full */
     pgdds_hashmap_buffer_t buf = NULL;
     T_OK(pgdds_hashmap_buffer_create(map, 100, 32, &buf));
@@ -117,6 +118,7 @@ int main(void)
     ctx = t_init(NULL);
     me = pgdds_rank(ctx);
     n = pgdds_nranks(ctx);
+    t_detect_network(ctx);
     test_buffered_inserts();
     test_map_too_small();
     test_bad_input();

@@ -91,7 +91,7 @@ static void drain(pgdds_queue_t q, struct tally *t, size_t batch, unsigned promi
  * than fits: exactly the capacity gets in, all or nothing per call), then everyone pops. */
 static void test_phased_single_queue(int kind)
 {
-    const uint64_t per = 800, capacity = per * (uint64_t)n - 37;
+    const uint64_t per = t_work(800, 100), capacity = per * (uint64_t)n - 37;
     pgdds_queue_t q = make_queue(kind, capacity, n - 1);
     unsigned push_promise = kind == PGDDS_QUEUE_FAST ? 0 : PGDDS_CP_PUSH;
     unsigned pop_promise = kind == PGDDS_QUEUE_FAST ? 0 : PGDDS_CP_POP;
@@ -146,7 +146,7 @@ static void test_phased_single_queue(int kind)
  * the queue full pops to make room. Both sides use the fully atomic protocols. */
 static void test_concurrent_single_queue(int kind)
 {
-    const uint64_t per = 1200;
+    const uint64_t per = t_work(1200, 150);
     pgdds_queue_t q = make_queue(kind, 50, 0);
     struct tally t;
     tally_init(&t, per);
@@ -177,7 +177,7 @@ static void test_concurrent_single_queue(int kind)
  * received through their local view. */
 static void test_queue_per_rank(int kind)
 {
-    const uint64_t per = 800;
+    const uint64_t per = t_work(800, 100);
     pgdds_queue_t *qs = calloc((size_t)n, sizeof *qs);
     for (int r = 0; r < n; ++r) qs[r] = make_queue(kind, per * (uint64_t)n, r);
     for (uint64_t s = 0; s < per; ++s) {
@@ -304,6 +304,7 @@ int main(void)
     ctx = t_init(NULL);
     me = pgdds_rank(ctx);
     n = pgdds_nranks(ctx);
+    t_detect_network(ctx);
     for (int kind = PGDDS_QUEUE_FAST; kind <= PGDDS_QUEUE_CHECKSUM; ++kind) {
         test_phased_single_queue(kind);
         if (kind != PGDDS_QUEUE_FAST) test_concurrent_single_queue(kind);

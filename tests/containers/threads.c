@@ -20,7 +20,7 @@ static void run_threads(void *(*body)(void *), void *args, size_t arg_size)
 static uint64_t writer(int t) { return (uint64_t)me * THREADS + (uint64_t)t; }
 
 /* --- hash map ---------------------------------------------------------------------------- */
-enum { MAP_OWN = 400, MAP_SHARED = 100 };
+static uint64_t map_own, map_shared; /* keys per thread, keys all threads write */
 struct map_arg {
     pgdds_hashmap_t map;
     int thread;
@@ -30,11 +30,11 @@ struct map_arg {
 static void *map_body(void *p)
 {
     struct map_arg *a = p;
-    for (uint64_t i = 0; i < MAP_OWN; ++i) {
-        uint64_t key = 1000000 + writer(a->thread) * MAP_OWN + i;
+    for (uint64_t i = 0; i < map_own; ++i) {
+        uint64_t key = 1000000 + writer(a->thread) * map_own + i;
         struct t_value v = t_value_of(key, writer(a->thread));
         a->failures += pgdds_hashmap_insert(a->map, &key, &v, 0) != PGDDS_OK;
-        uint64_t skey = (i * 13 + writer(a->thread)) % MAP_SHARED;
+        uint64_t skey = (i * 13 + writer(a->thread)) % map_shared;
         v = t_value_of(skey, writer(a->thread));
         a->failures += pgdds_hashmap_insert(a->map, &skey, &v, 0) != PGDDS_OK;
         struct t_value got;
@@ -50,7 +50,7 @@ static void *map_body(void *p)
 
 static void test_map(void)
 {
-    pgdds_hashmap_params_t p = {0, sizeof(uint64_t), sizeof(struct t_value), (MAP_OWN * THREADS * (uint64_t)n + MAP_SHARED) * 2};
+    pgdds_hashmap_params_t p = {0, sizeof(uint64_t), sizeof(struct t_value), (map_own * THREADS * (uint64_t)n + map_shared) * 2};
     pgdds_hashmap_t map = NULL;
     T_OK(pgdds_hashmap_create(ctx, &p, &map));
     struct map_arg args[THREADS];
@@ -59,16 +59,16 @@ static void test_map(void)
     for (int t = 0; t < THREADS; ++t) T_CHECK_MSG(args[t].failures == 0, "thread %d: %d failed map operations", t, args[t].failures);
     T_OK(pgdds_barrier(ctx));
     /* put the shared keys back, then count */
-    for (uint64_t k = (uint64_t)me; k < MAP_SHARED; k += (uint64_t)n) {
+    for (uint64_t k = (uint64_t)me; k < map_shared; k += (uint64_t)n) {
         struct t_value v = t_value_of(k, 0);
         T_OK(pgdds_hashmap_insert(map, &k, &v, 0));
     }
     T_OK(pgdds_barrier(ctx));
-    uint64_t size = 0, expect = MAP_OWN * THREADS * (uint64_t)n + MAP_SHARED;
+    uint64_t size = 0, expect = map_own * THREADS * (uint64_t)n + map_shared;
     T_OK(pgdds_hashmap_size(map, &size));
     T_CHECK_MSG(size == expect, "size %llu, expected %llu", (unsigned long long)size, (unsigned long long)expect);
     uint64_t wrong = 0;
-    for (uint64_t key = 1000000; key < 1000000 + MAP_OWN * THREADS * (uint64_t)n; ++key) {
+    for (uint64_t key = 1000000; key < 1000000 + map_own * THREADS * (uint64_t)n; ++key) {
         struct t_value v;
         wrong += pgdds_hashmap_find(map, &key, &v, PGDDS_CP_FIND) != PGDDS_OK || !t_value_ok(&v, key);
     }
@@ -78,7 +78,7 @@ static void test_map(void)
 }
 
 /* --- queues ------------------------------------------------------------------------------ */
-enum { Q_PER = 400 };
+static uint64_t q_per; /* elements per thread */
 struct queue_arg {
     pgdds_queue_t q;
     int thread;
@@ -91,8 +91,8 @@ static void tally(struct queue_arg *a, const uint64_t *e, size_t got)
 {
     for (size_t i = 0; i < got; ++i) {
         uint64_t id = e[2 * i], w = id >> 32, s = id & 0xffffffffu;
-        if (e[2 * i + 1] != t_mix(id) || w >= (uint64_t)n * THREADS || s >= Q_PER) a->failures++;
-        else __atomic_fetch_add(&a->counts[w * Q_PER + s], 1, __ATOMIC_RELAXED);
+        if (e[2 * i + 1] != t_mix(id) || w >= (uint64_t)n * THREADS || s >= q_per) a->failures++;
+        else __atomic_fetch_add(&a->counts[w * q_per + s], 1, __ATOMIC_RELAXED);
     }
 }
 
@@ -100,7 +100,7 @@ static void *queue_body(void *p)
 {
     struct queue_arg *a = p;
     uint64_t e[8];
-    for (uint64_t s = 0; a->phase != 2 && s < Q_PER;) {
+    for (uint64_t s = 0; a->phase != 2 && s < q_per;) {
         e[0] = (writer(a->thread) << 32) | s;
         e[1] = t_mix(e[0]);
         pgdds_status_t st = pgdds_queue_push(a->q, e, 1, a->phase == 1 ? PGDDS_CP_PUSH : 0);
@@ -128,10 +128,10 @@ static void *queue_body(void *p)
 
 static void test_queue(int kind)
 {
-    pgdds_queue_params_t p = {0, kind, 16, kind == PGDDS_QUEUE_FAST ? Q_PER * THREADS * (uint64_t)n : 64, 0};
+    pgdds_queue_params_t p = {0, kind, 16, kind == PGDDS_QUEUE_FAST ? q_per * THREADS * (uint64_t)n : 64, 0};
     pgdds_queue_t q = NULL;
     T_OK(pgdds_queue_create(ctx, &p, &q));
-    size_t total = (size_t)n * THREADS * Q_PER;
+    size_t total = (size_t)n * THREADS * q_per;
     uint32_t *counts = calloc(total, sizeof *counts), *all = calloc(total, sizeof *all);
     struct queue_arg args[THREADS];
     int phases[2] = {1, 2}, nphases = 2;
@@ -157,7 +157,7 @@ static void test_queue(int kind)
 }
 
 /* --- hash map buffer --------------------------------------------------------------------- */
-enum { BUF_PER = 1000 };
+static uint64_t buf_per; /* buffered inserts per thread */
 struct buffer_arg {
     pgdds_hashmap_buffer_t buf;
     int thread;
@@ -167,8 +167,8 @@ struct buffer_arg {
 static void *buffer_body(void *p)
 {
     struct buffer_arg *a = p;
-    for (uint64_t i = 0; i < BUF_PER; ++i) {
-        uint64_t key = writer(a->thread) * BUF_PER + i;
+    for (uint64_t i = 0; i < buf_per; ++i) {
+        uint64_t key = writer(a->thread) * buf_per + i;
         struct t_value v = t_value_of(key, writer(a->thread));
         a->failures += pgdds_hashmap_buffer_insert(a->buf, &key, &v) != PGDDS_OK;
     }
@@ -177,7 +177,7 @@ static void *buffer_body(void *p)
 
 static void test_buffer(void)
 {
-    uint64_t total = (uint64_t)n * THREADS * BUF_PER;
+    uint64_t total = (uint64_t)n * THREADS * buf_per;
     pgdds_hashmap_params_t p = {0, sizeof(uint64_t), sizeof(struct t_value), total * 2};
     pgdds_hashmap_t map = NULL;
     pgdds_hashmap_buffer_t buf = NULL;
@@ -201,7 +201,7 @@ static void test_buffer(void)
 }
 
 /* --- Bloom filter ------------------------------------------------------------------------ */
-enum { BLOOM_KEYS = 1000 };
+static int bloom_keys; /* keys every thread inserts */
 struct bloom_arg {
     pgdds_bloom_t bloom;
     int thread;
@@ -212,8 +212,8 @@ struct bloom_arg {
 static void *bloom_body(void *p)
 {
     struct bloom_arg *a = p;
-    for (int i = 0; i < BLOOM_KEYS; ++i) {
-        int k = (i + a->thread * 1000 + me * 300) % BLOOM_KEYS, was = 1;
+    for (int i = 0; i < bloom_keys; ++i) {
+        int k = (i + a->thread * 1000 + me * 300) % bloom_keys, was = 1;
         uint64_t key = t_mix((uint64_t)k + 5);
         a->failures += pgdds_bloom_insert(a->bloom, &key, sizeof key, &was) != PGDDS_OK;
         if (!was) __atomic_fetch_add(&a->news[k], 1, __ATOMIC_RELAXED);
@@ -224,15 +224,15 @@ static void *bloom_body(void *p)
 static void test_bloom(void)
 {
     pgdds_bloom_t bloom = NULL;
-    T_OK(pgdds_bloom_create(ctx, BLOOM_KEYS, 0.001, &bloom));
-    uint32_t *news = calloc(BLOOM_KEYS, sizeof *news), *all = calloc(BLOOM_KEYS, sizeof *all);
+    T_OK(pgdds_bloom_create(ctx, bloom_keys, 0.001, &bloom));
+    uint32_t *news = calloc(bloom_keys, sizeof *news), *all = calloc(bloom_keys, sizeof *all);
     struct bloom_arg args[THREADS];
     for (int t = 0; t < THREADS; ++t) args[t] = (struct bloom_arg){bloom, t, news, 0};
     run_threads(bloom_body, args, sizeof args[0]);
     for (int t = 0; t < THREADS; ++t) T_CHECK(args[t].failures == 0);
-    T_OK(pgdds_allreduce(ctx, news, all, BLOOM_KEYS, PGDDS_UINT32, PGDDS_OP_SUM));
+    T_OK(pgdds_allreduce(ctx, news, all, bloom_keys, PGDDS_UINT32, PGDDS_OP_SUM));
     int twice = 0;
-    for (int k = 0; k < BLOOM_KEYS; ++k) twice += all[k] > 1;
+    for (int k = 0; k < bloom_keys; ++k) twice += all[k] > 1;
     T_CHECK_MSG(twice == 0, "%d keys reported new to more than one thread", twice);
     free(news);
     free(all);
@@ -246,6 +246,12 @@ int main(void)
     ctx = t_init(&params);
     me = pgdds_rank(ctx);
     n = pgdds_nranks(ctx);
+    t_detect_network(ctx);
+    map_own = t_work(400, 40);
+    map_shared = t_work(100, 20);
+    q_per = t_work(400, 50);
+    buf_per = t_work(1000, 200);
+    bloom_keys = (int)t_work(1000, 200);
     test_map();
     for (int kind = PGDDS_QUEUE_FAST; kind <= PGDDS_QUEUE_CHECKSUM; ++kind) test_queue(kind);
     test_buffer();
