@@ -338,7 +338,8 @@ PGDDS_API pgdds_status_t pgdds_bloom_contains(pgdds_bloom_t bloom, const void *k
  * distributed block-wise over the ranks; a key hashes to one block and k bits in it. insert is
  * one fetch-or (A) whose old value tells whether every bit was already set; contains is one read
  * (R). The block count and k are the smallest that give the requested false-positive rate for
- * expected_items, computed for 64-bit blocks (Poisson load per block), not for a flat filter. */
+ * expected_items, computed for 64-bit blocks (Poisson load per block), not for a flat filter.
+ * pgdds_bloom_insert accepts was_present NULL. */
 PGDDS_API pgdds_status_t pgdds_bloom_geometry(pgdds_bloom_t bloom, uint64_t *blocks, unsigned *hashes);
 /* Addition: batched insert/contains of count keys of key_len bytes each, with prefetching.
  * was_present may be NULL. */

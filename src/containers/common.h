@@ -1,5 +1,5 @@
-// What every container shares: handle cells, the two ways to reach container memory, waiting,
-// agreement after collective steps.
+// What every container shares: handle cells, the memory classes the protocols are written over,
+// waiting, agreement after collective steps.
 #pragma once
 
 #include "layout.h"
@@ -7,10 +7,10 @@
 #include "../core/runtime.h"
 
 #include <atomic>
-#include <initializer_list>
-#include <mutex>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <thread>
 #include <type_traits>
@@ -133,7 +133,8 @@ class spinner {
 // ---------------------------------------------------------------------------------------------
 // Container memory
 // ---------------------------------------------------------------------------------------------
-// The protocols are written once, as templates over one of these two classes:
+// The protocols are written once, as templates over one of these classes (and exclusive_memory,
+// below):
 //  - direct_memory: loads, stores and CPU atomics. Valid for every target when the job's
 //    atomicity domain is the CPU (container::direct), and for the caller's own segment under
 //    PGDDS_CP_LOCAL.
@@ -142,7 +143,7 @@ class spinner {
 // Both have the same members. Failures are sticky (as in iostreams): after the first failed
 // call, fabric_memory issues nothing more and returns neutral values (loads 0, a CAS its
 // expected value); the protocols check failed() in every loop that waits for a change, and the
-// caller returns status(). direct_memory cannot fail, so those checks compile away.
+// caller returns result(). direct_memory cannot fail, so those checks compile away.
 // Every atomic is sequentially consistent; flush() orders earlier puts before later atomics.
 
 class direct_memory {
