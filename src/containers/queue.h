@@ -125,16 +125,15 @@ template <class Mem>
 void queue::copy_ring(Mem &m, uint64_t offset, size_t unit, uint64_t first, uint8_t *buf, size_t count,
                       bool to_queue) const
 {
+    auto transfer = [&](uint64_t slot, uint8_t *b, size_t n) {
+        auto a = at<Mem>(offset + slot * unit);
+        if (to_queue) m.put(a, b, n * unit);
+        else m.get(b, a, n * unit);
+    };
     uint64_t slot = first % capacity_;
-    size_t runs[2] = {size_t(std::min<uint64_t>(count, capacity_ - slot)), 0};
-    runs[1] = count - runs[0];
-    uint64_t slots[2] = {slot, 0};
-    for (int i = 0; i < 2 && runs[i]; ++i) {
-        auto a = at<Mem>(offset + slots[i] * unit);
-        if (to_queue) m.put(a, buf, runs[i] * unit);
-        else m.get(buf, a, runs[i] * unit);
-        buf += runs[i] * unit;
-    }
+    size_t first_run = size_t(std::min<uint64_t>(count, capacity_ - slot));
+    transfer(slot, buf, first_run);
+    if (count > first_run) transfer(0, buf + first_run * unit, count - first_run);
 }
 
 template <class Mem> void queue::put_elements(Mem &m, uint64_t first, const uint8_t *src, size_t count) const
