@@ -123,7 +123,9 @@ status queue::push(const char *who, const void *elems, size_t count, unsigned co
         return fail(PGDDS_ERR_INVALID_ARG, "%s: PGDDS_CP_LOCAL is for the host (rank %d), not rank %d", who, host_,
                     rt->rank());
     if (count == 0) return PGDDS_OK;
-    if (count > capacity_) return full(who, count, 0, 0);
+    if (count > capacity_)
+        return fail(PGDDS_ERR_FULL, "%s: %zu elements never fit in a queue of capacity %llu", who, count,
+                    (unsigned long long)capacity_);
     unsigned others = concurrent & ~PGDDS_CP_LOCAL;
     auto src = static_cast<const uint8_t *>(elems);
     switch (kind_) {
