@@ -38,6 +38,10 @@ const std::vector<config_var> &config_table()
         {"PGDDS_ATOMICS", var_type::choice, "auto", "auto|cpu|transport",
          "Atomicity domain. auto: CPU atomics when every segment is load/store-reachable, "
          "otherwise the transport's for every target. cpu requires the former."},
+        {"PGDDS_CONTAINER_DIRECT", var_type::boolean, "1", nullptr,
+         "Containers reach load/store-reachable memory with loads, stores and CPU atomics when "
+         "the job's atomicity domain is the CPU. 0 sends every container operation through the "
+         "one-sided calls of the C interface instead (tests the network path on one node)."},
         {"PGDDS_PROGRESS_THREAD", var_type::boolean, "0", nullptr,
          "Start a thread that progresses every network context, so ranks that compute without "
          "calling the library stay attentive to active messages and target-side operations."},
@@ -208,6 +212,7 @@ status config_load(const pgdds_init_params_t *params, config &out, std::vector<s
     c.thread_level = parse_choice(lookup("PGDDS_THREAD_LEVEL", warnings), "single|funneled|multiple");
     c.shm = shm_mode(parse_choice(lookup("PGDDS_SHM", warnings), "auto|on|off"));
     c.atomics = atomics_mode(parse_choice(lookup("PGDDS_ATOMICS", warnings), "auto|cpu|transport"));
+    parse_bool(lookup("PGDDS_CONTAINER_DIRECT", warnings), c.container_direct);
     parse_bool(lookup("PGDDS_PROGRESS_THREAD", warnings), c.progress_thread);
     c.log_level = parse_choice(lookup("PGDDS_LOG_LEVEL", warnings), "error|warn|info|debug|trace");
     parse_seconds(lookup("PGDDS_TIMEOUT", warnings), c.timeout);

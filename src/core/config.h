@@ -38,6 +38,7 @@ struct config {
     int thread_level = PGDDS_THREAD_SINGLE;
     shm_mode shm = shm_mode::automatic;
     atomics_mode atomics = atomics_mode::automatic;
+    bool container_direct = true;  // containers may use load/store and CPU atomics
     bool progress_thread = false;
     int log_level = 1;
     double timeout = 0;  // seconds; 0 waits forever
