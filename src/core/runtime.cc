@@ -685,6 +685,10 @@ void runtime::run_handlers(vci &v)
                       m.handler);
             continue;
         }
+        // Unless the program asked for PGDDS_THREAD_MULTIPLE, handlers never run at the same time
+        // as each other, even when the progress thread runs some of them.
+        std::unique_lock<std::mutex> serial(handler_lock_, std::defer_lock);
+        if (cfg_.thread_level != PGDDS_THREAD_MULTIPLE && cfg_.progress_thread) serial.lock();
         tls_in_handler = true;
         e.fn(handle_, m.src, m.payload.data(), m.payload.size(), e.arg);
         tls_in_handler = false;

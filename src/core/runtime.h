@@ -229,6 +229,7 @@ class runtime {
     std::atomic<unsigned> next_vci_{0};
 
     std::mutex am_lock_;
+    std::mutex handler_lock_;  // serializes handlers beside the progress thread
     std::vector<am_handler_entry> am_handlers_;
     uint32_t am_user_count_ = 0;
 
