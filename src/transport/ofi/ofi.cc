@@ -448,7 +448,9 @@ status transport_ofi::validate_atomics()
 //    atomic completes only once the target has executed both).
 //    Cost: one round trip per written-to peer per flush; puts complete locally at full speed.
 //  - FI_DELIVERY_COMPLETE on every put and non-fetching atomic, elsewhere: each one then
-//    completes only once delivered, and a flush waits for completions.
+//    completes only once delivered, and a flush waits for completions. Never for atomics on
+//    shm: in libfabric 1.17, delivery-complete atomics mixed with fetching ones from another
+//    process sometimes corrupt operands and results (reproduced with plain libfabric).
 void transport_ofi::choose_flush_method()
 {
     const bool shm = strcmp(info_->fabric_attr->prov_name, "shm") == 0;
@@ -456,8 +458,8 @@ void transport_ofi::choose_flush_method()
     const size_t ordered_bytes = info_->ep_attr->max_order_raw_size;
     const bool writes_ordered = (order & (FI_ORDER_RAW | FI_ORDER_RMA_RAW)) && ordered_bytes >= max_transfer_;
     const bool atomics_ordered = (order & (FI_ORDER_RAW | FI_ORDER_ATOMIC_RAW)) && ordered_bytes >= sizeof(uint64_t);
-    delivery_complete_puts_ = !(shm || writes_ordered);
-    delivery_complete_amos_ = !emulated_atomics_ && !(shm || atomics_ordered);
+    delivery_complete_puts_ = opts_.delivery_complete || !(shm || writes_ordered);
+    delivery_complete_amos_ = !emulated_atomics_ && !shm && (opts_.delivery_complete || !atomics_ordered);
 }
 
 status transport_ofi::bind_mr(fid_mr *mr, unsigned vci, const char *what)
@@ -870,20 +872,13 @@ status transport_ofi::amo_native(endpoint &e, unsigned vci, int rank, uint64_t o
     return PGDDS_OK;
 }
 
-// Emulation: the target executes a CPU atomic on its own segment and replies. Every atomic of
-// the job then lives in one atomicity domain, the targets' CPUs; an atomic on our own segment
-// can therefore be executed right here.
+// Emulation: the target executes a CPU atomic on its own segment and replies, so every atomic
+// of the job lives in one atomicity domain, the targets' CPUs. Atomics on our own segment take
+// the same loopback path: done at once, they would complete without progress, and a rank
+// spinning on its own word would never serve its peers' requests.
 status transport_ofi::amo_emulated(endpoint &e, unsigned vci, int rank, uint64_t offset, const amo_args &args,
                                    op_completion *done)
 {
-    if (rank == rank_) {
-        if (offset > seg_size_ || seg_size_ - offset < args.width)
-            return fail(PGDDS_ERR_OUT_OF_BOUNDS, "ofi: atomic at offset 0x%llx outside the segment",
-                        (unsigned long long)offset);
-        cpu_amo(seg_base_ + offset, args);
-        if (done) done->complete(PGDDS_OK);
-        return PGDDS_OK;
-    }
     op_record *rec = take_record(e);
     if (!rec) return PGDDS_ERR_AGAIN;
     amo_request req{uint32_t(args.op), args.width, offset, args.operand, args.compare,

@@ -34,6 +34,7 @@ struct ofi_options {
     bool local_descriptors = false;  // give every local buffer a descriptor, as FI_MR_LOCAL demands
     uint64_t mr_mode_offer = ~uint64_t(0);  // narrows the mr_mode bits offered to fi_getinfo
     size_t max_transfer = 0;         // split transfers above this many bytes (0: max_msg_size)
+    bool delivery_complete = false;  // flush by FI_DELIVERY_COMPLETE even where a read-back would do
 };
 
 class transport_ofi final : public transport {
@@ -63,6 +64,7 @@ class transport_ofi final : public transport {
     bool atomics_emulated() const { return emulated_atomics_; }
     uint64_t mr_mode() const { return mr_mode_; }
     size_t max_transfer() const { return max_transfer_; }
+    bool flushes_by_delivery_complete() const { return delivery_complete_puts_; }
 
     struct endpoint;
     struct op_record;
