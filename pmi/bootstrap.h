@@ -36,12 +36,17 @@ class bootstrap {
     int rank_ = 0, size_ = 1;
 };
 
-// Picks the client from the environment: PMIx (PMIX_RANK, when built with PMIx), simple PMI-1
-// (PMI_FD or PMI_PORT), else a singleton job of one rank.
-status bootstrap_open(std::unique_ptr<bootstrap> &out);
+// Opens the client named by `which` (PGDDS_PMI: auto, pmix, pmi2, pmi1, singleton). auto reads
+// the launcher's environment: PMIx (PMIX_RANK, when built with PMIx), PMI-2 (PMI_FD with
+// PMI_JOBID, as Slurm's mpi/pmi2 sets them), simple PMI-1 (PMI_FD or PMI_PORT), else a
+// singleton job of one rank.
+status bootstrap_open(const std::string &which, std::unique_ptr<bootstrap> &out);
+// The client auto would pick from the environment: "pmix", "pmi2", "pmi1" or "singleton".
+std::string bootstrap_detect();
 
 std::unique_ptr<bootstrap> bootstrap_singleton();
 status bootstrap_pmi1(std::unique_ptr<bootstrap> &out);
+status bootstrap_pmi2(std::unique_ptr<bootstrap> &out);
 status bootstrap_pmix(std::unique_ptr<bootstrap> &out);
 
 // Binary values of any length: hex-encoded and split over as many keys as the client's value

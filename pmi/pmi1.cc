@@ -3,6 +3,7 @@
 // followed by an initack with PMI_ID).
 #include "bootstrap.h"
 #include "pmi1_wire.h"
+#include "wire_io.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -16,9 +17,11 @@ namespace {
 
 class pmi1_client final : public bootstrap {
   public:
+    // PMI_FD belongs to the process (an MPI library in the same program may be using it too):
+    // only a connection this client opened is closed.
     ~pmi1_client() override
     {
-        if (fd_ >= 0) close(fd_);
+        if (own_fd_) close(fd_);
     }
     const char *name() const override { return "pmi1"; }
 
@@ -27,7 +30,8 @@ class pmi1_client final : public bootstrap {
         const char *fd_env = getenv("PMI_FD");
         const char *port_env = getenv("PMI_PORT");
         if (fd_env) {
-            fd_ = atoi(fd_env);
+            fd_ = wire::fd_from_env("PMI_FD");
+            if (fd_ < 0) return fail(PGDDS_ERR_BOOTSTRAP, "PMI-1: PMI_FD=\"%s\" is not a file descriptor", fd_env);
         } else if (port_env) {
             status st = connect_port(port_env);
             if (st != PGDDS_OK) return st;
@@ -38,9 +42,12 @@ class pmi1_client final : public bootstrap {
         if (r) rank_ = atoi(r);
         if (s) size_ = atoi(s);
 
+        // Written as MPICH writes it: Slurm's mpi/pmi2 plugin, which serves PMI-1 too, sscanf()s
+        // this exact line.
+        if (!send_line("cmd=init pmi_version=1 pmi_subversion=1\n"))
+            return fail(PGDDS_ERR_BOOTSTRAP, "PMI-1: cannot write to the launcher: %s", strerror(errno));
         pmi1::message reply;
-        status st = call({{"cmd", "init"}, {"pmi_version", "1"}, {"pmi_subversion", "1"}},
-                         "response_to_init", reply);
+        status st = receive("response_to_init", reply);
         if (st != PGDDS_OK) return st;
         if (port_env) {
             const char *id = getenv("PMI_ID");
@@ -72,8 +79,8 @@ class pmi1_client final : public bootstrap {
     status put(const std::string &key, const std::string &value) override
     {
         pmi1::message reply;
-        if (!pmi1::token_ok(key) || !pmi1::token_ok(value) || value.size() > vallen_max_ ||
-            key.size() > keylen_max_)
+        if (!pmi1::token_ok(key) || !pmi1::token_ok(value) || value.size() > max_value_len() ||
+            key.size() > max_key_len())
             return fail(PGDDS_ERR_BOOTSTRAP, "PMI-1: key \"%s\" or its value is not transmissible", key.c_str());
         return call({{"cmd", "put"}, {"kvsname", kvsname_}, {"key", key}, {"value", value}}, "put_result", reply);
     }
@@ -101,11 +108,18 @@ class pmi1_client final : public bootstrap {
     }
     status finalize() override
     {
+        if (!own_fd_) {
+            // The launcher's PMI_FD may serve an MPI library of this program too (see send_at_exit).
+            wire::send_at_exit(fd_, "cmd=finalize\n",
+                               [](const std::string &reply) { return reply.find('\n') != std::string::npos; });
+            return PGDDS_OK;
+        }
         pmi1::message reply;
         return call({{"cmd", "finalize"}}, "finalize_ack", reply);
     }
-    size_t max_key_len() const override { return keylen_max_; }
-    size_t max_value_len() const override { return vallen_max_; }
+    // The launcher's limits count a terminating NUL: Hydra truncates a value of vallen_max bytes.
+    size_t max_key_len() const override { return keylen_max_ - 1; }
+    size_t max_value_len() const override { return vallen_max_ - 1; }
 
   private:
     status connect_port(const char *port_env)
@@ -127,20 +141,11 @@ class pmi1_client final : public bootstrap {
         }
         freeaddrinfo(res);
         if (fd_ < 0) return fail(PGDDS_ERR_BOOTSTRAP, "PMI-1: cannot connect to PMI_PORT=%s", port_env);
+        own_fd_ = true;
         return PGDDS_OK;
     }
 
-    bool send_line(const std::string &line)
-    {
-        size_t done = 0;
-        while (done < line.size()) {
-            ssize_t n = write(fd_, line.data() + done, line.size() - done);
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) return false;
-            done += size_t(n);
-        }
-        return true;
-    }
+    bool send_line(const std::string &line) { return wire::write_all(fd_, line); }
 
     status receive(const char *expect, pmi1::message &reply)
     {
@@ -158,13 +163,10 @@ class pmi1_client final : public bootstrap {
                     return fail(PGDDS_ERR_BOOTSTRAP, "PMI-1: the launcher refused: %s", line.c_str());
                 return PGDDS_OK;
             }
-            char buf[4096];
-            ssize_t n = read(fd_, buf, sizeof buf);
-            if (n < 0 && errno == EINTR) continue;
+            long n = wire::read_some(fd_, inbuf_);
             if (n <= 0)
                 return fail(PGDDS_ERR_BOOTSTRAP, "PMI-1: the launcher closed the connection (%s)",
                             n < 0 ? strerror(errno) : "end of file");
-            inbuf_.append(buf, size_t(n));
         }
     }
 
@@ -176,6 +178,7 @@ class pmi1_client final : public bootstrap {
     }
 
     int fd_ = -1;
+    bool own_fd_ = false;
     std::string inbuf_, kvsname_;
     size_t keylen_max_ = 64, vallen_max_ = 256;
 };

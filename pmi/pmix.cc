@@ -32,8 +32,12 @@ class pmix_client final : public bootstrap {
         rc = PMIx_Get(&job, PMIX_JOB_SIZE, nullptr, 0, &val);
         if (rc != PMIX_SUCCESS || !val)
             return fail(PGDDS_ERR_BOOTSTRAP, "PMIx_Get(PMIX_JOB_SIZE) failed: %s", PMIx_Error_string(rc));
-        size_ = int(val->data.uint32);
+        const bool is_uint32 = val->type == PMIX_UINT32;
+        size_ = is_uint32 ? int(val->data.uint32) : 0;
         PMIX_VALUE_RELEASE(val);
+        if (!is_uint32 || size_ < 1 || rank_ >= size_)
+            return fail(PGDDS_ERR_BOOTSTRAP, "PMIx: rank %d and job size %d from the launcher are inconsistent",
+                        rank_, size_);
         return PGDDS_OK;
     }
 

@@ -31,6 +31,7 @@ struct options {
     std::string bind = "auto";  // core | none | auto (core when there are enough cores)
     bool prefix = false;
     double timeout = 0;
+    double grace = 0;  // after a failure, time the other ranks get to notice and exit themselves
     bool verbose = false;
     std::vector<char *> argv;
 };
@@ -66,6 +67,8 @@ void usage(FILE *f)
             "                        there are at least N cores, else none)\n"
             "  --prefix, --tag-output  prefix every output line with [rank]\n"
             "  --timeout SECONDS     end the job if it runs longer\n"
+            "  --grace SECONDS       when a rank fails, give the others this long to notice\n"
+            "                        (PGDDS_ERR_PEER_FAILED) and exit before ending them (default 0)\n"
             "  -v, --verbose         report each rank's start and end\n"
             "  -h, --help            this text\n"
             "Exit status: 0 when every rank finalized and exited 0; else the failing rank's exit\n"
@@ -114,6 +117,15 @@ bool parse_args(int argc, char **argv, options &o)
             o.timeout = strtod(v, &end);
             if (*end || !(o.timeout > 0)) {
                 fprintf(stderr, "pgdds-run: --timeout %s is not a positive number of seconds\n", v);
+                return false;
+            }
+        } else if (a == "--grace") {
+            const char *v = value("--grace");
+            if (!v) return false;
+            char *end;
+            o.grace = strtod(v, &end);
+            if (*end || !(o.grace >= 0) || o.grace > 600) {
+                fprintf(stderr, "pgdds-run: --grace %s is not a number of seconds in 0..600\n", v);
                 return false;
             }
         } else if (a == "-v" || a == "--verbose") {
@@ -182,6 +194,12 @@ class launcher {
         for (auto c : cpusets) hwloc_bitmap_free(c);
         start_ = now();
         loop();
+        if (ending_) {
+            // Every rank is gone, but what a failed rank started may not be.
+            terminate_all();
+            usleep(100000);
+            for (auto &rs : ranks_) kill(-rs.pid, SIGKILL);
+        }
         cleanup_files();
         return exit_code_;
     }
@@ -297,7 +315,7 @@ class launcher {
             int rc = poll(fds.data(), fds.size(), 100);
             if (rc < 0 && errno != EINTR) {
                 perror_exit("poll");
-                end_job("internal error", 1);
+                end_job("internal error", 1, true);
                 return;
             }
             if (got_signal) {
@@ -305,7 +323,7 @@ class launcher {
                 got_signal = 0;
                 char why[96];
                 snprintf(why, sizeof why, "pgdds-run received signal %d (%s)", sig, strsignal(sig));
-                end_job(why, 128 + sig);
+                end_job(why, 128 + sig, true);
             }
             for (size_t i = 0; rc > 0 && i < fds.size(); ++i) {
                 if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
@@ -321,11 +339,12 @@ class launcher {
             if (o_.timeout > 0 && !ending_ && now() - start_ > o_.timeout) {
                 char why[96];
                 snprintf(why, sizeof why, "the job exceeded --timeout %g s", o_.timeout);
-                end_job(why, 124);
+                end_job(why, 124, true);
             }
+            if (ending_ && now() >= end_started_) terminate_all();
             if (ending_ && now() - end_started_ > 3.0 && !killed_) {
                 for (auto &rs : ranks_)
-                    if (!rs.exited && rs.pid > 0) kill(-rs.pid, SIGKILL);
+                    if (rs.pid > 0) kill(-rs.pid, SIGKILL);
                 killed_ = true;
             }
         }
@@ -378,15 +397,23 @@ class launcher {
         }
     }
 
-    void end_job(const char *why, int code)
+    // Ends the job: SIGTERM to every rank's process group (after --grace), SIGKILL 3 s later.
+    void end_job(const char *why, int code, bool now_please = false)
     {
         if (ending_) return;
         ending_ = true;
-        end_started_ = now();
+        end_started_ = now() + (now_please ? 0 : o_.grace);
         exit_code_ = code ? code : 1;
         fprintf(stderr, "pgdds-run: %s; ending the job\n", why);
+        if (end_started_ <= now()) terminate_all();
+    }
+    void terminate_all()
+    {
+        if (terminated_) return;
+        terminated_ = true;
+        // Whole process groups, those of ranks that are gone too: what they started must end.
         for (auto &rs : ranks_)
-            if (rs.pid > 0 && !rs.exited) kill(-rs.pid, SIGTERM);
+            if (rs.pid > 0) kill(-rs.pid, SIGTERM);
     }
 
     // --- output forwarding -------------------------------------------------------------------
@@ -544,7 +571,7 @@ class launcher {
     std::vector<rank_state> ranks_;
     std::map<std::string, std::string> kvs_;
     std::string job_, kvsname_;
-    bool ending_ = false, killed_ = false;
+    bool ending_ = false, terminated_ = false, killed_ = false;
     double start_ = 0, end_started_ = 0;
     int exit_code_ = 0;
 };

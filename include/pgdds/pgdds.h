@@ -206,6 +206,16 @@ PGDDS_API int            pgdds_vci_current(pgdds_context_t ctx);             /* 
  * as this call; 0 means "anything", the fully atomic default. */
 enum { PGDDS_CP_INSERT = 1u << 0, PGDDS_CP_FIND = 1u << 1, PGDDS_CP_PUSH = 1u << 2,
        PGDDS_CP_POP = 1u << 3, PGDDS_CP_LOCAL = 1u << 4 };
+/* Addition: how the containers read the promises.
+ *  - PGDDS_CP_LOCAL: the caller works on its own part (the key's owner, the queue's host) and no
+ *    other rank touches the container meanwhile; other threads of this rank may. The operation
+ *    then runs with loads, stores and CPU atomics only (BCL's "local" promise), whatever the
+ *    job's atomicity domain. The other bits still choose the protocol.
+ *  - Without PGDDS_CP_LOCAL, the other bits name the operations that may overlap this call;
+ *    exactly one bit selects the cheaper protocol noted at each function, anything else gets
+ *    the fully atomic one. Bits that mean nothing to a container (PGDDS_CP_PUSH on a hash map)
+ *    and unknown bits are PGDDS_ERR_INVALID_ARG.
+ * Costs are in BCL's terms: A a remote atomic, R a remote read, W a remote write. */
 
 /* --- HashMap ------------------------------------------------------------------------------ */
 typedef struct pgdds_hashmap *pgdds_hashmap_t;
@@ -216,12 +226,72 @@ PGDDS_API pgdds_status_t pgdds_hashmap_insert(pgdds_hashmap_t map, const void *k
 PGDDS_API pgdds_status_t pgdds_hashmap_find(pgdds_hashmap_t map, const void *key, void *value, unsigned concurrent);
 PGDDS_API pgdds_status_t pgdds_hashmap_erase(pgdds_hashmap_t map, const void *key, unsigned concurrent);
 PGDDS_API pgdds_status_t pgdds_hashmap_size(pgdds_hashmap_t map, uint64_t *global_count);                 /* collective */
+/* Addition: the hash map's protocols (BCL paper §5.2, thesis Table 6.1 / 8.2).
+ * The capacity is rounded up to a multiple of the rank count; rank r holds capacity/nranks
+ * buckets. A key's owner rank and home bucket come from a 64-bit hash of its bytes (xxHash
+ * XXH3 unless options->hash is given); collisions probe linearly *within the owner's part*, at
+ * most max_probes buckets, so every bucket a key can use lives on its owner: local inserts,
+ * buffered inserts and resizing never cross ranks. Keys are compared byte for byte.
+ *  insert (0)               CAS free->reserved, put key+value, flush, XOR to ready: 2A+W when the
+ *                           home bucket is free. On a collision the inserter takes a chain lock
+ *                           bit on the home bucket, so inserts of one key never race; it looks
+ *                           for the key up to the first free bucket, assigns it in place if found,
+ *                           otherwise fills the first tombstone (or the free bucket) it passed.
+ *  insert (CP_INSERT)       only inserts of other keys overlap (BCL's C_W): CAS free->ready then
+ *                           one put, A+W; visible to finds after the next flush or barrier.
+ *                           Two inserts of the same key must not overlap under this promise.
+ *  find (0)                 fetch-or a reader bit, read key+value, clear the bit: 2A+R.
+ *  find (CP_FIND)           only finds overlap: one read of the whole bucket, validated: R.
+ *  erase (any)              CAS ready->reserved, check the key, XOR to tombstone: 2A+R. Finds
+ *                           skip tombstones; inserts reuse them.
+ * PGDDS_ERR_FULL when no bucket within the probe limit can take the key; finds and erases stop
+ * at a free bucket or the limit, never loop. */
+typedef uint64_t (*pgdds_hash_fn_t)(const void *key, size_t key_size, void *arg);
+enum { PGDDS_HASHMAP_OPTION_HASH = 1u << 0, PGDDS_HASHMAP_OPTION_MAX_PROBES = 1u << 1 };
+typedef struct pgdds_hashmap_options {
+    uint64_t        field_mask;  /* PGDDS_HASHMAP_OPTION_* bits of the fields set */
+    pgdds_hash_fn_t hash;        /* same function on every rank; default XXH3 of the key bytes */
+    void           *hash_arg;
+    uint32_t        max_probes;  /* buckets a probe may visit; default min(1024, part size) */
+} pgdds_hashmap_options_t;
+/* Addition: pgdds_hashmap_create with options (NULL: defaults). Collective. */
+PGDDS_API pgdds_status_t pgdds_hashmap_create_with(pgdds_context_t ctx, const pgdds_hashmap_params_t *params,
+                                                   const pgdds_hashmap_options_t *options, pgdds_hashmap_t *map);
+/* Addition: batched operations. Keys (count × key_size bytes) are hashed in groups whose buckets
+ * are prefetched (load/store memory) or read together (network, CP_FIND), so memory and network
+ * latencies overlap. find_many sets found[i] to 1 and writes value i, or sets it to 0. On a
+ * failure (not FULL/NOT_FOUND per key: a transport error) the outputs are unspecified.
+ * insert_many stops at the first key it cannot insert and returns that status; the keys before
+ * it are inserted. */
+PGDDS_API pgdds_status_t pgdds_hashmap_find_many(pgdds_hashmap_t map, size_t count, const void *keys, void *values,
+                                                 unsigned char *found, unsigned concurrent);
+PGDDS_API pgdds_status_t pgdds_hashmap_insert_many(pgdds_hashmap_t map, size_t count, const void *keys,
+                                                   const void *values, unsigned concurrent);
+/* Addition: collective resize to at least new_capacity buckets. Every rank rehashes its own part
+ * (owners do not change); FULL (and the old table kept) if some rank's entries do not fit. */
+PGDDS_API pgdds_status_t pgdds_hashmap_resize(pgdds_hashmap_t map, uint64_t new_capacity);
+/* Addition: the total bucket count, and the rank that owns a key. */
+PGDDS_API pgdds_status_t pgdds_hashmap_capacity(pgdds_hashmap_t map, uint64_t *capacity);
+PGDDS_API pgdds_status_t pgdds_hashmap_owner(pgdds_hashmap_t map, const void *key, int *rank);
+/* Addition: visits every entry of this rank's part (between phases: no operation may overlap).
+ * value points into the table and may be modified in place; a nonzero return stops. */
+typedef int (*pgdds_hashmap_visit_t)(const void *key, void *value, void *arg);
+PGDDS_API pgdds_status_t pgdds_hashmap_foreach_local(pgdds_hashmap_t map, pgdds_hashmap_visit_t visit, void *arg);
 
 typedef struct pgdds_hashmap_buffer *pgdds_hashmap_buffer_t;
 PGDDS_API pgdds_status_t pgdds_hashmap_buffer_create(pgdds_hashmap_t map, size_t queue_capacity, size_t message_size, pgdds_hashmap_buffer_t *buf); /* collective */
 PGDDS_API pgdds_status_t pgdds_hashmap_buffer_insert(pgdds_hashmap_buffer_t buf, const void *key, const void *value);
 PGDDS_API pgdds_status_t pgdds_hashmap_buffer_flush(pgdds_hashmap_buffer_t buf);                          /* collective */
 PGDDS_API pgdds_status_t pgdds_hashmap_buffer_destroy(pgdds_hashmap_buffer_t buf);
+/* Addition: the hash map buffer (BCL paper §5.3). queue_capacity and message_size count
+ * entries (key+value). Each rank hosts one FastQueue; insert appends to a local buffer per owner
+ * rank (this rank's own entries never leave it) and pushes a buffer once it holds message_size
+ * entries (A+W per message). flush (collective) pushes the rest, then each rank drains its queue
+ * with local inserts (CP_LOCAL). Nothing is lost when an owner's queue is full: the message stays
+ * in the local buffer and flush repeats push/drain rounds until every buffer is empty. Inserts
+ * are unordered until flush returns (the last of several values of one key wins, in no defined
+ * order). destroy (collective) discards entries not yet flushed. message_size must not exceed
+ * queue_capacity. The hash map must outlive the buffer. */
 
 /* --- Queues ------------------------------------------------------------------------------- */
 typedef struct pgdds_queue *pgdds_queue_t;
@@ -232,6 +302,31 @@ PGDDS_API pgdds_status_t pgdds_queue_destroy(pgdds_queue_t queue);
 PGDDS_API pgdds_status_t pgdds_queue_push(pgdds_queue_t queue, const void *elems, size_t count, unsigned concurrent);  /* all or nothing: FULL */
 PGDDS_API pgdds_status_t pgdds_queue_pop(pgdds_queue_t queue, void *elems, size_t max, size_t *popped, unsigned concurrent); /* EMPTY when none */
 PGDDS_API pgdds_status_t pgdds_queue_local_view(pgdds_queue_t queue, void **elems, size_t *count);          /* host rank, between phases */
+/* Addition: the queues (BCL paper §5.1, thesis ch. 5, Tables 5.1 and 5.2). Ring buffers on the
+ * host rank with 64-bit head/tail counters; capacity N holds exactly N elements. push is all or
+ * nothing (PGDDS_ERR_FULL); pop takes up to max elements (PGDDS_ERR_EMPTY when none).
+ *  FAST      pushes and pops in separate phases (a barrier between): push = fetch-add on the tail
+ *            + put (A+W), pop = fetch-add on the head + get (A+R). A reservation that overruns
+ *            the queue is withdrawn by the first overrunning caller (one extra atomic), so a
+ *            full queue keeps no holes. Declaring the other operation concurrent (CP_POP on a
+ *            push) is PGDDS_ERR_INVALID_ARG.
+ *  CIRCULAR  concurrent pushes and pops with ready counters: reserve with compare-and-swap, put,
+ *            flush, then advance tail-ready in order with compare-and-swap (2A+W). Under
+ *            CP_PUSH alone (no concurrent pop) tail-ready advances by fetch-add; pops likewise
+ *            (CP_POP alone: head-ready by fetch-add).
+ *  CHECKSUM  concurrent pushes and pops without a tail-ready counter: every element is written
+ *            with a 64-bit checksum that also encodes the lap of the ring (A + W(1+c)); a popper
+ *            re-reads an element until its checksum is right for the lap (A + R(1+c)), then
+ *            frees the slots like the circular queue's head-ready.
+ * local_view (host, between phases) returns the queued elements contiguously (rotating the ring
+ * in place if needed); it does not pop them. */
+PGDDS_API pgdds_status_t pgdds_queue_size(pgdds_queue_t queue, uint64_t *count);  /* a snapshot */
+PGDDS_API pgdds_status_t pgdds_queue_capacity(pgdds_queue_t queue, uint64_t *capacity);
+PGDDS_API pgdds_status_t pgdds_queue_host(pgdds_queue_t queue, int *host_rank);
+/* Addition: collective. resize keeps the elements (FULL if new_capacity < size); migrate moves
+ * the queue and its elements to another host (B + nW). */
+PGDDS_API pgdds_status_t pgdds_queue_resize(pgdds_queue_t queue, uint64_t new_capacity);
+PGDDS_API pgdds_status_t pgdds_queue_migrate(pgdds_queue_t queue, int new_host);
 
 /* --- Bloom filter ------------------------------------------------------------------------- */
 typedef struct pgdds_bloom *pgdds_bloom_t;
@@ -239,6 +334,19 @@ PGDDS_API pgdds_status_t pgdds_bloom_create(pgdds_context_t ctx, uint64_t expect
 PGDDS_API pgdds_status_t pgdds_bloom_destroy(pgdds_bloom_t bloom);
 PGDDS_API pgdds_status_t pgdds_bloom_insert(pgdds_bloom_t bloom, const void *key, size_t len, int *was_present);
 PGDDS_API pgdds_status_t pgdds_bloom_contains(pgdds_bloom_t bloom, const void *key, size_t len, int *maybe_present);
+/* Addition: the Bloom filter (BCL paper §5.4, thesis §6.2) is blocked: 64-bit blocks
+ * distributed block-wise over the ranks; a key hashes to one block and k bits in it. insert is
+ * one fetch-or (A) whose old value tells whether every bit was already set; contains is one read
+ * (R). The block count and k are the smallest that give the requested false-positive rate for
+ * expected_items, computed for 64-bit blocks (Poisson load per block), not for a flat filter.
+ * pgdds_bloom_insert accepts was_present NULL. */
+PGDDS_API pgdds_status_t pgdds_bloom_geometry(pgdds_bloom_t bloom, uint64_t *blocks, unsigned *hashes);
+/* Addition: batched insert/contains of count keys of key_len bytes each, with prefetching.
+ * was_present may be NULL. */
+PGDDS_API pgdds_status_t pgdds_bloom_insert_many(pgdds_bloom_t bloom, size_t count, const void *keys, size_t key_len,
+                                                 unsigned char *was_present);
+PGDDS_API pgdds_status_t pgdds_bloom_contains_many(pgdds_bloom_t bloom, size_t count, const void *keys,
+                                                   size_t key_len, unsigned char *maybe_present);
 
 /* --- Distributed array -------------------------------------------------------------------- */
 typedef struct pgdds_darray *pgdds_darray_t;
@@ -246,12 +354,91 @@ PGDDS_API pgdds_status_t pgdds_darray_create(pgdds_context_t ctx, size_t elem_si
 PGDDS_API pgdds_status_t pgdds_darray_destroy(pgdds_darray_t array);
 PGDDS_API pgdds_status_t pgdds_darray_gptr(pgdds_darray_t array, uint64_t index, pgdds_gptr_t *out);
 PGDDS_API pgdds_status_t pgdds_darray_local(pgdds_darray_t array, void **elems, uint64_t *first_index, uint64_t *count);
+/* Addition: rank r holds elements [r*b, min(count, (r+1)*b)) with b = ceil(count/nranks); a
+ * rank past the end holds none (local: elems NULL, count 0). get/put copy a range of elements
+ * that may span ranks, and return complete (put: visible at the targets). */
+PGDDS_API pgdds_status_t pgdds_darray_size(pgdds_darray_t array, uint64_t *count);
+PGDDS_API pgdds_status_t pgdds_darray_get(pgdds_darray_t array, uint64_t first, uint64_t count, void *dst);
+PGDDS_API pgdds_status_t pgdds_darray_put(pgdds_darray_t array, uint64_t first, uint64_t count, const void *src);
+
+/* --- Array (addition): every element on one host rank ------------------------------------- */
+typedef struct pgdds_array *pgdds_array_t;
+PGDDS_API pgdds_status_t pgdds_array_create(pgdds_context_t ctx, size_t elem_size, uint64_t count, int host_rank,
+                                            pgdds_array_t *array);  /* collective */
+PGDDS_API pgdds_status_t pgdds_array_destroy(pgdds_array_t array);                              /* collective */
+PGDDS_API pgdds_status_t pgdds_array_gptr(pgdds_array_t array, uint64_t index, pgdds_gptr_t *out);
+/* The host's elements; other ranks get elems NULL and count 0. */
+PGDDS_API pgdds_status_t pgdds_array_local(pgdds_array_t array, void **elems, uint64_t *count);
+PGDDS_API pgdds_status_t pgdds_array_size(pgdds_array_t array, uint64_t *count);
+PGDDS_API pgdds_status_t pgdds_array_host(pgdds_array_t array, int *host_rank);
+PGDDS_API pgdds_status_t pgdds_array_get(pgdds_array_t array, uint64_t first, uint64_t count, void *dst);
+PGDDS_API pgdds_status_t pgdds_array_put(pgdds_array_t array, uint64_t first, uint64_t count, const void *src);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Key tables: the logically addressed space (PDHT)                                            */
 /* ------------------------------------------------------------------------------------------ */
+/* A key table maps keys (1 to PGDDS_KEYTABLE_MAX_KEY_LEN bytes) to values (0 to max_value_size
+ * bytes). A key hashes to an owner rank and 64-bit match bits; each rank holds its keys in a
+ * hashed index of match entries in its segment, so any rank finds a key one-sidedly and the
+ * cost does not grow with the number of keys (Larkins et al., PDHT, ICPP'18).
+ *
+ * create/destroy are collective; every rank passes the same parameters (checked). Each rank
+ * holds at most capacity_per_rank keys. The segment must have room for the index (64 bytes per
+ * key of capacity) and one record per key present (8 + key length rounded up to 8 +
+ * max_value_size bytes, allocated at insert).
+ *
+ * insert  PGDDS_ERR_EXISTS if the key is present; PGDDS_ERR_FULL when the owner holds
+ *         capacity_per_rank keys (or, with a poorly spread hash, 256 keys that share match
+ *         bits); PGDDS_ERR_NO_MEMORY when the owner's segment has no room for the record.
+ * get     *value_len: in, the capacity of value; out, the value's size. A value larger than the
+ *         capacity is not truncated: PGDDS_ERR_OUT_OF_BOUNDS, value untouched, and *value_len
+ *         set to the size needed (the one output written on failure). PGDDS_ERR_NOT_FOUND.
+ * put     replaces the value in place; its size may change, up to max_value_size.
+ *         PGDDS_ERR_NOT_FOUND.
+ * atomic_u64  an atomic (as pgdds_atomic_u64) on the 8-byte word at value_offset in the value:
+ *         value_offset must be a multiple of 8 (PGDDS_ERR_INVALID_ARG) and the word must lie in
+ *         the value's current size (PGDDS_ERR_OUT_OF_BOUNDS). Atomics on one word are atomic
+ *         with respect to each other, whoever issues them.
+ * remove  PGDDS_ERR_NOT_FOUND.
+ * foreach_local  visits every key this rank owns (owner-computes). The visitor may change the
+ *         value's bytes in place (not its size); each entry is held while it is visited, so
+ *         other ranks' operations on it wait. The visitor may call key-table functions, except
+ *         on the key it is visiting (PGDDS_ERR_STATE) and foreach_local of the same table.
+ *
+ * Every operation is atomic per key: a get returns the value of one insert or put (with the
+ * words that atomics changed since), never a mixture of two, and sees every operation on the key
+ * that completed before it started. Operations on different keys are not ordered.
+ *
+ * Progress: gets, puts and atomics of existing keys are one-sided, and cost the owner nothing
+ * where the transport is. Inserts and removals are active messages handled by the owner inside
+ * its pgdds calls (attentiveness): an owner that computes for long without calling the library
+ * delays them, unless PGDDS_PROGRESS_THREAD=1 gives every rank a thread that handles them. Each
+ * rank keeps at most a few requests in flight to one owner and waits for replies before
+ * sending more, so no request is lost however fast inserts come.
+ *
+ * Thread safety: every function may be called by several threads at once
+ * (PGDDS_THREAD_MULTIPLE), except create and destroy. */
 typedef struct pgdds_keytable *pgdds_keytable_t;
-typedef struct pgdds_keytable_params { uint64_t field_mask; size_t max_value_size; uint64_t capacity_per_rank; } pgdds_keytable_params_t;
+/* Addition: an application's own hash of its keys: 64 bits, the same on every rank for the same
+ * key. An application that knows its keys can often give a hash without collisions (PDHT
+ * §3.7); keys whose hashes collide still work, told apart by the stored key. */
+typedef uint64_t (*pgdds_keytable_hash_t)(const void *key, size_t key_len, void *arg);
+/* Addition: the optional fields of pgdds_keytable_params_t, read only when their bit is set in
+ * field_mask. */
+enum {
+    PGDDS_KEYTABLE_FIELD_HASH          = 1u << 0,   /* hash, hash_arg (default: XXH3 of the key bytes) */
+    PGDDS_KEYTABLE_FIELD_CACHE_ENTRIES = 1u << 1    /* cache_entries (default 16384) */
+};
+typedef struct pgdds_keytable_params { uint64_t field_mask; size_t max_value_size; uint64_t capacity_per_rank;
+    /* Addition: optional fields. */
+    pgdds_keytable_hash_t hash;
+    void    *hash_arg;
+    uint64_t cache_entries;   /* where other ranks' keys were found, remembered by this rank to
+                               * read them with two one-sided reads instead of three; 0: none */
+} pgdds_keytable_params_t;
+/* Addition: limits of keys and values. */
+#define PGDDS_KEYTABLE_MAX_KEY_LEN    ((size_t)65536)
+#define PGDDS_KEYTABLE_MAX_VALUE_SIZE ((size_t)1 << 27)
 PGDDS_API pgdds_status_t pgdds_keytable_create(pgdds_context_t ctx, const pgdds_keytable_params_t *params, pgdds_keytable_t *table);
 PGDDS_API pgdds_status_t pgdds_keytable_destroy(pgdds_keytable_t table);
 PGDDS_API pgdds_status_t pgdds_keytable_insert(pgdds_keytable_t table, const void *key, size_t key_len, const void *value, size_t value_len); /* EXISTS */
@@ -262,6 +449,73 @@ PGDDS_API pgdds_status_t pgdds_keytable_atomic_u64(pgdds_keytable_t table, const
 PGDDS_API pgdds_status_t pgdds_keytable_remove(pgdds_keytable_t table, const void *key, size_t key_len);
 typedef int (*pgdds_keytable_visit_t)(const void *key, size_t key_len, void *value, size_t value_len, void *arg); /* nonzero stops */
 PGDDS_API pgdds_status_t pgdds_keytable_foreach_local(pgdds_keytable_t table, pgdds_keytable_visit_t visit, void *arg);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Introspection (addition): the build, the tuning variables, the transports on this machine   */
+/* ------------------------------------------------------------------------------------------ */
+/* These need no context and may be called before pgdds_init or after pgdds_finalize; they are
+ * what `pgdds-info` prints. Strings they return are owned by the library and stay valid for
+ * the life of the process (pgdds_config_var_t.value: until the environment changes). */
+
+/* Addition: build options as name/value pairs, e.g. ("version", "0.1.0"), ("ofi", "yes"),
+ * ("bootstrap", "pmix pmi2 pmi1 singleton"). index runs from 0 to pgdds_build_option_count()-1. */
+PGDDS_API int            pgdds_build_option_count(void);
+PGDDS_API pgdds_status_t pgdds_build_option(int index, const char **name, const char **value);
+
+/* Addition: the PGDDS_* environment variables, from the table the library parses them with.
+ * The caller sets field_mask to the fields it wants; pgdds_config_describe fills those. */
+enum {
+    PGDDS_CONFIG_FIELD_NAME        = 1u << 0,
+    PGDDS_CONFIG_FIELD_TYPE        = 1u << 1,
+    PGDDS_CONFIG_FIELD_DEFAULT     = 1u << 2,
+    PGDDS_CONFIG_FIELD_CHOICES     = 1u << 3,
+    PGDDS_CONFIG_FIELD_DESCRIPTION = 1u << 4,
+    PGDDS_CONFIG_FIELD_VALUE       = 1u << 5
+};
+typedef struct pgdds_config_var {
+    uint64_t    field_mask;
+    const char *name;           /* "PGDDS_SEGMENT_SIZE" */
+    const char *type;           /* "string", "choice", "size", "count", "bool" or "seconds" */
+    const char *default_value;  /* as text, e.g. "256M"; "" when empty */
+    const char *choices;        /* "auto|on|off" for a choice, else NULL */
+    const char *description;
+    const char *value;          /* VALUE: the environment's text, NULL when unset */
+    int         value_ok;       /* VALUE: 1 if unset or well-formed; 0 if ill-formed (the default applies) */
+} pgdds_config_var_t;
+PGDDS_API int            pgdds_config_count(void);
+PGDDS_API pgdds_status_t pgdds_config_describe(int index, pgdds_config_var_t *var);
+
+/* Addition: what each transport finds on this machine, probed without a job: one entry per
+ * libfabric provider, UCX transport layer, RDMA device, plus the shared-memory path, and one
+ * entry for each backend not in this build. pgdds_transport_probe probes once per process
+ * (thread-safe) and gives the number of entries; pgdds_transport_describe fills the fields
+ * asked for in attr->field_mask. */
+enum {
+    PGDDS_TRANSPORT_FIELD_TRANSPORT = 1u << 0,
+    PGDDS_TRANSPORT_FIELD_COMPONENT = 1u << 1,
+    PGDDS_TRANSPORT_FIELD_BUILT     = 1u << 2,
+    PGDDS_TRANSPORT_FIELD_USABLE    = 1u << 3,
+    PGDDS_TRANSPORT_FIELD_ATOMICS   = 1u << 4,
+    PGDDS_TRANSPORT_FIELD_PROGRESS  = 1u << 5,
+    PGDDS_TRANSPORT_FIELD_DETAIL    = 1u << 6
+};
+typedef struct pgdds_transport_attr {
+    uint64_t    field_mask;
+    const char *transport;   /* "shm", "ofi", "ucx", "verbs" */
+    const char *component;   /* provider / transport layer / device, e.g. "tcp;ofi_rxm"; "" for the backend */
+    int         built;       /* 1 if the backend is in this build */
+    int         usable;      /* 1: pgdds would run over it here; 0: it would not; -1: unknown */
+    const char *atomics;     /* "cpu", "native", "emulated (active messages)", ...; "" unknown */
+    const char *progress;    /* "auto": completes without the target's help; "manual"; "" unknown */
+    const char *detail;      /* one line: version, limits, or why it is unusable */
+} pgdds_transport_attr_t;
+PGDDS_API pgdds_status_t pgdds_transport_probe(int *count);
+PGDDS_API pgdds_status_t pgdds_transport_describe(int index, pgdds_transport_attr_t *attr);
+
+/* Addition: for language bindings that validate arguments themselves (the Fortran module):
+ * records message as the calling thread's pgdds_last_error() and returns status, which must be
+ * a PGDDS_ERR_* code (negative). */
+PGDDS_API pgdds_status_t pgdds_set_last_error(pgdds_status_t status, const char *message);
 
 #ifdef __cplusplus
 }

@@ -23,22 +23,21 @@ status bad_context(const char *who, pgdds_context_t ctx)
 
 status null_arg(const char *who, const char *what) { return fail(PGDDS_ERR_INVALID_ARG, "%s: %s is NULL", who, what); }
 
-// The caller's VCI, refusing threads the thread level does not allow.
-inline status caller_vci(runtime *rt, const char *who, vci *&out)
+// The caller's VCI (enter() has checked the thread).
+inline status caller_vci(runtime *rt, const char *, vci *&out)
 {
-    if (PGDDS_LIKELY(rt->is_bound())) {
-        out = &rt->current_vci();
-        return PGDDS_OK;
-    }
-    status st = rt->check_thread(who);
-    if (st != PGDDS_OK) return st;
     out = &rt->current_vci();
     return PGDDS_OK;
 }
 
-#define PGDDS_GET_RT(who)                               \
-    runtime *rt = runtime::from(ctx);                   \
-    if (PGDDS_UNLIKELY(!rt)) return bad_context(who, ctx)
+// Resolves the context handle and checks the calling thread against the thread level.
+inline status enter(pgdds_context_t ctx, const char *who, runtime *&rt)
+{
+    rt = runtime::from(ctx);
+    if (PGDDS_UNLIKELY(!rt)) return bad_context(who, ctx);
+    if (PGDDS_UNLIKELY(!rt->thread_allowed())) return rt->check_thread(who);
+    return PGDDS_OK;
+}
 
 // A request that was complete when it was issued; never pooled.
 pgdds_request completed_request = {request_magic, 0, {}, nullptr};
@@ -53,7 +52,8 @@ status wait_completion(runtime *rt, const char *who, vci &v, op_completion &done
 status rma(pgdds_context_t ctx, const char *who, bool is_put, pgdds_gptr_t remote, void *local, size_t n,
            pgdds_request_t *req, bool implicit)
 {
-    PGDDS_GET_RT(who);
+    runtime *rt;
+    if (status est = enter(ctx, who, rt); est != PGDDS_OK) return est;
     if (PGDDS_UNLIKELY(!local && n)) return null_arg(who, is_put ? "src" : "dst");
     status st = rt->check_access(who, remote, n);
     if (PGDDS_UNLIKELY(st != PGDDS_OK)) return st;
@@ -101,7 +101,8 @@ status check_request(runtime *rt, const char *who, pgdds_request_t req)
 template <class T>
 status atomic_op(pgdds_context_t ctx, const char *who, pgdds_gptr_t target, amo_op op, T operand, T compare, T *fetched)
 {
-    PGDDS_GET_RT(who);
+    runtime *rt;
+    if (status est = enter(ctx, who, rt); est != PGDDS_OK) return est;
     status st = rt->check_access(who, target, sizeof(T), sizeof(T));
     if (PGDDS_UNLIKELY(st != PGDDS_OK)) return st;
     amo_args a{op, unsigned(sizeof(T)), uint64_t(operand), uint64_t(compare), fetched};
@@ -145,10 +146,9 @@ PGDDS_API pgdds_status_t pgdds_init(const pgdds_init_params_t *params, pgdds_con
 
 PGDDS_API pgdds_status_t pgdds_finalize(pgdds_context_t ctx)
 {
-    PGDDS_GET_RT("pgdds_finalize");
-    status st = rt->check_thread("pgdds_finalize");
-    if (st != PGDDS_OK) return st;
-    st = rt->finalize();
+    runtime *rt;
+    if (status est = enter(ctx, "pgdds_finalize", rt); est != PGDDS_OK) return est;
+    status st = rt->finalize();
     // The handle stays allocated and recognisably dead, so later use is reported, not a crash.
     ctx->magic = dead_magic;
     ctx->rt = nullptr;
@@ -188,7 +188,8 @@ PGDDS_API const char *pgdds_version_string(void) { return PGDDS_VERSION_TEXT; }
 // ---------------------------------------------------------------------------------------------
 PGDDS_API pgdds_status_t pgdds_alloc(pgdds_context_t ctx, size_t size, size_t alignment, pgdds_gptr_t *out)
 {
-    PGDDS_GET_RT("pgdds_alloc");
+    runtime *rt;
+    if (status est = enter(ctx, "pgdds_alloc", rt); est != PGDDS_OK) return est;
     if (!out) return null_arg("pgdds_alloc", "out");
     uint64_t off;
     status st = rt->allocator().alloc(size, alignment, off);
@@ -199,7 +200,8 @@ PGDDS_API pgdds_status_t pgdds_alloc(pgdds_context_t ctx, size_t size, size_t al
 
 PGDDS_API pgdds_status_t pgdds_free(pgdds_context_t ctx, pgdds_gptr_t ptr)
 {
-    PGDDS_GET_RT("pgdds_free");
+    runtime *rt;
+    if (status est = enter(ctx, "pgdds_free", rt); est != PGDDS_OK) return est;
     if (ptr == PGDDS_GPTR_NULL) return fail(PGDDS_ERR_INVALID_ARG, "pgdds_free: the pointer is PGDDS_GPTR_NULL");
     if (gptr::rank(ptr) != rt->rank() || gptr::segment(ptr) != 0)
         return fail(PGDDS_ERR_INVALID_ARG, "pgdds_free: the pointer names rank %d, but a rank frees only in its "
@@ -221,7 +223,8 @@ PGDDS_API void *pgdds_gptr_to_local(pgdds_context_t ctx, pgdds_gptr_t ptr)
 
 PGDDS_API pgdds_status_t pgdds_gptr_from_local(pgdds_context_t ctx, const void *addr, pgdds_gptr_t *out)
 {
-    PGDDS_GET_RT("pgdds_gptr_from_local");
+    runtime *rt;
+    if (status est = enter(ctx, "pgdds_gptr_from_local", rt); est != PGDDS_OK) return est;
     if (!addr) return null_arg("pgdds_gptr_from_local", "addr");
     if (!out) return null_arg("pgdds_gptr_from_local", "out");
     const uint8_t *a = static_cast<const uint8_t *>(addr);
@@ -238,7 +241,8 @@ PGDDS_API pgdds_status_t pgdds_gptr_from_local(pgdds_context_t ctx, const void *
 
 PGDDS_API pgdds_status_t pgdds_segment_size(pgdds_context_t ctx, int rank, size_t *size)
 {
-    PGDDS_GET_RT("pgdds_segment_size");
+    runtime *rt;
+    if (status est = enter(ctx, "pgdds_segment_size", rt); est != PGDDS_OK) return est;
     if (!size) return null_arg("pgdds_segment_size", "size");
     if (rank < 0 || rank >= rt->nranks())
         return fail(PGDDS_ERR_OUT_OF_BOUNDS, "pgdds_segment_size: rank %d is not in 0..%d", rank, rt->nranks() - 1);
@@ -278,7 +282,8 @@ PGDDS_API pgdds_status_t pgdds_get_nb(pgdds_context_t ctx, void *dst, pgdds_gptr
 
 PGDDS_API pgdds_status_t pgdds_flush(pgdds_context_t ctx)
 {
-    PGDDS_GET_RT("pgdds_flush");
+    runtime *rt;
+    if (status est = enter(ctx, "pgdds_flush", rt); est != PGDDS_OK) return est;
     if (!rt->network()) {
         std::atomic_thread_fence(std::memory_order_seq_cst);
         return PGDDS_OK;
@@ -291,7 +296,8 @@ PGDDS_API pgdds_status_t pgdds_flush(pgdds_context_t ctx)
 
 PGDDS_API pgdds_status_t pgdds_test(pgdds_context_t ctx, pgdds_request_t req, int *done)
 {
-    PGDDS_GET_RT("pgdds_test");
+    runtime *rt;
+    if (status est = enter(ctx, "pgdds_test", rt); est != PGDDS_OK) return est;
     status st = check_request(rt, "pgdds_test", req);
     if (st != PGDDS_OK) return st;
     if (!done) return null_arg("pgdds_test", "done");
@@ -316,7 +322,8 @@ PGDDS_API pgdds_status_t pgdds_test(pgdds_context_t ctx, pgdds_request_t req, in
 
 PGDDS_API pgdds_status_t pgdds_wait(pgdds_context_t ctx, pgdds_request_t req)
 {
-    PGDDS_GET_RT("pgdds_wait");
+    runtime *rt;
+    if (status est = enter(ctx, "pgdds_wait", rt); est != PGDDS_OK) return est;
     status st = check_request(rt, "pgdds_wait", req);
     if (st != PGDDS_OK || req == &completed_request) return st;
     vci &v = rt->vci_at(req->vci);
@@ -370,25 +377,26 @@ PGDDS_API pgdds_status_t pgdds_atomic_load_u32(pgdds_context_t ctx, pgdds_gptr_t
 // ---------------------------------------------------------------------------------------------
 PGDDS_API pgdds_status_t pgdds_barrier(pgdds_context_t ctx)
 {
-    PGDDS_GET_RT("pgdds_barrier");
-    status st = rt->check_thread("pgdds_barrier");
-    return st != PGDDS_OK ? st : rt->barrier("pgdds_barrier");
+    runtime *rt;
+    if (status est = enter(ctx, "pgdds_barrier", rt); est != PGDDS_OK) return est;
+    return rt->barrier("pgdds_barrier");
 }
 
 PGDDS_API pgdds_status_t pgdds_broadcast(pgdds_context_t ctx, void *buf, size_t n, int root)
 {
-    PGDDS_GET_RT("pgdds_broadcast");
+    runtime *rt;
+    if (status est = enter(ctx, "pgdds_broadcast", rt); est != PGDDS_OK) return est;
     if (!buf && n) return null_arg("pgdds_broadcast", "buf");
     if (root < 0 || root >= rt->nranks())
         return fail(PGDDS_ERR_OUT_OF_BOUNDS, "pgdds_broadcast: root %d is not in 0..%d", root, rt->nranks() - 1);
-    status st = rt->check_thread("pgdds_broadcast");
-    return st != PGDDS_OK ? st : rt->broadcast("pgdds_broadcast", buf, n, root);
+    return rt->broadcast("pgdds_broadcast", buf, n, root);
 }
 
 PGDDS_API pgdds_status_t pgdds_allreduce(pgdds_context_t ctx, const void *in, void *out, size_t count, pgdds_dtype_t dtype,
                                          pgdds_op_t op)
 {
-    PGDDS_GET_RT("pgdds_allreduce");
+    runtime *rt;
+    if (status est = enter(ctx, "pgdds_allreduce", rt); est != PGDDS_OK) return est;
     if (count && !in) return null_arg("pgdds_allreduce", "in");
     if (count && !out) return null_arg("pgdds_allreduce", "out");
     if (dtype < PGDDS_INT32 || dtype > PGDDS_DOUBLE)
@@ -399,19 +407,18 @@ PGDDS_API pgdds_status_t pgdds_allreduce(pgdds_context_t ctx, const void *in, vo
         return fail(PGDDS_ERR_INVALID_ARG, "pgdds_allreduce: bitwise operations need an integer type");
     if (count > SIZE_MAX / dtype_size(dtype))
         return fail(PGDDS_ERR_INVALID_ARG, "pgdds_allreduce: count %zu overflows", count);
-    status st = rt->check_thread("pgdds_allreduce");
-    return st != PGDDS_OK ? st : rt->allreduce("pgdds_allreduce", in, out, count, dtype, op);
+    return rt->allreduce("pgdds_allreduce", in, out, count, dtype, op);
 }
 
 PGDDS_API pgdds_status_t pgdds_allgather(pgdds_context_t ctx, const void *in, void *out, size_t bytes_per_rank)
 {
-    PGDDS_GET_RT("pgdds_allgather");
+    runtime *rt;
+    if (status est = enter(ctx, "pgdds_allgather", rt); est != PGDDS_OK) return est;
     if (bytes_per_rank && !in) return null_arg("pgdds_allgather", "in");
     if (bytes_per_rank && !out) return null_arg("pgdds_allgather", "out");
     if (bytes_per_rank > SIZE_MAX / size_t(rt->nranks()))
         return fail(PGDDS_ERR_INVALID_ARG, "pgdds_allgather: %zu bytes per rank overflow", bytes_per_rank);
-    status st = rt->check_thread("pgdds_allgather");
-    return st != PGDDS_OK ? st : rt->allgather("pgdds_allgather", in, out, bytes_per_rank);
+    return rt->allgather("pgdds_allgather", in, out, bytes_per_rank);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -419,7 +426,8 @@ PGDDS_API pgdds_status_t pgdds_allgather(pgdds_context_t ctx, const void *in, vo
 // ---------------------------------------------------------------------------------------------
 PGDDS_API pgdds_status_t pgdds_am_register(pgdds_context_t ctx, pgdds_am_handler_t h, void *arg, uint32_t *id)
 {
-    PGDDS_GET_RT("pgdds_am_register");
+    runtime *rt;
+    if (status est = enter(ctx, "pgdds_am_register", rt); est != PGDDS_OK) return est;
     if (!h) return null_arg("pgdds_am_register", "handler");
     if (!id) return null_arg("pgdds_am_register", "id");
     uint32_t mine;
@@ -438,7 +446,8 @@ PGDDS_API pgdds_status_t pgdds_am_register(pgdds_context_t ctx, pgdds_am_handler
 
 PGDDS_API pgdds_status_t pgdds_am_send(pgdds_context_t ctx, int dst_rank, uint32_t id, const void *payload, size_t size)
 {
-    PGDDS_GET_RT("pgdds_am_send");
+    runtime *rt;
+    if (status est = enter(ctx, "pgdds_am_send", rt); est != PGDDS_OK) return est;
     if (dst_rank < 0 || dst_rank >= rt->nranks())
         return fail(PGDDS_ERR_OUT_OF_BOUNDS, "pgdds_am_send: rank %d is not in 0..%d", dst_rank, rt->nranks() - 1);
     if (!rt->am_registered(id))
@@ -459,7 +468,8 @@ PGDDS_API pgdds_status_t pgdds_am_send(pgdds_context_t ctx, int dst_rank, uint32
 
 PGDDS_API pgdds_status_t pgdds_progress(pgdds_context_t ctx)
 {
-    PGDDS_GET_RT("pgdds_progress");
+    runtime *rt;
+    if (status est = enter(ctx, "pgdds_progress", rt); est != PGDDS_OK) return est;
     vci *v;
     status st = caller_vci(rt, "pgdds_progress", v);
     if (st == PGDDS_OK) st = rt->progress(*v);
@@ -478,15 +488,15 @@ PGDDS_API unsigned pgdds_num_vcis(pgdds_context_t ctx)
 
 PGDDS_API pgdds_status_t pgdds_vci_bind(pgdds_context_t ctx, unsigned vci_index)
 {
-    PGDDS_GET_RT("pgdds_vci_bind");
-    status st = rt->check_thread("pgdds_vci_bind");
-    return st != PGDDS_OK ? st : rt->bind(vci_index);
+    runtime *rt;
+    if (status est = enter(ctx, "pgdds_vci_bind", rt); est != PGDDS_OK) return est;
+    return rt->bind(vci_index);
 }
 
 PGDDS_API int pgdds_vci_current(pgdds_context_t ctx)
 {
     runtime *rt = runtime::from(ctx);
-    if (!rt || rt->check_thread("pgdds_vci_current") != PGDDS_OK) return -1;
+    if (!rt || !rt->thread_allowed()) return -1;
     return int(rt->current_vci().index);
 }
 

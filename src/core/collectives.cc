@@ -74,10 +74,9 @@ status runtime::coll_send(const char *who, int dst, uint64_t seq, uint32_t tag, 
     return am_send(who, vci_at(service_vci()), dst, AM_COLLECTIVE, msg.data(), msg.size());
 }
 
-status runtime::coll_recv(const char *who, int src, uint64_t seq, uint32_t tag, void *data, size_t n)
+status runtime::coll_recv(const char *who, int src, uint64_t seq, uint32_t tag, std::vector<uint8_t> &msg)
 {
     auto key = std::make_tuple(seq, tag, src);
-    std::vector<uint8_t> msg;
     auto arrived = [&] {
         std::lock_guard<std::mutex> guard(coll_lock_);
         auto it = coll_inbox_.find(key);
@@ -86,13 +85,27 @@ status runtime::coll_recv(const char *who, int src, uint64_t seq, uint32_t tag, 
         coll_inbox_.erase(it);
         return true;
     };
-    status st = wait(who, vci_at(service_vci()), arrived);
-    if (st != PGDDS_OK) return st;
-    if (msg.size() != n)
-        return fail(PGDDS_ERR_INVALID_ARG, "%s: rank %d contributed %zu bytes where rank %d expects %zu "
-                    "(every rank must pass the same sizes)", who, src, msg.size(), rank_, n);
-    if (n) memcpy(data, msg.data(), n);
-    return PGDDS_OK;
+    return wait(who, vci_at(service_vci()), arrived);
+}
+
+// Copies a received contribution of the expected size into data. A rank that passed another
+// size makes this one fail once the collective's protocol is complete (so that no rank is left
+// waiting); the first mismatch is kept in `mismatch`.
+static bool accept(const std::vector<uint8_t> &msg, void *data, size_t n, int src, std::string &mismatch)
+{
+    if (msg.size() == n) {
+        if (n) memcpy(data, msg.data(), n);
+        return true;
+    }
+    if (mismatch.empty())
+        mismatch = "rank " + std::to_string(src) + " contributed " + std::to_string(msg.size()) +
+                   " bytes where " + std::to_string(n) + " were expected (every rank must pass the same sizes)";
+    return false;
+}
+
+static status mismatch_error(const char *who, const std::string &mismatch)
+{
+    return fail(PGDDS_ERR_INVALID_ARG, "%s: %s", who, mismatch.c_str());
 }
 
 status runtime::barrier(const char *who)
@@ -100,9 +113,10 @@ status runtime::barrier(const char *who)
     status st = flush_all(who);
     if (st != PGDDS_OK) return st;
     uint64_t seq = next_coll_seq();
+    std::vector<uint8_t> msg;
     for (int k = 1, tag = 0; k < nranks_; k <<= 1, ++tag) {
         st = coll_send(who, (rank_ + k) % nranks_, seq, uint32_t(tag), nullptr, 0);
-        if (st == PGDDS_OK) st = coll_recv(who, (rank_ - k + nranks_) % nranks_, seq, uint32_t(tag), nullptr, 0);
+        if (st == PGDDS_OK) st = coll_recv(who, (rank_ - k + nranks_) % nranks_, seq, uint32_t(tag), msg);
         if (st != PGDDS_OK) return st;
     }
     std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -112,6 +126,8 @@ status runtime::barrier(const char *who)
 status runtime::broadcast(const char *who, void *buf, size_t n, int root)
 {
     uint8_t *base = static_cast<uint8_t *>(buf);
+    std::string mismatch;
+    std::vector<uint8_t> msg;
     size_t off = 0;
     do {
         size_t len = std::min(piece_bytes, n - off);
@@ -119,19 +135,28 @@ status runtime::broadcast(const char *who, void *buf, size_t n, int root)
         int vr = (rank_ - root + nranks_) % nranks_;
         int mask = 1;
         status st = PGDDS_OK;
+        // Receive from the parent, then pass on exactly what arrived: a rank with another size
+        // fails, but its subtree still completes.
+        const void *out = base + off;
+        size_t out_len = len;
         while (mask < nranks_) {
             if (vr & mask) {
-                st = coll_recv(who, (vr - mask + root) % nranks_, seq, 0, base + off, len);
+                st = coll_recv(who, (vr - mask + root) % nranks_, seq, 0, msg);
+                if (st == PGDDS_OK) {
+                    accept(msg, base + off, len, (vr - mask + root) % nranks_, mismatch);
+                    out = msg.data();
+                    out_len = msg.size();
+                }
                 break;
             }
             mask <<= 1;
         }
         for (mask >>= 1; st == PGDDS_OK && mask > 0; mask >>= 1)
-            if (vr + mask < nranks_) st = coll_send(who, (vr + mask + root) % nranks_, seq, 0, base + off, len);
+            if (vr + mask < nranks_) st = coll_send(who, (vr + mask + root) % nranks_, seq, 0, out, out_len);
         if (st != PGDDS_OK) return st;
         off += len;
     } while (off < n);
-    return PGDDS_OK;
+    return mismatch.empty() ? PGDDS_OK : mismatch_error(who, mismatch);
 }
 
 status runtime::allreduce(const char *who, const void *in, void *out, size_t count, pgdds_dtype_t dt, pgdds_op_t op)
@@ -139,7 +164,8 @@ status runtime::allreduce(const char *who, const void *in, void *out, size_t cou
     size_t es = dtype_size(dt);
     size_t per_piece = piece_bytes / es;
     if (in != out && count) memmove(out, in, count * es);
-    std::vector<uint8_t> incoming;
+    std::vector<uint8_t> incoming, msg;
+    std::string mismatch;
     for (size_t first = 0; first < count || (count == 0 && first == 0); first += per_piece) {
         size_t cnt = std::min(per_piece, count - first);
         uint8_t *acc = static_cast<uint8_t *>(out) + first * es;
@@ -153,23 +179,30 @@ status runtime::allreduce(const char *who, const void *in, void *out, size_t cou
                 break;
             }
             if (rank_ + mask < nranks_) {
-                st = coll_recv(who, rank_ + mask, seq, 0, incoming.data(), cnt * es);
+                st = coll_recv(who, rank_ + mask, seq, 0, msg);
                 if (st != PGDDS_OK) break;
-                reduce(acc, incoming.data(), cnt, dt, op);
+                if (accept(msg, incoming.data(), cnt * es, rank_ + mask, mismatch)) reduce(acc, incoming.data(), cnt, dt, op);
             }
         }
         if (st != PGDDS_OK) return st;
         // ... then the result goes back down the same tree.
         st = broadcast(who, acc, cnt * es, 0);
-        if (st != PGDDS_OK) return st;
+        if (st == PGDDS_ERR_INVALID_ARG && mismatch.empty()) {
+            std::string e = pgdds_last_error();  // "who: rank ... contributed ..."
+            mismatch = e.substr(e.find(": ") == std::string::npos ? 0 : e.find(": ") + 2);
+        } else if (st != PGDDS_OK) {
+            return st;
+        }
         if (count == 0) break;
     }
-    return PGDDS_OK;
+    return mismatch.empty() ? PGDDS_OK : mismatch_error(who, mismatch);
 }
 
 status runtime::allgather(const char *who, const void *in, void *out, size_t bytes)
 {
     uint8_t *o = static_cast<uint8_t *>(out);
+    std::string mismatch;
+    std::vector<uint8_t> msg;
     if (bytes) memmove(o + size_t(rank_) * bytes, in, bytes);
     int right = (rank_ + 1) % nranks_, left = (rank_ - 1 + nranks_) % nranks_;
     for (size_t off = 0; off < bytes || (bytes == 0 && off == 0); off += piece_bytes) {
@@ -179,13 +212,13 @@ status runtime::allgather(const char *who, const void *in, void *out, size_t byt
             int send_block = (rank_ - step + nranks_) % nranks_;
             int recv_block = (rank_ - step - 1 + nranks_) % nranks_;
             status st = coll_send(who, right, seq, uint32_t(step), o + size_t(send_block) * bytes + off, len);
-            if (st == PGDDS_OK)
-                st = coll_recv(who, left, seq, uint32_t(step), o + size_t(recv_block) * bytes + off, len);
+            if (st == PGDDS_OK) st = coll_recv(who, left, seq, uint32_t(step), msg);
             if (st != PGDDS_OK) return st;
+            accept(msg, o + size_t(recv_block) * bytes + off, len, left, mismatch);
         }
         if (bytes == 0) break;
     }
-    return PGDDS_OK;
+    return mismatch.empty() ? PGDDS_OK : mismatch_error(who, mismatch);
 }
 
 }  // namespace pgdds

@@ -38,6 +38,10 @@ const std::vector<config_var> &config_table()
         {"PGDDS_ATOMICS", var_type::choice, "auto", "auto|cpu|transport",
          "Atomicity domain. auto: CPU atomics when every segment is load/store-reachable, "
          "otherwise the transport's for every target. cpu requires the former."},
+        {"PGDDS_CONTAINER_DIRECT", var_type::boolean, "1", nullptr,
+         "Containers reach load/store-reachable memory with loads, stores and CPU atomics when "
+         "the job's atomicity domain is the CPU. 0 sends every container operation through the "
+         "one-sided calls of the C interface instead (tests the network path on one node)."},
         {"PGDDS_PROGRESS_THREAD", var_type::boolean, "0", nullptr,
          "Start a thread that progresses every network context, so ranks that compute without "
          "calling the library stay attentive to active messages and target-side operations."},
@@ -46,6 +50,11 @@ const std::vector<config_var> &config_table()
         {"PGDDS_TIMEOUT", var_type::seconds, "0", nullptr,
          "Seconds a blocking operation may wait before failing with PGDDS_ERR_TIMEOUT; 0 waits "
          "for ever (a dead peer is still detected)."},
+        {"PGDDS_PMI", var_type::choice, "auto", "auto|pmix|pmi2|pmi1|singleton",
+         "Bootstrap client, the protocol spoken with the launcher. auto: pmix when PMIX_RANK is "
+         "set (Open MPI mpirun, srun --mpi=pmix), pmi2 when PMI_FD comes with PMI_JOBID (srun "
+         "--mpi=pmi2), pmi1 when PMI_FD or PMI_PORT is set (MPICH mpiexec, pgdds-run), else a "
+         "job of one rank. Hydra also serves pmi2 to a client that asks for it."},
         {"PGDDS_JOBID", var_type::string, "", nullptr,
          "Job identifier, set by pgdds-run; names the job's shared-memory files. Empty: derived "
          "at start-up."},
@@ -148,10 +157,7 @@ int parse_choice(const char *text, const char *choices)
     }
 }
 
-namespace {
-
-// Checks one value against its table entry; false if ill-formed.
-bool value_ok(const config_var &v, const char *text)
+bool config_value_ok(const config_var &v, const char *text)
 {
     size_t sz;
     unsigned n;
@@ -168,12 +174,14 @@ bool value_ok(const config_var &v, const char *text)
     return false;
 }
 
+namespace {
+
 // The effective text of a variable: the environment's if well-formed, else the default.
 const char *lookup(const char *name, std::vector<std::string> &warnings)
 {
     const config_var *v = config_find(name);
     const char *env = getenv(name);
-    if (env && !value_ok(*v, env)) {
+    if (env && !config_value_ok(*v, env)) {
         std::string w = std::string(name) + "=\"" + env + "\" is ill-formed (expected " +
                         (v->choices ? v->choices : var_type_name(v->type)) + "); using \"" +
                         v->default_value + "\"";
@@ -204,9 +212,12 @@ status config_load(const pgdds_init_params_t *params, config &out, std::vector<s
     c.thread_level = parse_choice(lookup("PGDDS_THREAD_LEVEL", warnings), "single|funneled|multiple");
     c.shm = shm_mode(parse_choice(lookup("PGDDS_SHM", warnings), "auto|on|off"));
     c.atomics = atomics_mode(parse_choice(lookup("PGDDS_ATOMICS", warnings), "auto|cpu|transport"));
+    parse_bool(lookup("PGDDS_CONTAINER_DIRECT", warnings), c.container_direct);
     parse_bool(lookup("PGDDS_PROGRESS_THREAD", warnings), c.progress_thread);
     c.log_level = parse_choice(lookup("PGDDS_LOG_LEVEL", warnings), "error|warn|info|debug|trace");
     parse_seconds(lookup("PGDDS_TIMEOUT", warnings), c.timeout);
+    c.pmi = lookup("PGDDS_PMI", warnings);
+    for (auto &ch : c.pmi) ch = char(tolower((unsigned char)ch));
     c.job_id = lookup("PGDDS_JOBID", warnings);
 
     if (params) {

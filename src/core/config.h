@@ -21,6 +21,8 @@ struct config_var {
 
 const std::vector<config_var> &config_table();
 const config_var *config_find(const char *name);
+// Whether `text` is a well-formed value of v (an ill-formed one is ignored with a warning).
+bool config_value_ok(const config_var &v, const char *text);
 const char *var_type_name(var_type t);
 
 enum class shm_mode { automatic, on, off };
@@ -36,9 +38,11 @@ struct config {
     int thread_level = PGDDS_THREAD_SINGLE;
     shm_mode shm = shm_mode::automatic;
     atomics_mode atomics = atomics_mode::automatic;
+    bool container_direct = true;  // containers may use load/store and CPU atomics
     bool progress_thread = false;
     int log_level = 1;
     double timeout = 0;  // seconds; 0 waits forever
+    std::string pmi = "auto";
     std::string job_id;
 };
 

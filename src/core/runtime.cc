@@ -13,6 +13,9 @@
 namespace pgdds {
 
 thread_local runtime::binding runtime::tls_binding;
+thread_local unsigned runtime::tls_issued;
+thread_local unsigned runtime::tls_progressed;
+thread_local bool runtime::tls_library_thread;
 std::atomic<uint64_t> runtime::next_id{1};
 
 namespace {
@@ -72,13 +75,13 @@ static status agree(bootstrap &boot, const char *step, status mine)
 
 status runtime::init(const pgdds_init_params_t *params)
 {
-    init_thread_ = std::this_thread::get_id();
+    init_pthread_ = pthread_self();
     std::vector<std::string> warnings;
     status st = config_load(params, cfg_, warnings);
     if (st != PGDDS_OK) return st;
     log_threshold = cfg_.log_level;
 
-    st = bootstrap_open(boot_);
+    st = bootstrap_open(cfg_.pmi, boot_);
     if (st != PGDDS_OK) return fail_prefix(st, "pgdds_init");
     rank_ = boot_->rank();
     nranks_ = boot_->size();
@@ -95,7 +98,14 @@ status runtime::init(const pgdds_init_params_t *params)
     threaded_ = cfg_.thread_level == PGDDS_THREAD_MULTIPLE || cfg_.progress_thread;
 
     st = exchange_node_info();
-    if (st == PGDDS_OK) st = choose_transports();
+    if (st == PGDDS_OK) {
+        cpu_set_t cpus;
+        int usable = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
+        int online = int(sysconf(_SC_NPROCESSORS_ONLN));
+        // Bound to fewer cores than the node has: the launcher placed us; trust the placement.
+        oversubscribed_ = local_nranks_ > (usable < online ? online : usable);
+        st = choose_transports();
+    }
     st = agree(*boot_, "transport", st);
     if (st == PGDDS_OK) st = setup_segment();
     st = agree(*boot_, "segment", st);
@@ -233,7 +243,9 @@ status runtime::choose_transports()
             for (const char *kind : {"verbs", "ofi", "ucx"}) {
                 status st = open_net(kind);
                 if (st == PGDDS_OK) break;
-                tried += std::string(tried.empty() ? "" : "; ") + kind + ": " + pgdds_last_error();
+                std::string why_not = pgdds_last_error();  // backends name themselves
+                if (why_not.rfind(std::string(kind) + ":", 0) != 0) why_not = std::string(kind) + ": " + why_not;
+                tried += std::string(tried.empty() ? "" : "; ") + why_not;
             }
             if (!net_)
                 return fail(PGDDS_ERR_UNSUPPORTED, "no network transport is usable (%s)", tried.c_str());
@@ -409,7 +421,7 @@ status runtime::access_error(const char *who, pgdds_gptr_t p, size_t n) const
 
 status runtime::check_thread(const char *who) const
 {
-    if (cfg_.thread_level != PGDDS_THREAD_MULTIPLE && std::this_thread::get_id() != init_thread_)
+    if (!thread_allowed())
         return fail(PGDDS_ERR_STATE, "%s: called from a thread other than the one that initialized the "
                     "context, which asked for PGDDS_THREAD_%s (use PGDDS_THREAD_MULTIPLE)", who,
                     cfg_.thread_level == PGDDS_THREAD_SINGLE ? "SINGLE" : "FUNNELED");
@@ -453,6 +465,15 @@ status runtime::bind(unsigned index)
 // ----------------------------------------------------------------------------------------------
 status runtime::progress(vci &v)
 {
+    status st = progress_one(v);
+    if (st == PGDDS_OK && PGDDS_UNLIKELY((++tls_progressed & 255) == 0))
+        for (auto &other : vcis_)
+            if (other.get() != &v && st == PGDDS_OK) st = progress_one(*other);
+    return st;
+}
+
+status runtime::progress_one(vci &v)
+{
     status st = PGDDS_OK;
     {
         vci_scope scope(v, threaded_, !is_mine(v));
@@ -466,7 +487,7 @@ status runtime::progress(vci &v)
 status runtime::progress_all()
 {
     for (auto &v : vcis_) {
-        status st = progress(*v);
+        status st = progress_one(*v);
         if (st != PGDDS_OK) return st;
     }
     return PGDDS_OK;
@@ -474,11 +495,12 @@ status runtime::progress_all()
 
 void runtime::progress_thread_main()
 {
+    tls_library_thread = true;  // its handlers may call the library whatever the thread level
     while (!progress_stop_.load(std::memory_order_relaxed)) {
         for (auto &v : vcis_) {
             if (!v->lock.try_lock()) continue;  // someone is working on it: it progresses
             v->lock.unlock();
-            progress(*v);
+            progress_one(*v);
         }
         std::this_thread::yield();
     }
@@ -670,6 +692,10 @@ void runtime::run_handlers(vci &v)
                       m.handler);
             continue;
         }
+        // Unless the program asked for PGDDS_THREAD_MULTIPLE, handlers never run at the same time
+        // as each other, even when the progress thread runs some of them.
+        std::unique_lock<std::mutex> serial(handler_lock_, std::defer_lock);
+        if (cfg_.thread_level != PGDDS_THREAD_MULTIPLE && cfg_.progress_thread) serial.lock();
         tls_in_handler = true;
         e.fn(handle_, m.src, m.payload.data(), m.payload.size(), e.arg);
         tls_in_handler = false;

@@ -15,6 +15,8 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <pthread.h>
+#include <sched.h>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -44,7 +46,7 @@ constexpr uint32_t request_free_magic = 0x46726565;    // "Free"
 constexpr uint64_t segment_reserved = 4096;
 
 // Internal active-message handlers take the first ids; user handlers follow.
-enum : uint32_t { AM_COLLECTIVE = 0, AM_INTERNAL_COUNT = 8 };
+enum : uint32_t { AM_COLLECTIVE = 0, AM_KEYTABLE = 2, AM_INTERNAL_COUNT = 8 };
 
 class transport_shm;
 
@@ -118,7 +120,14 @@ class runtime {
     bool is_mine(const vci &v) const { return tls_binding.rt_id == id_ && tls_binding.vci == v.index; }
     bool is_bound() const { return tls_binding.rt_id == id_; }
     status bind(unsigned index);
-    // Checks the caller's thread against the thread level (SINGLE/FUNNELED: the init thread).
+    // The thread level allows the calling thread (SINGLE/FUNNELED: only the initializing one,
+    // and the library's own progress thread, which runs active-message handlers).
+    bool thread_allowed() const
+    {
+        return cfg_.thread_level == PGDDS_THREAD_MULTIPLE || pthread_equal(pthread_self(), init_pthread_) ||
+               tls_library_thread;
+    }
+    // Explains why the calling thread is not allowed.
     status check_thread(const char *who) const;
 
     // --- waiting and progress ----------------------------------------------------------------
@@ -126,7 +135,9 @@ class runtime {
     // and then, yields the CPU when the node is oversubscribed, watches for dead peers and
     // PGDDS_TIMEOUT.
     template <class Pred> status wait(const char *who, vci &v, Pred pred);
-    // One round of progress on v, then runs the handlers of complete active messages.
+    // One round of progress on v, then runs the handlers of complete active messages; every
+    // 256th call of a thread also progresses every other VCI, so that no operation waits for a
+    // VCI nobody attends (the VCI thesis' starvation example).
     status progress(vci &v);
     // Progresses every VCI (borrowing those owned by other threads).
     status progress_all();
@@ -162,7 +173,7 @@ class runtime {
     status allgather(const char *who, const void *in, void *out, size_t bytes_per_rank);
     // Point-to-point messages between collective steps, matched by (sequence, tag, source).
     status coll_send(const char *who, int dst, uint64_t seq, uint32_t tag, const void *data, size_t n);
-    status coll_recv(const char *who, int src, uint64_t seq, uint32_t tag, void *data, size_t n);
+    status coll_recv(const char *who, int src, uint64_t seq, uint32_t tag, std::vector<uint8_t> &msg);
     uint64_t next_coll_seq() { return ++coll_seq_; }
     void coll_deliver(int src, const void *payload, size_t size);
 
@@ -185,6 +196,10 @@ class runtime {
         unsigned vci = 0;
     };
     static thread_local binding tls_binding;
+    static thread_local unsigned tls_issued;       // operations issued, for periodic progress
+    static thread_local unsigned tls_progressed;   // progress calls, for periodic sweeps
+    static thread_local bool tls_library_thread;   // the progress thread
+    status progress_one(vci &v);
     static std::atomic<uint64_t> next_id;
 
     pgdds_context_t handle_ = nullptr;
@@ -200,7 +215,8 @@ class runtime {
     std::unique_ptr<transport_shm> shm_;
     bool threaded_ = false;
     bool cpu_atomics_ = false;
-    std::thread::id init_thread_;
+    bool oversubscribed_ = false;  // more ranks on this node than cores this process may use
+    pthread_t init_pthread_{};
 
     uint8_t *seg_base_ = nullptr;
     size_t seg_size_ = 0;
@@ -215,6 +231,7 @@ class runtime {
     std::atomic<unsigned> next_vci_{0};
 
     std::mutex am_lock_;
+    std::mutex handler_lock_;  // serializes handlers beside the progress thread
     std::vector<am_handler_entry> am_handlers_;
     uint32_t am_user_count_ = 0;
 
@@ -250,20 +267,15 @@ template <class Pred> status runtime::wait(const char *who, vci &v, Pred pred)
         status st = progress(v);
         if (PGDDS_UNLIKELY(st != PGDDS_OK)) return fail_prefix(st, who);
         if (pred()) break;
+        // More ranks than cores here: a spinning waiter holds the core its peer needs.
+        if (oversubscribed_) sched_yield();
         if (PGDDS_UNLIKELY((++spins & 255) == 0)) {
-            if (num_endpoints() > 1) {
-                st = progress_all();
-                if (st != PGDDS_OK) return fail_prefix(st, who);
-            }
             double t = now_seconds();
             if (start == 0) start = t;
             if (cfg_.timeout > 0 && t - start > cfg_.timeout)
                 return fail(PGDDS_ERR_TIMEOUT, "%s: no completion after %.1f s (PGDDS_TIMEOUT)", who, t - start);
-            if (t - last_peer_check_ > 0.2) {
-                last_peer_check_ = t;
-                st = check_peers(who);
-                if (st != PGDDS_OK) return st;
-            }
+            st = check_peers(who);  // rate-limited inside
+            if (st != PGDDS_OK) return st;
             std::this_thread::yield();
         }
     }
@@ -277,6 +289,12 @@ template <class Op> status runtime::retry(const char *who, vci &v, Op op)
         {
             vci_scope scope(v, threaded_, !is_mine(v));
             st = op();
+        }
+        if (st == PGDDS_OK && PGDDS_UNLIKELY((++tls_issued & 15) == 0)) {
+            // Every call progresses its VCI now and then, so that a thread that only issues
+            // non-blocking operations still serves the operations that target it.
+            status pst = progress(v);
+            if (pst != PGDDS_OK) return fail_prefix(pst, who);
         }
         if (st != PGDDS_ERR_AGAIN) break;
         status pst = progress(v);

@@ -60,9 +60,26 @@ struct transport_caps {
     std::string atomics;                 // "native", "emulated (active messages)", ...
 };
 
+// What a backend finds on this machine without a job, for pgdds-info: one entry per provider,
+// transport layer or device.
+struct transport_probe_entry {
+    std::string component;  // "tcp;ofi_rxm", "sm", "mlx5_0:1"; "" for the backend as a whole
+    int usable = -1;        // 1: pgdds would run over it; 0: it would not (say why); -1: unknown
+    std::string atomics;    // "native", "emulated (active messages)", "none"; "" unknown
+    std::string progress;   // "auto" (completes without the target's help) or "manual"; "" unknown
+    std::string detail;     // one line: version, limits, or why it is unusable
+};
+
 class transport {
   public:
     virtual ~transport() = default;
+
+    // Describes what this backend finds on the machine. Called on an instance that was never
+    // opened, outside any job. Backends override it; the default only says it is built.
+    virtual void probe(std::vector<transport_probe_entry> &out) const
+    {
+        out.push_back({"", -1, "", "", "built; this backend does not describe its providers yet"});
+    }
 
     // "ofi/tcp;ofi_rxm", "ucx/sm", ...; valid after open().
     virtual const char *name() const = 0;

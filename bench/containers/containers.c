@@ -1,0 +1,382 @@
+/* Container microbenchmarks (BCL paper §8.3, thesis Figures 5.4-5.6 and 6.5): hash map insert
+ * (fully atomic, CP_INSERT, buffered, batched) and find (fully atomic, CP_FIND, batched), queue
+ * push and pop on one queue and on one queue per rank for every queue kind, Bloom filter insert
+ * and contains. Every operation goes to a random owner or queue.
+ *
+ *   pgdds-run -n 2 pgdds-bench-containers [--json] [--bench hashmap,queue_fast] [--keys N] ...
+ *
+ * Each measurement reports the aggregate rate (all operations of all ranks over the slowest
+ * rank's time) and the per-rank rate (aggregate / ranks). With --json, one object per line:
+ * {"bench":..,"transport":..,"ranks":..,"threads":..,"size":..,"metric":..,"value":..,"unit":..} */
+#include <pgdds/pgdds.h>
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static pgdds_context_t ctx;
+static int me, nranks;
+
+static struct {
+    int json;
+    const char *only;       /* comma-separated name prefixes; NULL: everything */
+    uint64_t keys;          /* hash map keys inserted per rank */
+    uint64_t capacity;      /* hash map buckets in total */
+    uint64_t ops;           /* queue and Bloom operations per rank */
+    uint64_t batch;         /* keys per *_many call */
+    uint64_t message;       /* hash map buffer message size, in entries */
+    int threads;            /* threads per rank */
+    double fp_rate;         /* Bloom filter */
+} opt = {0, NULL, 1000000, 0, 0, 64, 1024, 1, 0.01};
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static uint64_t mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* The i-th key inserted by rank r: random 64-bit values. */
+static uint64_t key_of(int r, uint64_t i) { return mix(((uint64_t)r << 40) + i); }
+
+static void die(const char *what, pgdds_status_t st)
+{
+    fprintf(stderr, "rank %d: %s: %s: %s\n", me, what, pgdds_strerror(st), pgdds_last_error());
+    exit(1);
+}
+/* A benchmark has no use for a failed call: report it and stop. */
+static void check(pgdds_status_t st, const char *what)
+{
+    if (st != PGDDS_OK) die(what, st);
+}
+
+static int selected(const char *name)
+{
+    if (!opt.only) return 1;
+    const char *p = opt.only;
+    while (*p) {
+        size_t len = strcspn(p, ",");
+        if (len && strncmp(name, p, len) == 0) return 1;
+        p += len + (p[len] == ',');
+    }
+    return 0;
+}
+
+static void report(const char *bench, uint64_t size, uint64_t my_ops, double my_seconds)
+{
+    uint64_t ops = 0;
+    double seconds = 0;
+    check(pgdds_allreduce(ctx, &my_ops, &ops, 1, PGDDS_UINT64, PGDDS_OP_SUM), "pgdds_allreduce");
+    check(pgdds_allreduce(ctx, &my_seconds, &seconds, 1, PGDDS_DOUBLE, PGDDS_OP_MAX), "pgdds_allreduce");
+    if (me != 0) return;
+    double aggregate = seconds > 0 ? (double)ops / seconds : 0, per_rank = aggregate / nranks;
+    if (opt.json) {
+        const char *metrics[2] = {"aggregate_rate", "per_rank_rate"};
+        double values[2] = {aggregate, per_rank};
+        for (int i = 0; i < 2; ++i)
+            printf("{\"bench\":\"%s\",\"transport\":\"%s\",\"ranks\":%d,\"threads\":%d,\"size\":%llu,"
+                   "\"metric\":\"%s\",\"value\":%.6g,\"unit\":\"ops/s\"}\n",
+                   bench, pgdds_transport_name(ctx), nranks, opt.threads, (unsigned long long)size, metrics[i],
+                   values[i]);
+    } else {
+        printf("%-34s %-6s ranks %-3d threads %-2d size %-9llu %8.2f Mops/s per rank %8.2f Mops/s aggregate\n", bench,
+               pgdds_transport_name(ctx), nranks, opt.threads, (unsigned long long)size, per_rank / 1e6,
+               aggregate / 1e6);
+    }
+    fflush(stdout);
+}
+
+/* Runs body(thread, first, count) on opt.threads threads splitting [0, total); returns this
+ * rank's seconds, measured from a barrier to the last thread's end. */
+typedef void (*body_fn)(void *arg, int thread, uint64_t first, uint64_t count);
+struct slice {
+    body_fn body;
+    void *arg;
+    int thread;
+    uint64_t first, count;
+};
+static void *run_slice(void *p)
+{
+    struct slice *s = p;
+    s->body(s->arg, s->thread, s->first, s->count);
+    return NULL;
+}
+static double timed(body_fn body, void *arg, uint64_t total)
+{
+    enum { MAX_THREADS = 64 };
+    pthread_t tid[MAX_THREADS];
+    struct slice s[MAX_THREADS];
+    int t = opt.threads;
+    check(pgdds_barrier(ctx), "pgdds_barrier");
+    double t0 = now();
+    for (int i = 0; i < t; ++i) {
+        s[i] = (struct slice){body, arg, i, total * (uint64_t)i / (uint64_t)t,
+                              total * (uint64_t)(i + 1) / (uint64_t)t - total * (uint64_t)i / (uint64_t)t};
+        if (t > 1) pthread_create(&tid[i], NULL, run_slice, &s[i]);
+        else run_slice(&s[i]);
+    }
+    if (t > 1)
+        for (int i = 0; i < t; ++i) pthread_join(tid[i], NULL);
+    double seconds = now() - t0;
+    check(pgdds_barrier(ctx), "pgdds_barrier");
+    return seconds;
+}
+
+/* --- hash map ------------------------------------------------------------------------------ */
+struct map_run {
+    pgdds_hashmap_t map;
+    pgdds_hashmap_buffer_t buffer;
+    unsigned promise;
+    int find;    /* 0 insert, 1 find */
+    int batched; /* use the *_many calls */
+    uint64_t missing;
+};
+
+static void map_body(void *p, int thread, uint64_t first, uint64_t count)
+{
+    struct map_run *r = p;
+    (void)thread;
+    uint64_t keys[256], values[256];
+    unsigned char found[256];
+    uint64_t b = r->batched ? (opt.batch < 256 ? opt.batch : 256) : 1, missing = 0;
+    for (uint64_t i = first; i < first + count; i += b) {
+        uint64_t c = first + count - i < b ? first + count - i : b;
+        for (uint64_t j = 0; j < c; ++j) {
+            /* finds look up keys of random ranks; inserts write this rank's keys */
+            uint64_t k = i + j;
+            keys[j] = r->find ? key_of((int)(mix(k ^ 0xf00d) % (uint64_t)nranks), mix(k) % opt.keys) : key_of(me, k);
+            values[j] = k;
+        }
+        if (r->buffer) {
+            check(pgdds_hashmap_buffer_insert(r->buffer, keys, values), "pgdds_hashmap_buffer_insert");
+        } else if (!r->find) {
+            if (r->batched) check(pgdds_hashmap_insert_many(r->map, c, keys, values, r->promise), "pgdds_hashmap_insert_many");
+            else check(pgdds_hashmap_insert(r->map, keys, values, r->promise), "pgdds_hashmap_insert");
+        } else if (r->batched) {
+            check(pgdds_hashmap_find_many(r->map, c, keys, values, found, r->promise), "pgdds_hashmap_find_many");
+            for (uint64_t j = 0; j < c; ++j) missing += !found[j];
+        } else {
+            pgdds_status_t st = pgdds_hashmap_find(r->map, keys, values, r->promise);
+            if (st == PGDDS_ERR_NOT_FOUND) missing++;
+            else check(st, "pgdds_hashmap_find");
+        }
+    }
+    __atomic_fetch_add(&r->missing, missing, __ATOMIC_RELAXED);
+}
+
+static pgdds_hashmap_t new_map(void)
+{
+    pgdds_hashmap_params_t p = {0, sizeof(uint64_t), sizeof(uint64_t), opt.capacity};
+    pgdds_hashmap_t map;
+    check(pgdds_hashmap_create(ctx, &p, &map), "pgdds_hashmap_create");
+    return map;
+}
+
+static void bench_map_insert(const char *name, unsigned promise, int batched, int buffered)
+{
+    if (!selected(name)) return;
+    pgdds_hashmap_t map = new_map();
+    struct map_run r = {map, NULL, promise, 0, batched, 0};
+    if (buffered) check(pgdds_hashmap_buffer_create(map, opt.keys, opt.message, &r.buffer), "pgdds_hashmap_buffer_create");
+    check(pgdds_barrier(ctx), "pgdds_barrier");
+    double t0 = now();
+    double s = timed(map_body, &r, opt.keys);
+    if (buffered) {
+        check(pgdds_hashmap_buffer_flush(r.buffer), "pgdds_hashmap_buffer_flush"); /* the inserts are done only now */
+        s = now() - t0;
+    }
+    report(name, opt.keys, opt.keys, s);
+    uint64_t size = 0;
+    check(pgdds_hashmap_size(map, &size), "pgdds_hashmap_size");
+    if (size != opt.keys * (uint64_t)nranks && me == 0)
+        fprintf(stderr, "%s: the map holds %llu keys, not %llu\n", name, (unsigned long long)size,
+                (unsigned long long)(opt.keys * (uint64_t)nranks));
+    if (buffered) check(pgdds_hashmap_buffer_destroy(r.buffer), "pgdds_hashmap_buffer_destroy");
+    check(pgdds_hashmap_destroy(map), "pgdds_hashmap_destroy");
+}
+
+static void bench_map_find(void)
+{
+    const char *names[4] = {"hashmap_find_atomic", "hashmap_find_cp_find", "hashmap_find_many_atomic",
+                            "hashmap_find_many_cp_find"};
+    int any = 0;
+    for (int i = 0; i < 4; ++i) any |= selected(names[i]);
+    if (!any) return;
+    pgdds_hashmap_t map = new_map();
+    struct map_run fill = {map, NULL, PGDDS_CP_INSERT, 0, 1, 0};
+    timed(map_body, &fill, opt.keys);
+    for (int i = 0; i < 4; ++i) {
+        if (!selected(names[i])) continue;
+        struct map_run r = {map, NULL, i % 2 ? PGDDS_CP_FIND : 0, 1, i >= 2, 0};
+        double s = timed(map_body, &r, opt.keys);
+        report(names[i], opt.keys, opt.keys, s);
+        if (r.missing) fprintf(stderr, "rank %d: %s missed %llu keys\n", me, names[i], (unsigned long long)r.missing);
+    }
+    check(pgdds_hashmap_destroy(map), "pgdds_hashmap_destroy");
+}
+
+/* --- queues -------------------------------------------------------------------------------- */
+struct queue_run {
+    pgdds_queue_t *queues; /* one, or one per rank */
+    int count;             /* how many */
+    int pop;
+    unsigned promise;
+};
+
+static void queue_body(void *p, int thread, uint64_t first, uint64_t count)
+{
+    struct queue_run *r = p;
+    (void)thread;
+    for (uint64_t i = first; i < first + count; ++i) {
+        pgdds_queue_t q = r->queues[r->count == 1 ? 0 : (int)(mix(i ^ ((uint64_t)me << 32)) % (uint64_t)r->count)];
+        uint64_t v = i;
+        if (!r->pop) {
+            check(pgdds_queue_push(q, &v, 1, r->promise), "pgdds_queue_push");
+        } else {
+            size_t got;
+            pgdds_status_t st = pgdds_queue_pop(q, &v, 1, &got, r->promise);
+            if (st != PGDDS_OK && st != PGDDS_ERR_EMPTY) die("pgdds_queue_pop", st);
+        }
+    }
+}
+
+static void bench_queue(int kind, int per_rank)
+{
+    static const char *kinds[] = {"fast", "circular", "checksum"};
+    char push_name[64], pop_name[64];
+    /* CircularQueue's phased promises (thesis Fig. 5.4 "push_push", "pop_pop"); the others are
+     * measured with their defaults. */
+    unsigned push_promise = kind == PGDDS_QUEUE_CIRCULAR ? PGDDS_CP_PUSH : 0;
+    unsigned pop_promise = kind == PGDDS_QUEUE_CIRCULAR ? PGDDS_CP_POP : 0;
+    for (int atomic = 0; atomic < (kind == PGDDS_QUEUE_CIRCULAR ? 2 : 1); ++atomic) {
+        const char *suffix = kind != PGDDS_QUEUE_CIRCULAR ? "" : atomic ? "_pushpop" : "_phased";
+        snprintf(push_name, sizeof push_name, "queue_%s_push_%s%s", kinds[kind], per_rank ? "many" : "one", suffix);
+        snprintf(pop_name, sizeof pop_name, "queue_%s_pop_%s%s", kinds[kind], per_rank ? "many" : "one", suffix);
+        if (!selected(push_name) && !selected(pop_name)) continue;
+        int count = per_rank ? nranks : 1;
+        pgdds_queue_t *qs = calloc((size_t)count, sizeof *qs);
+        for (int i = 0; i < count; ++i) {
+            pgdds_queue_params_t p = {0, kind, sizeof(uint64_t), opt.ops * (uint64_t)nranks, per_rank ? i : 0};
+            check(pgdds_queue_create(ctx, &p, &qs[i]), "pgdds_queue_create");
+        }
+        struct queue_run r = {qs, count, 0, atomic ? 0 : push_promise};
+        double s = timed(queue_body, &r, opt.ops);
+        report(push_name, opt.ops, opt.ops, s);
+        r.pop = 1;
+        r.promise = atomic ? 0 : pop_promise;
+        s = timed(queue_body, &r, opt.ops);
+        report(pop_name, opt.ops, opt.ops, s);
+        for (int i = 0; i < count; ++i) check(pgdds_queue_destroy(qs[i]), "pgdds_queue_destroy");
+        free(qs);
+    }
+}
+
+/* --- Bloom filter -------------------------------------------------------------------------- */
+struct bloom_run {
+    pgdds_bloom_t bloom;
+    int contains;
+    int batched;
+};
+
+static void bloom_body(void *p, int thread, uint64_t first, uint64_t count)
+{
+    struct bloom_run *r = p;
+    (void)thread;
+    uint64_t keys[256];
+    unsigned char flags[256];
+    uint64_t b = r->batched ? (opt.batch < 256 ? opt.batch : 256) : 1;
+    for (uint64_t i = first; i < first + count; i += b) {
+        uint64_t c = first + count - i < b ? first + count - i : b;
+        for (uint64_t j = 0; j < c; ++j) keys[j] = key_of(me, i + j);
+        int flag;
+        if (r->batched && r->contains) check(pgdds_bloom_contains_many(r->bloom, c, keys, sizeof keys[0], flags), "pgdds_bloom_contains_many");
+        else if (r->batched) check(pgdds_bloom_insert_many(r->bloom, c, keys, sizeof keys[0], flags), "pgdds_bloom_insert_many");
+        else if (r->contains) check(pgdds_bloom_contains(r->bloom, keys, sizeof keys[0], &flag), "pgdds_bloom_contains");
+        else check(pgdds_bloom_insert(r->bloom, keys, sizeof keys[0], &flag), "pgdds_bloom_insert");
+    }
+}
+
+static void bench_bloom(void)
+{
+    const char *names[4] = {"bloom_insert", "bloom_contains", "bloom_insert_many", "bloom_contains_many"};
+    int any = 0;
+    for (int i = 0; i < 4; ++i) any |= selected(names[i]);
+    if (!any) return;
+    pgdds_bloom_t bloom;
+    check(pgdds_bloom_create(ctx, opt.ops * (uint64_t)nranks, opt.fp_rate, &bloom), "pgdds_bloom_create");
+    for (int i = 0; i < 4; ++i) {
+        if (!selected(names[i])) continue;
+        struct bloom_run r = {bloom, i % 2, i >= 2};
+        double s = timed(bloom_body, &r, opt.ops);
+        report(names[i], opt.ops, opt.ops, s);
+    }
+    check(pgdds_bloom_destroy(bloom), "pgdds_bloom_destroy");
+}
+
+static void usage(void)
+{
+    fprintf(stderr,
+            "usage: pgdds-bench-containers [options]\n"
+            "  --json              one JSON object per measurement\n"
+            "  --bench LIST        comma-separated name prefixes (hashmap, hashmap_find, queue_fast, bloom, ...)\n"
+            "  --keys N            hash map keys inserted per rank (default 1000000)\n"
+            "  --capacity N        hash map buckets in total (default 2 x all keys: half full)\n"
+            "  --ops N             queue and Bloom operations per rank (default --keys)\n"
+            "  --batch N           keys per batched call (default 64, at most 256)\n"
+            "  --message-size N    hash map buffer message, in entries (default 1024)\n"
+            "  --threads N         threads per rank (default 1; needs PGDDS_THREAD_LEVEL=multiple)\n"
+            "  --fp-rate R         Bloom filter false-positive rate (default 0.01)\n");
+    exit(2);
+}
+
+int main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--json")) opt.json = 1;
+        else if (!v) usage();
+        else if (!strcmp(a, "--bench")) opt.only = v, ++i;
+        else if (!strcmp(a, "--keys")) opt.keys = strtoull(v, NULL, 0), ++i;
+        else if (!strcmp(a, "--capacity")) opt.capacity = strtoull(v, NULL, 0), ++i;
+        else if (!strcmp(a, "--ops")) opt.ops = strtoull(v, NULL, 0), ++i;
+        else if (!strcmp(a, "--batch")) opt.batch = strtoull(v, NULL, 0), ++i;
+        else if (!strcmp(a, "--message-size")) opt.message = strtoull(v, NULL, 0), ++i;
+        else if (!strcmp(a, "--threads")) opt.threads = atoi(v), ++i;
+        else if (!strcmp(a, "--fp-rate")) opt.fp_rate = atof(v), ++i;
+        else usage();
+    }
+    if (opt.keys == 0 || opt.batch == 0 || opt.message == 0 || opt.threads < 1 || opt.threads > 64) usage();
+    pgdds_init_params_t params = {0, 0, 0, NULL, 0};
+    if (opt.threads > 1) params.field_mask = PGDDS_INIT_FIELD_THREAD_LEVEL, params.thread_level = PGDDS_THREAD_MULTIPLE;
+    check(pgdds_init(&params, &ctx), "pgdds_init");
+    me = pgdds_rank(ctx);
+    nranks = pgdds_nranks(ctx);
+    if (opt.capacity == 0) opt.capacity = 2 * opt.keys * (uint64_t)nranks;
+    if (opt.ops == 0) opt.ops = opt.keys;
+    if (opt.message > opt.keys) opt.message = opt.keys;
+
+    bench_map_insert("hashmap_insert_atomic", 0, 0, 0);
+    bench_map_insert("hashmap_insert_cp_insert", PGDDS_CP_INSERT, 0, 0);
+    bench_map_insert("hashmap_insert_many_atomic", 0, 1, 0);
+    bench_map_insert("hashmap_insert_many_cp_insert", PGDDS_CP_INSERT, 1, 0);
+    bench_map_insert("hashmap_insert_buffered", 0, 0, 1);
+    bench_map_find();
+    for (int kind = PGDDS_QUEUE_FAST; kind <= PGDDS_QUEUE_CHECKSUM; ++kind) {
+        bench_queue(kind, 0);
+        bench_queue(kind, 1);
+    }
+    bench_bloom();
+    check(pgdds_finalize(ctx), "pgdds_finalize");
+    return 0;
+}

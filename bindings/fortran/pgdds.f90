@@ -1,0 +1,909 @@
+! libpgdds for Fortran 2008: `use pgdds`.
+!
+! Thin wrappers over the C ABI (pgdds.h) through iso_c_binding. Every routine that can fail is an
+! integer(c_int) function returning PGDDS_OK or a negative PGDDS_ERR_* status, as in C, and on
+! failure pgdds_last_error() gives the explanation. Handles are derived types (pgdds_context,
+! pgdds_hashmap, pgdds_darray); global pointers are integer(PGDDS_GPTR_KIND) values; byte counts,
+! capacities and indexes are integer(int64); ranks and element indexes of distributed arrays start
+! at 0, as in C.
+!
+! Data arguments (put, get, broadcast, allreduce, allgather, container keys and values) accept
+! integer(int32), integer(int64), real(real32) and real(real64), as scalars or rank-1 arrays.
+!
+!   use pgdds
+!   type(pgdds_context) :: ctx
+!   integer(int64) :: x, total
+!   if (pgdds_init(ctx, segment_size=64_int64 * 1024 * 1024) /= PGDDS_OK) then
+!     print *, pgdds_last_error()
+!     error stop 1
+!   end if
+!   x = pgdds_rank(ctx)
+!   if (pgdds_allreduce(ctx, x, total, PGDDS_OP_SUM) /= PGDDS_OK) print *, pgdds_last_error()
+!   if (pgdds_finalize(ctx) /= PGDDS_OK) print *, pgdds_last_error()
+!
+! The HashMap and DArray routines are implemented in the submodule pgdds_containers.
+module pgdds
+  use, intrinsic :: iso_c_binding
+  use, intrinsic :: iso_fortran_env, only: int32, int64, real32, real64
+  implicit none
+  private
+
+  public :: int32, int64, real32, real64
+  public :: c_int, c_ptr, c_null_ptr, c_associated, c_f_pointer
+
+  ! --- Constants of pgdds.h -----------------------------------------------------------------
+  integer(c_int), parameter, public :: PGDDS_VERSION_MAJOR = 0, PGDDS_VERSION_MINOR = 1, PGDDS_VERSION_PATCH = 0
+
+  integer(c_int), parameter, public :: &
+    PGDDS_OK = 0, PGDDS_ERR_INVALID_ARG = -1, PGDDS_ERR_NO_MEMORY = -2, PGDDS_ERR_OUT_OF_BOUNDS = -3, &
+    PGDDS_ERR_NOT_FOUND = -4, PGDDS_ERR_FULL = -5, PGDDS_ERR_EMPTY = -6, PGDDS_ERR_EXISTS = -7, &
+    PGDDS_ERR_UNSUPPORTED = -8, PGDDS_ERR_TRANSPORT = -9, PGDDS_ERR_BOOTSTRAP = -10, PGDDS_ERR_TIMEOUT = -11, &
+    PGDDS_ERR_PEER_FAILED = -12, PGDDS_ERR_STATE = -13, PGDDS_ERR_AGAIN = -14
+
+  integer(c_int), parameter, public :: PGDDS_THREAD_SINGLE = 0, PGDDS_THREAD_FUNNELED = 1, PGDDS_THREAD_MULTIPLE = 2
+
+  integer(c_int), parameter, public :: PGDDS_INIT_FIELD_THREAD_LEVEL = 1, PGDDS_INIT_FIELD_SEGMENT_SIZE = 2, &
+    PGDDS_INIT_FIELD_TRANSPORT = 4, PGDDS_INIT_FIELD_NUM_VCIS = 8
+
+  integer, parameter, public :: PGDDS_GPTR_KIND = c_int64_t
+  integer(PGDDS_GPTR_KIND), parameter, public :: PGDDS_GPTR_NULL = 0
+  integer(c_int), parameter, public :: PGDDS_GPTR_OFFSET_BITS = 40, PGDDS_GPTR_SEGMENT_BITS = 2, &
+    PGDDS_GPTR_RANK_BITS = 22
+
+  integer(c_int), parameter, public :: PGDDS_AOP_ADD = 0, PGDDS_AOP_AND = 1, PGDDS_AOP_OR = 2, PGDDS_AOP_XOR = 3, &
+    PGDDS_AOP_SWAP = 4
+
+  integer(c_int), parameter, public :: PGDDS_INT32 = 0, PGDDS_INT64 = 1, PGDDS_UINT32 = 2, PGDDS_UINT64 = 3, &
+    PGDDS_FLOAT = 4, PGDDS_DOUBLE = 5
+
+  integer(c_int), parameter, public :: PGDDS_OP_SUM = 0, PGDDS_OP_MIN = 1, PGDDS_OP_MAX = 2, PGDDS_OP_BAND = 3, &
+    PGDDS_OP_BOR = 4, PGDDS_OP_BXOR = 5
+
+  integer(c_int), parameter, public :: PGDDS_CP_INSERT = 1, PGDDS_CP_FIND = 2, PGDDS_CP_PUSH = 4, PGDDS_CP_POP = 8, &
+    PGDDS_CP_LOCAL = 16
+
+  ! --- Handles -------------------------------------------------------------------------------
+  type, public :: pgdds_context
+    type(c_ptr) :: handle = c_null_ptr
+  end type
+
+  type, public :: pgdds_hashmap
+    type(c_ptr) :: handle = c_null_ptr
+    integer(c_int) :: key_type = -1, value_type = -1
+  end type
+
+  type, public :: pgdds_darray
+    type(c_ptr) :: handle = c_null_ptr
+    type(c_ptr) :: ctx = c_null_ptr
+    integer(c_int) :: elem_type = -1
+  end type
+
+  ! --- The routines ----------------------------------------------------------------------------
+  public :: pgdds_init, pgdds_finalize, pgdds_rank, pgdds_nranks, pgdds_local_rank, pgdds_local_nranks
+  public :: pgdds_transport_name, pgdds_version_string, pgdds_strerror, pgdds_last_error
+  public :: pgdds_barrier, pgdds_broadcast, pgdds_allreduce, pgdds_allgather
+  public :: pgdds_alloc, pgdds_free, pgdds_gptr_rank, pgdds_gptr_offset, pgdds_gptr_add, pgdds_gptr_to_local
+  public :: pgdds_put, pgdds_get, pgdds_flush
+  public :: pgdds_atomic, pgdds_atomic_fetch_add, pgdds_atomic_cswap, pgdds_atomic_load
+  public :: pgdds_hashmap_create, pgdds_hashmap_destroy, pgdds_hashmap_insert, pgdds_hashmap_find
+  public :: pgdds_hashmap_erase, pgdds_hashmap_size
+  public :: pgdds_darray_create, pgdds_darray_destroy, pgdds_darray_gptr, pgdds_darray_put, pgdds_darray_get
+  public :: pgdds_darray_local
+
+  interface pgdds_broadcast
+    module procedure broadcast_scalar, broadcast_array
+  end interface
+  interface pgdds_allreduce
+    module procedure allreduce_scalar, allreduce_array
+  end interface
+  interface pgdds_put
+    module procedure put_scalar, put_array
+  end interface
+  interface pgdds_get
+    module procedure get_scalar, get_array
+  end interface
+  interface pgdds_darray_local
+    module procedure darray_local_int32, darray_local_int64, darray_local_real32, darray_local_real64
+  end interface
+
+  ! --- pgdds_init_params_t ---------------------------------------------------------------------
+  type, bind(C) :: c_init_params
+    integer(c_int64_t) :: field_mask = 0
+    integer(c_int) :: thread_level = 0
+    integer(c_size_t) :: segment_size = 0
+    type(c_ptr) :: transport = c_null_ptr
+    integer(c_int) :: num_vcis = 0
+  end type
+
+  ! --- pgdds_hashmap_params_t -----------------------------------------------------------------
+  type, bind(C) :: c_hashmap_params
+    integer(c_int64_t) :: field_mask = 0
+    integer(c_size_t) :: key_size = 0, value_size = 0
+    integer(c_int64_t) :: capacity = 0
+  end type
+
+  ! --- The C ABI, used by the wrappers and the containers submodule ---------------------------------------
+  interface
+    function c_init(params, ctx) bind(C, name='pgdds_init') result(st)
+      import :: c_init_params, c_ptr, c_int
+      type(c_init_params), intent(in) :: params
+      type(c_ptr), intent(out) :: ctx
+      integer(c_int) :: st
+    end function
+    function c_finalize(ctx) bind(C, name='pgdds_finalize') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: ctx
+      integer(c_int) :: st
+    end function
+    function c_rank(ctx) bind(C, name='pgdds_rank') result(r)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: ctx
+      integer(c_int) :: r
+    end function
+    function c_nranks(ctx) bind(C, name='pgdds_nranks') result(r)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: ctx
+      integer(c_int) :: r
+    end function
+    function c_local_rank(ctx) bind(C, name='pgdds_local_rank') result(r)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: ctx
+      integer(c_int) :: r
+    end function
+    function c_local_nranks(ctx) bind(C, name='pgdds_local_nranks') result(r)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: ctx
+      integer(c_int) :: r
+    end function
+    function c_transport_name(ctx) bind(C, name='pgdds_transport_name') result(s)
+      import :: c_ptr
+      type(c_ptr), value :: ctx
+      type(c_ptr) :: s
+    end function
+    function c_version_string() bind(C, name='pgdds_version_string') result(s)
+      import :: c_ptr
+      type(c_ptr) :: s
+    end function
+    function c_strerror(st) bind(C, name='pgdds_strerror') result(s)
+      import :: c_ptr, c_int
+      integer(c_int), value :: st
+      type(c_ptr) :: s
+    end function
+    function c_last_error() bind(C, name='pgdds_last_error') result(s)
+      import :: c_ptr
+      type(c_ptr) :: s
+    end function
+    function c_set_last_error(st, message) bind(C, name='pgdds_set_last_error') result(r)
+      import :: c_int, c_char
+      integer(c_int), value :: st
+      character(kind=c_char), intent(in) :: message(*)
+      integer(c_int) :: r
+    end function
+    function c_strlen(s) bind(C, name='strlen') result(n)
+      import :: c_ptr, c_size_t
+      type(c_ptr), value :: s
+      integer(c_size_t) :: n
+    end function
+
+    function c_barrier(ctx) bind(C, name='pgdds_barrier') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: ctx
+      integer(c_int) :: st
+    end function
+    function c_broadcast(ctx, buf, n, root) bind(C, name='pgdds_broadcast') result(st)
+      import :: c_ptr, c_int, c_size_t
+      type(c_ptr), value :: ctx, buf
+      integer(c_size_t), value :: n
+      integer(c_int), value :: root
+      integer(c_int) :: st
+    end function
+    function c_allreduce(ctx, in, out, count, dtype, op) bind(C, name='pgdds_allreduce') result(st)
+      import :: c_ptr, c_int, c_size_t
+      type(c_ptr), value :: ctx, in, out
+      integer(c_size_t), value :: count
+      integer(c_int), value :: dtype, op
+      integer(c_int) :: st
+    end function
+    function c_allgather(ctx, in, out, bytes_per_rank) bind(C, name='pgdds_allgather') result(st)
+      import :: c_ptr, c_int, c_size_t
+      type(c_ptr), value :: ctx, in, out
+      integer(c_size_t), value :: bytes_per_rank
+      integer(c_int) :: st
+    end function
+
+    function c_alloc(ctx, size, alignment, out) bind(C, name='pgdds_alloc') result(st)
+      import :: c_ptr, c_int, c_size_t, c_int64_t
+      type(c_ptr), value :: ctx
+      integer(c_size_t), value :: size, alignment
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: st
+    end function
+    function c_free(ctx, ptr) bind(C, name='pgdds_free') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: ctx
+      integer(c_int64_t), value :: ptr
+      integer(c_int) :: st
+    end function
+    function c_gptr_rank(ptr) bind(C, name='pgdds_gptr_rank') result(r)
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: ptr
+      integer(c_int) :: r
+    end function
+    function c_gptr_offset(ptr) bind(C, name='pgdds_gptr_offset') result(r)
+      import :: c_int64_t
+      integer(c_int64_t), value :: ptr
+      integer(c_int64_t) :: r
+    end function
+    function c_gptr_add(ptr, bytes) bind(C, name='pgdds_gptr_add') result(r)
+      import :: c_int64_t
+      integer(c_int64_t), value :: ptr, bytes
+      integer(c_int64_t) :: r
+    end function
+    function c_gptr_to_local(ctx, ptr) bind(C, name='pgdds_gptr_to_local') result(p)
+      import :: c_ptr, c_int64_t
+      type(c_ptr), value :: ctx
+      integer(c_int64_t), value :: ptr
+      type(c_ptr) :: p
+    end function
+
+    function c_put(ctx, dst, src, n) bind(C, name='pgdds_put') result(st)
+      import :: c_ptr, c_int, c_size_t, c_int64_t
+      type(c_ptr), value :: ctx, src
+      integer(c_int64_t), value :: dst
+      integer(c_size_t), value :: n
+      integer(c_int) :: st
+    end function
+    function c_get(ctx, dst, src, n) bind(C, name='pgdds_get') result(st)
+      import :: c_ptr, c_int, c_size_t, c_int64_t
+      type(c_ptr), value :: ctx, dst
+      integer(c_int64_t), value :: src
+      integer(c_size_t), value :: n
+      integer(c_int) :: st
+    end function
+    function c_flush(ctx) bind(C, name='pgdds_flush') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: ctx
+      integer(c_int) :: st
+    end function
+
+    function c_atomic_u64(ctx, target, op, operand, fetched) bind(C, name='pgdds_atomic_u64') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: ctx, fetched
+      integer(c_int64_t), value :: target, operand
+      integer(c_int), value :: op
+      integer(c_int) :: st
+    end function
+    function c_atomic_cswap_u64(ctx, target, expected, desired, old) bind(C, name='pgdds_atomic_cswap_u64') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: ctx
+      integer(c_int64_t), value :: target, expected, desired
+      integer(c_int64_t), intent(out) :: old
+      integer(c_int) :: st
+    end function
+    function c_atomic_load_u64(ctx, target, value) bind(C, name='pgdds_atomic_load_u64') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: ctx
+      integer(c_int64_t), value :: target
+      integer(c_int64_t), intent(out) :: value
+      integer(c_int) :: st
+    end function
+
+    function c_hashmap_create(ctx, params, map) bind(C, name='pgdds_hashmap_create') result(st)
+      import :: c_ptr, c_int, c_hashmap_params
+      type(c_ptr), value :: ctx
+      type(c_hashmap_params), intent(in) :: params
+      type(c_ptr), intent(out) :: map
+      integer(c_int) :: st
+    end function
+    function c_hashmap_destroy(map) bind(C, name='pgdds_hashmap_destroy') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: map
+      integer(c_int) :: st
+    end function
+    function c_hashmap_insert(map, key, value, concurrent) bind(C, name='pgdds_hashmap_insert') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: map, key, value
+      integer(c_int), value :: concurrent
+      integer(c_int) :: st
+    end function
+    function c_hashmap_find(map, key, value, concurrent) bind(C, name='pgdds_hashmap_find') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: map, key, value
+      integer(c_int), value :: concurrent
+      integer(c_int) :: st
+    end function
+    function c_hashmap_erase(map, key, concurrent) bind(C, name='pgdds_hashmap_erase') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: map, key
+      integer(c_int), value :: concurrent
+      integer(c_int) :: st
+    end function
+    function c_hashmap_size(map, count) bind(C, name='pgdds_hashmap_size') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: map
+      integer(c_int64_t), intent(out) :: count
+      integer(c_int) :: st
+    end function
+
+    function c_darray_create(ctx, elem_size, count, array) bind(C, name='pgdds_darray_create') result(st)
+      import :: c_ptr, c_int, c_size_t, c_int64_t
+      type(c_ptr), value :: ctx
+      integer(c_size_t), value :: elem_size
+      integer(c_int64_t), value :: count
+      type(c_ptr), intent(out) :: array
+      integer(c_int) :: st
+    end function
+    function c_darray_destroy(array) bind(C, name='pgdds_darray_destroy') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: array
+      integer(c_int) :: st
+    end function
+    function c_darray_gptr(array, index, out) bind(C, name='pgdds_darray_gptr') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: array
+      integer(c_int64_t), value :: index
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: st
+    end function
+    function c_darray_local(array, elems, first_index, count) bind(C, name='pgdds_darray_local') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: array
+      type(c_ptr), intent(out) :: elems
+      integer(c_int64_t), intent(out) :: first_index, count
+      integer(c_int) :: st
+    end function
+  end interface
+
+  ! --- Helpers shared with the containers submodule: implemented in the submodule pgdds_helpers,
+  ! because compilers give a private procedure of a module local linkage, out of a submodule's
+  ! reach, when it is defined in the module itself. ---------------------------------------------
+  interface
+    ! Records a failure found by the wrappers themselves, so that pgdds_last_error() explains it.
+    module function fail(st, message) result(r)
+      integer(c_int), intent(in) :: st
+      character(len=*), intent(in) :: message
+      integer(c_int) :: r
+    end function
+    ! The address, size in bytes and pgdds_dtype_t of a scalar of a supported type; dtype is -1
+    ! for any other type.
+    module subroutine describe_scalar(x, addr, bytes, dtype)
+      class(*), intent(in), target :: x
+      type(c_ptr), intent(out) :: addr
+      integer(c_size_t), intent(out) :: bytes
+      integer(c_int), intent(out) :: dtype
+    end subroutine
+  end interface
+
+  ! --- Containers: implemented in the submodule pgdds_containers --------------------------------
+  interface
+    ! A hash map whose keys and values are scalars of the given types (PGDDS_INT32, PGDDS_INT64,
+    ! PGDDS_FLOAT, PGDDS_DOUBLE). Collective.
+    module function pgdds_hashmap_create(ctx, map, capacity, key_type, value_type) result(st)
+      type(pgdds_context), intent(in) :: ctx
+      type(pgdds_hashmap), intent(out) :: map
+      integer(int64), intent(in) :: capacity
+      integer(c_int), intent(in) :: key_type, value_type
+      integer(c_int) :: st
+    end function
+    module function pgdds_hashmap_destroy(map) result(st)
+      type(pgdds_hashmap), intent(inout) :: map
+      integer(c_int) :: st
+    end function
+    ! Inserts or assigns. concurrent: the PGDDS_CP_* operations that may run at the same time
+    ! (default 0: anything).
+    module function pgdds_hashmap_insert(map, key, value, concurrent) result(st)
+      type(pgdds_hashmap), intent(in) :: map
+      class(*), intent(in), target :: key, value
+      integer, intent(in), optional :: concurrent
+      integer(c_int) :: st
+    end function
+    ! PGDDS_ERR_NOT_FOUND, value untouched, when the key is absent.
+    module function pgdds_hashmap_find(map, key, value, concurrent) result(st)
+      type(pgdds_hashmap), intent(in) :: map
+      class(*), intent(in), target :: key
+      class(*), intent(inout), target :: value
+      integer, intent(in), optional :: concurrent
+      integer(c_int) :: st
+    end function
+    module function pgdds_hashmap_erase(map, key, concurrent) result(st)
+      type(pgdds_hashmap), intent(in) :: map
+      class(*), intent(in), target :: key
+      integer, intent(in), optional :: concurrent
+      integer(c_int) :: st
+    end function
+    ! The number of keys over all ranks. Collective.
+    module function pgdds_hashmap_size(map, count) result(st)
+      type(pgdds_hashmap), intent(in) :: map
+      integer(int64), intent(out) :: count
+      integer(c_int) :: st
+    end function
+
+    ! A block-distributed array of count elements of elem_type. Collective.
+    module function pgdds_darray_create(ctx, array, count, elem_type) result(st)
+      type(pgdds_context), intent(in) :: ctx
+      type(pgdds_darray), intent(out) :: array
+      integer(int64), intent(in) :: count
+      integer(c_int), intent(in) :: elem_type
+      integer(c_int) :: st
+    end function
+    module function pgdds_darray_destroy(array) result(st)
+      type(pgdds_darray), intent(inout) :: array
+      integer(c_int) :: st
+    end function
+    ! The global pointer of element index (0-based).
+    module function pgdds_darray_gptr(array, index, ptr) result(st)
+      type(pgdds_darray), intent(in) :: array
+      integer(int64), intent(in) :: index
+      integer(PGDDS_GPTR_KIND), intent(out) :: ptr
+      integer(c_int) :: st
+    end function
+    ! One element, wherever it lives; blocking, like pgdds_put and pgdds_get.
+    module function pgdds_darray_put(array, index, value) result(st)
+      type(pgdds_darray), intent(in) :: array
+      integer(int64), intent(in) :: index
+      class(*), intent(in), target :: value
+      integer(c_int) :: st
+    end function
+    module function pgdds_darray_get(array, index, value) result(st)
+      type(pgdds_darray), intent(in) :: array
+      integer(int64), intent(in) :: index
+      class(*), intent(inout), target :: value
+      integer(c_int) :: st
+    end function
+    ! This rank's block as a Fortran array, and the global index of its first element.
+    module function darray_local_int32(array, view, first_index) result(st)
+      type(pgdds_darray), intent(in) :: array
+      integer(int32), pointer, intent(out) :: view(:)
+      integer(int64), intent(out) :: first_index
+      integer(c_int) :: st
+    end function
+    module function darray_local_int64(array, view, first_index) result(st)
+      type(pgdds_darray), intent(in) :: array
+      integer(int64), pointer, intent(out) :: view(:)
+      integer(int64), intent(out) :: first_index
+      integer(c_int) :: st
+    end function
+    module function darray_local_real32(array, view, first_index) result(st)
+      type(pgdds_darray), intent(in) :: array
+      real(real32), pointer, intent(out) :: view(:)
+      integer(int64), intent(out) :: first_index
+      integer(c_int) :: st
+    end function
+    module function darray_local_real64(array, view, first_index) result(st)
+      type(pgdds_darray), intent(in) :: array
+      real(real64), pointer, intent(out) :: view(:)
+      integer(int64), intent(out) :: first_index
+      integer(c_int) :: st
+    end function
+  end interface
+
+contains
+
+  ! --- Strings and errors ---------------------------------------------------------------------
+  ! A Fortran copy of a NUL-terminated C string ("" for a null pointer).
+  function from_c(s) result(text)
+    type(c_ptr), intent(in) :: s
+    character(len=:), allocatable :: text
+    character(kind=c_char), pointer :: chars(:)
+    integer :: i, n
+    if (.not. c_associated(s)) then
+      text = ''
+      return
+    end if
+    n = int(c_strlen(s))
+    call c_f_pointer(s, chars, [n])
+    allocate(character(len=n) :: text)
+    do i = 1, n
+      text(i:i) = chars(i)
+    end do
+  end function
+
+
+  ! The calling thread's explanation of its last failure.
+  function pgdds_last_error() result(text)
+    character(len=:), allocatable :: text
+    text = from_c(c_last_error())
+  end function
+
+  function pgdds_strerror(st) result(text)
+    integer(c_int), intent(in) :: st
+    character(len=:), allocatable :: text
+    text = from_c(c_strerror(st))
+  end function
+
+  function pgdds_version_string() result(text)
+    character(len=:), allocatable :: text
+    text = from_c(c_version_string())
+  end function
+
+  ! --- Data arguments -----------------------------------------------------------------------
+
+  ! The same for a contiguous rank-1 array; addr is null for an empty one.
+  subroutine describe_array(x, addr, bytes, dtype)
+    class(*), intent(in), target, contiguous :: x(:)
+    type(c_ptr), intent(out) :: addr
+    integer(c_size_t), intent(out) :: bytes
+    integer(c_int), intent(out) :: dtype
+    addr = c_null_ptr
+    bytes = int(storage_size(x) / 8, c_size_t) * int(size(x), c_size_t)
+    select type (x)
+    type is (integer(int32))
+      dtype = PGDDS_INT32
+      if (size(x) > 0) addr = c_loc(x(1))
+    type is (integer(int64))
+      dtype = PGDDS_INT64
+      if (size(x) > 0) addr = c_loc(x(1))
+    type is (real(real32))
+      dtype = PGDDS_FLOAT
+      if (size(x) > 0) addr = c_loc(x(1))
+    type is (real(real64))
+      dtype = PGDDS_DOUBLE
+      if (size(x) > 0) addr = c_loc(x(1))
+    class default
+      dtype = -1
+    end select
+  end subroutine
+
+  function bad_type(who, what) result(st)
+    character(len=*), intent(in) :: who, what
+    integer(c_int) :: st
+    st = fail(PGDDS_ERR_INVALID_ARG, who // ': ' // what // ' is not integer(int32), integer(int64), ' // &
+              'real(real32) or real(real64)')
+  end function
+
+  ! --- Start-up and identity ------------------------------------------------------------------
+  ! Collective. Arguments left out come from the environment (PGDDS_THREAD_LEVEL,
+  ! PGDDS_SEGMENT_SIZE, PGDDS_TRANSPORT, PGDDS_NUM_VCIS), then from the defaults.
+  function pgdds_init(ctx, thread_level, segment_size, transport, num_vcis) result(st)
+    type(pgdds_context), intent(out) :: ctx
+    integer, intent(in), optional :: thread_level
+    integer(int64), intent(in), optional :: segment_size
+    character(len=*), intent(in), optional :: transport
+    integer, intent(in), optional :: num_vcis
+    integer(c_int) :: st
+    type(c_init_params) :: params
+    character(kind=c_char), allocatable, target :: transport_c(:)
+    integer :: i, n
+    if (present(thread_level)) then
+      params%field_mask = ior(params%field_mask, int(PGDDS_INIT_FIELD_THREAD_LEVEL, c_int64_t))
+      params%thread_level = int(thread_level, c_int)
+    end if
+    if (present(segment_size)) then
+      if (segment_size <= 0) then
+        st = fail(PGDDS_ERR_INVALID_ARG, 'pgdds_init: segment_size must be positive')
+        return
+      end if
+      params%field_mask = ior(params%field_mask, int(PGDDS_INIT_FIELD_SEGMENT_SIZE, c_int64_t))
+      params%segment_size = int(segment_size, c_size_t)
+    end if
+    if (present(transport)) then
+      n = len_trim(transport)
+      allocate(transport_c(n + 1))
+      do i = 1, n
+        transport_c(i) = transport(i:i)
+      end do
+      transport_c(n + 1) = c_null_char
+      params%field_mask = ior(params%field_mask, int(PGDDS_INIT_FIELD_TRANSPORT, c_int64_t))
+      params%transport = c_loc(transport_c)
+    end if
+    if (present(num_vcis)) then
+      if (num_vcis <= 0) then
+        st = fail(PGDDS_ERR_INVALID_ARG, 'pgdds_init: num_vcis must be positive')
+        return
+      end if
+      params%field_mask = ior(params%field_mask, int(PGDDS_INIT_FIELD_NUM_VCIS, c_int64_t))
+      params%num_vcis = int(num_vcis, c_int)
+    end if
+    st = c_init(params, ctx%handle)
+  end function
+
+  ! Collective. The context is unusable afterwards.
+  function pgdds_finalize(ctx) result(st)
+    type(pgdds_context), intent(inout) :: ctx
+    integer(c_int) :: st
+    st = c_finalize(ctx%handle)
+    if (st == PGDDS_OK) ctx%handle = c_null_ptr
+  end function
+
+  ! Identity: -1 for a context that is not initialized.
+  integer(c_int) function pgdds_rank(ctx)
+    type(pgdds_context), intent(in) :: ctx
+    pgdds_rank = c_rank(ctx%handle)
+  end function
+
+  integer(c_int) function pgdds_nranks(ctx)
+    type(pgdds_context), intent(in) :: ctx
+    pgdds_nranks = c_nranks(ctx%handle)
+  end function
+
+  integer(c_int) function pgdds_local_rank(ctx)
+    type(pgdds_context), intent(in) :: ctx
+    pgdds_local_rank = c_local_rank(ctx%handle)
+  end function
+
+  integer(c_int) function pgdds_local_nranks(ctx)
+    type(pgdds_context), intent(in) :: ctx
+    pgdds_local_nranks = c_local_nranks(ctx%handle)
+  end function
+
+  ! "shm", "ofi/tcp;ofi_rxm", ...; "" for a context that is not initialized.
+  function pgdds_transport_name(ctx) result(text)
+    type(pgdds_context), intent(in) :: ctx
+    character(len=:), allocatable :: text
+    text = from_c(c_transport_name(ctx%handle))
+  end function
+
+  ! --- Collectives ----------------------------------------------------------------------------
+  function pgdds_barrier(ctx) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(c_int) :: st
+    st = c_barrier(ctx%handle)
+  end function
+
+  ! buf on root is copied to buf on every rank.
+  function broadcast_scalar(ctx, buf, root) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    class(*), intent(inout), target :: buf
+    integer, intent(in) :: root
+    integer(c_int) :: st, dtype
+    type(c_ptr) :: addr
+    integer(c_size_t) :: bytes
+    call describe_scalar(buf, addr, bytes, dtype)
+    if (dtype < 0) then
+      st = bad_type('pgdds_broadcast', 'buf')
+      return
+    end if
+    st = c_broadcast(ctx%handle, addr, bytes, int(root, c_int))
+  end function
+
+  function broadcast_array(ctx, buf, root) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    class(*), intent(inout), target, contiguous :: buf(:)
+    integer, intent(in) :: root
+    integer(c_int) :: st, dtype
+    type(c_ptr) :: addr
+    integer(c_size_t) :: bytes
+    call describe_array(buf, addr, bytes, dtype)
+    if (dtype < 0) then
+      st = bad_type('pgdds_broadcast', 'buf')
+      return
+    end if
+    st = c_broadcast(ctx%handle, addr, bytes, int(root, c_int))
+  end function
+
+  ! out = op over every rank's in (element-wise for arrays); in and out of one type and size.
+  ! Bitwise ops (PGDDS_OP_BAND, BOR, BXOR) take integers only.
+  function allreduce_scalar(ctx, in, out, op) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    class(*), intent(in), target :: in
+    class(*), intent(inout), target :: out
+    integer(c_int), intent(in) :: op
+    integer(c_int) :: st, in_type, out_type
+    type(c_ptr) :: in_addr, out_addr
+    integer(c_size_t) :: in_bytes, out_bytes
+    call describe_scalar(in, in_addr, in_bytes, in_type)
+    call describe_scalar(out, out_addr, out_bytes, out_type)
+    if (in_type < 0 .or. in_type /= out_type) then
+      st = fail(PGDDS_ERR_INVALID_ARG, 'pgdds_allreduce: in and out must be of one type: integer(int32), ' // &
+                'integer(int64), real(real32) or real(real64)')
+      return
+    end if
+    st = c_allreduce(ctx%handle, in_addr, out_addr, 1_c_size_t, in_type, op)
+  end function
+
+  function allreduce_array(ctx, in, out, op) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    class(*), intent(in), target, contiguous :: in(:)
+    class(*), intent(inout), target, contiguous :: out(:)
+    integer(c_int), intent(in) :: op
+    integer(c_int) :: st, in_type, out_type
+    type(c_ptr) :: in_addr, out_addr
+    integer(c_size_t) :: in_bytes, out_bytes
+    call describe_array(in, in_addr, in_bytes, in_type)
+    call describe_array(out, out_addr, out_bytes, out_type)
+    if (in_type < 0 .or. in_type /= out_type .or. size(in) /= size(out)) then
+      st = fail(PGDDS_ERR_INVALID_ARG, 'pgdds_allreduce: in and out must be of one type (integer(int32), ' // &
+                'integer(int64), real(real32) or real(real64)) and one size')
+      return
+    end if
+    if (size(in) == 0) then
+      st = PGDDS_OK
+      return
+    end if
+    st = c_allreduce(ctx%handle, in_addr, out_addr, int(size(in), c_size_t), in_type, op)
+  end function
+
+  ! out(r+1) = in of rank r; out has at least pgdds_nranks elements of in's type.
+  function pgdds_allgather(ctx, in, out) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    class(*), intent(in), target :: in
+    class(*), intent(inout), target, contiguous :: out(:)
+    integer(c_int) :: st, in_type, out_type
+    type(c_ptr) :: in_addr, out_addr
+    integer(c_size_t) :: in_bytes, out_bytes
+    call describe_scalar(in, in_addr, in_bytes, in_type)
+    call describe_array(out, out_addr, out_bytes, out_type)
+    if (in_type < 0 .or. in_type /= out_type) then
+      st = fail(PGDDS_ERR_INVALID_ARG, 'pgdds_allgather: in and out must be of one type: integer(int32), ' // &
+                'integer(int64), real(real32) or real(real64)')
+      return
+    end if
+    if (size(out) < pgdds_nranks(ctx)) then
+      st = fail(PGDDS_ERR_INVALID_ARG, 'pgdds_allgather: out has fewer elements than the job has ranks')
+      return
+    end if
+    st = c_allgather(ctx%handle, in_addr, out_addr, in_bytes)
+  end function
+
+  ! --- The segment and global pointers ------------------------------------------------------
+  ! nbytes in the caller's own segment; alignment (bytes, a power of two) defaults to 16.
+  function pgdds_alloc(ctx, nbytes, ptr, alignment) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(int64), intent(in) :: nbytes
+    integer(PGDDS_GPTR_KIND), intent(out) :: ptr
+    integer(int64), intent(in), optional :: alignment
+    integer(c_int) :: st
+    integer(c_size_t) :: align
+    integer(c_int64_t) :: out
+    align = 0
+    if (present(alignment)) align = int(alignment, c_size_t)
+    if (nbytes < 0 .or. align < 0) then
+      st = fail(PGDDS_ERR_INVALID_ARG, 'pgdds_alloc: nbytes and alignment must not be negative')
+      return
+    end if
+    st = c_alloc(ctx%handle, int(nbytes, c_size_t), align, out)
+    if (st == PGDDS_OK) ptr = out
+  end function
+
+  function pgdds_free(ctx, ptr) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: ptr
+    integer(c_int) :: st
+    st = c_free(ctx%handle, ptr)
+  end function
+
+  integer(c_int) function pgdds_gptr_rank(ptr)
+    integer(PGDDS_GPTR_KIND), intent(in) :: ptr
+    pgdds_gptr_rank = c_gptr_rank(ptr)
+  end function
+
+  integer(int64) function pgdds_gptr_offset(ptr)
+    integer(PGDDS_GPTR_KIND), intent(in) :: ptr
+    pgdds_gptr_offset = c_gptr_offset(ptr)
+  end function
+
+  ! ptr moved by bytes (may be negative) within its segment.
+  integer(PGDDS_GPTR_KIND) function pgdds_gptr_add(ptr, bytes)
+    integer(PGDDS_GPTR_KIND), intent(in) :: ptr
+    integer(int64), intent(in) :: bytes
+    pgdds_gptr_add = c_gptr_add(ptr, bytes)
+  end function
+
+  ! A local address of ptr (c_null_ptr unless load/store-reachable); use c_f_pointer on it.
+  type(c_ptr) function pgdds_gptr_to_local(ctx, ptr)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: ptr
+    pgdds_gptr_to_local = c_gptr_to_local(ctx%handle, ptr)
+  end function
+
+  ! --- One-sided communication ----------------------------------------------------------------
+  ! Writes src to the global memory at dst. Returns once src may be reused; the data is visible
+  ! at the target after pgdds_flush or pgdds_barrier.
+  function put_scalar(ctx, dst, src) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: dst
+    class(*), intent(in), target :: src
+    integer(c_int) :: st, dtype
+    type(c_ptr) :: addr
+    integer(c_size_t) :: bytes
+    call describe_scalar(src, addr, bytes, dtype)
+    if (dtype < 0) then
+      st = bad_type('pgdds_put', 'src')
+      return
+    end if
+    st = c_put(ctx%handle, dst, addr, bytes)
+  end function
+
+  function put_array(ctx, dst, src) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: dst
+    class(*), intent(in), target, contiguous :: src(:)
+    integer(c_int) :: st, dtype
+    type(c_ptr) :: addr
+    integer(c_size_t) :: bytes
+    call describe_array(src, addr, bytes, dtype)
+    if (dtype < 0) then
+      st = bad_type('pgdds_put', 'src')
+      return
+    end if
+    st = c_put(ctx%handle, dst, addr, bytes)
+  end function
+
+  ! Reads the global memory at src into dst; returns with the data in dst.
+  function get_scalar(ctx, dst, src) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    class(*), intent(inout), target :: dst
+    integer(PGDDS_GPTR_KIND), intent(in) :: src
+    integer(c_int) :: st, dtype
+    type(c_ptr) :: addr
+    integer(c_size_t) :: bytes
+    call describe_scalar(dst, addr, bytes, dtype)
+    if (dtype < 0) then
+      st = bad_type('pgdds_get', 'dst')
+      return
+    end if
+    st = c_get(ctx%handle, addr, src, bytes)
+  end function
+
+  function get_array(ctx, dst, src) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    class(*), intent(inout), target, contiguous :: dst(:)
+    integer(PGDDS_GPTR_KIND), intent(in) :: src
+    integer(c_int) :: st, dtype
+    type(c_ptr) :: addr
+    integer(c_size_t) :: bytes
+    call describe_array(dst, addr, bytes, dtype)
+    if (dtype < 0) then
+      st = bad_type('pgdds_get', 'dst')
+      return
+    end if
+    st = c_get(ctx%handle, addr, src, bytes)
+  end function
+
+  ! Completes, locally and at the targets, every operation the calling thread issued.
+  function pgdds_flush(ctx) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(c_int) :: st
+    st = c_flush(ctx%handle)
+  end function
+
+  ! --- 64-bit atomics (on 8-byte aligned words; values are the bits of an integer(int64)) -----
+  ! op is PGDDS_AOP_ADD, AND, OR, XOR or SWAP; fetched, when present, receives the old value.
+  function pgdds_atomic(ctx, target, op, operand, fetched) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: target
+    integer(c_int), intent(in) :: op
+    integer(int64), intent(in) :: operand
+    integer(int64), intent(out), optional :: fetched
+    integer(c_int) :: st
+    integer(c_int64_t), target :: old
+    type(c_ptr) :: fetch
+    fetch = c_null_ptr
+    if (present(fetched)) fetch = c_loc(old)
+    st = c_atomic_u64(ctx%handle, target, op, operand, fetch)
+    if (st == PGDDS_OK .and. present(fetched)) fetched = old
+  end function
+
+  ! old = *target; *target = old + value.
+  function pgdds_atomic_fetch_add(ctx, target, value, old) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: target
+    integer(int64), intent(in) :: value
+    integer(int64), intent(out) :: old
+    integer(c_int) :: st
+    st = pgdds_atomic(ctx, target, PGDDS_AOP_ADD, value, old)
+  end function
+
+  ! old = *target; if (old == expected) *target = desired.
+  function pgdds_atomic_cswap(ctx, target, expected, desired, old) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: target
+    integer(int64), intent(in) :: expected, desired
+    integer(int64), intent(out) :: old
+    integer(c_int) :: st
+    integer(c_int64_t) :: fetched
+    st = c_atomic_cswap_u64(ctx%handle, target, expected, desired, fetched)
+    if (st == PGDDS_OK) old = fetched
+  end function
+
+  function pgdds_atomic_load(ctx, target, value) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: target
+    integer(int64), intent(out) :: value
+    integer(c_int) :: st
+    integer(c_int64_t) :: fetched
+    st = c_atomic_load_u64(ctx%handle, target, fetched)
+    if (st == PGDDS_OK) value = fetched
+  end function
+
+end module pgdds

@@ -1,0 +1,211 @@
+// pgdds::hash_map<K, V>: the distributed hash map of the C interface (pgdds_hashmap_*) with
+// typed keys and values. Collective construction and destruction; everything else one-sided.
+//
+//   pgdds::context ctx;
+//   pgdds::hash_map<uint64_t, double> m(ctx, 1 << 20);
+//   m.insert(42, 3.5);
+//   if (auto v = m.find(42, pgdds::promise::find)) use(*v);
+//
+// Keys and values are fixed-size slots (fixed_slot.hpp): trivially copyable types go straight
+// through; std::string, std::vector<T> and user types with a pgdds::serializer need a maximum
+// encoded size in the options:
+//   pgdds::hash_map<std::string, int> names(ctx, 1000, pgdds::hash_map_options().max_key_bytes(32));
+// Trivially copyable keys are compared and hashed as bytes: give padded structs zeroed padding
+// or a serializer.
+#pragma once
+
+#include <pgdds/fixed_slot.hpp>
+#include <pgdds/pgdds.hpp>
+#include <pgdds/promise.hpp>
+
+#include <exception>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace pgdds {
+
+class hash_map_options {
+  public:
+    // The largest encoding of a serialized (non trivially copyable) key or value.
+    hash_map_options &max_key_bytes(size_t n) { key_bytes_ = n; return *this; }
+    hash_map_options &max_value_bytes(size_t n) { value_bytes_ = n; return *this; }
+    // Buckets one probe may visit (default min(1024, buckets per rank)).
+    hash_map_options &max_probes(uint32_t n)
+    {
+        c_.field_mask |= PGDDS_HASHMAP_OPTION_MAX_PROBES;
+        c_.max_probes = n;
+        return *this;
+    }
+    // A hash of the key's slot bytes, the same function on every rank (default XXH3).
+    hash_map_options &hash(pgdds_hash_fn_t fn, void *arg = nullptr)
+    {
+        c_.field_mask |= PGDDS_HASHMAP_OPTION_HASH;
+        c_.hash = fn;
+        c_.hash_arg = arg;
+        return *this;
+    }
+
+    size_t key_bytes() const { return key_bytes_; }
+    size_t value_bytes() const { return value_bytes_; }
+    const pgdds_hashmap_options_t &c_options() const { return c_; }
+
+  private:
+    size_t key_bytes_ = 0, value_bytes_ = 0;
+    pgdds_hashmap_options_t c_{};
+};
+
+template <class K, class V> class hash_map {
+  public:
+    using key_type = K;
+    using mapped_type = V;
+
+    // Collective.
+    hash_map(context_ref ctx, uint64_t capacity, const hash_map_options &options = hash_map_options())
+        : key_(options.key_bytes(), "pgdds::hash_map key"), value_(options.value_bytes(), "pgdds::hash_map value")
+    {
+        pgdds_hashmap_params_t p{0, key_.size(), value_.size(), capacity};
+        check(pgdds_hashmap_create_with(ctx.handle(), &p, &options.c_options(), &h_));
+    }
+    // Collective. A destructor cannot report failure; call destroy() to see it.
+    ~hash_map()
+    {
+        if (h_) pgdds_hashmap_destroy(h_);
+    }
+    void destroy()
+    {
+        pgdds_hashmap_t h = std::exchange(h_, nullptr);
+        check(pgdds_hashmap_destroy(h));
+    }
+    hash_map(const hash_map &) = delete;
+    hash_map &operator=(const hash_map &) = delete;
+    hash_map(hash_map &&o) noexcept : key_(o.key_), value_(o.value_), h_(std::exchange(o.h_, nullptr)) {}
+    hash_map &operator=(hash_map &&) = delete;
+
+    pgdds_hashmap_t handle() const noexcept { return h_; }
+    const fixed_slot<K> &key_slot() const noexcept { return key_; }
+    const fixed_slot<V> &value_slot() const noexcept { return value_; }
+
+    // Insert or assign.
+    void insert(const K &key, const V &value, promise_set p = promise_set()) const
+    {
+        std::vector<unsigned char> kb, vb;
+        check(pgdds_hashmap_insert(h_, key_.encode(key, kb), value_.encode(value, vb), p.bits()));
+    }
+
+    std::optional<V> find(const K &key, promise_set p = promise_set()) const
+    {
+        std::vector<unsigned char> kb;
+        const void *k = key_.encode(key, kb);
+        if constexpr (fixed_slot<V>::trivial) {
+            V v;
+            if (!found(pgdds_hashmap_find(h_, k, &v, p.bits()))) return std::nullopt;
+            return v;
+        } else {
+            std::vector<unsigned char> vb(value_.size());
+            if (!found(pgdds_hashmap_find(h_, k, vb.data(), p.bits()))) return std::nullopt;
+            return value_.decode(vb.data());
+        }
+    }
+
+    // False if the key was absent.
+    bool erase(const K &key, promise_set p = promise_set()) const
+    {
+        std::vector<unsigned char> kb;
+        return found(pgdds_hashmap_erase(h_, key_.encode(key, kb), p.bits()));
+    }
+
+    // Batches: keys hashed in groups whose buckets are fetched together (trivial K and V).
+    void insert_many(const K *keys, const V *values, size_t count, promise_set p = promise_set()) const
+    {
+        static_assert(fixed_slot<K>::trivial && fixed_slot<V>::trivial,
+                      "pgdds::hash_map::insert_many takes trivially copyable keys and values");
+        check(pgdds_hashmap_insert_many(h_, count, keys, values, p.bits()));
+    }
+    // Writes values[i] and sets found[i] for each key; returns how many were found.
+    size_t find_many(const K *keys, size_t count, V *values, unsigned char *found_flags,
+                     promise_set p = promise_set()) const
+    {
+        static_assert(fixed_slot<K>::trivial && fixed_slot<V>::trivial,
+                      "pgdds::hash_map::find_many takes trivially copyable keys and values");
+        check(pgdds_hashmap_find_many(h_, count, keys, values, found_flags, p.bits()));
+        size_t hits = 0;
+        for (size_t i = 0; i < count; ++i) hits += found_flags[i];
+        return hits;
+    }
+    std::vector<std::optional<V>> find_many(const std::vector<K> &keys, promise_set p = promise_set()) const
+    {
+        std::vector<V> values(keys.size());
+        std::vector<unsigned char> flags(keys.size());
+        find_many(keys.data(), keys.size(), values.data(), flags.data(), p);
+        std::vector<std::optional<V>> out(keys.size());
+        for (size_t i = 0; i < keys.size(); ++i)
+            if (flags[i]) out[i] = values[i];
+        return out;
+    }
+
+    int owner(const K &key) const
+    {
+        std::vector<unsigned char> kb;
+        int r;
+        check(pgdds_hashmap_owner(h_, key_.encode(key, kb), &r));
+        return r;
+    }
+    uint64_t capacity() const
+    {
+        uint64_t c;
+        check(pgdds_hashmap_capacity(h_, &c));
+        return c;
+    }
+    // Collective.
+    uint64_t size() const
+    {
+        uint64_t n;
+        check(pgdds_hashmap_size(h_, &n));
+        return n;
+    }
+    // Collective.
+    void resize(uint64_t new_capacity) const { check(pgdds_hashmap_resize(h_, new_capacity)); }
+
+    // Calls f(key, value) for every entry of this rank's part (between phases). For a trivially
+    // copyable V, f may take V& and change the value in place.
+    template <class F> void for_each_local(F f) const
+    {
+        visit_state<F> s{this, &f, nullptr};
+        check(pgdds_hashmap_foreach_local(h_, &visit<F>, &s));
+        if (s.thrown) std::rethrow_exception(s.thrown);  // exceptions do not cross the C interface
+    }
+
+  private:
+    static bool found(pgdds_status_t st)
+    {
+        if (st == PGDDS_ERR_NOT_FOUND) return false;
+        check(st);
+        return true;
+    }
+    template <class F> struct visit_state {
+        const hash_map *self;
+        F *f;
+        std::exception_ptr thrown;
+    };
+    template <class F> static int visit(const void *key, void *value, void *arg) noexcept
+    {
+        auto *s = static_cast<visit_state<F> *>(arg);
+        try {
+            const K k = s->self->key_.decode(key);
+            V v = s->self->value_.decode(value);  // a copy: the bucket may not be aligned for V
+            (*s->f)(k, v);
+            if constexpr (fixed_slot<V>::trivial) std::memcpy(value, &v, sizeof v);
+            return 0;
+        } catch (...) {
+            s->thrown = std::current_exception();
+            return 1;
+        }
+    }
+
+    fixed_slot<K> key_;
+    fixed_slot<V> value_;
+    pgdds_hashmap_t h_ = nullptr;
+};
+
+}  // namespace pgdds

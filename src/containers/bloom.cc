@@ -1,0 +1,243 @@
+// The distributed blocked Bloom filter (BCL paper §5.4, thesis §6.2): 64-bit blocks spread
+// block-wise over the ranks. A key hashes to one block and k bits in it (layout.h), so an insert
+// is one fetch-or, atomic as a whole, whose old value says whether every bit was already set;
+// contains is one read. The size comes from the false-positive rate of 64-bit blocks under a
+// Poisson load (layout.h: bloom_size), not from the flat-filter formula.
+#include "common.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace pgdds::containers {
+class bloom_filter;
+}
+
+struct pgdds_bloom {
+    uint64_t magic;
+    pgdds::containers::bloom_filter *impl;
+};
+
+namespace pgdds::containers {
+
+constexpr uint64_t bloom_magic = 0x7067426c6f6full;  // "pgBloo"
+constexpr size_t bloom_group = 16;                   // keys hashed and prefetched together
+
+class bloom_filter : public container {
+  public:
+    static status create(runtime *rt, uint64_t expected_items, double rate, bloom_filter *&out);
+    status destroy(const char *who);
+    status insert_many(const char *who, size_t count, const uint8_t *keys, size_t key_len, unsigned char *was_present);
+    status contains_many(const char *who, size_t count, const uint8_t *keys, size_t key_len,
+                         unsigned char *maybe_present);
+    uint64_t blocks() const { return part_blocks_ * uint64_t(rt->nranks()); }
+    unsigned hashes() const { return hashes_; }
+
+  private:
+    explicit bloom_filter(runtime *rt) : container(rt) {}
+    bloom_place place(const uint8_t *key, size_t len) const { return place_bloom(hash_bytes(key, len), blocks(), hashes_); }
+    template <class Mem> typename Mem::address block(uint64_t b) const
+    {
+        return Mem::offset(where_.at<Mem>(int(b / part_blocks_)), b % part_blocks_ * 8);
+    }
+
+    uint64_t part_blocks_ = 0;
+    unsigned hashes_ = 0;
+    parts where_;
+};
+
+status bloom_filter::create(runtime *rt, uint64_t expected_items, double rate, bloom_filter *&out)
+{
+    const char *who = "pgdds_bloom_create";
+    status st = PGDDS_OK;
+    bloom_geometry g{0, 0};
+    if (!(rate > 0 && rate < 1))
+        st = fail(PGDDS_ERR_INVALID_ARG, "%s: the false-positive rate %g is not in (0, 1)", who, rate);
+    else if ((g = bloom_size(expected_items, rate)).blocks == 0)
+        st = fail(PGDDS_ERR_NO_MEMORY, "%s: no filter of 64-bit blocks reaches rate %g for %llu items", who, rate,
+                  (unsigned long long)expected_items);
+    uint64_t rate_bits;
+    memcpy(&rate_bits, &rate, sizeof rate_bits);
+    st = agree_arguments(rt, who, st, {expected_items, rate_bits});
+    if (st != PGDDS_OK) return st;
+    std::unique_ptr<bloom_filter> b(new bloom_filter(rt));
+    uint64_t nranks = uint64_t(rt->nranks());
+    b->part_blocks_ = g.blocks / nranks + (g.blocks % nranks != 0);
+    b->hashes_ = g.hashes;
+    pgdds_gptr_t mine = PGDDS_GPTR_NULL;
+    st = b->part_blocks_ > (uint64_t(1) << 56) ? fail(PGDDS_ERR_NO_MEMORY, "%s: too many blocks", who)
+                                                : alloc_zeroed(rt, who, b->part_blocks_ * 8, cache_line, mine);
+    st = agree(rt, who, st);
+    if (st == PGDDS_OK) st = gather_parts(rt, who, mine, b->where_);
+    if (st != PGDDS_OK) {
+        if (mine != PGDDS_GPTR_NULL) rt->allocator().free(gptr::offset(mine));
+        return st;
+    }
+    out = b.release();
+    return PGDDS_OK;
+}
+
+status bloom_filter::destroy(const char *who)
+{
+    status st = rt->barrier(who);
+    rt->allocator().free(gptr::offset(where_.global[size_t(rt->rank())]));
+    return st;
+}
+
+// One fetch-or per key (A); the old bits tell whether the key was there already.
+status bloom_filter::insert_many(const char *who, size_t count, const uint8_t *keys, size_t key_len,
+                                 unsigned char *was_present)
+{
+    if (count && !keys && key_len) return fail(PGDDS_ERR_INVALID_ARG, "%s: keys is NULL", who);
+    return with_memory(who, false, [&](auto &m) -> status {
+        using Mem = std::decay_t<decltype(m)>;
+        bloom_place places[bloom_group];
+        for (size_t i = 0; i < count; i += bloom_group) {
+            size_t n = std::min(bloom_group, count - i);
+            for (size_t j = 0; j < n; ++j) {
+                places[j] = place(keys + (i + j) * key_len, key_len);
+                m.prefetch(block<Mem>(places[j].block));
+            }
+            for (size_t j = 0; j < n; ++j) {
+                uint64_t old = m.fetch_or64(block<Mem>(places[j].block), places[j].mask);
+                if (was_present) was_present[i + j] = (old & places[j].mask) == places[j].mask;
+            }
+            if (m.failed()) return m.result();
+        }
+        return PGDDS_OK;
+    });
+}
+
+// One read per key (R); over the network a group's reads are in flight together.
+status bloom_filter::contains_many(const char *who, size_t count, const uint8_t *keys, size_t key_len,
+                                   unsigned char *maybe_present)
+{
+    if (count && !keys && key_len) return fail(PGDDS_ERR_INVALID_ARG, "%s: keys is NULL", who);
+    if (count && !maybe_present) return fail(PGDDS_ERR_INVALID_ARG, "%s: maybe_present is NULL", who);
+    return with_memory(who, false, [&](auto &m) -> status {
+        using Mem = std::decay_t<decltype(m)>;
+        bloom_place places[bloom_group];
+        uint64_t words[bloom_group];
+        for (size_t i = 0; i < count; i += bloom_group) {
+            size_t n = std::min(bloom_group, count - i);
+            for (size_t j = 0; j < n; ++j) {
+                places[j] = place(keys + (i + j) * key_len, key_len);
+                if constexpr (!Mem::load_store)
+                    m.get_nbi(&words[j], block<Mem>(places[j].block), sizeof words[j]);
+                else m.prefetch(block<Mem>(places[j].block));
+            }
+            if constexpr (!Mem::load_store) m.flush();
+            else
+                for (size_t j = 0; j < n; ++j) words[j] = m.read64(block<Mem>(places[j].block));
+            if (m.failed()) return m.result();
+            for (size_t j = 0; j < n; ++j) maybe_present[i + j] = (words[j] & places[j].mask) == places[j].mask;
+        }
+        return PGDDS_OK;
+    });
+}
+
+}  // namespace pgdds::containers
+
+// ---------------------------------------------------------------------------------------------
+// C ABI
+// ---------------------------------------------------------------------------------------------
+using namespace pgdds;
+using namespace pgdds::containers;
+
+namespace {
+status resolve_bloom(pgdds_bloom *h, const char *who, bloom_filter *&out)
+{
+    return resolve(h, bloom_magic, who, "Bloom filter", out);
+}
+}  // namespace
+
+extern "C" {
+
+PGDDS_API pgdds_status_t pgdds_bloom_create(pgdds_context_t ctx, uint64_t expected_items, double false_positive_rate,
+                                            pgdds_bloom_t *bloom)
+{
+    const char *who = "pgdds_bloom_create";
+    runtime *rt = runtime::from(ctx);
+    if (!rt) return fail(ctx ? PGDDS_ERR_STATE : PGDDS_ERR_INVALID_ARG, "%s: the context is %s", who,
+                         ctx ? "not live (finalized?)" : "NULL");
+    if (!bloom) return fail(PGDDS_ERR_INVALID_ARG, "%s: bloom is NULL", who);
+    try {
+        bloom_filter *impl = nullptr;
+        status st = bloom_filter::create(rt, expected_items, false_positive_rate, impl);
+        if (st != PGDDS_OK) return st;
+        st = make_handle(bloom_magic, impl, *bloom);
+        if (st != PGDDS_OK) delete impl;
+        return st;
+    } catch (const std::bad_alloc &) {
+        return fail(PGDDS_ERR_NO_MEMORY, "%s: out of host memory", who);
+    }
+}
+
+PGDDS_API pgdds_status_t pgdds_bloom_destroy(pgdds_bloom_t bloom)
+{
+    const char *who = "pgdds_bloom_destroy";
+    if (!bloom || bloom->magic != bloom_magic) return bad_handle(bloom, who, "Bloom filter");
+    status st = runtime::from(bloom->impl->ctx) ? bloom->impl->destroy(who)
+                                                : fail(PGDDS_ERR_STATE, "%s: the context was finalized first", who);
+    kill_handle(bloom);
+    return st;
+}
+
+PGDDS_API pgdds_status_t pgdds_bloom_insert(pgdds_bloom_t bloom, const void *key, size_t len, int *was_present)
+{
+    const char *who = "pgdds_bloom_insert";
+    bloom_filter *b = nullptr;
+    status st = resolve_bloom(bloom, who, b);
+    if (st != PGDDS_OK) return st;
+    if (!key && len) return fail(PGDDS_ERR_INVALID_ARG, "%s: key is NULL", who);
+    unsigned char present = 0;
+    st = b->insert_many(who, 1, static_cast<const uint8_t *>(key), len, &present);
+    if (st == PGDDS_OK && was_present) *was_present = present;
+    return st;
+}
+
+PGDDS_API pgdds_status_t pgdds_bloom_contains(pgdds_bloom_t bloom, const void *key, size_t len, int *maybe_present)
+{
+    const char *who = "pgdds_bloom_contains";
+    bloom_filter *b = nullptr;
+    status st = resolve_bloom(bloom, who, b);
+    if (st != PGDDS_OK) return st;
+    if (!key && len) return fail(PGDDS_ERR_INVALID_ARG, "%s: key is NULL", who);
+    if (!maybe_present) return fail(PGDDS_ERR_INVALID_ARG, "%s: maybe_present is NULL", who);
+    unsigned char present = 0;
+    st = b->contains_many(who, 1, static_cast<const uint8_t *>(key), len, &present);
+    if (st == PGDDS_OK) *maybe_present = present;
+    return st;
+}
+
+PGDDS_API pgdds_status_t pgdds_bloom_insert_many(pgdds_bloom_t bloom, size_t count, const void *keys, size_t key_len,
+                                                 unsigned char *was_present)
+{
+    const char *who = "pgdds_bloom_insert_many";
+    bloom_filter *b = nullptr;
+    status st = resolve_bloom(bloom, who, b);
+    return st != PGDDS_OK ? st : b->insert_many(who, count, static_cast<const uint8_t *>(keys), key_len, was_present);
+}
+
+PGDDS_API pgdds_status_t pgdds_bloom_contains_many(pgdds_bloom_t bloom, size_t count, const void *keys,
+                                                   size_t key_len, unsigned char *maybe_present)
+{
+    const char *who = "pgdds_bloom_contains_many";
+    bloom_filter *b = nullptr;
+    status st = resolve_bloom(bloom, who, b);
+    return st != PGDDS_OK ? st
+                          : b->contains_many(who, count, static_cast<const uint8_t *>(keys), key_len, maybe_present);
+}
+
+PGDDS_API pgdds_status_t pgdds_bloom_geometry(pgdds_bloom_t bloom, uint64_t *blocks, unsigned *hashes)
+{
+    const char *who = "pgdds_bloom_geometry";
+    bloom_filter *b = nullptr;
+    status st = resolve_bloom(bloom, who, b);
+    if (st != PGDDS_OK) return st;
+    if (!blocks || !hashes) return fail(PGDDS_ERR_INVALID_ARG, "%s: %s is NULL", who, blocks ? "hashes" : "blocks");
+    *blocks = b->blocks();
+    *hashes = b->hashes();
+    return PGDDS_OK;
+}
+
+}  // extern "C"

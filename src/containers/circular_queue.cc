@@ -1,0 +1,40 @@
+// CircularQueue (BCL paper §5.1, thesis ch. 5, Tables 5.2 and 8.3): concurrent pushes and pops.
+// Besides the head and tail that reserve slots, tail_ready marks the elements written and
+// head_ready the slots read, so neither side overtakes the other.
+//  push: reserve by compare-and-swap on the tail (only if it fits before head_ready + capacity,
+//        so a full queue never leaves a reservation to undo), put, flush, then advance
+//        tail_ready in order by compare-and-swap (Table 5.2a) or, with no concurrent pop
+//        (PGDDS_CP_PUSH alone), by fetch-add (5.2b): 2A+W.
+//  pop:  reserve by compare-and-swap on the head, up to tail_ready; get; advance head_ready in
+//        order (5.2d) or by fetch-add with no concurrent push (PGDDS_CP_POP alone, 5.2e): 2A+R.
+#include "queue.h"
+
+namespace pgdds::containers {
+
+status queue::circular_push(const char *who, bool local, const uint8_t *src, size_t count, bool in_order)
+{
+    return with_memory(who, local, [&](auto &m) -> status {
+        uint64_t first = 0;
+        status st = reserve_push(m, who, count, first);
+        if (st != PGDDS_OK) return st;
+        put_elements(m, first, src, count);
+        m.flush();
+        return advance_ready(m, who, queue_layout::tail_ready, first, count, in_order);
+    });
+}
+
+status queue::circular_pop(const char *who, bool local, uint8_t *dst, size_t max, size_t &popped, bool in_order)
+{
+    return with_memory(who, local, [&](auto &m) -> status {
+        uint64_t first = 0;
+        size_t count = 0;
+        status st = reserve_pop(m, who, max, queue_layout::tail_ready, tail_ready_seen_, first, count);
+        if (st != PGDDS_OK) return st;
+        get_elements(m, first, dst, count);
+        st = advance_ready(m, who, queue_layout::head_ready, first, count, in_order);
+        if (st == PGDDS_OK) popped = count;
+        return st;
+    });
+}
+
+}  // namespace pgdds::containers

@@ -1,0 +1,68 @@
+#include "common.h"
+
+namespace pgdds::containers {
+
+status check_promise(const char *who, unsigned concurrent, unsigned allowed)
+{
+    unsigned known = PGDDS_CP_INSERT | PGDDS_CP_FIND | PGDDS_CP_PUSH | PGDDS_CP_POP | PGDDS_CP_LOCAL;
+    if (PGDDS_LIKELY((concurrent & ~(allowed | PGDDS_CP_LOCAL)) == 0)) return PGDDS_OK;
+    if (concurrent & ~known)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: concurrency promise 0x%x has unknown bits 0x%x", who, concurrent,
+                    concurrent & ~known);
+    return fail(PGDDS_ERR_INVALID_ARG, "%s: concurrency promise 0x%x names operations this container does not "
+                "have (it knows 0x%x and PGDDS_CP_LOCAL)", who, concurrent, allowed);
+}
+
+status agree(runtime *rt, const char *who, status mine)
+{
+    int32_t in = mine, out = mine;
+    status st = rt->allreduce(who, &in, &out, 1, PGDDS_INT32, PGDDS_OP_MIN);
+    if (st != PGDDS_OK) return st;
+    if (mine != PGDDS_OK) return mine;
+    if (out != PGDDS_OK) return fail(out, "%s: failed on another rank (%s)", who, pgdds_strerror(out));
+    return PGDDS_OK;
+}
+
+status agree_arguments(runtime *rt, const char *who, status mine, std::initializer_list<uint64_t> values)
+{
+    status st = agree(rt, who, mine);
+    if (st != PGDDS_OK) return st;
+    std::vector<uint64_t> v(values), lo(v.size()), hi(v.size());
+    st = rt->allreduce(who, v.data(), lo.data(), v.size(), PGDDS_UINT64, PGDDS_OP_MIN);
+    if (st == PGDDS_OK) st = rt->allreduce(who, v.data(), hi.data(), v.size(), PGDDS_UINT64, PGDDS_OP_MAX);
+    if (st != PGDDS_OK) return st;
+    for (size_t i = 0; i < v.size(); ++i)
+        if (lo[i] != hi[i])
+            return fail(PGDDS_ERR_INVALID_ARG, "%s: the ranks passed different arguments (argument %zu ranges from "
+                        "%llu to %llu)", who, i + 1, (unsigned long long)lo[i], (unsigned long long)hi[i]);
+    return PGDDS_OK;
+}
+
+status alloc_zeroed(runtime *rt, const char *who, uint64_t bytes, size_t alignment, pgdds_gptr_t &out)
+{
+    uint64_t off;
+    if (bytes > rt->segment_size())
+        return fail(PGDDS_ERR_NO_MEMORY, "%s: %llu bytes do not fit in the %zu-byte segment (PGDDS_SEGMENT_SIZE)",
+                    who, (unsigned long long)bytes, rt->segment_size());
+    status st = rt->allocator().alloc(size_t(bytes), alignment, off);
+    if (st != PGDDS_OK)
+        return fail(st, "%s: cannot allocate %llu bytes in rank %d's segment (size %zu; PGDDS_SEGMENT_SIZE)", who,
+                    (unsigned long long)bytes, rt->rank(), rt->segment_size());
+    memset(rt->segment_base() + off, 0, size_t(bytes));
+    out = gptr::make(rt->rank(), 0, off);
+    return PGDDS_OK;
+}
+
+status gather_parts(runtime *rt, const char *who, pgdds_gptr_t mine, parts &out)
+{
+    std::vector<pgdds_gptr_t> all(size_t(rt->nranks()));
+    status st = rt->allgather(who, &mine, all.data(), sizeof mine);
+    if (st != PGDDS_OK) return st;
+    out.local.assign(all.size(), nullptr);
+    for (size_t r = 0; r < all.size(); ++r)
+        if (all[r] != PGDDS_GPTR_NULL) out.local[r] = rt->direct(all[r]);
+    out.global = std::move(all);
+    return PGDDS_OK;
+}
+
+}  // namespace pgdds::containers

@@ -1,0 +1,731 @@
+// The distributed hash map: protocols (BCL paper §5.2, thesis §6.1 and Tables 6.1, 8.2) and
+// its C ABI.
+#include "hashmap.h"
+
+#include <algorithm>
+
+namespace pgdds::containers {
+
+namespace {
+
+// The reader bit a find tries first: it differs between ranks and between the threads of a rank
+// (their stacks lie on different pages), so concurrent readers rarely pick the same one; a
+// reader whose bit is taken moves to the next.
+unsigned first_reader_bit(int rank)
+{
+    int on_stack;
+    return unsigned(mix64(uint64_t(rank) << 32 ^ uint64_t(reinterpret_cast<uintptr_t>(&on_stack) >> 12)));
+}
+uint32_t reader_bit(unsigned choice) { return 1u << (state::reader_shift + choice % state::reader_bits); }
+
+// The state word at the start of a bucket view (no concurrent writer: see the callers).
+uint32_t state_of(const uint8_t *bucket) { return __atomic_load_n(reinterpret_cast<const uint32_t *>(bucket), __ATOMIC_ACQUIRE); }
+
+// Locks bucket word: ready -> reserved (reserved -> ready undoes it; -> tombstone erases).
+constexpr uint32_t lock_flip = state::ready ^ state::reserved;
+constexpr uint32_t erase_flip = state::reserved ^ state::tombstone;
+
+// Groups of keys hashed and prefetched together by the batched operations.
+constexpr size_t batch_group = 16;
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Creation, shape
+// ---------------------------------------------------------------------------------------------
+status hash_map::create(runtime *rt, const pgdds_hashmap_params_t &params, const pgdds_hashmap_options_t *options,
+                        hash_map *&out)
+{
+    const char *who = "pgdds_hashmap_create";
+    std::unique_ptr<hash_map> m(new (std::nothrow) hash_map(rt));
+    status st = PGDDS_OK;
+    const uint64_t known = PGDDS_HASHMAP_OPTION_HASH | PGDDS_HASHMAP_OPTION_MAX_PROBES;
+    if (!m) st = fail(PGDDS_ERR_NO_MEMORY, "%s: out of host memory", who);
+    else if (params.field_mask != 0)
+        st = fail(PGDDS_ERR_INVALID_ARG, "%s: params->field_mask 0x%llx names no known optional field", who,
+                  (unsigned long long)params.field_mask);
+    else if (params.key_size == 0) st = fail(PGDDS_ERR_INVALID_ARG, "%s: key_size is 0", who);
+    else if (params.key_size > (1u << 24) || params.value_size > (1u << 24))
+        st = fail(PGDDS_ERR_INVALID_ARG, "%s: key_size %zu or value_size %zu exceeds 16 MiB", who, params.key_size,
+                  params.value_size);
+    else if (params.capacity == 0) st = fail(PGDDS_ERR_INVALID_ARG, "%s: capacity is 0", who);
+    else if (options && (options->field_mask & ~known))
+        st = fail(PGDDS_ERR_INVALID_ARG, "%s: options->field_mask has unknown bits 0x%llx", who,
+                  (unsigned long long)(options->field_mask & ~known));
+    else if (options && (options->field_mask & PGDDS_HASHMAP_OPTION_HASH) && !options->hash)
+        st = fail(PGDDS_ERR_INVALID_ARG, "%s: options->hash is NULL", who);
+    else if (options && (options->field_mask & PGDDS_HASHMAP_OPTION_MAX_PROBES) && options->max_probes == 0)
+        st = fail(PGDDS_ERR_INVALID_ARG, "%s: options->max_probes is 0", who);
+    uint64_t probes = 1024;
+    if (st == PGDDS_OK && options && (options->field_mask & PGDDS_HASHMAP_OPTION_MAX_PROBES))
+        probes = options->max_probes;
+    st = agree_arguments(rt, who, st, {params.key_size, params.value_size, params.capacity, probes});
+    if (st != PGDDS_OK) return st;
+
+    m->key_size_ = params.key_size;
+    m->value_size_ = params.value_size;
+    m->bucket_bytes_ = bucket_bytes(params.key_size, params.value_size);
+    m->max_probes_ = probes;
+    if (options && (options->field_mask & PGDDS_HASHMAP_OPTION_HASH)) {
+        m->hash_fn_ = options->hash;
+        m->hash_arg_ = options->hash_arg;
+    }
+    pgdds_gptr_t mine;
+    st = m->make_table(who, params.capacity, m->table_, mine);
+    if (st != PGDDS_OK) return st;
+    out = m.release();
+    return PGDDS_OK;
+}
+
+// Allocates this rank's part of a table of `capacity` buckets (collective).
+status hash_map::make_table(const char *who, uint64_t capacity, hash_table &t, pgdds_gptr_t &mine) const
+{
+    uint64_t nranks = uint64_t(rt->nranks());
+    t.part_capacity = capacity / nranks + (capacity % nranks != 0);
+    t.probe_limit = std::min(t.part_capacity, max_probes_);
+    mine = PGDDS_GPTR_NULL;
+    status st = t.part_capacity > UINT64_MAX / bucket_bytes_
+                    ? fail(PGDDS_ERR_NO_MEMORY, "%s: %llu buckets per rank overflow", who,
+                           (unsigned long long)t.part_capacity)
+                    : alloc_zeroed(rt, who, t.part_capacity * bucket_bytes_, cache_line, mine);
+    st = agree(rt, who, st);
+    if (st == PGDDS_OK) st = gather_parts(rt, who, mine, t.where);
+    if (st != PGDDS_OK && mine != PGDDS_GPTR_NULL) rt->allocator().free(gptr::offset(mine));
+    return st;
+}
+
+status hash_map::destroy(const char *who)
+{
+    status st = rt->barrier(who);
+    rt->allocator().free(gptr::offset(table_.where.global[size_t(rt->rank())]));
+    return st;
+}
+
+key_place hash_map::place(const hash_table &t, const void *key) const
+{
+    return place_key(hash(key), rt->nranks(), t.part_capacity);
+}
+
+status hash_map::check_local(const char *who, unsigned concurrent, int owner) const
+{
+    if (!(concurrent & PGDDS_CP_LOCAL) || owner == rt->rank()) return PGDDS_OK;
+    return fail(PGDDS_ERR_INVALID_ARG, "%s: PGDDS_CP_LOCAL needs a key this rank owns; this key belongs to rank %d "
+                "(this is rank %d)", who, owner, rt->rank());
+}
+
+template <class Mem> void hash_map::prefetch(Mem &m, const hash_table &t, const key_place &p) const
+{
+    auto b = bucket<Mem>(t, p.owner, p.home);
+    m.prefetch(b);
+    m.prefetch(Mem::offset(b, bucket_bytes_ - 1));
+}
+
+// Whether bucket b (which the caller keeps from changing) holds `key`.
+template <class Mem> bool hash_map::holds_key(Mem &m, typename Mem::address b, const uint8_t *key, uint8_t *scratch) const
+{
+    const uint8_t *k = m.view(Mem::offset(b, bucket_key_offset), key_size_, scratch);
+    return !m.failed() && same_bytes(k, key, key_size_);
+}
+
+// Locks bucket b (ready -> reserved) if it may hold the key: ready with the key's fingerprint.
+// Waits while readers hold it, or while a writer has it reserved under this fingerprint (it
+// may be writing this very key). `word` receives the last word seen.
+template <class Mem>
+hash_map::lock_outcome hash_map::lock_candidate(Mem &m, typename Mem::address b, uint32_t fingerprint, uint32_t &word,
+                                                spinner &spin, const char *who) const
+{
+    uint32_t expected = state::ready | fingerprint;  // the usual word: no chain lock, no readers
+    for (;;) {
+        uint32_t old = m.cas32(b, expected, expected ^ lock_flip);
+        if (m.failed()) return lock_outcome::failed;
+        word = old;
+        if (old == expected) return lock_outcome::locked;
+        uint32_t s = state::status(old);
+        if (s == state::free) return lock_outcome::free;
+        if (s == state::tombstone || state::fingerprint(old) != fingerprint) return lock_outcome::skip;
+        if (s == state::reserved || (old & state::reader_mask)) {
+            if (!spin.again(m, who)) return lock_outcome::failed;
+        }
+        // Expect it ready, with whatever chain lock it carries and no readers.
+        expected = (old & ~(state::reader_mask | state::status_mask)) | state::ready;
+    }
+}
+
+// Claims bucket b, last seen as `seen` (free or tombstone), for a new entry: CAS to `claimed`,
+// keeping the bucket's chain lock bit. Waits out readers; `lost` when another writer took it.
+template <class Mem>
+hash_map::claim_outcome hash_map::try_claim(Mem &m, typename Mem::address b, uint32_t seen, uint32_t claimed,
+                                            spinner &spin, const char *who) const
+{
+    uint32_t expected = seen & ~state::reader_mask;
+    for (;;) {
+        uint32_t old = m.cas32(b, expected, claimed | (expected & state::chain_lock));
+        if (m.failed()) return claim_outcome::failed;
+        if (old == expected) return claim_outcome::claimed;
+        if (state::status(old) != state::status(seen)) return claim_outcome::lost;
+        expected = old & ~state::reader_mask;
+        if ((old & state::reader_mask) && !spin.again(m, who)) return claim_outcome::failed;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Insert
+// ---------------------------------------------------------------------------------------------
+// atomic: fully atomic (Table 6.1a): claim as reserved, write, flush, publish as ready (2A+W).
+// Otherwise only inserts of other keys overlap (CP_INSERT, Table 8.2b): claim as ready, write
+// (A+W); the writes land by the next flush or barrier, before any find may look.
+template <class Mem>
+status hash_map::insert_with(Mem &m, const hash_table &t, const char *who, const uint8_t *key, const uint8_t *value,
+                             const key_place &p, bool atomic) const
+{
+    const uint32_t claimed = (atomic ? state::reserved : state::ready) | p.fingerprint;
+    auto home = bucket<Mem>(t, p.owner, p.home);
+    // The common case: the home bucket has never been used, so the key is nowhere else.
+    if (m.cas32(home, state::free, claimed) == state::free) {
+        m.put2(Mem::offset(home, bucket_key_offset), key, key_size_, value, value_size_);
+        if (atomic) {
+            m.flush();
+            m.xor32(home, state::reserved ^ state::ready);
+        }
+        return m.result();
+    }
+    if (!atomic) return insert_probing(m, t, who, key, value, p, false);
+    // A collision: hold the home bucket's chain lock while probing, so that no other insert of a
+    // key with this home (this key in particular) probes at the same time and two inserts of one
+    // key cannot both decide it is absent (tombstones make their probe sequences differ).
+    spinner spin(rt);
+    while (m.fetch_or32(home, state::chain_lock) & state::chain_lock) {
+        if (m.failed()) return m.result();
+        while (m.load32(home) & state::chain_lock)
+            if (m.failed() || !spin.again(m, who)) return m.failed() ? m.result() : PGDDS_ERR_TIMEOUT;
+    }
+    status st = insert_probing(m, t, who, key, value, p, true);
+    m.and32(home, ~state::chain_lock);
+    return st != PGDDS_OK ? st : m.result();
+}
+
+// Probes for the key: assigns it in place if found before the first free bucket; otherwise fills
+// the first tombstone passed, or that free bucket.
+template <class Mem>
+status hash_map::insert_probing(Mem &m, const hash_table &t, const char *who, const uint8_t *key, const uint8_t *value,
+                                const key_place &p, bool atomic) const
+{
+    const uint32_t claimed = (atomic ? state::reserved : state::ready) | p.fingerprint;
+    scratch_buffer scratch(key_size_);
+    spinner spin(rt);
+    for (;;) {  // until the entry is written; a claim lost to another writer probes again
+        typename Mem::address target{};
+        uint32_t target_word = 0;
+        bool have_target = false, at_free = false;
+        for (uint64_t i = 0; i < t.probe_limit && !at_free; ++i) {
+            auto b = bucket<Mem>(t, p.owner, probe_slot(p.home, i, t.part_capacity));
+            uint32_t w;
+            if (atomic) {
+                lock_outcome r = lock_candidate(m, b, p.fingerprint, w, spin, who);
+                if (r == lock_outcome::failed) return m.failed() ? m.result() : PGDDS_ERR_TIMEOUT;
+                if (r == lock_outcome::locked) {
+                    if (holds_key(m, b, key, scratch.data())) {  // assign in place
+                        m.put(Mem::offset(b, bucket_key_offset + key_size_), value, value_size_);
+                        m.flush();
+                        m.xor32(b, lock_flip);
+                        return m.result();
+                    }
+                    m.xor32(b, lock_flip);
+                    continue;
+                }
+            } else {
+                w = m.load32(b);
+                if (m.failed()) return m.result();
+                if (state::status(w) == state::ready && state::fingerprint(w) == p.fingerprint &&
+                    holds_key(m, b, key, scratch.data())) {
+                    m.put(Mem::offset(b, bucket_key_offset + key_size_), value, value_size_);
+                    return m.result();
+                }
+            }
+            uint32_t s = state::status(w);
+            if (s == state::free) at_free = true;
+            if ((s == state::free || s == state::tombstone) && !have_target) {
+                target = b;
+                target_word = w;
+                have_target = true;
+            }
+        }
+        if (!have_target)
+            return fail(PGDDS_ERR_FULL, "%s: no free bucket within %llu probes on rank %d (capacity %llu per rank)",
+                        who, (unsigned long long)t.probe_limit, p.owner, (unsigned long long)t.part_capacity);
+        claim_outcome c = try_claim(m, target, target_word, claimed, spin, who);
+        if (c == claim_outcome::failed) return m.failed() ? m.result() : PGDDS_ERR_TIMEOUT;
+        if (c == claim_outcome::lost) continue;
+        m.put2(Mem::offset(target, bucket_key_offset), key, key_size_, value, value_size_);
+        if (atomic) {
+            m.flush();
+            m.xor32(target, state::reserved ^ state::ready);
+        }
+        return m.result();
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Find
+// ---------------------------------------------------------------------------------------------
+// atomic: fully atomic (Table 6.1c): fetch-or a reader bit, read key and value, clear it (2A+R).
+// Otherwise only finds overlap (CP_FIND, Table 6.1d): one read of the whole bucket (R).
+// Returns PGDDS_ERR_NOT_FOUND without a message (the callers add one where it is wanted).
+template <class Mem>
+status hash_map::find_with(Mem &m, const char *who, const uint8_t *key, uint8_t *value, const key_place &p,
+                           bool atomic) const
+{
+    const hash_table &t = table_;
+    scratch_buffer scratch(bucket_bytes_);
+    spinner spin(rt);
+    unsigned reader_choice = atomic ? first_reader_bit(rt->rank()) : 0;
+    for (uint64_t i = 0; i < t.probe_limit; ++i) {
+        auto b = bucket<Mem>(t, p.owner, probe_slot(p.home, i, t.part_capacity));
+        if (!atomic) {
+            const uint8_t *bk = m.view(b, bucket_bytes_, scratch.data());
+            if (m.failed()) return m.result();
+            uint32_t w = state_of(bk);
+            if (state::status(w) == state::free) return PGDDS_ERR_NOT_FOUND;
+            if (state::status(w) == state::ready && state::fingerprint(w) == p.fingerprint &&
+                same_bytes(bk + bucket_key_offset, key, key_size_)) {
+                copy_bytes(value, bk + bucket_key_offset + key_size_, value_size_);
+                return PGDDS_OK;
+            }
+            continue;
+        }
+        for (;;) {  // until this bucket is decided
+            uint32_t bit = reader_bit(reader_choice);
+            uint32_t w = m.fetch_or32(b, bit);
+            if (m.failed()) return m.result();
+            if (w & bit) {  // another reader holds this bit
+                ++reader_choice;
+                if (!spin.again(m, who)) return PGDDS_ERR_TIMEOUT;
+                continue;
+            }
+            uint32_t s = state::status(w);
+            bool same_print = state::fingerprint(w) == p.fingerprint, match = false;
+            if (s == state::ready && same_print) {
+                const uint8_t *kv = m.view(Mem::offset(b, bucket_key_offset), key_size_ + value_size_, scratch.data());
+                match = !m.failed() && same_bytes(kv, key, key_size_);
+                if (match) copy_bytes(value, kv + key_size_, value_size_);
+            }
+            m.and32(b, ~bit);
+            if (m.failed()) return m.result();
+            if (match) return PGDDS_OK;
+            if (s == state::free) return PGDDS_ERR_NOT_FOUND;
+            if (s != state::reserved || !same_print) break;  // tombstone or another key: next bucket
+            if (!spin.again(m, who)) return PGDDS_ERR_TIMEOUT;  // being written, maybe with this key
+        }
+    }
+    return PGDDS_ERR_NOT_FOUND;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Erase: lock the key's bucket, check the key, turn it into a tombstone (2A+R).
+// ---------------------------------------------------------------------------------------------
+template <class Mem> status hash_map::erase_with(Mem &m, const char *who, const uint8_t *key, const key_place &p) const
+{
+    const hash_table &t = table_;
+    scratch_buffer scratch(key_size_);
+    spinner spin(rt);
+    for (uint64_t i = 0; i < t.probe_limit; ++i) {
+        auto b = bucket<Mem>(t, p.owner, probe_slot(p.home, i, t.part_capacity));
+        uint32_t w;
+        lock_outcome r = lock_candidate(m, b, p.fingerprint, w, spin, who);
+        if (r == lock_outcome::failed) return m.failed() ? m.result() : PGDDS_ERR_TIMEOUT;
+        if (r == lock_outcome::free) break;
+        if (r == lock_outcome::skip) continue;
+        bool match = holds_key(m, b, key, scratch.data());
+        m.xor32(b, match ? erase_flip : lock_flip);
+        if (match) return m.result();
+    }
+    return m.failed() ? m.result() : fail(PGDDS_ERR_NOT_FOUND, "%s: no such key", who);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Batches: hash a group of keys and start fetching their home buckets before working on any, so
+// that the memory (or network) latencies of the group overlap.
+// ---------------------------------------------------------------------------------------------
+template <class Mem>
+status hash_map::find_group(Mem &m, const char *who, size_t n, const uint8_t *keys, uint8_t *values,
+                            unsigned char *found, bool atomic) const
+{
+    key_place places[batch_group];
+    for (size_t j = 0; j < n; ++j) {
+        places[j] = place(table_, keys + j * key_size_);
+        prefetch(m, table_, places[j]);
+    }
+    // Over the network a CP_FIND group reads its home buckets together and decides every key
+    // whose home bucket is its own or free; the others probe one by one below.
+    bool decided[batch_group] = {};
+    if constexpr (!Mem::load_store) {
+        if (!atomic) {
+            scratch_buffer homes(n * bucket_bytes_);
+            for (size_t j = 0; j < n; ++j)
+                m.get_nbi(homes.data() + j * bucket_bytes_, bucket<Mem>(table_, places[j].owner, places[j].home),
+                          bucket_bytes_);
+            m.flush();
+            if (m.failed()) return m.result();
+            for (size_t j = 0; j < n; ++j) {
+                const uint8_t *bk = homes.data() + j * bucket_bytes_;
+                uint32_t w = state_of(bk);
+                if (state::status(w) == state::free) {
+                    found[j] = 0;
+                    decided[j] = true;
+                } else if (state::status(w) == state::ready && state::fingerprint(w) == places[j].fingerprint &&
+                           same_bytes(bk + bucket_key_offset, keys + j * key_size_, key_size_)) {
+                    copy_bytes(values + j * value_size_, bk + bucket_key_offset + key_size_, value_size_);
+                    found[j] = 1;
+                    decided[j] = true;
+                }
+            }
+        }
+    }
+    for (size_t j = 0; j < n; ++j) {
+        if (decided[j]) continue;
+        status st = find_with(m, who, keys + j * key_size_, values + j * value_size_, places[j], atomic);
+        if (st != PGDDS_OK && st != PGDDS_ERR_NOT_FOUND) return st;
+        found[j] = st == PGDDS_OK;
+    }
+    return PGDDS_OK;
+}
+
+// Inserts up to n keys; `done` tells how many before the first failure.
+template <class Mem>
+status hash_map::insert_group(Mem &m, const hash_table &t, const char *who, size_t n, const uint8_t *keys,
+                              size_t key_stride, const uint8_t *values, size_t value_stride, bool atomic,
+                              size_t &done) const
+{
+    key_place places[batch_group];
+    for (size_t j = 0; j < n; ++j) {
+        places[j] = place(t, keys + j * key_stride);
+        prefetch(m, t, places[j]);
+    }
+    for (done = 0; done < n; ++done) {
+        status st = insert_with(m, t, who, keys + done * key_stride, values + done * value_stride, places[done], atomic);
+        if (st != PGDDS_OK) return st;
+    }
+    return PGDDS_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Entry points
+// ---------------------------------------------------------------------------------------------
+status hash_map::insert(const char *who, const void *key, const void *value, unsigned concurrent)
+{
+    if (!key) return fail(PGDDS_ERR_INVALID_ARG, "%s: key is NULL", who);
+    if (!value && value_size_) return fail(PGDDS_ERR_INVALID_ARG, "%s: value is NULL", who);
+    status st = check_promise(who, concurrent, PGDDS_CP_INSERT | PGDDS_CP_FIND);
+    if (st != PGDDS_OK) return st;
+    key_place p = place(table_, key);
+    st = check_local(who, concurrent, p.owner);
+    if (st != PGDDS_OK) return st;
+    bool atomic = (concurrent & ~PGDDS_CP_LOCAL) != PGDDS_CP_INSERT;
+    auto k = static_cast<const uint8_t *>(key);
+    auto v = static_cast<const uint8_t *>(value);
+    return with_memory(who, concurrent & PGDDS_CP_LOCAL,
+                       [&](auto &m) { return insert_with(m, table_, who, k, v, p, atomic); });
+}
+
+status hash_map::find(const char *who, const void *key, void *value, unsigned concurrent)
+{
+    if (!key) return fail(PGDDS_ERR_INVALID_ARG, "%s: key is NULL", who);
+    if (!value && value_size_) return fail(PGDDS_ERR_INVALID_ARG, "%s: value is NULL", who);
+    status st = check_promise(who, concurrent, PGDDS_CP_INSERT | PGDDS_CP_FIND);
+    if (st != PGDDS_OK) return st;
+    key_place p = place(table_, key);
+    st = check_local(who, concurrent, p.owner);
+    if (st != PGDDS_OK) return st;
+    bool atomic = (concurrent & ~PGDDS_CP_LOCAL) != PGDDS_CP_FIND;
+    auto k = static_cast<const uint8_t *>(key);
+    auto v = static_cast<uint8_t *>(value);
+    st = with_memory(who, concurrent & PGDDS_CP_LOCAL, [&](auto &m) { return find_with(m, who, k, v, p, atomic); });
+    return st == PGDDS_ERR_NOT_FOUND ? fail(st, "%s: no such key", who) : st;
+}
+
+status hash_map::erase(const char *who, const void *key, unsigned concurrent)
+{
+    if (!key) return fail(PGDDS_ERR_INVALID_ARG, "%s: key is NULL", who);
+    status st = check_promise(who, concurrent, PGDDS_CP_INSERT | PGDDS_CP_FIND);
+    if (st != PGDDS_OK) return st;
+    key_place p = place(table_, key);
+    st = check_local(who, concurrent, p.owner);
+    if (st != PGDDS_OK) return st;
+    auto k = static_cast<const uint8_t *>(key);
+    return with_memory(who, concurrent & PGDDS_CP_LOCAL, [&](auto &m) { return erase_with(m, who, k, p); });
+}
+
+status hash_map::insert_many(const char *who, size_t count, const uint8_t *keys, const uint8_t *values,
+                             unsigned concurrent)
+{
+    if (count && !keys) return fail(PGDDS_ERR_INVALID_ARG, "%s: keys is NULL", who);
+    if (count && !values && value_size_) return fail(PGDDS_ERR_INVALID_ARG, "%s: values is NULL", who);
+    status st = check_promise(who, concurrent, PGDDS_CP_INSERT | PGDDS_CP_FIND);
+    if (st != PGDDS_OK) return st;
+    bool local = concurrent & PGDDS_CP_LOCAL;
+    for (size_t i = 0; local && i < count; ++i) {
+        st = check_local(who, concurrent, owner(keys + i * key_size_));
+        if (st != PGDDS_OK) return st;
+    }
+    bool atomic = (concurrent & ~PGDDS_CP_LOCAL) != PGDDS_CP_INSERT;
+    return with_memory(who, local, [&](auto &m) {
+        for (size_t i = 0; i < count; i += batch_group) {
+            size_t n = std::min(batch_group, count - i), done;
+            status s = insert_group(m, table_, who, n, keys + i * key_size_, key_size_, values + i * value_size_,
+                                    value_size_, atomic, done);
+            if (s != PGDDS_OK) return s;
+        }
+        return PGDDS_OK;
+    });
+}
+
+status hash_map::find_many(const char *who, size_t count, const uint8_t *keys, uint8_t *values, unsigned char *found,
+                           unsigned concurrent)
+{
+    if (count && !keys) return fail(PGDDS_ERR_INVALID_ARG, "%s: keys is NULL", who);
+    if (count && !values && value_size_) return fail(PGDDS_ERR_INVALID_ARG, "%s: values is NULL", who);
+    if (count && !found) return fail(PGDDS_ERR_INVALID_ARG, "%s: found is NULL", who);
+    status st = check_promise(who, concurrent, PGDDS_CP_INSERT | PGDDS_CP_FIND);
+    if (st != PGDDS_OK) return st;
+    bool local = concurrent & PGDDS_CP_LOCAL;
+    for (size_t i = 0; local && i < count; ++i) {
+        st = check_local(who, concurrent, owner(keys + i * key_size_));
+        if (st != PGDDS_OK) return st;
+    }
+    bool atomic = (concurrent & ~PGDDS_CP_LOCAL) != PGDDS_CP_FIND;
+    return with_memory(who, local, [&](auto &m) {
+        for (size_t i = 0; i < count; i += batch_group) {
+            size_t n = std::min(batch_group, count - i);
+            status s = find_group(m, who, n, keys + i * key_size_, values + i * value_size_, found + i, atomic);
+            if (s != PGDDS_OK) return s;
+        }
+        return PGDDS_OK;
+    });
+}
+
+status hash_map::insert_own_records(const char *who, size_t count, const uint8_t *records, uint64_t &dropped)
+{
+    exclusive_memory m;
+    size_t stride = key_size_ + value_size_;
+    status first_failure = PGDDS_OK;
+    for (size_t i = 0; i < count;) {
+        size_t n = std::min(batch_group, count - i), done = 0;
+        const uint8_t *r = records + i * stride;
+        status st = insert_group(m, table_, who, n, r, stride, r + key_size_, stride, false, done);
+        i += done;
+        if (st != PGDDS_OK) {  // skip the record that does not fit and go on
+            if (first_failure == PGDDS_OK) first_failure = st;
+            ++dropped;
+            ++i;
+        }
+    }
+    return first_failure;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Collective and local views of the whole table
+// ---------------------------------------------------------------------------------------------
+status hash_map::foreach_local(pgdds_hashmap_visit_t visit, void *arg)
+{
+    uint8_t *part = table_.where.local[size_t(rt->rank())];
+    for (uint64_t i = 0; i < table_.part_capacity; ++i) {
+        uint8_t *b = part + i * bucket_bytes_;
+        if (state::status(state_of(b)) != state::ready) continue;
+        if (visit(b + bucket_key_offset, b + bucket_key_offset + key_size_, arg)) break;
+    }
+    return PGDDS_OK;
+}
+
+status hash_map::size(const char *who, uint64_t &count)
+{
+    status st = rt->barrier(who);
+    if (st != PGDDS_OK) return st;
+    uint64_t mine = 0;
+    const uint8_t *part = table_.where.local[size_t(rt->rank())];
+    for (uint64_t i = 0; i < table_.part_capacity; ++i)
+        mine += state::status(state_of(part + i * bucket_bytes_)) == state::ready;
+    uint64_t total = 0;
+    st = rt->allreduce(who, &mine, &total, 1, PGDDS_UINT64, PGDDS_OP_SUM);
+    if (st == PGDDS_OK) count = total;
+    return st;
+}
+
+// Owners depend only on the rank count, so each rank rehashes its own part into its new part.
+status hash_map::resize(const char *who, uint64_t new_capacity)
+{
+    status st = new_capacity == 0 ? fail(PGDDS_ERR_INVALID_ARG, "%s: new capacity is 0", who) : PGDDS_OK;
+    st = agree_arguments(rt, who, st, {new_capacity});
+    if (st == PGDDS_OK) st = rt->barrier(who);
+    if (st != PGDDS_OK) return st;
+    hash_table next;
+    pgdds_gptr_t mine;
+    st = make_table(who, new_capacity, next, mine);
+    if (st != PGDDS_OK) return st;
+    const uint8_t *old = table_.where.local[size_t(rt->rank())];
+    exclusive_memory m;
+    for (uint64_t i = 0; i < table_.part_capacity && st == PGDDS_OK; ++i) {
+        const uint8_t *b = old + i * bucket_bytes_;
+        if (state::status(state_of(b)) != state::ready) continue;
+        const uint8_t *key = b + bucket_key_offset;
+        st = insert_with(m, next, who, key, key + key_size_, place(next, key), false);
+    }
+    st = agree(rt, who, st);
+    pgdds_gptr_t drop = st == PGDDS_OK ? table_.where.global[size_t(rt->rank())] : mine;
+    rt->allocator().free(gptr::offset(drop));
+    if (st == PGDDS_OK) table_ = std::move(next);
+    return st;
+}
+
+status resolve_hashmap(pgdds_hashmap *h, const char *who, hash_map *&out)
+{
+    return resolve(h, hashmap_magic, who, "hash map", out);
+}
+
+}  // namespace pgdds::containers
+
+// ---------------------------------------------------------------------------------------------
+// C ABI
+// ---------------------------------------------------------------------------------------------
+using namespace pgdds;
+using namespace pgdds::containers;
+
+extern "C" {
+
+PGDDS_API pgdds_status_t pgdds_hashmap_create_with(pgdds_context_t ctx, const pgdds_hashmap_params_t *params,
+                                                   const pgdds_hashmap_options_t *options, pgdds_hashmap_t *map)
+{
+    const char *who = "pgdds_hashmap_create";
+    runtime *rt = runtime::from(ctx);
+    if (!rt) return fail(ctx ? PGDDS_ERR_STATE : PGDDS_ERR_INVALID_ARG, "%s: the context is %s", who,
+                         ctx ? "not live (finalized?)" : "NULL");
+    if (!params) return fail(PGDDS_ERR_INVALID_ARG, "%s: params is NULL", who);
+    if (!map) return fail(PGDDS_ERR_INVALID_ARG, "%s: map is NULL", who);
+    try {
+        hash_map *impl = nullptr;
+        status st = hash_map::create(rt, *params, options, impl);
+        if (st != PGDDS_OK) return st;
+        st = make_handle(hashmap_magic, impl, *map);
+        if (st != PGDDS_OK) delete impl;
+        return st;
+    } catch (const std::bad_alloc &) {
+        return fail(PGDDS_ERR_NO_MEMORY, "%s: out of host memory", who);
+    }
+}
+
+PGDDS_API pgdds_status_t pgdds_hashmap_create(pgdds_context_t ctx, const pgdds_hashmap_params_t *params,
+                                              pgdds_hashmap_t *map)
+{
+    return pgdds_hashmap_create_with(ctx, params, nullptr, map);
+}
+
+PGDDS_API pgdds_status_t pgdds_hashmap_destroy(pgdds_hashmap_t map)
+{
+    const char *who = "pgdds_hashmap_destroy";
+    if (!map || map->magic != hashmap_magic) return bad_handle(map, who, "hash map");
+    status st = runtime::from(map->impl->ctx) ? map->impl->destroy(who)
+                                              : fail(PGDDS_ERR_STATE, "%s: the context was finalized first", who);
+    kill_handle(map);
+    return st;
+}
+
+PGDDS_API pgdds_status_t pgdds_hashmap_insert(pgdds_hashmap_t map, const void *key, const void *value,
+                                              unsigned concurrent)
+{
+    hash_map *m = nullptr;
+    status st = resolve_hashmap(map, "pgdds_hashmap_insert", m);
+    return st != PGDDS_OK ? st : m->insert("pgdds_hashmap_insert", key, value, concurrent);
+}
+
+PGDDS_API pgdds_status_t pgdds_hashmap_find(pgdds_hashmap_t map, const void *key, void *value, unsigned concurrent)
+{
+    hash_map *m = nullptr;
+    status st = resolve_hashmap(map, "pgdds_hashmap_find", m);
+    return st != PGDDS_OK ? st : m->find("pgdds_hashmap_find", key, value, concurrent);
+}
+
+PGDDS_API pgdds_status_t pgdds_hashmap_erase(pgdds_hashmap_t map, const void *key, unsigned concurrent)
+{
+    hash_map *m = nullptr;
+    status st = resolve_hashmap(map, "pgdds_hashmap_erase", m);
+    return st != PGDDS_OK ? st : m->erase("pgdds_hashmap_erase", key, concurrent);
+}
+
+PGDDS_API pgdds_status_t pgdds_hashmap_size(pgdds_hashmap_t map, uint64_t *global_count)
+{
+    const char *who = "pgdds_hashmap_size";
+    hash_map *m = nullptr;
+    status st = resolve_hashmap(map, who, m);
+    if (st != PGDDS_OK) return st;
+    if (!global_count) return fail(PGDDS_ERR_INVALID_ARG, "%s: global_count is NULL", who);
+    return m->size(who, *global_count);
+}
+
+PGDDS_API pgdds_status_t pgdds_hashmap_find_many(pgdds_hashmap_t map, size_t count, const void *keys, void *values,
+                                                 unsigned char *found, unsigned concurrent)
+{
+    const char *who = "pgdds_hashmap_find_many";
+    hash_map *m = nullptr;
+    status st = resolve_hashmap(map, who, m);
+    return st != PGDDS_OK ? st
+                          : m->find_many(who, count, static_cast<const uint8_t *>(keys), static_cast<uint8_t *>(values),
+                                         found, concurrent);
+}
+
+PGDDS_API pgdds_status_t pgdds_hashmap_insert_many(pgdds_hashmap_t map, size_t count, const void *keys,
+                                                   const void *values, unsigned concurrent)
+{
+    const char *who = "pgdds_hashmap_insert_many";
+    hash_map *m = nullptr;
+    status st = resolve_hashmap(map, who, m);
+    return st != PGDDS_OK ? st
+                          : m->insert_many(who, count, static_cast<const uint8_t *>(keys),
+                                           static_cast<const uint8_t *>(values), concurrent);
+}
+
+PGDDS_API pgdds_status_t pgdds_hashmap_resize(pgdds_hashmap_t map, uint64_t new_capacity)
+{
+    const char *who = "pgdds_hashmap_resize";
+    hash_map *m = nullptr;
+    status st = resolve_hashmap(map, who, m);
+    if (st != PGDDS_OK) return st;
+    try {
+        return m->resize(who, new_capacity);
+    } catch (const std::bad_alloc &) {
+        return fail(PGDDS_ERR_NO_MEMORY, "%s: out of host memory", who);
+    }
+}
+
+PGDDS_API pgdds_status_t pgdds_hashmap_capacity(pgdds_hashmap_t map, uint64_t *capacity)
+{
+    const char *who = "pgdds_hashmap_capacity";
+    hash_map *m = nullptr;
+    status st = resolve_hashmap(map, who, m);
+    if (st != PGDDS_OK) return st;
+    if (!capacity) return fail(PGDDS_ERR_INVALID_ARG, "%s: capacity is NULL", who);
+    *capacity = m->capacity();
+    return PGDDS_OK;
+}
+
+PGDDS_API pgdds_status_t pgdds_hashmap_owner(pgdds_hashmap_t map, const void *key, int *rank)
+{
+    const char *who = "pgdds_hashmap_owner";
+    hash_map *m = nullptr;
+    status st = resolve_hashmap(map, who, m);
+    if (st != PGDDS_OK) return st;
+    if (!key) return fail(PGDDS_ERR_INVALID_ARG, "%s: key is NULL", who);
+    if (!rank) return fail(PGDDS_ERR_INVALID_ARG, "%s: rank is NULL", who);
+    *rank = m->owner(key);
+    return PGDDS_OK;
+}
+
+PGDDS_API pgdds_status_t pgdds_hashmap_foreach_local(pgdds_hashmap_t map, pgdds_hashmap_visit_t visit, void *arg)
+{
+    const char *who = "pgdds_hashmap_foreach_local";
+    hash_map *m = nullptr;
+    status st = resolve_hashmap(map, who, m);
+    if (st != PGDDS_OK) return st;
+    if (!visit) return fail(PGDDS_ERR_INVALID_ARG, "%s: visit is NULL", who);
+    return m->foreach_local(visit, arg);
+}
+
+}  // extern "C"

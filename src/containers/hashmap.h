@@ -1,0 +1,105 @@
+// The distributed hash map (BCL paper §5.2, thesis §6.1): open addressing over a block-
+// distributed bucket array, per-bucket 32-bit state words, protocols chosen per call by the
+// concurrency promise. The layout of a bucket and its state word is in layout.h.
+#pragma once
+
+#include "common.h"
+
+namespace pgdds::containers {
+class hash_map;
+}
+
+struct pgdds_hashmap {
+    uint64_t magic;
+    pgdds::containers::hash_map *impl;
+};
+
+namespace pgdds::containers {
+
+constexpr uint64_t hashmap_magic = 0x7067486d6170ull;  // "pgHmap"
+
+// The shape of the table, the same on every rank: resize builds a new one beside the old.
+struct hash_table {
+    uint64_t part_capacity = 0;  // buckets per rank
+    uint64_t probe_limit = 0;    // buckets one probe sequence may visit
+    parts where;                 // every rank's bucket array
+};
+
+class hash_map : public container {
+  public:
+    static status create(runtime *rt, const pgdds_hashmap_params_t &params, const pgdds_hashmap_options_t *options,
+                         hash_map *&out);
+    // Collective: waits for every rank, then frees this rank's part.
+    status destroy(const char *who);
+
+    size_t key_size() const { return key_size_; }
+    size_t value_size() const { return value_size_; }
+    uint64_t capacity() const { return table_.part_capacity * uint64_t(rt->nranks()); }
+    int owner(const void *key) const { return place(table_, key).owner; }
+
+    status insert(const char *who, const void *key, const void *value, unsigned concurrent);
+    status find(const char *who, const void *key, void *value, unsigned concurrent);
+    status erase(const char *who, const void *key, unsigned concurrent);
+    status insert_many(const char *who, size_t count, const uint8_t *keys, const uint8_t *values, unsigned concurrent);
+    status find_many(const char *who, size_t count, const uint8_t *keys, uint8_t *values, unsigned char *found,
+                     unsigned concurrent);
+    // Collective.
+    status size(const char *who, uint64_t &count);
+    status resize(const char *who, uint64_t new_capacity);
+    status foreach_local(pgdds_hashmap_visit_t visit, void *arg);
+    // Inserts `count` records (key then value, packed) that this rank owns, with nothing else
+    // touching its part: the drain of a hash map buffer. A record that does not fit is
+    // skipped and counted in `dropped`; the others are still inserted.
+    status insert_own_records(const char *who, size_t count, const uint8_t *records, uint64_t &dropped);
+
+  private:
+    explicit hash_map(runtime *rt) : container(rt) {}
+
+    key_place place(const hash_table &t, const void *key) const;
+    uint64_t hash(const void *key) const { return hash_fn_ ? hash_fn_(key, key_size_, hash_arg_) : hash_bytes(key, key_size_); }
+    status check_local(const char *who, unsigned concurrent, int owner) const;
+    template <class Mem> typename Mem::address bucket(const hash_table &t, int owner, uint64_t slot) const
+    {
+        return Mem::offset(t.where.at<Mem>(owner), slot * bucket_bytes_);
+    }
+    template <class Mem> void prefetch(Mem &m, const hash_table &t, const key_place &p) const;
+    template <class Mem> bool holds_key(Mem &m, typename Mem::address b, const uint8_t *key, uint8_t *scratch) const;
+
+    enum class lock_outcome { locked, free, skip, failed };
+    template <class Mem>
+    lock_outcome lock_candidate(Mem &m, typename Mem::address b, uint32_t fingerprint, uint32_t &word, spinner &spin,
+                                const char *who) const;
+    enum class claim_outcome { claimed, lost, failed };
+    template <class Mem>
+    claim_outcome try_claim(Mem &m, typename Mem::address b, uint32_t seen, uint32_t claimed, spinner &spin, const char *who) const;
+
+    template <class Mem>
+    status insert_with(Mem &m, const hash_table &t, const char *who, const uint8_t *key, const uint8_t *value,
+                       const key_place &p, bool atomic) const;
+    template <class Mem>
+    status insert_probing(Mem &m, const hash_table &t, const char *who, const uint8_t *key, const uint8_t *value,
+                          const key_place &p, bool atomic) const;
+    template <class Mem>
+    status find_with(Mem &m, const char *who, const uint8_t *key, uint8_t *value, const key_place &p, bool atomic) const;
+    template <class Mem> status erase_with(Mem &m, const char *who, const uint8_t *key, const key_place &p) const;
+    template <class Mem>
+    status find_group(Mem &m, const char *who, size_t n, const uint8_t *keys, uint8_t *values, unsigned char *found,
+                      bool atomic) const;
+    template <class Mem>
+    status insert_group(Mem &m, const hash_table &t, const char *who, size_t n, const uint8_t *keys,
+                        size_t key_stride, const uint8_t *values, size_t value_stride, bool atomic,
+                        size_t &done) const;
+
+    status make_table(const char *who, uint64_t capacity, hash_table &t, pgdds_gptr_t &mine) const;
+
+    size_t key_size_ = 0, value_size_ = 0;
+    uint64_t bucket_bytes_ = 0;
+    pgdds_hash_fn_t hash_fn_ = nullptr;
+    void *hash_arg_ = nullptr;
+    uint64_t max_probes_ = 1024;
+    hash_table table_;
+};
+
+status resolve_hashmap(pgdds_hashmap *h, const char *who, hash_map *&out);
+
+}  // namespace pgdds::containers

@@ -1,0 +1,410 @@
+// The hosted queues: storage, creation, the collective resize and migrate, the host's local
+// view, and the C ABI. The push/pop protocols are in fast_queue.cc, circular_queue.cc and
+// checksum_queue.cc.
+#include "queue.h"
+
+namespace pgdds::containers {
+
+queue::queue(runtime *rt, int kind, size_t elem_size, uint64_t capacity, int host, pgdds_gptr_t base)
+    : container(rt), kind_(kind), elem_size_(elem_size)
+{
+    set_storage(host, base, capacity);
+}
+
+void queue::set_storage(int host, pgdds_gptr_t base, uint64_t capacity)
+{
+    host_ = host;
+    base_ = base;
+    capacity_ = capacity;
+    local_ = rt->direct(base);
+}
+
+namespace {
+
+status check_shape(const char *who, int kind, size_t elem_size, uint64_t capacity)
+{
+    if (kind != PGDDS_QUEUE_FAST && kind != PGDDS_QUEUE_CIRCULAR && kind != PGDDS_QUEUE_CHECKSUM)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: kind %d is not PGDDS_QUEUE_FAST, _CIRCULAR or _CHECKSUM", who, kind);
+    if (elem_size == 0 || elem_size > (1u << 24))
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: elem_size %zu is not in 1..16 MiB", who, elem_size);
+    if (capacity == 0) return fail(PGDDS_ERR_INVALID_ARG, "%s: capacity is 0", who);
+    if (capacity > (uint64_t(1) << 48) / elem_size)
+        return fail(PGDDS_ERR_NO_MEMORY, "%s: %llu elements of %zu bytes are too many", who,
+                    (unsigned long long)capacity, elem_size);
+    return PGDDS_OK;
+}
+
+}  // namespace
+
+status queue::create(runtime *rt, const pgdds_queue_params_t &p, queue *&out)
+{
+    const char *who = "pgdds_queue_create";
+    status st = PGDDS_OK;
+    if (p.field_mask != 0)
+        st = fail(PGDDS_ERR_INVALID_ARG, "%s: params->field_mask 0x%llx names no known optional field", who,
+                  (unsigned long long)p.field_mask);
+    else if (p.host_rank < 0 || p.host_rank >= rt->nranks())
+        st = fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: host_rank %d is not in 0..%d", who, p.host_rank, rt->nranks() - 1);
+    else st = check_shape(who, p.kind, p.elem_size, p.capacity);
+    st = agree_arguments(rt, who, st, {uint64_t(p.kind), p.elem_size, p.capacity, uint64_t(p.host_rank)});
+    if (st != PGDDS_OK) return st;
+    pgdds_gptr_t base = PGDDS_GPTR_NULL;
+    if (rt->rank() == p.host_rank)
+        st = alloc_zeroed(rt, who, queue_layout::bytes(p.kind, p.elem_size, p.capacity), cache_line, base);
+    st = agree(rt, who, st);
+    if (st == PGDDS_OK) st = rt->broadcast(who, &base, sizeof base, p.host_rank);
+    std::unique_ptr<queue> q;
+    if (st == PGDDS_OK) {
+        q.reset(new (std::nothrow) queue(rt, p.kind, p.elem_size, p.capacity, p.host_rank, base));
+        if (!q) st = fail(PGDDS_ERR_NO_MEMORY, "%s: out of host memory", who);
+    }
+    st = agree(rt, who, st);
+    if (st != PGDDS_OK) {
+        if (rt->rank() == p.host_rank && base != PGDDS_GPTR_NULL) rt->allocator().free(gptr::offset(base));
+        return st;
+    }
+    out = q.release();
+    return PGDDS_OK;
+}
+
+status queue::create_per_rank(runtime *rt, const char *who, int kind, size_t elem_size, uint64_t capacity,
+                              std::vector<std::unique_ptr<queue>> &out)
+{
+    status st = check_shape(who, kind, elem_size, capacity);
+    pgdds_gptr_t mine = PGDDS_GPTR_NULL;
+    if (st == PGDDS_OK) st = alloc_zeroed(rt, who, queue_layout::bytes(kind, elem_size, capacity), cache_line, mine);
+    st = agree(rt, who, st);
+    parts all;
+    if (st == PGDDS_OK) st = gather_parts(rt, who, mine, all);
+    if (st != PGDDS_OK) {
+        if (mine != PGDDS_GPTR_NULL) rt->allocator().free(gptr::offset(mine));
+        return st;
+    }
+    out.clear();
+    for (int r = 0; r < rt->nranks(); ++r)
+        out.emplace_back(new queue(rt, kind, elem_size, capacity, r, all.global[size_t(r)]));
+    return PGDDS_OK;
+}
+
+status queue::destroy(const char *who)
+{
+    status st = rt->barrier(who);
+    release_storage();
+    return st;
+}
+
+void queue::release_storage()
+{
+    if (rt->rank() == host_) rt->allocator().free(gptr::offset(base_));
+}
+
+status queue::full(const char *who, size_t count, uint64_t head, uint64_t tail) const
+{
+    uint64_t used = tail > head ? std::min(tail - head, capacity_) : 0;
+    return fail(PGDDS_ERR_FULL, "%s: %zu elements do not fit: the queue on rank %d holds %llu of %llu", who, count,
+                host_, (unsigned long long)used, (unsigned long long)capacity_);
+}
+
+status queue::empty(const char *who) const
+{
+    return fail(PGDDS_ERR_EMPTY, "%s: the queue on rank %d is empty", who, host_);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Push and pop: the promise picks the protocol
+// ---------------------------------------------------------------------------------------------
+status queue::push(const char *who, const void *elems, size_t count, unsigned concurrent)
+{
+    if (!elems && count) return fail(PGDDS_ERR_INVALID_ARG, "%s: elems is NULL", who);
+    status st = check_promise(who, concurrent, PGDDS_CP_PUSH | PGDDS_CP_POP);
+    if (st != PGDDS_OK) return st;
+    bool local = concurrent & PGDDS_CP_LOCAL;
+    if (local && rt->rank() != host_)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: PGDDS_CP_LOCAL is for the host (rank %d), not rank %d", who, host_,
+                    rt->rank());
+    if (count == 0) return PGDDS_OK;
+    if (count > capacity_)
+        return fail(PGDDS_ERR_FULL, "%s: %zu elements never fit in a queue of capacity %llu", who, count,
+                    (unsigned long long)capacity_);
+    unsigned others = concurrent & ~PGDDS_CP_LOCAL;
+    auto src = static_cast<const uint8_t *>(elems);
+    switch (kind_) {
+    case PGDDS_QUEUE_FAST:
+        if (others & PGDDS_CP_POP)
+            return fail(PGDDS_ERR_INVALID_ARG, "%s: a FastQueue cannot push while pops run (PGDDS_CP_POP); use a "
+                        "circular or checksum queue", who);
+        return fast_push(who, local, src, count);
+    case PGDDS_QUEUE_CIRCULAR: return circular_push(who, local, src, count, others != PGDDS_CP_PUSH);
+    default: return checksum_push(who, local, src, count);
+    }
+}
+
+status queue::pop(const char *who, void *elems, size_t max, size_t &popped, unsigned concurrent)
+{
+    if (!elems) return fail(PGDDS_ERR_INVALID_ARG, "%s: elems is NULL", who);
+    if (max == 0) return fail(PGDDS_ERR_INVALID_ARG, "%s: max is 0", who);
+    status st = check_promise(who, concurrent, PGDDS_CP_PUSH | PGDDS_CP_POP);
+    if (st != PGDDS_OK) return st;
+    bool local = concurrent & PGDDS_CP_LOCAL;
+    if (local && rt->rank() != host_)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: PGDDS_CP_LOCAL is for the host (rank %d), not rank %d", who, host_,
+                    rt->rank());
+    unsigned others = concurrent & ~PGDDS_CP_LOCAL;
+    auto dst = static_cast<uint8_t *>(elems);
+    switch (kind_) {
+    case PGDDS_QUEUE_FAST:
+        if (others & PGDDS_CP_PUSH)
+            return fail(PGDDS_ERR_INVALID_ARG, "%s: a FastQueue cannot pop while pushes run (PGDDS_CP_PUSH); use a "
+                        "circular or checksum queue", who);
+        return fast_pop(who, local, dst, max, popped);
+    case PGDDS_QUEUE_CIRCULAR: return circular_pop(who, local, dst, max, popped, others != PGDDS_CP_POP);
+    default: return checksum_pop(who, local, dst, max, popped, others != PGDDS_CP_POP);
+    }
+}
+
+status queue::size(const char *who, uint64_t &count)
+{
+    uint64_t h = 0, t = 0;
+    status st = with_memory(who, false, [&](auto &m) {
+        h = m.load64(at<std::decay_t<decltype(m)>>(queue_layout::head));
+        t = m.load64(at<std::decay_t<decltype(m)>>(queue_layout::tail));
+        return m.result();
+    });
+    if (st == PGDDS_OK) count = t > h ? std::min(t - h, capacity_) : 0;
+    return st;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The host's own view, between phases
+// ---------------------------------------------------------------------------------------------
+void queue::renumber_local(uint64_t head, uint64_t tail)
+{
+    direct_memory::swap64(local_ + queue_layout::head, head);
+    direct_memory::swap64(local_ + queue_layout::head_ready, head);
+    direct_memory::swap64(local_ + queue_layout::tail, tail);
+    direct_memory::swap64(local_ + queue_layout::tail_ready, tail);
+}
+
+void queue::recompute_checksums_local(uint64_t head, uint64_t tail)
+{
+    if (kind_ != PGDDS_QUEUE_CHECKSUM) return;
+    auto *sums = reinterpret_cast<uint64_t *>(local_ + queue_layout::checksums);
+    const uint8_t *elements = local_ + queue_layout::elements(kind_, capacity_);
+    for (uint64_t i = head; i < tail; ++i) {
+        uint64_t slot = i % capacity_;
+        sums[slot] = element_checksum(elements + slot * elem_size_, elem_size_, i, capacity_);
+    }
+}
+
+status queue::local_view(const char *who, void *&elems, size_t &count)
+{
+    if (rt->rank() != host_)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: only the host (rank %d) has a local view, not rank %d", who, host_,
+                    rt->rank());
+    uint64_t head = direct_memory::load64(local_ + queue_layout::head);
+    uint64_t tail = direct_memory::load64(local_ + queue_layout::tail);
+    uint64_t n = tail > head ? std::min(tail - head, capacity_) : 0;
+    uint8_t *elements = local_ + queue_layout::elements(kind_, capacity_);
+    if (head % capacity_ + n > capacity_) {
+        // The elements wrap around the ring: rotate them to the front and renumber upwards (a
+        // multiple of the capacity at or past the tail), so every rank's remembered counters stay
+        // lower bounds.
+        std::rotate(elements, elements + head % capacity_ * elem_size_, elements + capacity_ * elem_size_);
+        head = round_up(tail, capacity_);
+        tail = head + n;
+        renumber_local(head, tail);
+        recompute_checksums_local(head, tail);
+    }
+    elems = elements + head % capacity_ * elem_size_;
+    count = size_t(n);
+    return PGDDS_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Collective resize and migrate (BCL Table 2: B + l and B + nW)
+// ---------------------------------------------------------------------------------------------
+status queue::resize(const char *who, uint64_t new_capacity)
+{
+    status st = check_shape(who, kind_, elem_size_, new_capacity);
+    st = agree_arguments(rt, who, st, {new_capacity});
+    if (st == PGDDS_OK) st = rt->barrier(who);
+    if (st != PGDDS_OK) return st;
+    pgdds_gptr_t fresh = PGDDS_GPTR_NULL;
+    if (rt->rank() == host_) {
+        uint64_t head = direct_memory::load64(local_ + queue_layout::head);
+        uint64_t tail = direct_memory::load64(local_ + queue_layout::tail);
+        if (tail - head > new_capacity)
+            st = fail(PGDDS_ERR_FULL, "%s: the queue holds %llu elements, more than %llu", who,
+                      (unsigned long long)(tail - head), (unsigned long long)new_capacity);
+        else st = alloc_zeroed(rt, who, queue_layout::bytes(kind_, elem_size_, new_capacity), cache_line, fresh);
+        if (st == PGDDS_OK) {
+            uint8_t *to = rt->direct(fresh);
+            memcpy(to, local_, queue_layout::checksums);  // the four counters
+            const uint8_t *from_elems = local_ + queue_layout::elements(kind_, capacity_);
+            uint8_t *to_elems = to + queue_layout::elements(kind_, new_capacity);
+            for (uint64_t i = head; i < tail; ++i)
+                memcpy(to_elems + i % new_capacity * elem_size_, from_elems + i % capacity_ * elem_size_, elem_size_);
+        }
+    }
+    st = agree(rt, who, st);
+    if (st == PGDDS_OK) st = rt->broadcast(who, &fresh, sizeof fresh, host_);
+    if (st != PGDDS_OK) {
+        if (fresh != PGDDS_GPTR_NULL) rt->allocator().free(gptr::offset(fresh));
+        return st;
+    }
+    if (rt->rank() == host_) rt->allocator().free(gptr::offset(base_));
+    set_storage(host_, fresh, new_capacity);
+    if (rt->rank() == host_)
+        recompute_checksums_local(direct_memory::load64(local_ + queue_layout::head),
+                                  direct_memory::load64(local_ + queue_layout::tail));
+    return PGDDS_OK;
+}
+
+status queue::migrate(const char *who, int new_host)
+{
+    status st = new_host < 0 || new_host >= rt->nranks()
+                    ? fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: new host %d is not in 0..%d", who, new_host, rt->nranks() - 1)
+                    : PGDDS_OK;
+    st = agree_arguments(rt, who, st, {uint64_t(new_host)});
+    if (st == PGDDS_OK) st = rt->barrier(who);
+    if (st != PGDDS_OK || new_host == host_) return st;
+    uint64_t bytes = queue_layout::bytes(kind_, elem_size_, capacity_);
+    pgdds_gptr_t fresh = PGDDS_GPTR_NULL;
+    if (rt->rank() == new_host) st = alloc_zeroed(rt, who, bytes, cache_line, fresh);
+    st = agree(rt, who, st);
+    if (st == PGDDS_OK) st = rt->broadcast(who, &fresh, sizeof fresh, new_host);
+    if (st == PGDDS_OK && rt->rank() == host_) {
+        st = pgdds_put(ctx, fresh, local_, bytes);
+        if (st == PGDDS_OK) st = pgdds_flush(ctx);
+        if (st != PGDDS_OK) st = fail_prefix(st, who);
+    }
+    st = agree(rt, who, st);
+    if (st != PGDDS_OK) {
+        if (rt->rank() == new_host && fresh != PGDDS_GPTR_NULL) rt->allocator().free(gptr::offset(fresh));
+        return st;
+    }
+    if (rt->rank() == host_) rt->allocator().free(gptr::offset(base_));
+    set_storage(new_host, fresh, capacity_);
+    return PGDDS_OK;
+}
+
+status resolve_queue(pgdds_queue *h, const char *who, queue *&out) { return resolve(h, queue_magic, who, "queue", out); }
+
+}  // namespace pgdds::containers
+
+// ---------------------------------------------------------------------------------------------
+// C ABI
+// ---------------------------------------------------------------------------------------------
+using namespace pgdds;
+using namespace pgdds::containers;
+
+extern "C" {
+
+PGDDS_API pgdds_status_t pgdds_queue_create(pgdds_context_t ctx, const pgdds_queue_params_t *params,
+                                            pgdds_queue_t *queue_out)
+{
+    const char *who = "pgdds_queue_create";
+    runtime *rt = runtime::from(ctx);
+    if (!rt) return fail(ctx ? PGDDS_ERR_STATE : PGDDS_ERR_INVALID_ARG, "%s: the context is %s", who,
+                         ctx ? "not live (finalized?)" : "NULL");
+    if (!params) return fail(PGDDS_ERR_INVALID_ARG, "%s: params is NULL", who);
+    if (!queue_out) return fail(PGDDS_ERR_INVALID_ARG, "%s: queue is NULL", who);
+    queue *impl = nullptr;
+    status st = queue::create(rt, *params, impl);
+    if (st != PGDDS_OK) return st;
+    st = make_handle(queue_magic, impl, *queue_out);
+    if (st != PGDDS_OK) delete impl;
+    return st;
+}
+
+PGDDS_API pgdds_status_t pgdds_queue_destroy(pgdds_queue_t q)
+{
+    const char *who = "pgdds_queue_destroy";
+    if (!q || q->magic != queue_magic) return bad_handle(q, who, "queue");
+    status st = runtime::from(q->impl->ctx) ? q->impl->destroy(who)
+                                            : fail(PGDDS_ERR_STATE, "%s: the context was finalized first", who);
+    kill_handle(q);
+    return st;
+}
+
+PGDDS_API pgdds_status_t pgdds_queue_push(pgdds_queue_t q, const void *elems, size_t count, unsigned concurrent)
+{
+    queue *impl = nullptr;
+    status st = resolve_queue(q, "pgdds_queue_push", impl);
+    return st != PGDDS_OK ? st : impl->push("pgdds_queue_push", elems, count, concurrent);
+}
+
+PGDDS_API pgdds_status_t pgdds_queue_pop(pgdds_queue_t q, void *elems, size_t max, size_t *popped, unsigned concurrent)
+{
+    const char *who = "pgdds_queue_pop";
+    queue *impl = nullptr;
+    status st = resolve_queue(q, who, impl);
+    if (st != PGDDS_OK) return st;
+    if (!popped) return fail(PGDDS_ERR_INVALID_ARG, "%s: popped is NULL", who);
+    return impl->pop(who, elems, max, *popped, concurrent);
+}
+
+PGDDS_API pgdds_status_t pgdds_queue_local_view(pgdds_queue_t q, void **elems, size_t *count)
+{
+    const char *who = "pgdds_queue_local_view";
+    queue *impl = nullptr;
+    status st = resolve_queue(q, who, impl);
+    if (st != PGDDS_OK) return st;
+    if (!elems || !count) return fail(PGDDS_ERR_INVALID_ARG, "%s: %s is NULL", who, elems ? "count" : "elems");
+    void *e;
+    size_t c;
+    st = impl->local_view(who, e, c);
+    if (st == PGDDS_OK) {
+        *elems = e;
+        *count = c;
+    }
+    return st;
+}
+
+PGDDS_API pgdds_status_t pgdds_queue_size(pgdds_queue_t q, uint64_t *count)
+{
+    const char *who = "pgdds_queue_size";
+    queue *impl = nullptr;
+    status st = resolve_queue(q, who, impl);
+    if (st != PGDDS_OK) return st;
+    if (!count) return fail(PGDDS_ERR_INVALID_ARG, "%s: count is NULL", who);
+    return impl->size(who, *count);
+}
+
+PGDDS_API pgdds_status_t pgdds_queue_capacity(pgdds_queue_t q, uint64_t *capacity)
+{
+    const char *who = "pgdds_queue_capacity";
+    queue *impl = nullptr;
+    status st = resolve_queue(q, who, impl);
+    if (st != PGDDS_OK) return st;
+    if (!capacity) return fail(PGDDS_ERR_INVALID_ARG, "%s: capacity is NULL", who);
+    *capacity = impl->capacity();
+    return PGDDS_OK;
+}
+
+PGDDS_API pgdds_status_t pgdds_queue_host(pgdds_queue_t q, int *host_rank)
+{
+    const char *who = "pgdds_queue_host";
+    queue *impl = nullptr;
+    status st = resolve_queue(q, who, impl);
+    if (st != PGDDS_OK) return st;
+    if (!host_rank) return fail(PGDDS_ERR_INVALID_ARG, "%s: host_rank is NULL", who);
+    *host_rank = impl->host();
+    return PGDDS_OK;
+}
+
+PGDDS_API pgdds_status_t pgdds_queue_resize(pgdds_queue_t q, uint64_t new_capacity)
+{
+    queue *impl = nullptr;
+    status st = resolve_queue(q, "pgdds_queue_resize", impl);
+    return st != PGDDS_OK ? st : impl->resize("pgdds_queue_resize", new_capacity);
+}
+
+PGDDS_API pgdds_status_t pgdds_queue_migrate(pgdds_queue_t q, int new_host)
+{
+    queue *impl = nullptr;
+    status st = resolve_queue(q, "pgdds_queue_migrate", impl);
+    return st != PGDDS_OK ? st : impl->migrate("pgdds_queue_migrate", new_host);
+}
+
+}  // extern "C"

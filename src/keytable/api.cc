@@ -1,0 +1,185 @@
+// The C ABI of the key tables: validation of every argument, then the table.
+#include "keytable.h"
+
+#include <new>
+
+using namespace pgdds;
+using namespace pgdds::keytable;
+
+namespace {
+
+constexpr uint64_t known_fields = PGDDS_KEYTABLE_FIELD_HASH | PGDDS_KEYTABLE_FIELD_CACHE_ENTRIES;
+// Slot numbers and the allocator's view of the index keep capacities well below this.
+constexpr uint64_t max_capacity = uint64_t(1) << 32;
+
+status null_arg(const char *who, const char *what) { return fail(PGDDS_ERR_INVALID_ARG, "%s: %s is NULL", who, what); }
+
+status check_table(pgdds_keytable_t h, const char *who, table *&out)
+{
+    if (!h) return null_arg(who, "the key table");
+    if (h->magic == dead_handle_magic) return fail(PGDDS_ERR_INVALID_ARG, "%s: the key table has been destroyed", who);
+    if (h->magic != handle_magic)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: %p is not a key table", who, static_cast<void *>(h));
+    out = h->impl;
+    return PGDDS_OK;
+}
+
+status check_key(const char *who, const void *key, size_t key_len)
+{
+    if (!key) return null_arg(who, "key");
+    if (key_len == 0 || key_len > max_key_len)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: key_len %zu is not in 1..%zu", who, key_len, max_key_len);
+    return PGDDS_OK;
+}
+
+status check_value(const char *who, const table &t, const void *value, size_t value_len)
+{
+    if (!value && value_len) return null_arg(who, "value");
+    if (value_len > t.max_value_size())
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: value_len %zu exceeds the table's max_value_size (%zu)", who, value_len,
+                    t.max_value_size());
+    return PGDDS_OK;
+}
+
+// Runs a table operation, turning an exhausted host memory into a status.
+template <class Op> status guarded(const char *who, Op op)
+{
+    try {
+        return op();
+    } catch (const std::bad_alloc &) {
+        return fail(PGDDS_ERR_NO_MEMORY, "%s: out of host memory", who);
+    }
+}
+
+}  // namespace
+
+extern "C" {
+
+PGDDS_API pgdds_status_t pgdds_keytable_create(pgdds_context_t ctx, const pgdds_keytable_params_t *params,
+                                               pgdds_keytable_t *out)
+{
+    const char *who = "pgdds_keytable_create";
+    runtime *rt = runtime::from(ctx);
+    if (!rt) {
+        if (!ctx) return null_arg(who, "the context");
+        return fail(ctx->magic == dead_magic ? PGDDS_ERR_STATE : PGDDS_ERR_INVALID_ARG,
+                    "%s: the context is finalized or not a pgdds context", who);
+    }
+    if (!params) return null_arg(who, "params");
+    if (!out) return null_arg(who, "table");
+    if (params->field_mask & ~known_fields)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: field_mask 0x%llx has bits of no known field", who,
+                    (unsigned long long)params->field_mask);
+    if (params->max_value_size == 0 || params->max_value_size > PGDDS_KEYTABLE_MAX_VALUE_SIZE)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: max_value_size %zu is not in 1..%zu", who, params->max_value_size,
+                    PGDDS_KEYTABLE_MAX_VALUE_SIZE);
+    if (params->capacity_per_rank == 0 || params->capacity_per_rank > max_capacity)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: capacity_per_rank %llu is not in 1..%llu", who,
+                    (unsigned long long)params->capacity_per_rank, (unsigned long long)max_capacity);
+    if ((params->field_mask & PGDDS_KEYTABLE_FIELD_HASH) && !params->hash)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: PGDDS_KEYTABLE_FIELD_HASH is set but hash is NULL", who);
+    status st = rt->check_thread(who);
+    if (st != PGDDS_OK) return st;
+    return guarded(who, [&] {
+        std::unique_ptr<pgdds_keytable> cell(new pgdds_keytable{handle_magic, nullptr});
+        status st = table::create(ctx, *params, cell->impl);
+        if (st != PGDDS_OK) return st;
+        *out = cell.release();  // never freed: a destroyed handle stays recognisable
+        return PGDDS_OK;
+    });
+}
+
+PGDDS_API pgdds_status_t pgdds_keytable_destroy(pgdds_keytable_t h)
+{
+    const char *who = "pgdds_keytable_destroy";
+    table *t = nullptr;
+    status st = check_table(h, who, t);
+    if (st != PGDDS_OK) return st;
+    if (runtime *rt = runtime::from(t->context())) {
+        st = rt->check_thread(who);
+        if (st != PGDDS_OK) return st;
+    }
+    st = guarded(who, [&] { return t->destroy(); });
+    h->magic = dead_handle_magic;
+    h->impl = nullptr;
+    delete t;
+    return st;
+}
+
+PGDDS_API pgdds_status_t pgdds_keytable_insert(pgdds_keytable_t h, const void *key, size_t key_len,
+                                               const void *value, size_t value_len)
+{
+    const char *who = "pgdds_keytable_insert";
+    table *t = nullptr;
+    status st = check_table(h, who, t);
+    if (st == PGDDS_OK) st = check_key(who, key, key_len);
+    if (st == PGDDS_OK) st = check_value(who, *t, value, value_len);
+    if (st != PGDDS_OK) return st;
+    return guarded(who, [&] { return t->insert(key, key_len, value, value_len); });
+}
+
+PGDDS_API pgdds_status_t pgdds_keytable_get(pgdds_keytable_t h, const void *key, size_t key_len, void *value,
+                                            size_t *value_len)
+{
+    const char *who = "pgdds_keytable_get";
+    table *t = nullptr;
+    status st = check_table(h, who, t);
+    if (st == PGDDS_OK) st = check_key(who, key, key_len);
+    if (st != PGDDS_OK) return st;
+    if (!value_len) return null_arg(who, "value_len");
+    if (!value && *value_len) return null_arg(who, "value");
+    return guarded(who, [&] { return t->get(key, key_len, value, value_len); });
+}
+
+PGDDS_API pgdds_status_t pgdds_keytable_put(pgdds_keytable_t h, const void *key, size_t key_len, const void *value,
+                                            size_t value_len)
+{
+    const char *who = "pgdds_keytable_put";
+    table *t = nullptr;
+    status st = check_table(h, who, t);
+    if (st == PGDDS_OK) st = check_key(who, key, key_len);
+    if (st == PGDDS_OK) st = check_value(who, *t, value, value_len);
+    if (st != PGDDS_OK) return st;
+    return guarded(who, [&] { return t->put(key, key_len, value, value_len); });
+}
+
+PGDDS_API pgdds_status_t pgdds_keytable_atomic_u64(pgdds_keytable_t h, const void *key, size_t key_len,
+                                                   size_t value_offset, pgdds_aop_t op, uint64_t operand,
+                                                   uint64_t *fetched)
+{
+    const char *who = "pgdds_keytable_atomic_u64";
+    table *t = nullptr;
+    status st = check_table(h, who, t);
+    if (st == PGDDS_OK) st = check_key(who, key, key_len);
+    if (st != PGDDS_OK) return st;
+    if (op < PGDDS_AOP_ADD || op > PGDDS_AOP_SWAP)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: %d is not a pgdds_aop_t (ADD, AND, OR, XOR, SWAP)", who, int(op));
+    if (value_offset % 8)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: value_offset %zu is not a multiple of 8", who, value_offset);
+    if (t->max_value_size() < 8 || value_offset > t->max_value_size() - 8)
+        return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: the word at value_offset %zu overruns max_value_size (%zu)", who,
+                    value_offset, t->max_value_size());
+    return guarded(who, [&] { return t->atomic_u64(key, key_len, value_offset, op, operand, fetched); });
+}
+
+PGDDS_API pgdds_status_t pgdds_keytable_remove(pgdds_keytable_t h, const void *key, size_t key_len)
+{
+    const char *who = "pgdds_keytable_remove";
+    table *t = nullptr;
+    status st = check_table(h, who, t);
+    if (st == PGDDS_OK) st = check_key(who, key, key_len);
+    if (st != PGDDS_OK) return st;
+    return guarded(who, [&] { return t->remove(key, key_len); });
+}
+
+PGDDS_API pgdds_status_t pgdds_keytable_foreach_local(pgdds_keytable_t h, pgdds_keytable_visit_t visit, void *arg)
+{
+    const char *who = "pgdds_keytable_foreach_local";
+    table *t = nullptr;
+    status st = check_table(h, who, t);
+    if (st != PGDDS_OK) return st;
+    if (!visit) return null_arg(who, "visit");
+    return guarded(who, [&] { return t->foreach_local(visit, arg); });
+}
+
+}  // extern "C"

@@ -1,0 +1,885 @@
+// The distributed key table: addressing, the one-sided read/update/atomic protocols, the
+// readers' entry cache, and the owner's side of inserts and removals (active messages).
+#include "keytable.h"
+
+#include "../transport/shm/shm.h"
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+
+namespace pgdds::keytable {
+
+namespace {
+
+// Tables by (context, id), for the active-message handler. Ids are given in creation order,
+// which is the same on every rank since creation is collective.
+struct table_registry {
+    std::mutex lock;
+    std::map<std::pair<pgdds_context_t, uint32_t>, table *> tables;
+    std::map<pgdds_context_t, uint32_t> next_id;
+    std::set<pgdds_context_t> handler_registered;
+};
+table_registry &registry()
+{
+    static table_registry *r = new table_registry();  // never destroyed: handlers may run at exit
+    return *r;
+}
+
+// Active messages: a header, then the body of its kind.
+enum : uint32_t { msg_insert = 1, msg_remove = 2, msg_reply = 3 };
+struct msg_header {
+    uint32_t kind;
+    uint32_t table;
+    uint64_t request;
+};
+struct insert_body {  // followed by the key and the value
+    uint64_t match_base;
+    uint64_t fingerprint;
+    uint64_t key_len;
+    uint64_t value_len;
+};
+struct remove_body {  // the remover holds the entry: its meta is locked_meta
+    uint64_t slot;
+    uint64_t locked_meta;
+};
+struct reply_body {  // followed by the owner's explanation of a failure
+    int32_t result;
+    uint32_t message_len;
+};
+
+void on_keytable_message(pgdds_context_t ctx, int src, const void *payload, size_t size, void *)
+{
+    msg_header h;
+    if (size < sizeof h) {
+        PGDDS_LOG(LOG_ERROR, "key table: dropped a truncated message from rank %d", src);
+        return;
+    }
+    memcpy(&h, payload, sizeof h);
+    table *t = nullptr;
+    {
+        table_registry &reg = registry();
+        std::lock_guard<std::mutex> guard(reg.lock);
+        auto it = reg.tables.find({ctx, h.table});
+        if (it != reg.tables.end()) t = it->second;
+    }
+    runtime *rt = runtime::from(ctx);
+    if (!t || !rt) {
+        PGDDS_LOG(LOG_ERROR, "key table: dropped a message from rank %d for table %u, which does not exist", src,
+                  h.table);
+        return;
+    }
+    t->on_message(*rt, src, static_cast<const uint8_t *>(payload), size);
+}
+
+// The entry this thread is visiting in foreach_local (it holds it).
+struct visit_mark {
+    const table *t = nullptr;
+    uint64_t slot = 0;
+};
+thread_local visit_mark visiting;
+
+// Scratch space of a thread's reads: the record last read, the buckets after a home bucket.
+thread_local std::vector<uint8_t> record_buf;
+thread_local std::vector<bucket_words> run_buf;
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// One-sided access to rank segments: load/store where the core gives a direct address, else the
+// transport. Atomics always in the job's atomicity domain.
+// ---------------------------------------------------------------------------------------------
+class segment_access {
+  public:
+    segment_access(runtime &rt, vci &v, const char *who) : rt_(rt), v_(v), who_(who) {}
+
+    // Complete on return; a read issued after another sees memory at least as recent.
+    status read(int rank, uint64_t offset, void *dst, size_t n)
+    {
+        pgdds_gptr_t p = gptr::make(rank, 0, offset);
+        status st = rt_.check_access(who_, p, n);
+        if (st != PGDDS_OK) return st;
+        if (const uint8_t *d = rt_.direct(p)) {
+            memcpy(dst, d, n);
+            std::atomic_thread_fence(std::memory_order_acquire);
+            return PGDDS_OK;
+        }
+        op_completion done;
+        done.add();
+        st = rt_.net_get(who_, v_, dst, p, n, &done);
+        return st == PGDDS_OK ? complete(done) : st;
+    }
+
+    status read_word(int rank, uint64_t offset, uint64_t &out)
+    {
+        pgdds_gptr_t p = gptr::make(rank, 0, offset);
+        status st = rt_.check_access(who_, p, sizeof out, sizeof out);
+        if (st != PGDDS_OK) return st;
+        if (const uint8_t *d = rt_.direct(p)) {
+            out = __atomic_load_n(reinterpret_cast<const uint64_t *>(d), __ATOMIC_ACQUIRE);
+            return PGDDS_OK;
+        }
+        return read(rank, offset, &out, sizeof out);
+    }
+
+    // Visible to other ranks after commit(); src must stay valid until then.
+    status write(int rank, uint64_t offset, const void *src, size_t n)
+    {
+        pgdds_gptr_t p = gptr::make(rank, 0, offset);
+        status st = rt_.check_access(who_, p, n);
+        if (st != PGDDS_OK) return st;
+        if (uint8_t *d = rt_.direct(p)) {
+            memcpy(d, src, n);
+            return PGDDS_OK;
+        }
+        wrote_through_transport_ = true;
+        return rt_.net_put(who_, v_, p, src, n, nullptr);
+    }
+
+    status commit()
+    {
+        std::atomic_thread_fence(std::memory_order_release);
+        if (!wrote_through_transport_) return PGDDS_OK;
+        wrote_through_transport_ = false;
+        return rt_.flush(who_, v_);
+    }
+
+    status atomic(int rank, uint64_t offset, amo_op op, uint64_t operand, uint64_t compare, uint64_t *result)
+    {
+        pgdds_gptr_t p = gptr::make(rank, 0, offset);
+        status st = rt_.check_access(who_, p, 8, 8);
+        if (st != PGDDS_OK) return st;
+        amo_args a{op, 8, operand, compare, result};
+        if (rt_.cpu_atomics()) {
+            cpu_amo(rt_.direct(p), a);
+            return PGDDS_OK;
+        }
+        return rt_.amo(who_, v_, p, a);
+    }
+
+  private:
+    status complete(op_completion &done)
+    {
+        status st = rt_.wait(who_, v_, [&] { return done.done(); });
+        if (st != PGDDS_OK) return st;
+        return done.result == PGDDS_OK ? PGDDS_OK : fail_prefix(done.result, who_);
+    }
+
+    runtime &rt_;
+    vci &v_;
+    const char *who_;
+    bool wrote_through_transport_ = false;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The readers' entry cache
+// ---------------------------------------------------------------------------------------------
+entry_cache::entry_cache(uint64_t lines) : lines_(new line[lines]), count_(lines) {}
+
+entry_cache::line *entry_cache::line_for(int owner, uint64_t tag) const
+{
+    return &lines_[scale_to(mix64(tag ^ uint64_t(owner) * 0x9e3779b97f4a7c15ull), count_)];
+}
+
+bool entry_cache::find(int owner, uint64_t tag, entry_ref &out) const
+{
+    const line &l = *line_for(owner, tag);
+    uint64_t seq = l.seq.load(std::memory_order_acquire);
+    if (seq & 1) return false;
+    entry_ref e{int(l.owner.load(std::memory_order_relaxed)) - 1, l.slot.load(std::memory_order_relaxed),
+                l.meta.load(std::memory_order_relaxed), l.loc.load(std::memory_order_relaxed),
+                l.value_len.load(std::memory_order_relaxed)};
+    uint64_t line_tag = l.tag.load(std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (l.seq.load(std::memory_order_relaxed) != seq || e.owner != owner || line_tag != tag) return false;
+    out = e;
+    return true;
+}
+
+void entry_cache::store(uint64_t tag, const entry_ref &e)
+{
+    line &l = *line_for(e.owner, tag);
+    uint64_t seq = l.seq.load(std::memory_order_relaxed);
+    // A line another thread is writing is left to it.
+    if ((seq & 1) || !l.seq.compare_exchange_strong(seq, seq + 1, std::memory_order_acquire)) return;
+    std::atomic_thread_fence(std::memory_order_release);
+    l.owner.store(uint64_t(e.owner) + 1, std::memory_order_relaxed);
+    l.tag.store(tag, std::memory_order_relaxed);
+    l.slot.store(e.slot, std::memory_order_relaxed);
+    l.meta.store(e.meta, std::memory_order_relaxed);
+    l.loc.store(e.loc, std::memory_order_relaxed);
+    l.value_len.store(e.value_len, std::memory_order_relaxed);
+    l.seq.store(seq + 2, std::memory_order_release);
+}
+
+void entry_cache::forget(int owner, uint64_t tag)
+{
+    line &l = *line_for(owner, tag);
+    uint64_t seq = l.seq.load(std::memory_order_relaxed);
+    if ((seq & 1) || !l.seq.compare_exchange_strong(seq, seq + 1, std::memory_order_acquire)) return;
+    std::atomic_thread_fence(std::memory_order_release);
+    if (l.owner.load(std::memory_order_relaxed) == uint64_t(owner) + 1 && l.tag.load(std::memory_order_relaxed) == tag)
+        l.owner.store(0, std::memory_order_relaxed);
+    l.seq.store(seq + 2, std::memory_order_release);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Records in the segment
+// ---------------------------------------------------------------------------------------------
+status table::records_in_segment::alloc(size_t bytes, uint64_t &offset)
+{
+    status st = a_.alloc(bytes, 8, offset);
+    return st == PGDDS_OK ? st : fail_prefix(st, "no room for the record in the segment");
+}
+
+void table::records_in_segment::free(uint64_t offset) { a_.free(offset); }
+
+// ---------------------------------------------------------------------------------------------
+// Creation and destruction
+// ---------------------------------------------------------------------------------------------
+status table::create(pgdds_context_t ctx, const pgdds_keytable_params_t &params, table *&out)
+{
+    const char *who = "pgdds_keytable_create";
+    runtime *rt = runtime::from(ctx);
+    std::unique_ptr<table> t(new table());
+    t->ctx_ = ctx;
+    t->rank_ = rt->rank();
+    t->nranks_ = rt->nranks();
+    t->max_value_size_ = params.max_value_size;
+    t->capacity_ = params.capacity_per_rank;
+    t->nbuckets_ = buckets_for(params.capacity_per_rank);
+    if (params.field_mask & PGDDS_KEYTABLE_FIELD_HASH) {
+        t->hash_ = params.hash;
+        t->hash_arg_ = params.hash_arg;
+    }
+    uint64_t cache_entries = params.field_mask & PGDDS_KEYTABLE_FIELD_CACHE_ENTRIES ? params.cache_entries
+                                                                                    : default_cache_entries;
+
+    // Every rank must describe the same table; hashes are compared on a probe key.
+    const char probe[] = "pgdds key table";
+    const key_ref probed = t->address(probe, sizeof probe);
+    uint64_t mine[4] = {t->max_value_size_, t->capacity_, t->hash_ != nullptr, probed.base ^ probed.fingerprint};
+    uint64_t both[8], agreed[8];
+    for (int i = 0; i < 4; ++i) both[2 * i] = mine[i], both[2 * i + 1] = ~mine[i];
+    status st = rt->allreduce(who, both, agreed, 8, PGDDS_UINT64, PGDDS_OP_MAX);
+    if (st != PGDDS_OK) return st;
+    for (int i = 0; i < 4; ++i)
+        if (agreed[2 * i] != mine[i] || ~agreed[2 * i + 1] != mine[i])
+            return fail(PGDDS_ERR_INVALID_ARG, "%s: ranks passed different parameters (max_value_size, "
+                        "capacity_per_rank or hash function)", who);
+
+    // The index, zeroed: every slot free.
+    uint64_t index_bytes = t->nbuckets_ * bucket_bytes, offset = 0;
+    status mine_st = rt->allocator().alloc(index_bytes, 64, offset);
+    if (mine_st != PGDDS_OK) fail_prefix(mine_st, who);
+    int32_t ok = mine_st == PGDDS_OK, all_ok = 0;
+    st = rt->allreduce(who, &ok, &all_ok, 1, PGDDS_INT32, PGDDS_OP_MIN);
+    if (st != PGDDS_OK || !all_ok) {
+        if (mine_st == PGDDS_OK) rt->allocator().free(offset);
+        if (st != PGDDS_OK || mine_st != PGDDS_OK) return st != PGDDS_OK ? st : mine_st;
+        return fail(PGDDS_ERR_NO_MEMORY, "%s: another rank has no room for its index (%llu bytes)", who,
+                    (unsigned long long)index_bytes);
+    }
+    memset(rt->segment_base() + offset, 0, index_bytes);
+    t->index_offset_.resize(size_t(t->nranks_));
+    st = rt->allgather(who, &offset, t->index_offset_.data(), sizeof offset);
+    for (int r = 0; r < t->nranks_; ++r) t->segment_size_.push_back(rt->peer_segment_size(r));
+    if (st != PGDDS_OK) {
+        rt->allocator().free(offset);
+        return st;
+    }
+    t->records_.reset(new records_in_segment(rt->allocator()));
+    t->local_.reset(new match_table(rt->segment_base(), offset, t->nbuckets_, t->capacity_, t->max_value_size_,
+                                    *t->records_));
+    if (cache_entries) t->cache_.reset(new entry_cache(cache_entries));
+    t->in_flight_.reset(new std::atomic<int>[size_t(t->nranks_)]);
+    for (int r = 0; r < t->nranks_; ++r) t->in_flight_[r].store(0, std::memory_order_relaxed);
+
+    {
+        table_registry &reg = registry();
+        std::lock_guard<std::mutex> guard(reg.lock);
+        t->id_ = reg.next_id[ctx]++;
+        reg.tables[{ctx, t->id_}] = t.get();
+        if (reg.handler_registered.insert(ctx).second)
+            rt->am_register_internal(AM_KEYTABLE, on_keytable_message, nullptr);
+    }
+    // No rank reads or sends to a partition before its owner has set it up.
+    st = rt->barrier(who);
+    if (st != PGDDS_OK) {
+        t->unregister();
+        rt->allocator().free(offset);
+        return st;
+    }
+    out = t.release();
+    return PGDDS_OK;
+}
+
+void table::unregister()
+{
+    table_registry &reg = registry();
+    std::lock_guard<std::mutex> guard(reg.lock);
+    reg.tables.erase({ctx_, id_});
+}
+
+status table::destroy()
+{
+    const char *who = "pgdds_keytable_destroy";
+    runtime *rt = runtime::from(ctx_);
+    if (!rt) {
+        unregister();
+        return fail(PGDDS_ERR_STATE, "%s: the key table's context has been finalized", who);
+    }
+    // Every rank's operations on the table are complete: nobody reads this partition any more.
+    status st = rt->barrier(who);
+    unregister();
+    {
+        std::lock_guard<std::mutex> guard(local_->mutex());
+        local_->release_all();
+    }
+    rt->allocator().free(index_offset_[size_t(rank_)]);
+    return st;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Addressing
+// ---------------------------------------------------------------------------------------------
+key_ref table::address(const void *key, size_t len) const
+{
+    // The fingerprint must tell apart keys that the hash does not, so it never comes from an
+    // application's hash.
+    uint64_t hash;
+    uint32_t fingerprint;
+    if (hash_) {
+        hash = hash_(key, len, hash_arg_);
+        fingerprint = uint32_t(XXH3_64bits(key, len));
+    } else {
+        XXH128_hash_t h = XXH3_128bits(key, len);
+        hash = h.low64;
+        fingerprint = uint32_t(h.high64);
+    }
+    key_address a = address_of(hash, nranks_);
+    return key_ref{static_cast<const uint8_t *>(key), len, a.owner, a.match_base,
+                   home_bucket(a.match_base, nbuckets_), fingerprint};
+}
+
+status table::not_found(const char *who, const key_ref &k) const
+{
+    return fail(PGDDS_ERR_NOT_FOUND, "%s: no such key (its owner is rank %d)", who, k.owner);
+}
+
+status table::enter(const char *who, runtime *&rt, vci *&v) const
+{
+    rt = runtime::from(ctx_);
+    if (!rt) return fail(PGDDS_ERR_STATE, "%s: the key table's context has been finalized", who);
+    if (!rt->is_bound()) {
+        status st = rt->check_thread(who);
+        if (st != PGDDS_OK) return st;
+    }
+    v = &rt->current_vci();
+    return PGDDS_OK;
+}
+
+template <class Attempt> status table::retry_until_settled(runtime &rt, vci &v, const char *who, Attempt attempt)
+{
+    status st = PGDDS_OK;
+    status wst = rt.wait(who, v, [&] {
+        bool settled = true;
+        st = attempt(settled);
+        return settled;
+    });
+    return wst != PGDDS_OK ? wst : st;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading: resolution of a key, validated reads of records (§3.4, §3.6.2, §3.7)
+// ---------------------------------------------------------------------------------------------
+status table::read_record_bytes(segment_access &a, const key_ref &k, uint64_t loc, uint64_t value_guess,
+                                record_header &h)
+{
+    const size_t value_at = record_value_offset(k.len);
+    if (record_buf.size() < value_at + max_value_size_) record_buf.resize(value_at + max_value_size_);
+    uint8_t *buf = record_buf.data();
+    size_t first = value_at + size_t(std::min<uint64_t>(value_guess, max_value_size_));
+    // A record that would end past the segment is not key k's (a stale entry's): no match.
+    h = record_header{0, 0};
+    if (loc_offset(loc) + value_at + max_value_size_ > segment_size_[size_t(k.owner)]) return PGDDS_OK;
+    status st = a.read(k.owner, loc_offset(loc), buf, first);
+    if (st != PGDDS_OK) return st;
+    memcpy(&h, buf, sizeof h);
+    if (holds_key(k, h) && value_at + h.value_len > first)
+        st = a.read(k.owner, loc_offset(loc) + first, buf + first, value_at + h.value_len - first);
+    return st;
+}
+
+bool table::holds_key(const key_ref &k, const record_header &h) const
+{
+    return h.key_len == k.len && h.value_len <= max_value_size_ &&
+           memcmp(record_buf.data() + sizeof h, k.bytes, k.len) == 0;
+}
+
+status table::read_record(segment_access &a, const key_ref &k, uint64_t slot, uint64_t meta, uint64_t loc,
+                          uint64_t value_guess, record_read &out)
+{
+    record_header h;
+    status st = read_record_bytes(a, k, loc, value_guess, h);
+    if (st != PGDDS_OK) return st;
+    // Whatever the record said counts only if the entry did not change meanwhile.
+    st = a.read_word(k.owner, meta_offset(k.owner, slot), out.meta_after);
+    if (st != PGDDS_OK) return st;
+    out.matched = out.meta_after == meta && holds_key(k, h);
+    out.value_len = h.value_len;
+    return PGDDS_OK;
+}
+
+status table::check_not_visiting(const key_ref &k, uint64_t slot, const char *who, bool &visited) const
+{
+    visited = visiting.t == this && k.owner == rank_ && visiting.slot == slot;
+    if (!visited) return PGDDS_OK;
+    // This thread holds the entry: its record cannot change under us.
+    const slot_words &s = local_->slot(slot);
+    const uint8_t *r = local_->record(loc_offset(load_word(s.loc)));
+    record_header h;
+    memcpy(&h, r, sizeof h);
+    if (h.key_len == k.len && memcmp(r + sizeof h, k.bytes, k.len) == 0)
+        return fail(PGDDS_ERR_STATE, "%s: called from a foreach_local visitor on the key it is visiting (change "
+                    "the value through the pointer the visitor was given)", who);
+    return PGDDS_OK;
+}
+
+status table::resolve(segment_access &a, const key_ref &k, bool want_value, const char *who, entry_ref &e,
+                      outcome &result)
+{
+    bucket_words home;
+    status st = a.read(k.owner, bucket_offset(k.owner, k.home), &home, sizeof home);
+    if (st != PGDDS_OK) return st;
+    const uint64_t extent = std::min(load_word(home.extent), nbuckets_ - 1);
+    bool busy = false, found = false;
+    auto consider = [&](uint64_t slot, const slot_words &s) {
+        if (found || st != PGDDS_OK || hint_fingerprint(s.hint) != k.fingerprint) return;
+        if (s.meta & meta_locked) {
+            bool visited;
+            st = check_not_visiting(k, slot, who, visited);
+            busy = busy || !visited;
+            return;
+        }
+        if (!names_entry(s.meta, s.loc)) {  // a torn read of a slot changing hands
+            busy = true;
+            return;
+        }
+        record_read rr;
+        st = read_record(a, k, slot, s.meta, s.loc, want_value ? hint_value_len(s.hint) : 0, rr);
+        if (st != PGDDS_OK) return;
+        if (rr.matched) {
+            found = true;
+            e = entry_ref{k.owner, slot, s.meta, s.loc, rr.value_len};
+        } else if (rr.meta_after != s.meta) {
+            busy = true;
+        }
+    };
+    for_each_candidate([&](uint64_t, uint64_t) -> const bucket_words & { return home; }, k.home, 1, nbuckets_, k.base,
+                       consider);
+    if (!found && st == PGDDS_OK && extent > 0) {
+        // The rest of the run: one read, two where it wraps around the end of the index.
+        run_buf.resize(size_t(extent));
+        uint64_t next = (k.home + 1) % nbuckets_;
+        uint64_t before_end = std::min(extent, nbuckets_ - next);
+        st = a.read(k.owner, bucket_offset(k.owner, next), run_buf.data(), before_end * bucket_bytes);
+        if (st == PGDDS_OK && extent > before_end)
+            st = a.read(k.owner, bucket_offset(k.owner, 0), run_buf.data() + before_end,
+                        (extent - before_end) * bucket_bytes);
+        if (st == PGDDS_OK)
+            for_each_candidate([&](uint64_t i, uint64_t) -> const bucket_words & { return run_buf[i]; }, next, extent,
+                               nbuckets_, k.base, consider);
+    }
+    result = found ? outcome::found : busy ? outcome::busy : outcome::absent;
+    return st;
+}
+
+status table::find(segment_access &a, const key_ref &k, bool want_value, const char *who, entry_ref &e,
+                   outcome &result)
+{
+    // Another rank's key, resolved before: the record and the meta word, two reads. A new
+    // version with the same occupant (same gen, so the same record) only needs reading again.
+    const bool cacheable = cache_ && k.owner != rank_;
+    if (cacheable && cache_->find(k.owner, k.cache_tag(), e)) {
+        for (int tries = 0;; ++tries) {
+            record_read rr;
+            status st = read_record(a, k, e.slot, e.meta, e.loc, want_value ? e.value_len : 0, rr);
+            if (st != PGDDS_OK) return st;
+            if (rr.matched) {
+                e.value_len = rr.value_len;
+                cache_->store(k.cache_tag(), e);
+                result = outcome::found;
+                return PGDDS_OK;
+            }
+            // Held by a writer, or rewritten again and again: progress, then try again.
+            if ((rr.meta_after & meta_locked) || tries == 3) {
+                result = outcome::busy;
+                return PGDDS_OK;
+            }
+            const bool same_occupant = (rr.meta_after & meta_active) && meta_gen(rr.meta_after) == meta_gen(e.meta);
+            if (rr.meta_after == e.meta || !same_occupant) break;
+            e.meta = rr.meta_after;
+        }
+        cache_->forget(k.owner, k.cache_tag());
+    }
+    status st = resolve(a, k, want_value, who, e, result);
+    if (st == PGDDS_OK && result == outcome::found && cacheable) cache_->store(k.cache_tag(), e);
+    return st;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Holding entries: writers lock meta with a compare-and-swap from the value they validated
+// ---------------------------------------------------------------------------------------------
+status table::lock_entry(segment_access &a, const key_ref &k, const char *who, entry_ref &e, outcome &result)
+{
+    // A remembered entry is locked straight away: the compare-and-swap succeeds only if the
+    // entry did not change since it was validated. The cache knows entries by match bits, so
+    // the key is then checked in the held record, which cannot change meanwhile.
+    const bool remembered = cache_ && k.owner != rank_ && cache_->find(k.owner, k.cache_tag(), e);
+    status st = PGDDS_OK;
+    result = outcome::found;
+    if (!remembered) {
+        st = find(a, k, false, who, e, result);
+        if (st != PGDDS_OK || result != outcome::found) return st;
+    }
+    uint64_t old = 0;
+    st = a.atomic(k.owner, meta_offset(k.owner, e.slot), AMO_CSWAP, e.meta | meta_locked, e.meta, &old);
+    if (st != PGDDS_OK) return st;
+    if (old == e.meta) {
+        // A reader that sees what the holder writes next must see the lock too.
+        std::atomic_thread_fence(std::memory_order_release);
+        if (!remembered) return PGDDS_OK;
+        record_header h;
+        st = read_record_bytes(a, k, e.loc, 0, h);
+        if (st == PGDDS_OK && holds_key(k, h)) {
+            e.value_len = h.value_len;
+            return PGDDS_OK;
+        }
+        // Another key's entry (one with the same match bits), or the read failed: let go.
+        status rst = release_entry(a, e, e.meta);
+        if (st != PGDDS_OK || rst != PGDDS_OK) return st != PGDDS_OK ? st : rst;
+    }
+    if (old != e.meta && (old & meta_locked)) {
+        bool visited;
+        st = check_not_visiting(k, e.slot, who, visited);
+    } else if (cache_) {
+        cache_->forget(k.owner, k.cache_tag());
+    }
+    result = outcome::busy;
+    return st;
+}
+
+status table::release_entry(segment_access &a, const entry_ref &e, uint64_t meta)
+{
+    return a.atomic(e.owner, meta_offset(e.owner, e.slot), AMO_SWAP, meta, 0, nullptr);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operations
+// ---------------------------------------------------------------------------------------------
+status table::insert(const void *key, size_t key_len, const void *value, size_t value_len)
+{
+    const char *who = "pgdds_keytable_insert";
+    runtime *rt;
+    vci *v;
+    status st = enter(who, rt, v);
+    if (st != PGDDS_OK) return st;
+    key_ref k = address(key, key_len);
+    if (k.owner == rank_) {
+        st = owner_insert(k, value, value_len);
+        return st == PGDDS_OK ? st : fail_prefix(st, who);
+    }
+    msg_header h{msg_insert, id_, 0};
+    insert_body b{k.base, k.fingerprint, key_len, value_len};
+    std::vector<uint8_t> message(sizeof h + sizeof b + key_len + value_len);
+    memcpy(message.data(), &h, sizeof h);
+    memcpy(message.data() + sizeof h, &b, sizeof b);
+    memcpy(message.data() + sizeof h + sizeof b, key, key_len);
+    if (value_len) memcpy(message.data() + sizeof h + sizeof b + key_len, value, value_len);
+    return request(*rt, *v, who, k.owner, message);
+}
+
+status table::get(const void *key, size_t key_len, void *value, size_t *value_len)
+{
+    const char *who = "pgdds_keytable_get";
+    runtime *rt;
+    vci *v;
+    status st = enter(who, rt, v);
+    if (st != PGDDS_OK) return st;
+    const size_t capacity = *value_len;
+    key_ref k = address(key, key_len);
+    segment_access a(*rt, *v, who);
+    return retry_until_settled(*rt, *v, who, [&](bool &settled) {
+        entry_ref e;
+        outcome o;
+        status st = find(a, k, true, who, e, o);
+        settled = st != PGDDS_OK || o != outcome::busy;
+        if (st != PGDDS_OK || o == outcome::busy) return st;
+        if (o == outcome::absent) return not_found(who, k);
+        if (e.value_len > capacity) {
+            *value_len = size_t(e.value_len);
+            return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: the value has %llu bytes, the buffer %zu (*value_len now holds "
+                        "the size needed)", who, (unsigned long long)e.value_len, capacity);
+        }
+        if (e.value_len) memcpy(value, record_buf.data() + record_value_offset(key_len), size_t(e.value_len));
+        *value_len = size_t(e.value_len);
+        return PGDDS_OK;
+    });
+}
+
+template <class Held> status table::with_entry_held(const char *who, const void *key, size_t key_len, Held held)
+{
+    runtime *rt;
+    vci *v;
+    status st = enter(who, rt, v);
+    if (st != PGDDS_OK) return st;
+    key_ref k = address(key, key_len);
+    segment_access a(*rt, *v, who);
+    return retry_until_settled(*rt, *v, who, [&](bool &settled) {
+        entry_ref e;
+        outcome o;
+        status st = lock_entry(a, k, who, e, o);
+        settled = st != PGDDS_OK || o != outcome::busy;
+        if (st != PGDDS_OK || o == outcome::busy) return st;
+        if (o == outcome::absent) return not_found(who, k);
+        return held(*rt, *v, a, k, e);
+    });
+}
+
+status table::put(const void *key, size_t key_len, const void *value, size_t value_len)
+{
+    const char *who = "pgdds_keytable_put";
+    return with_entry_held(who, key, key_len, [&](runtime &, vci &, segment_access &a, const key_ref &k,
+                                                  const entry_ref &e) {
+        // Nobody else writes the record, nor reads it without seeing the new version.
+        const uint64_t record = loc_offset(e.loc);
+        const record_header h{uint32_t(key_len), uint32_t(value_len)};
+        const uint64_t new_len = value_len, hint = make_hint(k.fingerprint, new_len);
+        const uint64_t hint_at =
+            index_offset_[size_t(k.owner)] + slot_offset_in_index(e.slot) + offsetof(slot_words, hint);
+        status st = PGDDS_OK;
+        if (value_len) st = a.write(k.owner, record + record_value_offset(key_len), value, value_len);
+        if (st == PGDDS_OK && new_len != e.value_len) st = a.write(k.owner, record, &h, sizeof h);
+        if (st == PGDDS_OK && new_len != e.value_len) st = a.write(k.owner, hint_at, &hint, sizeof hint);
+        if (st == PGDDS_OK) st = a.commit();
+        // Released with a new version even after a failed write: readers must not trust the old one.
+        const uint64_t released = meta_next_version(e.meta);
+        status rst = release_entry(a, e, released);
+        if (st == PGDDS_OK) st = rst;
+        if (st == PGDDS_OK && cache_ && k.owner != rank_)
+            cache_->store(k.cache_tag(), entry_ref{e.owner, e.slot, released, e.loc, new_len});
+        return st;
+    });
+}
+
+status table::atomic_u64(const void *key, size_t key_len, size_t value_offset, pgdds_aop_t op, uint64_t operand,
+                         uint64_t *fetched)
+{
+    const char *who = "pgdds_keytable_atomic_u64";
+    return with_entry_held(who, key, key_len, [&](runtime &, vci &, segment_access &a, const key_ref &k,
+                                                  const entry_ref &e) {
+        // The length is the current one and the record stays the key's.
+        uint64_t old = 0;
+        status st;
+        if (value_offset + 8 > e.value_len) {
+            st = fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: the word at value_offset %zu overruns the value (%llu bytes)", who,
+                      value_offset, (unsigned long long)e.value_len);
+        } else {
+            uint64_t word = loc_offset(e.loc) + record_value_offset(key_len) + value_offset;
+            st = a.atomic(k.owner, word, amo_op(op), operand, 0, fetched ? &old : nullptr);
+        }
+        // The version stays: only one word changed, atomically, so concurrent reads stand.
+        status rst = release_entry(a, e, e.meta);
+        if (st == PGDDS_OK) st = rst;
+        if (st == PGDDS_OK && fetched) *fetched = old;
+        return st;
+    });
+}
+
+status table::remove(const void *key, size_t key_len)
+{
+    const char *who = "pgdds_keytable_remove";
+    return with_entry_held(who, key, key_len, [&](runtime &rt, vci &v, segment_access &a, const key_ref &k,
+                                                  const entry_ref &e) {
+        if (cache_) cache_->forget(k.owner, k.cache_tag());
+        // The owner takes the entry out of the index and frees it.
+        if (k.owner == rank_) {
+            std::lock_guard<std::mutex> guard(local_->mutex());
+            local_->reclaim(e.slot);
+            return PGDDS_OK;
+        }
+        msg_header h{msg_remove, id_, 0};
+        remove_body b{e.slot, e.meta | meta_locked};
+        std::vector<uint8_t> message(sizeof h + sizeof b);
+        memcpy(message.data(), &h, sizeof h);
+        memcpy(message.data() + sizeof h, &b, sizeof b);
+        status st = request(rt, v, who, k.owner, message);
+        if (st != PGDDS_OK) release_entry(a, e, e.meta);  // the owner did not take it
+        return st;
+    });
+}
+
+status table::foreach_local(pgdds_keytable_visit_t visit, void *arg)
+{
+    const char *who = "pgdds_keytable_foreach_local";
+    runtime *rt;
+    vci *v;
+    status st = enter(who, rt, v);
+    if (st != PGDDS_OK) return st;
+    if (visiting.t == this)
+        return fail(PGDDS_ERR_STATE, "%s: called from a visitor of the same table's foreach_local", who);
+    segment_access a(*rt, *v, who);
+    for (uint64_t s = 0; s < local_->slot_count(); ++s) {
+        const slot_words &w = local_->slot(s);
+        uint64_t meta = 0;
+        // Hold the entry while it is visited; a held entry is waited for, a free slot skipped.
+        st = retry_until_settled(*rt, *v, who, [&](bool &settled) {
+            meta = load_word(w.meta);
+            settled = !(meta & meta_active);
+            if (settled || (meta & meta_locked)) return PGDDS_OK;
+            uint64_t old = 0;
+            status st = a.atomic(rank_, meta_offset(rank_, s), AMO_CSWAP, meta | meta_locked, meta, &old);
+            settled = st != PGDDS_OK || old == meta;
+            return st;
+        });
+        std::atomic_thread_fence(std::memory_order_release);  // before the visitor's writes
+        if (st != PGDDS_OK) return st;
+        if (!(meta & meta_active)) continue;
+        uint8_t *r = local_->record(loc_offset(load_word(w.loc)));
+        record_header h;
+        memcpy(&h, r, sizeof h);
+        visiting = visit_mark{this, s};
+        int stop = visit(r + sizeof h, h.key_len, r + record_value_offset(h.key_len), h.value_len, arg);
+        visiting = visit_mark{};
+        // A new version: the visitor may have changed the value.
+        st = release_entry(a, entry_ref{rank_, s, meta, 0, 0}, meta_next_version(meta));
+        if (st != PGDDS_OK || stop) return st;
+    }
+    return PGDDS_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The owner's side
+// ---------------------------------------------------------------------------------------------
+status table::owner_insert(const key_ref &k, const void *value, size_t value_len)
+{
+    std::lock_guard<std::mutex> guard(local_->mutex());
+    match_table::pending_entry p;
+    status st = local_->append_pending(k.bytes, k.len, k.fingerprint, value, value_len, p);
+    if (st != PGDDS_OK) return st;
+    match_table::placement where;
+    st = local_->activate(p, k.base, where);
+    if (st != PGDDS_OK) local_->discard(p);
+    return st;
+}
+
+status table::owner_reclaim(uint64_t slot, uint64_t locked_meta)
+{
+    if (slot >= local_->slot_count())
+        return fail(PGDDS_ERR_INVALID_ARG, "slot %llu does not exist", (unsigned long long)slot);
+    std::lock_guard<std::mutex> guard(local_->mutex());
+    if (load_word(local_->slot(slot).meta) != locked_meta)
+        return fail(PGDDS_ERR_STATE, "the entry in slot %llu is not held by the remover", (unsigned long long)slot);
+    local_->reclaim(slot);
+    return PGDDS_OK;
+}
+
+void table::on_message(runtime &rt, int src, const uint8_t *payload, size_t size)
+{
+    msg_header h;
+    memcpy(&h, payload, sizeof h);
+    const uint8_t *body = payload + sizeof h;
+    const size_t body_len = size - sizeof h;
+    if (h.kind == msg_reply) {
+        reply_body r;
+        if (body_len < sizeof r) return;
+        memcpy(&r, body, sizeof r);
+        complete_request(h.request, r.result, reinterpret_cast<const char *>(body + sizeof r),
+                         std::min<size_t>(r.message_len, body_len - sizeof r));
+        return;
+    }
+    // A handler runs inside some other call of this thread: keep that call's error message.
+    const std::string interrupted_error = pgdds_last_error();
+    status st;
+    if (h.kind == msg_insert && body_len >= sizeof(insert_body)) {
+        insert_body b;
+        memcpy(&b, body, sizeof b);
+        if (b.key_len + b.value_len != body_len - sizeof b)
+            st = fail(PGDDS_ERR_INVALID_ARG, "malformed insert request");
+        else
+            st = owner_insert(key_ref{body + sizeof b, size_t(b.key_len), rank_, b.match_base,
+                                      home_bucket(b.match_base, nbuckets_), uint32_t(b.fingerprint)},
+                              body + sizeof b + b.key_len, size_t(b.value_len));
+    } else if (h.kind == msg_remove && body_len == sizeof(remove_body)) {
+        remove_body b;
+        memcpy(&b, body, sizeof b);
+        st = owner_reclaim(b.slot, b.locked_meta);
+    } else {
+        st = fail(PGDDS_ERR_INVALID_ARG, "malformed request (kind %u, %zu bytes)", h.kind, size);
+    }
+    const char *why = st == PGDDS_OK ? "" : pgdds_last_error();
+    reply_body r{st, uint32_t(strnlen(why, 400))};
+    std::vector<uint8_t> reply(sizeof h + sizeof r + r.message_len);
+    h.kind = msg_reply;
+    memcpy(reply.data(), &h, sizeof h);
+    memcpy(reply.data() + sizeof h, &r, sizeof r);
+    memcpy(reply.data() + sizeof h + sizeof r, why, r.message_len);
+    status sst = rt.am_send("key table reply", rt.current_vci(), src, AM_KEYTABLE, reply.data(), reply.size());
+    if (sst != PGDDS_OK)
+        PGDDS_LOG(LOG_ERROR, "key table: cannot reply to rank %d: %s", src, pgdds_last_error());
+    fail(PGDDS_OK, "%s", interrupted_error.c_str());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Requests to owners, with flow control
+// ---------------------------------------------------------------------------------------------
+struct table::pending_request {
+    std::atomic<bool> done{false};
+    status result = PGDDS_OK;
+    std::string message;
+};
+
+status table::request(runtime &rt, vci &v, const char *who, int owner, std::vector<uint8_t> &message)
+{
+    // A credit: at most request_window requests of this rank in flight to one owner.
+    std::atomic<int> &in_flight = in_flight_[size_t(owner)];
+    status st = rt.wait(who, v, [&] {
+        int n = in_flight.load(std::memory_order_relaxed);
+        return n < request_window && in_flight.compare_exchange_weak(n, n + 1, std::memory_order_acquire);
+    });
+    if (st != PGDDS_OK) return st;
+    pending_request req;
+    uint64_t id;
+    {
+        std::lock_guard<std::mutex> guard(requests_lock_);
+        id = ++next_request_;
+        requests_[id] = &req;
+    }
+    memcpy(message.data() + offsetof(msg_header, request), &id, sizeof id);
+    st = rt.am_send(who, v, owner, AM_KEYTABLE, message.data(), message.size());
+    if (st == PGDDS_OK) st = rt.wait(who, v, [&] { return req.done.load(std::memory_order_acquire); });
+    {
+        std::lock_guard<std::mutex> guard(requests_lock_);
+        requests_.erase(id);
+    }
+    in_flight.fetch_sub(1, std::memory_order_release);
+    if (st != PGDDS_OK) return st;
+    if (req.result != PGDDS_OK) return fail(req.result, "%s: rank %d: %s", who, owner, req.message.c_str());
+    return PGDDS_OK;
+}
+
+void table::complete_request(uint64_t id, status result, const char *message, size_t message_len)
+{
+    std::lock_guard<std::mutex> guard(requests_lock_);
+    auto it = requests_.find(id);
+    if (it == requests_.end()) return;  // its requester gave up waiting
+    it->second->result = result;
+    it->second->message.assign(message, message_len);
+    it->second->done.store(true, std::memory_order_release);
+}
+
+}  // namespace pgdds::keytable

@@ -1,0 +1,909 @@
+#include "ucx.h"
+
+#include "../../core/log.h"
+#include "../../core/runtime.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace pgdds {
+
+namespace {
+
+constexpr uint32_t blob_magic = 0x31786375;  // "ucx1"
+constexpr uint16_t am_id = 0;
+// Bytes of active-message packets one VCI may have in flight before am_send says AGAIN.
+constexpr size_t am_in_flight_limit = size_t(16) << 20;
+// Packets up to this size are copied into pooled buffers, larger ones into their own.
+constexpr size_t am_small_bytes = 8192;
+// How long close() waits for a flush or an endpoint close before giving up on a peer.
+constexpr double close_wait_seconds = 2.0;
+
+// Transports whose atomics are CPU atomics on memory mapped from the peer: UCX's
+// shared-memory transports and its loopback. Their *fetching* AND/OR/XOR are wrong in UCX
+// 1.13.1 as Debian builds it: the old value comes back, but the target keeps its old value
+// (AND, OR) or becomes 0 (XOR).
+bool is_cpu_memory_tl(const std::string &tl)
+{
+    return tl == "posix" || tl == "sysv" || tl == "xpmem" || tl == "self";
+}
+
+bool is_shared_memory_tl(const std::string &tl) { return is_cpu_memory_tl(tl) || tl == "cma" || tl == "knem"; }
+
+// Text written by one of UCX's ucp_*_print_info functions.
+template <class Fn> std::string capture(Fn fn)
+{
+    char *buf = nullptr;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return {};
+    fn(f);
+    fclose(f);
+    std::string text(buf ? buf : "", len);
+    free(buf);
+    return text;
+}
+
+// The transport name in "<index>:<tl>/<device>" or "-- <tl>/<device>", starting at `from`.
+std::string tl_at(const std::string &line, size_t from)
+{
+    size_t slash = line.find('/', from);
+    return slash == std::string::npos ? std::string() : line.substr(from, slash - from);
+}
+
+// Transports of the context's resources ("#  resource 1  :  md 1  dev 1  flags -- tcp/lo").
+std::vector<std::string> context_transports(ucp_context_h ctx)
+{
+    std::string text = capture([&](FILE *f) { ucp_context_print_info(ctx, f); });
+    std::vector<std::string> out;
+    size_t pos = 0;
+    while (pos < text.size()) {
+        size_t end = text.find('\n', pos);
+        if (end == std::string::npos) end = text.size();
+        std::string line = text.substr(pos, end - pos);
+        pos = end + 1;
+        size_t dashes = line.find("-- ");
+        if (line.find("resource") == std::string::npos || dashes == std::string::npos) continue;
+        std::string tl = tl_at(line, dashes + 3);
+        if (!tl.empty()) out.push_back(tl);
+    }
+    return out;
+}
+
+// Transports of an endpoint's lanes ("lane[0]:  0:sysv/memory.0 md[0] -> ... amo#0 am"), and
+// which of them carry atomics. Empty when the text has no lane lines (an unknown format).
+struct lane_info {
+    std::vector<std::string> all, atomic;
+};
+
+lane_info endpoint_lanes(ucp_ep_h ep)
+{
+    std::string text = capture([&](FILE *f) { ucp_ep_print_info(ep, f); });
+    lane_info info;
+    size_t pos = 0;
+    while (pos < text.size()) {
+        size_t end = text.find('\n', pos);
+        if (end == std::string::npos) end = text.size();
+        std::string line = text.substr(pos, end - pos);
+        pos = end + 1;
+        size_t lane = line.find("lane[");
+        if (lane == std::string::npos) continue;
+        size_t colon = line.find("]:", lane);
+        if (colon == std::string::npos) continue;
+        size_t start = line.find_first_not_of(' ', colon + 2);
+        if (start == std::string::npos) continue;
+        size_t index_end = line.find(':', start);
+        if (index_end == std::string::npos) continue;
+        std::string tl = tl_at(line, index_end + 1);
+        if (tl.empty()) continue;
+        info.all.push_back(tl);
+        if (line.find(" amo#") != std::string::npos) info.atomic.push_back(tl);
+    }
+    return info;
+}
+
+std::string join_unique(const std::vector<std::string> &names)
+{
+    std::string out;
+    std::vector<std::string> seen;
+    for (const auto &n : names) {
+        bool dup = false;
+        for (const auto &s : seen) dup = dup || s == n;
+        if (dup) continue;
+        seen.push_back(n);
+        out += (out.empty() ? "" : ",") + n;
+    }
+    return out;
+}
+
+bool is_peer_failure(ucs_status_t s)
+{
+    return s == UCS_ERR_UNREACHABLE || s == UCS_ERR_CONNECTION_RESET || s == UCS_ERR_ENDPOINT_TIMEOUT ||
+           s == UCS_ERR_NOT_CONNECTED || s == UCS_ERR_REJECTED;
+}
+
+uint64_t apply_bitwise(uint64_t old, amo_op op, uint64_t operand, unsigned width)
+{
+    uint64_t next = op == AMO_AND ? old & operand : op == AMO_OR ? old | operand : old ^ operand;
+    return width == 4 ? uint32_t(next) : next;
+}
+
+double seconds_now()
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// A peer's address blob, decoded (pointers into the blob).
+struct peer_address {
+    uint64_t seg_base = 0, seg_size = 0;
+    std::vector<const uint8_t *> worker;
+    std::vector<size_t> worker_len;
+    const uint8_t *rkey = nullptr;
+    size_t rkey_len = 0;
+};
+
+struct blob_header {
+    uint32_t magic;
+    uint32_t workers;
+    uint32_t rkey_len;
+    uint32_t reserved;
+    uint64_t seg_base;
+    uint64_t seg_size;
+};
+
+status decode_address(const std::vector<uint8_t> &blob, int rank, unsigned workers, peer_address &out)
+{
+    blob_header h;
+    if (blob.size() < sizeof h) return fail(PGDDS_ERR_TRANSPORT, "ucx: rank %d's address is truncated (%zu bytes)", rank, blob.size());
+    memcpy(&h, blob.data(), sizeof h);
+    if (h.magic != blob_magic)
+        return fail(PGDDS_ERR_TRANSPORT, "ucx: rank %d's address is not a UCX address of this library", rank);
+    if (h.workers != workers)
+        return fail(PGDDS_ERR_TRANSPORT, "ucx: rank %d has %u workers, this rank %u", rank, h.workers, workers);
+    size_t pos = sizeof h;
+    for (unsigned i = 0; i < workers; ++i) {
+        uint32_t len;
+        if (blob.size() - pos < sizeof len) break;
+        memcpy(&len, blob.data() + pos, sizeof len);
+        pos += sizeof len;
+        if (blob.size() - pos < len) break;
+        out.worker.push_back(blob.data() + pos);
+        out.worker_len.push_back(len);
+        pos += len;
+    }
+    if (out.worker.size() != workers || blob.size() - pos != h.rkey_len)
+        return fail(PGDDS_ERR_TRANSPORT, "ucx: rank %d's address is ill-formed (%zu bytes)", rank, blob.size());
+    out.rkey = blob.data() + pos;
+    out.rkey_len = h.rkey_len;
+    out.seg_base = h.seg_base;
+    out.seg_size = h.seg_size;
+    return PGDDS_OK;
+}
+
+}  // namespace
+
+// One VCI: its worker, its endpoint and rkey to every rank, and what is in flight on it.
+struct transport_ucx::vci_state {
+    struct peer {
+        vci_state *v = nullptr;
+        int rank = -1;
+        ucp_ep_h ep = nullptr;
+        ucp_rkey_h rkey = nullptr;
+        uint64_t base = 0;            // the peer's segment address
+        uint8_t *direct = nullptr;    // its segment mapped here (ucp_rkey_ptr), else null
+        bool emulate_fetch_bitwise = false;
+        ucs_status_t failed = UCS_OK; // set by the endpoint's error handler
+    };
+
+    transport_ucx *owner = nullptr;
+    unsigned index = 0;
+    ucp_worker_h worker = nullptr;
+    std::vector<peer> peers;
+    unsigned cas_loops = 0;           // emulated atomics still running
+    // Flushes that also wait for those loops: a loop may issue attempts after the flush began.
+    std::vector<op_completion *> loop_waiters;
+    size_t am_in_flight = 0;          // bytes of sent packets not yet released by UCX
+    std::vector<uint8_t *> am_pool;   // free buffers of am_small_bytes
+    uint64_t discard = 0;             // reply buffer of non-fetching swaps
+    // First failure of an operation issued without an op_completion, reported by flush.
+    status deferred = PGDDS_OK;
+    std::string deferred_msg;
+
+    void defer(status st)
+    {
+        if (deferred != PGDDS_OK) return;
+        deferred = st;
+        deferred_msg = pgdds_last_error();
+    }
+
+    // Explains a failed operation and returns its status.
+    status error(int rank, ucs_status_t s, const char *what)
+    {
+        if (rank < 0)
+            return fail(PGDDS_ERR_TRANSPORT, "ucx: %s on VCI %u failed: %s", what, index, ucs_status_string(s));
+        if (is_peer_failure(s) || peers[rank].failed != UCS_OK) {
+            ucs_status_t why = peers[rank].failed != UCS_OK ? peers[rank].failed : s;
+            return fail(PGDDS_ERR_PEER_FAILED, "ucx: %s to rank %d failed: rank %d is unreachable (%s)", what, rank,
+                        rank, ucs_status_string(why));
+        }
+        return fail(PGDDS_ERR_TRANSPORT, "ucx: %s to rank %d failed: %s", what, rank, ucs_status_string(s));
+    }
+
+    uint8_t *take_buffer(size_t len)
+    {
+        if (len > am_small_bytes) return static_cast<uint8_t *>(malloc(len));
+        if (am_pool.empty()) return static_cast<uint8_t *>(malloc(am_small_bytes));
+        uint8_t *b = am_pool.back();
+        am_pool.pop_back();
+        return b;
+    }
+    void return_buffer(uint8_t *b, size_t len)
+    {
+        if (len <= am_small_bytes && am_pool.size() < 256) am_pool.push_back(b);
+        else free(b);
+    }
+};
+
+// A fetching AND/OR/XOR done as compare-and-swap attempts (see is_cpu_memory_tl).
+struct transport_ucx::cas_loop {
+    vci_state *v;
+    int rank;
+    uint64_t remote_addr;
+    amo_op op;
+    unsigned width;
+    uint64_t operand;
+    uint64_t expected;     // the value the next attempt compares with
+    union {
+        uint64_t u64;
+        uint32_t u32;
+    } compare, reply;      // reply: the new value going out, the old value coming back
+    void *result;
+    op_completion *done;
+};
+
+namespace {
+
+// What a request was issued for; lives in UCP's user area of each request (request_size).
+struct request_info {
+    transport_ucx::vci_state *v;
+    op_completion *done;
+    int rank;
+    const char *what;
+    uint8_t *buffer;   // active-message packet copy (send) or landing buffer (receive)
+    size_t len;
+    transport_ucx::cas_loop *loop;
+};
+
+void on_send_done(void *request, ucs_status_t s, void *)
+{
+    auto *info = static_cast<request_info *>(request);
+    status st = s == UCS_OK ? PGDDS_OK : info->v->error(info->rank, s, info->what);
+    if (info->done) info->done->complete(st);
+    else if (st != PGDDS_OK) info->v->defer(st);
+    ucp_request_free(request);
+}
+
+void on_am_sent(void *request, ucs_status_t s, void *)
+{
+    auto *info = static_cast<request_info *>(request);
+    transport_ucx::vci_state &v = *info->v;
+    v.am_in_flight -= info->len;
+    v.return_buffer(info->buffer, info->len);
+    if (s != UCS_OK) {
+        v.defer(v.error(info->rank, s, "active message"));
+        PGDDS_LOG(LOG_ERROR, "%s", pgdds_last_error());
+    }
+    ucp_request_free(request);
+}
+
+void on_ep_error(void *arg, ucp_ep_h, ucs_status_t s)
+{
+    auto *p = static_cast<transport_ucx::vci_state::peer *>(arg);
+    p->failed = s;
+    PGDDS_LOG(LOG_INFO, "ucx: endpoint to rank %d on VCI %u failed: %s", p->rank, p->v->index, ucs_status_string(s));
+}
+
+// Receive side of active messages. Eager packets are handed over at once; rendezvous packets
+// are fetched into a buffer of their own and handed over when they land.
+void on_am_data(void *request, ucs_status_t s, size_t, void *)
+{
+    auto *info = static_cast<request_info *>(request);
+    if (s == UCS_OK) info->v->owner->deliver_am(info->v->index, info->buffer, info->len);
+    else PGDDS_LOG(LOG_ERROR, "ucx: receiving a %zu-byte active message failed: %s", info->len, ucs_status_string(s));
+    free(info->buffer);
+    ucp_request_free(request);
+}
+
+ucs_status_t on_am_message(void *arg, const void *, size_t, void *data, size_t length, const ucp_am_recv_param_t *param)
+{
+    auto &v = *static_cast<transport_ucx::vci_state *>(arg);
+    if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
+        v.owner->deliver_am(v.index, data, length);
+        return UCS_OK;
+    }
+    auto *buf = static_cast<uint8_t *>(malloc(length ? length : 1));
+    if (!buf) {
+        PGDDS_LOG(LOG_ERROR, "ucx: no memory to receive a %zu-byte active message", length);
+        return UCS_ERR_NO_MEMORY;  // the sender's request fails with it
+    }
+    ucp_request_param_t prm;
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK;
+    prm.cb.recv_am = on_am_data;
+    ucs_status_ptr_t r = ucp_am_recv_data_nbx(v.worker, data, buf, length, &prm);
+    if (UCS_PTR_IS_ERR(r)) {
+        PGDDS_LOG(LOG_ERROR, "ucx: receiving a %zu-byte active message failed: %s", length,
+                  ucs_status_string(UCS_PTR_STATUS(r)));
+        free(buf);
+        return UCS_OK;
+    }
+    if (r == nullptr) {
+        v.owner->deliver_am(v.index, buf, length);
+        free(buf);
+        return UCS_OK;
+    }
+    *static_cast<request_info *>(r) = request_info{&v, nullptr, -1, "active message", buf, length, nullptr};
+    return UCS_INPROGRESS;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Set-up
+// ---------------------------------------------------------------------------------------------
+transport_ucx::~transport_ucx() { close(); }
+
+transport_caps transport_ucx::caps() const
+{
+    transport_caps c;
+    bool one_sided = shared_memory_only_ && allocated_;
+    c.needs_target_progress = !one_sided;
+    c.one_sided_rma = one_sided;
+    c.atomics = one_sided ? "native (UCX shared-memory CPU atomics; fetching AND/OR/XOR as compare-and-swap loops)"
+                          : "UCX (native where the transport has them, else emulated by UCX with active messages)";
+    return c;
+}
+
+status transport_ucx::open(runtime &rt)
+{
+    rt_ = &rt;
+    ucp_config_t *config = nullptr;
+    ucs_status_t s = ucp_config_read(nullptr, nullptr, &config);
+    if (s != UCS_OK)
+        return fail(PGDDS_ERR_UNSUPPORTED, "ucx: cannot read the UCX configuration: %s", ucs_status_string(s));
+    ucp_params_t params;
+    memset(&params, 0, sizeof params);
+    params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_REQUEST_SIZE | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS |
+                        UCP_PARAM_FIELD_MT_WORKERS_SHARED;
+    params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM;
+    params.request_size = sizeof(request_info);
+    params.estimated_num_eps = size_t(rt.nranks());
+    // Workers of different threads register memory through the shared context (rendezvous).
+    params.mt_workers_shared = rt.threaded() && rt.num_endpoints() > 1;
+    s = ucp_init(&params, config, &context_);
+    ucp_config_release(config);
+    if (s != UCS_OK) {
+        context_ = nullptr;
+        return fail(PGDDS_ERR_UNSUPPORTED, "ucx: ucp_init failed: %s (check UCX_TLS and UCX_NET_DEVICES)",
+                    ucs_status_string(s));
+    }
+
+    std::vector<std::string> families;
+    shared_memory_only_ = true;
+    for (const auto &tl : context_transports(context_)) {
+        if (tl == "self") continue;
+        families.push_back(is_shared_memory_tl(tl) ? "sm" : tl);
+        shared_memory_only_ = shared_memory_only_ && is_shared_memory_tl(tl);
+    }
+    name_ = "ucx/" + (families.empty() ? std::string("self") : join_unique(families));
+
+    for (unsigned i = 0; i < rt.num_endpoints(); ++i) {
+        std::unique_ptr<vci_state> v(new vci_state());
+        v->owner = this;
+        v->index = i;
+        ucp_worker_params_t wp;
+        memset(&wp, 0, sizeof wp);
+        wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+        // One thread at a time per VCI, but not always the same one when VCIs are borrowed.
+        wp.thread_mode = rt.threaded() ? UCS_THREAD_MODE_SERIALIZED : UCS_THREAD_MODE_SINGLE;
+        s = ucp_worker_create(context_, &wp, &v->worker);
+        if (s != UCS_OK) {
+            v->worker = nullptr;
+            close();
+            return fail(PGDDS_ERR_TRANSPORT, "ucx: cannot create the worker of VCI %u: %s", i, ucs_status_string(s));
+        }
+        ucp_am_handler_param_t hp;
+        memset(&hp, 0, sizeof hp);
+        hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS |
+                        UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG;
+        hp.id = am_id;
+        hp.flags = UCP_AM_FLAG_WHOLE_MSG;
+        hp.cb = on_am_message;
+        hp.arg = v.get();
+        s = ucp_worker_set_am_recv_handler(v->worker, &hp);
+        vcis_.push_back(std::move(v));
+        if (s != UCS_OK) {
+            close();
+            return fail(PGDDS_ERR_TRANSPORT, "ucx: cannot set the active-message handler of VCI %u: %s", i,
+                        ucs_status_string(s));
+        }
+    }
+    unsigned major, minor, release;
+    ucp_get_version(&major, &minor, &release);
+    PGDDS_LOG(LOG_INFO, "ucx %u.%u.%u: %s, %u workers", major, minor, release, name_.c_str(), rt.num_endpoints());
+    return PGDDS_OK;
+}
+
+status transport_ucx::alloc_segment(size_t size, void **base)
+{
+    ucp_mem_map_params_t mp;
+    memset(&mp, 0, sizeof mp);
+    mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_FLAGS;
+    mp.address = nullptr;
+    mp.length = size;
+    mp.flags = UCP_MEM_MAP_ALLOCATE;
+    ucs_status_t s = ucp_mem_map(context_, &mp, &memh_);
+    if (s != UCS_OK) {
+        memh_ = nullptr;
+        return fail(PGDDS_ERR_NO_MEMORY, "ucx: cannot allocate a segment of %zu bytes: %s", size, ucs_status_string(s));
+    }
+    ucp_mem_attr_t attr;
+    attr.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS | UCP_MEM_ATTR_FIELD_LENGTH;
+    s = ucp_mem_query(memh_, &attr);
+    if (s != UCS_OK || attr.length < size) {
+        ucp_mem_unmap(context_, memh_);
+        memh_ = nullptr;
+        return fail(PGDDS_ERR_TRANSPORT, "ucx: the segment UCX allocated cannot be queried: %s", ucs_status_string(s));
+    }
+    allocated_ = true;
+    seg_base_ = static_cast<uint8_t *>(attr.address);
+    seg_size_ = size;
+    *base = seg_base_;
+    return PGDDS_OK;
+}
+
+status transport_ucx::register_segment(void *base, size_t size)
+{
+    if (allocated_) {
+        if (base == seg_base_ && size <= seg_size_) return PGDDS_OK;
+        return fail(PGDDS_ERR_INVALID_ARG, "ucx: asked to register %p, but the segment is UCX's own at %p", base,
+                    static_cast<void *>(seg_base_));
+    }
+    ucp_mem_map_params_t mp;
+    memset(&mp, 0, sizeof mp);
+    mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
+    mp.address = base;
+    mp.length = size;
+    ucs_status_t s = ucp_mem_map(context_, &mp, &memh_);
+    if (s != UCS_OK) {
+        memh_ = nullptr;
+        return fail(PGDDS_ERR_TRANSPORT, "ucx: cannot register the segment (%zu bytes at %p): %s", size, base,
+                    ucs_status_string(s));
+    }
+    seg_base_ = static_cast<uint8_t *>(base);
+    seg_size_ = size;
+    return PGDDS_OK;
+}
+
+status transport_ucx::address(std::vector<uint8_t> &blob)
+{
+    void *rkey = nullptr;
+    size_t rkey_len = 0;
+    ucs_status_t s = ucp_rkey_pack(context_, memh_, &rkey, &rkey_len);
+    if (s != UCS_OK) return fail(PGDDS_ERR_TRANSPORT, "ucx: cannot pack the segment's rkey: %s", ucs_status_string(s));
+    blob_header h{blob_magic, uint32_t(vcis_.size()), uint32_t(rkey_len), 0, uint64_t(uintptr_t(seg_base_)), seg_size_};
+    blob.assign(reinterpret_cast<const uint8_t *>(&h), reinterpret_cast<const uint8_t *>(&h) + sizeof h);
+    for (auto &v : vcis_) {
+        ucp_address_t *addr = nullptr;
+        size_t len = 0;
+        s = ucp_worker_get_address(v->worker, &addr, &len);
+        if (s != UCS_OK) {
+            ucp_rkey_buffer_release(rkey);
+            return fail(PGDDS_ERR_TRANSPORT, "ucx: cannot get the address of VCI %u's worker: %s", v->index,
+                        ucs_status_string(s));
+        }
+        uint32_t len32 = uint32_t(len);
+        blob.insert(blob.end(), reinterpret_cast<uint8_t *>(&len32), reinterpret_cast<uint8_t *>(&len32) + sizeof len32);
+        blob.insert(blob.end(), reinterpret_cast<uint8_t *>(addr), reinterpret_cast<uint8_t *>(addr) + len);
+        ucp_worker_release_address(v->worker, addr);
+    }
+    blob.insert(blob.end(), static_cast<uint8_t *>(rkey), static_cast<uint8_t *>(rkey) + rkey_len);
+    ucp_rkey_buffer_release(rkey);
+    return PGDDS_OK;
+}
+
+status transport_ucx::connect(const std::vector<std::vector<uint8_t>> &peers)
+{
+    const int n = rt_->nranks();
+    std::vector<peer_address> addrs(n);
+    for (int r = 0; r < n; ++r) {
+        status st = decode_address(peers[r], r, unsigned(vcis_.size()), addrs[r]);
+        if (st != PGDDS_OK) return st;
+    }
+    for (auto &vp : vcis_) {
+        vci_state &v = *vp;
+        v.peers.assign(n, vci_state::peer{});
+        for (int r = 0; r < n; ++r) {
+            vci_state::peer &p = v.peers[r];
+            p.v = &v;
+            p.rank = r;
+            ucp_ep_params_t ep;
+            memset(&ep, 0, sizeof ep);
+            ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                            UCP_EP_PARAM_FIELD_ERR_HANDLER;
+            ep.address = reinterpret_cast<const ucp_address_t *>(addrs[r].worker[v.index]);
+            // Peer-failure handling rules out UCX's shared-memory transports (they have no
+            // failure detection), so it is asked for off-node peers only; the runtime watches
+            // the processes on this node itself.
+            ep.err_mode = rt_->is_local(r) ? UCP_ERR_HANDLING_MODE_NONE : UCP_ERR_HANDLING_MODE_PEER;
+            ep.err_handler.cb = on_ep_error;
+            ep.err_handler.arg = &p;
+            ucs_status_t s = ucp_ep_create(v.worker, &ep, &p.ep);
+            if (s != UCS_OK) {
+                p.ep = nullptr;
+                return fail(s == UCS_ERR_UNREACHABLE ? PGDDS_ERR_UNSUPPORTED : PGDDS_ERR_TRANSPORT,
+                            "ucx: cannot connect VCI %u to rank %d: %s (UCX_TLS=%s)", v.index, r, ucs_status_string(s),
+                            getenv("UCX_TLS") ? getenv("UCX_TLS") : "all");
+            }
+            s = ucp_ep_rkey_unpack(p.ep, addrs[r].rkey, &p.rkey);
+            if (s != UCS_OK) {
+                p.rkey = nullptr;
+                return fail(PGDDS_ERR_TRANSPORT, "ucx: cannot unpack rank %d's rkey on VCI %u: %s", r, v.index,
+                            ucs_status_string(s));
+            }
+            p.base = addrs[r].seg_base;
+            void *mapped = nullptr;
+            if (ucp_rkey_ptr(p.rkey, p.base, &mapped) == UCS_OK) p.direct = static_cast<uint8_t *>(mapped);
+            // The fetching-bitwise defect needs the target mapped here and atomics on a
+            // CPU-memory lane; when the lanes cannot be read, assume the worst.
+            if (p.direct) {
+                lane_info lanes = endpoint_lanes(p.ep);
+                bool cpu_lane = lanes.all.empty();
+                for (const auto &tl : lanes.atomic) cpu_lane = cpu_lane || is_cpu_memory_tl(tl);
+                p.emulate_fetch_bitwise = cpu_lane;
+            }
+            if (v.index == 0 && r != rt_->rank() && log_threshold >= LOG_INFO) {
+                lane_info lanes = endpoint_lanes(p.ep);
+                PGDDS_LOG(LOG_INFO, "ucx: rank %d over %s (atomics: %s)%s%s", r, join_unique(lanes.all).c_str(),
+                          lanes.atomic.empty() ? "emulated by UCX" : join_unique(lanes.atomic).c_str(),
+                          p.direct ? ", segment mapped" : "",
+                          p.emulate_fetch_bitwise ? ", fetching AND/OR/XOR by compare-and-swap" : "");
+            }
+        }
+    }
+    connected_ = true;
+    return PGDDS_OK;
+}
+
+void *transport_ucx::peer_pointer(int rank)
+{
+    if (rank == rt_->rank()) return seg_base_;
+    if (!connected_ || vcis_.empty()) return nullptr;
+    return vcis_[0]->peers[rank].direct;
+}
+
+void transport_ucx::close_endpoints()
+{
+    for (auto &vp : vcis_) {
+        vci_state &v = *vp;
+        // RMA was flushed by the runtime's final barrier, but rendezvous packets complete only
+        // when their receiver acknowledges them: wait for those, then flush, each wait bounded
+        // in case a peer vanished meanwhile.
+        double until = seconds_now() + close_wait_seconds;
+        while (v.am_in_flight && seconds_now() < until) ucp_worker_progress(v.worker);
+        ucp_request_param_t prm;
+        prm.op_attr_mask = 0;
+        ucs_status_ptr_t r = ucp_worker_flush_nbx(v.worker, &prm);
+        if (UCS_PTR_IS_PTR(r)) {
+            while (ucp_request_check_status(r) == UCS_INPROGRESS && seconds_now() < until) ucp_worker_progress(v.worker);
+            if (ucp_request_check_status(r) == UCS_INPROGRESS) ucp_request_cancel(v.worker, r);
+            ucp_request_free(r);
+        }
+        for (auto &p : v.peers) {
+            if (p.rkey) ucp_rkey_destroy(p.rkey);
+            p.rkey = nullptr;
+        }
+        // Forced close: nothing is outstanding after the flush, and a flushing close of an
+        // endpoint that was never used (TCP still wiring up) waits for a peer that may already
+        // have destroyed its worker.
+        std::vector<ucs_status_ptr_t> closing;
+        for (auto &p : v.peers) {
+            if (!p.ep) continue;
+            ucp_request_param_t cp;
+            cp.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+            cp.flags = UCP_EP_CLOSE_FLAG_FORCE;
+            ucs_status_ptr_t c = ucp_ep_close_nbx(p.ep, &cp);
+            if (UCS_PTR_IS_PTR(c)) closing.push_back(c);
+            p.ep = nullptr;
+        }
+        until = seconds_now() + close_wait_seconds;
+        for (auto c : closing) {
+            while (ucp_request_check_status(c) == UCS_INPROGRESS && seconds_now() < until) ucp_worker_progress(v.worker);
+            if (ucp_request_check_status(c) == UCS_INPROGRESS)
+                PGDDS_LOG(LOG_WARN, "ucx: an endpoint of VCI %u did not close within %.0f s", v.index, close_wait_seconds);
+            ucp_request_free(c);
+        }
+        v.peers.clear();
+    }
+}
+
+void transport_ucx::close()
+{
+    if (!context_) return;
+    close_endpoints();
+    if (memh_) ucp_mem_unmap(context_, memh_);
+    memh_ = nullptr;
+    seg_base_ = nullptr;
+    for (auto &v : vcis_) {
+        if (v->worker) ucp_worker_destroy(v->worker);
+        for (uint8_t *b : v->am_pool) free(b);
+    }
+    vcis_.clear();
+    ucp_cleanup(context_);
+    context_ = nullptr;
+    connected_ = false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Data path
+// ---------------------------------------------------------------------------------------------
+// Completes an operation that UCX finished at once, or attaches the caller's completion to the
+// request that finishes it later.
+status transport_ucx::issued(ucs_status_ptr_t r, vci_state &v, int rank, const char *what, op_completion *done)
+{
+    if (r == nullptr) {
+        if (done) done->complete(PGDDS_OK);
+        return PGDDS_OK;
+    }
+    if (UCS_PTR_IS_ERR(r)) {
+        ucs_status_t s = UCS_PTR_STATUS(r);
+        return s == UCS_ERR_NO_RESOURCE ? PGDDS_ERR_AGAIN : v.error(rank, s, what);
+    }
+    *static_cast<request_info *>(r) = request_info{&v, done, rank, what, nullptr, 0, nullptr};
+    return PGDDS_OK;
+}
+
+status transport_ucx::put(unsigned vci, int rank, uint64_t offset, const void *src, size_t n, op_completion *done)
+{
+    vci_state &v = *vcis_[vci];
+    vci_state::peer &p = v.peers[rank];
+    if (PGDDS_UNLIKELY(p.failed != UCS_OK)) return v.error(rank, p.failed, "put");
+    ucp_request_param_t prm;
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK;
+    prm.cb.send = on_send_done;
+    return issued(ucp_put_nbx(p.ep, src, n, p.base + offset, p.rkey, &prm), v, rank, "put", done);
+}
+
+status transport_ucx::get(unsigned vci, int rank, uint64_t offset, void *dst, size_t n, op_completion *done)
+{
+    vci_state &v = *vcis_[vci];
+    vci_state::peer &p = v.peers[rank];
+    if (PGDDS_UNLIKELY(p.failed != UCS_OK)) return v.error(rank, p.failed, "get");
+    ucp_request_param_t prm;
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK;
+    prm.cb.send = on_send_done;
+    return issued(ucp_get_nbx(p.ep, dst, n, p.base + offset, p.rkey, &prm), v, rank, "get", done);
+}
+
+status transport_ucx::amo(unsigned vci, int rank, uint64_t offset, const amo_args &args, op_completion *done)
+{
+    vci_state &v = *vcis_[vci];
+    vci_state::peer &p = v.peers[rank];
+    if (PGDDS_UNLIKELY(p.failed != UCS_OK)) return v.error(rank, p.failed, "atomic");
+    const bool bitwise = args.op == AMO_AND || args.op == AMO_OR || args.op == AMO_XOR;
+    if (args.result && bitwise && p.emulate_fetch_bitwise) return cas_loop_start(v, rank, p.base + offset, args, done);
+
+    ucp_atomic_op_t op;
+    uint64_t value = args.operand;
+    void *reply = args.result;
+    switch (args.op) {
+    case AMO_ADD: op = UCP_ATOMIC_OP_ADD; break;
+    case AMO_AND: op = UCP_ATOMIC_OP_AND; break;
+    case AMO_OR: op = UCP_ATOMIC_OP_OR; break;
+    case AMO_XOR: op = UCP_ATOMIC_OP_XOR; break;
+    case AMO_SWAP:
+        op = UCP_ATOMIC_OP_SWAP;
+        if (!reply) reply = &v.discard;  // UCX swaps only with a reply buffer
+        break;
+    case AMO_CSWAP:
+        // UCX compares with `buffer` and takes the new value from the reply buffer.
+        op = UCP_ATOMIC_OP_CSWAP;
+        value = args.compare;
+        memcpy(reply, &args.operand, args.width);
+        break;
+    case AMO_LOAD:
+        op = UCP_ATOMIC_OP_ADD;
+        value = 0;
+        break;
+    default: return fail(PGDDS_ERR_INVALID_ARG, "ucx: unknown atomic operation %d", int(args.op));
+    }
+    uint32_t value32 = uint32_t(value);  // UCX reads the operand when the call is made
+    ucp_request_param_t prm;
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_DATATYPE |
+                       (reply ? UCP_OP_ATTR_FIELD_REPLY_BUFFER : 0);
+    prm.cb.send = on_send_done;
+    prm.datatype = ucp_dt_make_contig(args.width);
+    prm.reply_buffer = reply;
+    const void *buffer = args.width == 4 ? static_cast<const void *>(&value32) : static_cast<const void *>(&value);
+    ucs_status_ptr_t r = ucp_atomic_op_nbx(p.ep, op, buffer, 1, p.base + offset, p.rkey, &prm);
+    return issued(r, v, rank, "atomic", done);
+}
+
+namespace {
+
+// Whether the attempt that just completed swapped; if not, the next one compares with the
+// value it found.
+bool cas_attempt_done(transport_ucx::cas_loop &c)
+{
+    uint64_t old = c.width == 4 ? c.reply.u32 : c.reply.u64;
+    if (old == c.expected) {
+        memcpy(c.result, &old, c.width);
+        return true;
+    }
+    c.expected = old;
+    return false;
+}
+
+void on_cas_done(void *request, ucs_status_t s, void *);
+
+// Runs attempts until one is in flight (finished = false), one swapped (finished = true), or
+// issuing fails.
+status cas_run(transport_ucx::cas_loop &c, bool &finished)
+{
+    transport_ucx::vci_state::peer &p = c.v->peers[c.rank];
+    for (;;) {
+        uint64_t next = apply_bitwise(c.expected, c.op, c.operand, c.width);
+        if (c.width == 4) {
+            c.compare.u32 = uint32_t(c.expected);
+            c.reply.u32 = uint32_t(next);
+        } else {
+            c.compare.u64 = c.expected;
+            c.reply.u64 = next;
+        }
+        ucp_request_param_t prm;
+        prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+        prm.cb.send = on_cas_done;
+        prm.datatype = ucp_dt_make_contig(c.width);
+        prm.reply_buffer = &c.reply;
+        ucs_status_ptr_t r = ucp_atomic_op_nbx(p.ep, UCP_ATOMIC_OP_CSWAP, &c.compare, 1, c.remote_addr, p.rkey, &prm);
+        if (UCS_PTR_IS_ERR(r)) {
+            ucs_status_t s = UCS_PTR_STATUS(r);
+            return s == UCS_ERR_NO_RESOURCE ? PGDDS_ERR_AGAIN : c.v->error(c.rank, s, "atomic");
+        }
+        if (r != nullptr) {
+            *static_cast<request_info *>(r) = request_info{c.v, nullptr, c.rank, "atomic", nullptr, 0, &c};
+            finished = false;
+            return PGDDS_OK;
+        }
+        if (cas_attempt_done(c)) {
+            finished = true;
+            return PGDDS_OK;
+        }
+    }
+}
+
+void cas_end(transport_ucx::cas_loop *c, status st)
+{
+    if (c->done) c->done->complete(st);
+    else if (st != PGDDS_OK) c->v->defer(st);
+    transport_ucx::vci_state &v = *c->v;
+    delete c;
+    if (--v.cas_loops == 0) {
+        for (op_completion *w : v.loop_waiters) w->complete(PGDDS_OK);
+        v.loop_waiters.clear();
+    }
+}
+
+void on_cas_done(void *request, ucs_status_t s, void *)
+{
+    auto *info = static_cast<request_info *>(request);
+    transport_ucx::cas_loop *c = info->loop;
+    ucp_request_free(request);
+    if (s != UCS_OK) return cas_end(c, c->v->error(c->rank, s, "atomic"));
+    if (cas_attempt_done(*c)) return cas_end(c, PGDDS_OK);
+    bool finished = false;
+    status st = cas_run(*c, finished);
+    // Out of resources inside a callback: nothing can wait here, so it counts as a failure.
+    if (st != PGDDS_OK || finished)
+        cas_end(c, st == PGDDS_ERR_AGAIN ? fail(PGDDS_ERR_TRANSPORT, "ucx: atomic to rank %d: out of resources", c->rank)
+                                         : st);
+}
+
+}  // namespace
+
+status transport_ucx::cas_loop_start(vci_state &v, int rank, uint64_t remote_addr, const amo_args &args,
+                                     op_completion *done)
+{
+    vci_state::peer &p = v.peers[rank];
+    auto *c = new (std::nothrow) cas_loop{&v, rank, remote_addr, args.op, args.width, args.operand, 0, {0}, {0},
+                                          args.result, done};
+    if (!c) return fail(PGDDS_ERR_NO_MEMORY, "ucx: out of host memory for an atomic");
+    // A first guess read through the mapping saves an attempt when the word is not contended.
+    uint8_t *word = p.direct + (remote_addr - p.base);
+    c->expected = args.width == 4 ? __atomic_load_n(reinterpret_cast<uint32_t *>(word), __ATOMIC_RELAXED)
+                                  : __atomic_load_n(reinterpret_cast<uint64_t *>(word), __ATOMIC_RELAXED);
+    v.cas_loops++;
+    bool finished = false;
+    status st = cas_run(*c, finished);
+    if (st != PGDDS_OK) {
+        v.cas_loops--;
+        delete c;
+        return st;
+    }
+    if (finished) cas_end(c, PGDDS_OK);
+    return PGDDS_OK;
+}
+
+status transport_ucx::flush(unsigned vci, op_completion *done)
+{
+    vci_state &v = *vcis_[vci];
+    if (v.deferred != PGDDS_OK) {
+        status st = fail(v.deferred, "%s", v.deferred_msg.c_str());
+        v.deferred = PGDDS_OK;
+        done->complete(st);
+        return PGDDS_OK;
+    }
+    ucp_request_param_t prm;
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK;
+    prm.cb.send = on_send_done;
+    // Emulated atomics still running may issue attempts this worker flush does not cover; the
+    // flush completes when they have finished too.
+    if (v.cas_loops) {
+        done->add();
+        v.loop_waiters.push_back(done);
+    }
+    status st = issued(ucp_worker_flush_nbx(v.worker, &prm), v, -1, "flush", done);
+    if (st != PGDDS_OK && v.cas_loops) {
+        v.loop_waiters.pop_back();
+        done->pending.fetch_sub(1, std::memory_order_relaxed);
+    }
+    return st;
+}
+
+status transport_ucx::progress(unsigned vci)
+{
+    ucp_worker_progress(vcis_[vci]->worker);
+    return PGDDS_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Active messages
+// ---------------------------------------------------------------------------------------------
+status transport_ucx::am_send(unsigned vci, int rank, const void *packet, size_t len)
+{
+    vci_state &v = *vcis_[vci];
+    vci_state::peer &p = v.peers[rank];
+    if (PGDDS_UNLIKELY(p.failed != UCS_OK)) return v.error(rank, p.failed, "active message");
+    if (v.am_in_flight && v.am_in_flight + len > am_in_flight_limit) return PGDDS_ERR_AGAIN;
+    // The caller reuses the packet on return, but UCX may still read it later: send a copy.
+    uint8_t *copy = v.take_buffer(len);
+    if (!copy) return fail(PGDDS_ERR_NO_MEMORY, "ucx: out of host memory for a %zu-byte active message", len);
+    memcpy(copy, packet, len);
+    ucp_request_param_t prm;
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK;
+    prm.cb.send = on_am_sent;
+    ucs_status_ptr_t r = ucp_am_send_nbx(p.ep, am_id, nullptr, 0, copy, len, &prm);
+    if (!UCS_PTR_IS_PTR(r)) {
+        v.return_buffer(copy, len);
+        if (r == nullptr) return PGDDS_OK;
+        ucs_status_t s = UCS_PTR_STATUS(r);
+        return s == UCS_ERR_NO_RESOURCE ? PGDDS_ERR_AGAIN : v.error(rank, s, "active message");
+    }
+    *static_cast<request_info *>(r) = request_info{&v, nullptr, rank, "active message", copy, len, nullptr};
+    v.am_in_flight += len;
+    return PGDDS_OK;
+}
+
+void transport_ucx::deliver_am(unsigned vci, const void *data, size_t len) { rt_->am_incoming(vci, data, len); }
+
+// ---------------------------------------------------------------------------------------------
+status transport_create_ucx(std::unique_ptr<transport> &out)
+{
+    out.reset(new (std::nothrow) transport_ucx());
+    if (!out) return fail(PGDDS_ERR_NO_MEMORY, "ucx: out of host memory");
+    return PGDDS_OK;
+}
+
+}  // namespace pgdds

@@ -1,0 +1,235 @@
+// The C++ containers over several ranks: trivially copyable types, std::string, std::vector and a
+// user type through pgdds::serializer, promises as a typed bit set, std::optional results,
+// pgdds::error for failures, local and global iteration.
+#include "common.h"
+
+#include <pgdds/containers.hpp>
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+#include <vector>
+
+// A user type that is not trivially copyable, with its serializer.
+struct reading {
+    std::string sensor;
+    double value = 0;
+    bool operator==(const reading &o) const { return sensor == o.sensor && value == o.value; }
+};
+
+template <> struct pgdds::serializer<reading> {
+    static constexpr bool trivial = false;
+    static size_t size(const reading &r) { return sizeof r.value + r.sensor.size(); }
+    static void write(const reading &r, void *out)
+    {
+        std::memcpy(out, &r.value, sizeof r.value);
+        std::memcpy(static_cast<char *>(out) + sizeof r.value, r.sensor.data(), r.sensor.size());
+    }
+    static bool read(const void *in, size_t n, reading &out)
+    {
+        if (n < sizeof out.value) return false;
+        std::memcpy(&out.value, in, sizeof out.value);
+        out.sensor.assign(static_cast<const char *>(in) + sizeof out.value, n - sizeof out.value);
+        return true;
+    }
+};
+
+static_assert(pgdds::is_trivially_serializable<uint64_t>, "plain types go straight through");
+static_assert(!pgdds::is_trivially_serializable<std::string>, "strings are serialized");
+static_assert((pgdds::promise::find | pgdds::promise::insert).bits() == (PGDDS_CP_FIND | PGDDS_CP_INSERT),
+              "promises combine as bits");
+
+static int me, n;
+
+static void test_hash_map_trivial(pgdds::context &ctx)
+{
+    const uint64_t keys = t_work(1000, 200);
+    pgdds::hash_map<uint64_t, double> m(ctx, 4096);
+    for (uint64_t k = uint64_t(me); k < keys; k += uint64_t(n)) m.insert(k, double(k) / 2);
+    ctx.barrier();
+    int wrong = 0;
+    for (uint64_t k = 0; k < keys; ++k) {
+        auto v = m.find(k, pgdds::promise::find);
+        wrong += !v || *v != double(k) / 2;
+    }
+    T_CHECK(wrong == 0);
+    T_CHECK(!m.find(5000).has_value());
+    T_CHECK(m.size() == keys);
+    // batches
+    std::vector<uint64_t> some{1, 2, 3, 5000};
+    auto found = m.find_many(some, pgdds::promise::find);
+    T_CHECK(found[0] == 0.5 && found[2] == 1.5 && !found[3]);
+    ctx.barrier();
+    // local iteration may change values in place
+    uint64_t local = 0;
+    m.for_each_local([&](const uint64_t &k, double &v) {
+        v = double(k) * 3;
+        ++local;
+    });
+    T_CHECK(ctx.sum(local) == keys);
+    ctx.barrier();
+    T_CHECK(m.find(10).value_or(-1) == 30.0);
+    ctx.barrier();
+    if (me == 0) T_CHECK(m.erase(10) && !m.erase(10));
+    ctx.barrier();
+    T_CHECK(!m.find(10));
+    // an owner's CP_LOCAL insert
+    for (uint64_t k = 2000; k < 2100; ++k)
+        if (m.owner(k) == me) m.insert(k, 1.0, pgdds::promise::local);
+    ctx.barrier();
+    T_CHECK(m.size() == keys + 99);
+}
+
+static void test_hash_map_serialized(pgdds::context &ctx)
+{
+    pgdds::hash_map<std::string, std::vector<int>> m(ctx, 512, pgdds::hash_map_options().max_key_bytes(24).max_value_bytes(64));
+    std::string mine = "rank-" + std::to_string(me);
+    m.insert(mine, std::vector<int>(size_t(me) + 1, me));
+    ctx.barrier();
+    for (int r = 0; r < n; ++r) {
+        auto v = m.find("rank-" + std::to_string(r));
+        T_CHECK(v && v->size() == size_t(r) + 1 && std::all_of(v->begin(), v->end(), [&](int x) { return x == r; }));
+    }
+    // too long for the slots: refused, as an error
+    bool refused = false;
+    try {
+        m.insert(std::string(100, 'x'), {});
+    } catch (const pgdds::error &e) {
+        refused = e.status() == PGDDS_ERR_INVALID_ARG;
+    }
+    T_CHECK(refused);
+    // a user type as the value, buffered inserts
+    pgdds::hash_map<std::string, reading> r(ctx, 1024, pgdds::hash_map_options().max_key_bytes(16).max_value_bytes(40));
+    {
+        pgdds::hash_map_buffer<std::string, reading> buf(r, 64, 8);
+        for (int i = 0; i < 100; ++i) buf.insert("s" + std::to_string(me * 100 + i), reading{"temp" + std::to_string(i), i * 0.5});
+        buf.flush();
+    }
+    T_CHECK(r.size() == uint64_t(100 * n));
+    auto got = r.find("s" + std::to_string(((me + 1) % n) * 100 + 7));
+    T_CHECK(got && *got == (reading{"temp7", 3.5}));
+    uint64_t seen = 0;
+    r.for_each_local([&](const std::string &k, const reading &v) { seen += k[0] == 's' && v.sensor.rfind("temp", 0) == 0; });
+    T_CHECK(ctx.sum(seen) == uint64_t(100 * n));
+    ctx.barrier();
+}
+
+static void test_queues(pgdds::context &ctx)
+{
+    {
+        pgdds::fast_queue<int> q(ctx, uint64_t(10 * n), n - 1);
+        for (int i = 0; i < 10; ++i) T_CHECK(q.push(me * 100 + i));
+        T_CHECK(!q.push(std::vector<int>(uint64_t(n) * 10, 0)));  // all or nothing
+        ctx.barrier();
+        if (me == n - 1) {
+            auto view = q.local_view();
+            T_CHECK(view.size == size_t(10 * n));
+            long sum = std::accumulate(view.begin(), view.end(), 0L);
+            long expect = 0;
+            for (int r = 0; r < n; ++r) expect += r * 1000 + 45;
+            T_CHECK(sum == expect);
+        }
+        ctx.barrier();
+        size_t popped = 0;
+        while (auto v = q.pop()) popped++;
+        T_CHECK(ctx.sum(uint64_t(popped)) == uint64_t(10 * n));
+        ctx.barrier();
+    }
+    {
+        pgdds::circular_queue<std::string> q(ctx, 8, 0, 32);
+        if (me == 0) {
+            T_CHECK(q.push(std::vector<std::string>{"a", "bb", "ccc"}, pgdds::promise::local));
+            T_CHECK(q.pop(2) == (std::vector<std::string>{"a", "bb"}));
+            T_CHECK(q.pop().value_or("") == "ccc");
+            T_CHECK(!q.pop());
+        }
+        ctx.barrier();
+        T_CHECK(q.push("from " + std::to_string(me)));
+        ctx.barrier();
+        std::vector<std::string> all = me == 0 ? q.pop(size_t(n)) : std::vector<std::string>{};
+        T_CHECK(me != 0 || all.size() == size_t(n));
+        ctx.barrier();
+        q.resize(16);
+        q.migrate(n - 1);
+        T_CHECK(q.capacity() == 16 && q.host() == n - 1);
+        ctx.barrier();
+    }
+    {
+        pgdds::checksum_queue<reading> q(ctx, 64, 0, 40);
+        T_CHECK(q.push(reading{"r" + std::to_string(me), double(me)}));
+        ctx.barrier();
+        if (me == 0) {
+            auto got = q.pop(64);
+            T_CHECK_MSG(got.size() == size_t(n), "got %zu", got.size());
+            double sum = 0;
+            for (auto &g : got) sum += g.value;
+            T_CHECK(sum == double(n * (n - 1) / 2));
+        }
+        ctx.barrier();
+    }
+}
+
+static void test_bloom_and_arrays(pgdds::context &ctx)
+{
+    pgdds::bloom_filter<std::string> words(ctx, 1000, 0.01);
+    T_CHECK(!words.insert("word" + std::to_string(me)) || true);
+    ctx.barrier();
+    for (int r = 0; r < n; ++r) T_CHECK(words.contains("word" + std::to_string(r)));
+    pgdds::bloom_filter<uint64_t> ids(ctx, 1000, 0.001);
+    std::vector<uint64_t> batch(100);
+    std::iota(batch.begin(), batch.end(), uint64_t(me) * 100);
+    ids.insert_many(batch.data(), batch.size());
+    ctx.barrier();
+    std::vector<unsigned char> maybe(batch.size());
+    ids.contains_many(batch.data(), batch.size(), maybe.data());
+    T_CHECK(std::all_of(maybe.begin(), maybe.end(), [](unsigned char c) { return c == 1; }));
+
+    pgdds::darray<int> a(ctx, uint64_t(100 * n + 3));
+    auto part = a.local();
+    for (size_t i = 0; i < part.size; ++i) part[i] = int(part.first_index + i);
+    ctx.barrier();
+    long sum = 0;
+    a.for_each([&](uint64_t i, const int &v) { sum += v == int(i); }, 37);
+    T_CHECK(sum == 100 * n + 3);
+    T_CHECK(a.get(uint64_t(100 * n + 2)) == 100 * n + 2);
+    T_CHECK(a.ptr(5).get() == 5);
+    ctx.barrier();
+    pgdds::array<double> h(ctx, 10, n - 1);
+    if (me == 0) h.put(0, std::vector<double>(10, 2.5));
+    ctx.barrier();
+    T_CHECK(h.get(9) == 2.5 && h.host() == n - 1 && (me == n - 1) == !h.local().empty());
+    bool out_of_range = false;
+    try {
+        h.get(10);
+    } catch (const pgdds::error &e) {
+        out_of_range = e.status() == PGDDS_ERR_OUT_OF_BOUNDS;
+    }
+    T_CHECK(out_of_range);
+    ctx.barrier();
+}
+
+int main()
+{
+    int failures = 0;
+    try {
+        pgdds::context ctx;
+        me = ctx.rank();
+        n = ctx.nranks();
+        t_rank = me;
+        t_detect_network(ctx.handle());
+        test_hash_map_trivial(ctx);
+        test_hash_map_serialized(ctx);
+        test_queues(ctx);
+        test_bloom_and_arrays(ctx);
+        uint64_t total = ctx.sum(uint64_t(t_failures));
+        if (me == 0)
+            printf("containers/cpp: %s on %d ranks over %s (%llu failed checks)\n", total ? "FAILED" : "passed", n,
+                   ctx.transport_name().c_str(), (unsigned long long)total);
+        failures = total != 0;
+    } catch (const pgdds::error &e) {
+        bool absent = e.status() == PGDDS_ERR_UNSUPPORTED;  // a transport absent here: skip
+        fprintf(stderr, "%s rank %d: pgdds::error %d: %s\n", absent ? "SKIP" : "FAIL", me, e.status(), e.what());
+        return absent ? 77 : 1;
+    }
+    return failures;
+}

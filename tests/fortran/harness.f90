@@ -1,0 +1,82 @@
+! The Fortran counterpart of tests/harness.h: checks that count failures and name the rank and
+! the check, a collective verdict, and the exit status meson expects (0 pass, 1 fail, 77 skip).
+module harness
+  use pgdds
+  implicit none
+  private
+  public :: start, check, check_ok, check_status, finish
+
+  integer :: failures = 0
+  integer :: me = -1
+
+contains
+
+  ! Initializes with the environment's configuration; skips when the transport is unsupported.
+  subroutine start(ctx, segment_size)
+    type(pgdds_context), intent(out) :: ctx
+    integer(int64), intent(in) :: segment_size
+    integer(c_int) :: st
+    st = pgdds_init(ctx, segment_size=segment_size)
+    if (st == PGDDS_ERR_UNSUPPORTED) then
+      print '(a)', 'SKIP: ' // pgdds_last_error()
+      stop 77
+    end if
+    if (st /= PGDDS_OK) then
+      print '(a)', 'FAIL: pgdds_init: ' // pgdds_last_error()
+      error stop 1
+    end if
+    me = pgdds_rank(ctx)
+  end subroutine
+
+  subroutine check(ok, what)
+    logical, intent(in) :: ok
+    character(len=*), intent(in) :: what
+    if (ok) return
+    failures = failures + 1
+    print '(a, i0, 2a)', 'FAIL rank ', me, ': ', what
+  end subroutine
+
+  ! Expects PGDDS_OK; reports the library's explanation otherwise.
+  subroutine check_ok(st, what)
+    integer(c_int), intent(in) :: st
+    character(len=*), intent(in) :: what
+    call check_status(st, PGDDS_OK, what)
+  end subroutine
+
+  ! Expects a given status, and a message with any failure.
+  subroutine check_status(st, expected, what)
+    integer(c_int), intent(in) :: st, expected
+    character(len=*), intent(in) :: what
+    character(len=:), allocatable :: message
+    message = pgdds_last_error()
+    if (st /= expected) then
+      failures = failures + 1
+      print '(a, i0, 3a, i0, a, i0, 2a)', 'FAIL rank ', me, ': ', what, ' returned ', st, ', expected ', &
+        expected, ': ', message
+    else if (expected /= PGDDS_OK .and. len(message) == 0) then
+      failures = failures + 1
+      print '(a, i0, 3a)', 'FAIL rank ', me, ': ', what, ' gave no pgdds_last_error() message'
+    end if
+  end subroutine
+
+  ! Every rank learns the number of failed checks; finalizes; fails the program if any.
+  subroutine finish(ctx, name)
+    type(pgdds_context), intent(inout) :: ctx
+    character(len=*), intent(in) :: name
+    integer(int64) :: mine, total
+    integer :: n
+    mine = failures
+    total = mine + 1
+    if (pgdds_allreduce(ctx, mine, total, PGDDS_OP_SUM) /= PGDDS_OK) &
+      print '(a, i0, 2a)', 'FAIL rank ', me, ': final allreduce: ', pgdds_last_error()
+    n = pgdds_nranks(ctx)
+    if (me == 0) print '(3a, i0, 3a, i0, a)', name, merge(': passed', ': FAILED', total == 0), ' on ', n, &
+      ' ranks over ', pgdds_transport_name(ctx), ' (', total, ' failed checks)'
+    if (pgdds_finalize(ctx) /= PGDDS_OK) then
+      print '(a, i0, 2a)', 'FAIL rank ', me, ': pgdds_finalize: ', pgdds_last_error()
+      error stop 1
+    end if
+    if (total /= 0) error stop 1
+  end subroutine
+
+end module harness

@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""pgdds-info as a user runs it: text, JSON, the Markdown reference, typos in the environment,
+and a bad option. usage: check_pgdds_info.py PGDDS_INFO"""
+import json
+import os
+import subprocess
+import sys
+
+
+def run(info, *args, env_extra=None, expect=0):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PGDDS_")}
+    env.update(env_extra or {})
+    r = subprocess.run([info, *args], capture_output=True, text=True, env=env)
+    if r.returncode != expect:
+        raise SystemExit(f"pgdds-info {' '.join(args)} exited {r.returncode}, expected {expect}:\n{r.stderr}")
+    return r.stdout
+
+
+def expect(ok, what):
+    if not ok:
+        raise SystemExit(f"pgdds-info: {what}")
+
+
+def main():
+    info = sys.argv[1]
+    doc = json.loads(run(info, "--json", env_extra={"PGDDS_SEGMENT_SIZE": "2G", "PGDDS_SEGMNT_SIZE": "1"}))
+    names = [v["name"] for v in doc["variables"]]
+    expect(len(names) == len(set(names)) and names, "variables are listed once each")
+    seg = next(v for v in doc["variables"] if v["name"] == "PGDDS_SEGMENT_SIZE")
+    expect(seg["value"] == "2G" and seg["value_ok"] and seg["type"] == "size", f"PGDDS_SEGMENT_SIZE is {seg}")
+    expect(doc["unknown_variables"] == ["PGDDS_SEGMNT_SIZE"], f"unknown variables {doc['unknown_variables']}")
+    transports = {t["transport"] for t in doc["transports"]}
+    expect({"shm", "ofi", "ucx", "verbs"} <= transports, f"transports {transports}")
+    expect(doc["build"]["version"] == doc["version"], "one version")
+
+    text = run(info)
+    for name in names:
+        expect(name in text, f"{name} missing from the text output")
+    expect("Transports on this machine" in text and "Build" in text, "the text output has every section")
+    only_env = run(info, "-e")
+    expect("Build\n" not in only_env and "PGDDS_PMI" in only_env, "-e prints the variables only")
+
+    markdown = run(info, "--env-markdown")
+    expect(all(f"### `{n}`" in markdown for n in names), "the Markdown reference has every variable")
+    run(info, "--no-such-option", expect=2)
+    print(f"pgdds-info: {len(names)} variables, {len(doc['transports'])} transport entries")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,306 @@
+// pgdds-info: what this libpgdds is and what it finds here. Version and build options, the
+// transports built in and what each finds on this machine (providers, transport layers,
+// devices, with their atomics and progress), and every PGDDS_* variable with its type, default,
+// current value and meaning. Everything comes through the library's introspection functions,
+// from the same table the library parses the environment with.
+#include <pgdds/pgdds.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+extern char **environ;
+
+namespace {
+
+struct build_option {
+    std::string name, value;
+};
+
+struct options {
+    bool json = false, build = false, transports = false, env = false, markdown = false;
+};
+
+void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: pgdds-info [options]\n"
+            "Describes this libpgdds: build options, the transports it finds on this machine, and\n"
+            "the PGDDS_* environment variables that tune it. Without options: all of them.\n"
+            "  -b, --build          build options\n"
+            "  -t, --transports     transports, providers and devices found on this machine\n"
+            "  -e, --env            PGDDS_* variables: type, default, current value, meaning\n"
+            "      --json           one JSON object instead of text\n"
+            "      --env-markdown   the variable reference of docs/environment.md\n"
+            "  -h, --help           this text\n");
+}
+
+bool parse_args(int argc, char **argv, options &o)
+{
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a == "-b" || a == "--build") o.build = true;
+        else if (a == "-t" || a == "--transports") o.transports = true;
+        else if (a == "-e" || a == "--env") o.env = true;
+        else if (a == "--json") o.json = true;
+        else if (a == "--env-markdown") o.markdown = true;
+        else if (a == "-h" || a == "--help") {
+            usage(stdout);
+            exit(0);
+        } else {
+            fprintf(stderr, "pgdds-info: unknown option %s\n", a.c_str());
+            return false;
+        }
+    }
+    if (!o.build && !o.transports && !o.env) o.build = o.transports = o.env = true;
+    return true;
+}
+
+// Failures of the introspection calls end the program: they mean a broken installation.
+void check(pgdds_status_t st, const char *what)
+{
+    if (st == PGDDS_OK) return;
+    fprintf(stderr, "pgdds-info: %s failed: %s\n", what, pgdds_last_error());
+    exit(1);
+}
+
+std::vector<build_option> read_build()
+{
+    std::vector<build_option> out;
+    for (int i = 0; i < pgdds_build_option_count(); ++i) {
+        const char *name, *value;
+        check(pgdds_build_option(i, &name, &value), "pgdds_build_option");
+        out.push_back({name, value});
+    }
+    return out;
+}
+
+std::vector<pgdds_transport_attr_t> read_transports()
+{
+    int count = 0;
+    check(pgdds_transport_probe(&count), "pgdds_transport_probe");
+    std::vector<pgdds_transport_attr_t> out(static_cast<size_t>(count));
+    for (int i = 0; i < count; ++i) {
+        pgdds_transport_attr_t &a = out[size_t(i)];
+        a.field_mask = PGDDS_TRANSPORT_FIELD_TRANSPORT | PGDDS_TRANSPORT_FIELD_COMPONENT |
+                       PGDDS_TRANSPORT_FIELD_BUILT | PGDDS_TRANSPORT_FIELD_USABLE | PGDDS_TRANSPORT_FIELD_ATOMICS |
+                       PGDDS_TRANSPORT_FIELD_PROGRESS | PGDDS_TRANSPORT_FIELD_DETAIL;
+        check(pgdds_transport_describe(i, &a), "pgdds_transport_describe");
+    }
+    return out;
+}
+
+std::vector<pgdds_config_var_t> read_variables()
+{
+    std::vector<pgdds_config_var_t> out(static_cast<size_t>(pgdds_config_count()));
+    for (size_t i = 0; i < out.size(); ++i) {
+        pgdds_config_var_t &v = out[i];
+        v.field_mask = PGDDS_CONFIG_FIELD_NAME | PGDDS_CONFIG_FIELD_TYPE | PGDDS_CONFIG_FIELD_DEFAULT |
+                       PGDDS_CONFIG_FIELD_CHOICES | PGDDS_CONFIG_FIELD_DESCRIPTION | PGDDS_CONFIG_FIELD_VALUE;
+        check(pgdds_config_describe(int(i), &v), "pgdds_config_describe");
+    }
+    return out;
+}
+
+// PGDDS_* names in the environment that no variable has: typos the library ignores.
+std::vector<std::string> unknown_variables(const std::vector<pgdds_config_var_t> &vars)
+{
+    std::vector<std::string> out;
+    for (char **e = environ; e && *e; ++e) {
+        if (strncmp(*e, "PGDDS_", 6) != 0) continue;
+        std::string name(*e, strcspn(*e, "="));
+        bool known = false;
+        for (auto &v : vars) known = known || name == v.name;
+        if (!known) out.push_back(name);
+    }
+    return out;
+}
+
+std::vector<std::string> split_choices(const char *choices)
+{
+    std::vector<std::string> out;
+    std::string cur;
+    for (const char *p = choices; p && *p; ++p) {
+        if (*p == '|') {
+            out.push_back(cur);
+            cur.clear();
+        } else {
+            cur += *p;
+        }
+    }
+    if (choices) out.push_back(cur);
+    return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON
+// ---------------------------------------------------------------------------------------------
+std::string json_string(const char *s)
+{
+    if (!s) return "null";
+    std::string out = "\"";
+    for (const unsigned char *p = reinterpret_cast<const unsigned char *>(s); *p; ++p) {
+        switch (*p) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\t': out += "\\t"; break;
+        default:
+            if (*p < 0x20) {
+                char esc[8];
+                snprintf(esc, sizeof esc, "\\u%04x", *p);
+                out += esc;
+            } else {
+                out += char(*p);
+            }
+        }
+    }
+    return out + "\"";
+}
+
+void print_json(const options &o)
+{
+    printf("{\n  \"library\": \"libpgdds\",\n  \"version\": %s", json_string(pgdds_version_string()).c_str());
+    if (o.build) {
+        printf(",\n  \"build\": {");
+        auto build = read_build();
+        for (size_t i = 0; i < build.size(); ++i)
+            printf("%s\n    %s: %s", i ? "," : "", json_string(build[i].name.c_str()).c_str(),
+                   json_string(build[i].value.c_str()).c_str());
+        printf("\n  }");
+    }
+    if (o.transports) {
+        printf(",\n  \"transports\": [");
+        auto ts = read_transports();
+        for (size_t i = 0; i < ts.size(); ++i) {
+            const auto &t = ts[i];
+            printf("%s\n    {\"transport\": %s, \"component\": %s, \"built\": %s, \"usable\": %s, \"atomics\": %s, "
+                   "\"progress\": %s, \"detail\": %s}",
+                   i ? "," : "", json_string(t.transport).c_str(), json_string(t.component).c_str(),
+                   t.built ? "true" : "false", t.usable < 0 ? "null" : t.usable ? "true" : "false",
+                   json_string(t.atomics).c_str(), json_string(t.progress).c_str(), json_string(t.detail).c_str());
+        }
+        printf("\n  ]");
+    }
+    if (o.env) {
+        printf(",\n  \"variables\": [");
+        auto vars = read_variables();
+        for (size_t i = 0; i < vars.size(); ++i) {
+            const auto &v = vars[i];
+            std::string choices = "null";
+            if (v.choices) {
+                choices = "[";
+                auto list = split_choices(v.choices);
+                for (size_t k = 0; k < list.size(); ++k) choices += (k ? ", " : "") + json_string(list[k].c_str());
+                choices += "]";
+            }
+            printf("%s\n    {\"name\": %s, \"type\": %s, \"default\": %s, \"choices\": %s, \"value\": %s, "
+                   "\"value_ok\": %s, \"description\": %s}",
+                   i ? "," : "", json_string(v.name).c_str(), json_string(v.type).c_str(),
+                   json_string(v.default_value).c_str(), choices.c_str(), json_string(v.value).c_str(),
+                   v.value_ok ? "true" : "false", json_string(v.description).c_str());
+        }
+        printf("\n  ],\n  \"unknown_variables\": [");
+        auto unknown = unknown_variables(vars);
+        for (size_t i = 0; i < unknown.size(); ++i) printf("%s%s", i ? ", " : "", json_string(unknown[i].c_str()).c_str());
+        printf("]");
+    }
+    printf("\n}\n");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text
+// ---------------------------------------------------------------------------------------------
+// Prints text wrapped at 96 columns, each line indented.
+void print_wrapped(const char *text, const char *indent)
+{
+    const size_t width = 96 - strlen(indent);
+    std::string line, word;
+    auto flush_word = [&] {
+        if (word.empty()) return;
+        if (!line.empty() && line.size() + 1 + word.size() > width) {
+            printf("%s%s\n", indent, line.c_str());
+            line.clear();
+        }
+        line += (line.empty() ? "" : " ") + word;
+        word.clear();
+    };
+    for (const char *p = text; *p; ++p) {
+        if (*p == ' ') flush_word();
+        else word += *p;
+    }
+    flush_word();
+    if (!line.empty()) printf("%s%s\n", indent, line.c_str());
+}
+
+void print_text(const options &o)
+{
+    printf("libpgdds %s\n", pgdds_version_string());
+    if (o.build) {
+        printf("\nBuild\n");
+        for (auto &b : read_build()) printf("  %-18s %s\n", b.name.c_str(), b.value.c_str());
+    }
+    if (o.transports) {
+        printf("\nTransports on this machine\n");
+        for (auto &t : read_transports()) {
+            std::string name = t.transport;
+            if (t.component[0]) name += std::string(" ") + t.component;
+            if (!t.built) {
+                printf("  %-28s not built: %s\n", name.c_str(), t.detail);
+                continue;
+            }
+            const char *usable = t.usable < 0 ? "unknown" : t.usable ? "usable" : "unusable";
+            printf("  %-28s %-9s atomics: %-10s progress: %s\n", name.c_str(), usable, t.atomics[0] ? t.atomics : "?",
+                   t.progress[0] ? t.progress : "?");
+            if (t.detail[0]) print_wrapped(t.detail, "      ");
+        }
+    }
+    if (o.env) {
+        printf("\nEnvironment variables (explicit pgdds_init parameters win over them)\n");
+        auto vars = read_variables();
+        for (auto &v : vars) {
+            std::string type = v.choices ? v.choices : v.type;
+            std::string current = v.value ? std::string("\"") + v.value + "\"" : "unset";
+            if (v.value && !v.value_ok) current += " (ill-formed: the default applies)";
+            printf("  %s = %s\n", v.name, current.c_str());
+            printf("      %s, default \"%s\"\n", type.c_str(), v.default_value);
+            print_wrapped(v.description, "      ");
+        }
+        for (auto &name : unknown_variables(vars))
+            printf("  %s is set but is not a libpgdds variable: it is ignored\n", name.c_str());
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Markdown: the reference part of docs/environment.md
+// ---------------------------------------------------------------------------------------------
+void print_markdown()
+{
+    for (auto &v : read_variables()) {
+        std::string type = v.type;
+        if (v.choices) {
+            type += ": ";
+            auto list = split_choices(v.choices);
+            for (size_t k = 0; k < list.size(); ++k) type += (k ? ", `" : "`") + list[k] + "`";
+        }
+        std::string def = v.default_value[0] ? std::string("`") + v.default_value + "`" : "*(empty)*";
+        printf("### `%s`\n\n**Type:** %s. **Default:** %s.\n\n%s\n\n", v.name, type.c_str(), def.c_str(), v.description);
+    }
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+    options o;
+    if (!parse_args(argc, argv, o)) {
+        usage(stderr);
+        return 2;
+    }
+    if (o.markdown) print_markdown();
+    else if (o.json) print_json(o);
+    else print_text(o);
+    return 0;
+}
