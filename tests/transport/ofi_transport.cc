@@ -393,11 +393,26 @@ void test_flush_visibility(under_test &u)
             add_done.add();
             flushed.add();
             amo_args add{AMO_ADD, 8, 1, 0, nullptr};
-            T_OK(u.issue([&] { return u.t.put(0, 1, flush_area, &value, sizeof value, &put_done); }));
-            T_OK(u.issue([&] { return u.t.amo(0, 1, flush_area + 64, add, &add_done); }));
-            T_OK(u.issue([&] { return u.t.flush(0, &flushed); }));
-            if (!put_done.done() || !add_done.done() || !flushed.done())
-                T_OK(send_signal(1, signal_progress, round));
+            // A provider may also refuse an operation until the target has progressed (shm
+            // does while a delivery-complete write awaits its acknowledgement).
+            bool asked = false;
+            auto ask = [&] {
+                if (!asked) T_OK(send_signal(1, signal_progress, round));
+                asked = true;
+            };
+            auto issue = [&](auto op) {
+                status st;
+                while ((st = op()) == PGDDS_ERR_AGAIN) {
+                    ask();
+                    T_OK(u.progress_all());
+                    T_OK(pgdds_progress(ctx));
+                }
+                return st;
+            };
+            T_OK(issue([&] { return u.t.put(0, 1, flush_area, &value, sizeof value, &put_done); }));
+            T_OK(issue([&] { return u.t.amo(0, 1, flush_area + 64, add, &add_done); }));
+            T_OK(issue([&] { return u.t.flush(0, &flushed); }));
+            if (!put_done.done() || !add_done.done() || !flushed.done()) ask();
             T_OK(u.wait(put_done));
             T_OK(u.wait(add_done));
             T_OK(u.wait(flushed));

@@ -127,11 +127,14 @@ struct info_deleter {
 using info_ptr = std::unique_ptr<fi_info, info_deleter>;
 
 // The hints every query shares; prov_name empty means any provider.
-info_ptr make_hints(const std::string &prov_name, uint64_t caps, uint64_t mr_mode)
+info_ptr make_hints(const std::string &prov_name, uint64_t caps, uint64_t mr_mode, uint64_t msg_order = 0)
 {
     info_ptr hints(fi_allocinfo());
     if (!hints) return hints;
     hints->caps = caps;
+    // Providers report only the orderings asked for (rxm reports none otherwise).
+    hints->tx_attr->msg_order = msg_order;
+    hints->rx_attr->msg_order = msg_order;
     hints->mode = FI_CONTEXT;  // not ~0: rxm would then hand back FI_BUFFERED_RECV
     hints->ep_attr->type = FI_EP_RDM;
     hints->domain_attr->mr_mode = int(mr_mode);
@@ -246,7 +249,22 @@ status transport_ofi::select_provider(const std::string &wanted)
     info_ptr all(rc == 0 ? list : nullptr);
     for (fi_info *p = all.get(); p; p = p->next) {
         if (wanted.empty() && skipped_unless_named(p->fabric_attr->prov_name)) continue;
-        info_ = fi_dupinfo(p);
+        // The same provider, fabric and domain once more, now asking for reads ordered after
+        // writes and atomics to the same peer: providers report only the orderings asked for,
+        // and with them a flush is one read-back per peer (choose_flush_method).
+        info_ptr ordered_hints = make_hints(p->fabric_attr->prov_name, caps, mr_offer,
+                                            FI_ORDER_RMA_RAW | FI_ORDER_ATOMIC_RAW);
+        fi_info *ordered = nullptr;
+        if (ordered_hints &&
+            fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), nullptr, nullptr, 0, ordered_hints.get(),
+                       &ordered) == 0) {
+            info_ptr owner(ordered);
+            for (fi_info *q = ordered; q && !info_; q = q->next)
+                if (strcmp(q->fabric_attr->name, p->fabric_attr->name) == 0 &&
+                    strcmp(q->domain_attr->name, p->domain_attr->name) == 0)
+                    info_ = fi_dupinfo(q);
+        }
+        if (!info_) info_ = fi_dupinfo(p);
         if (!info_) return fail(PGDDS_ERR_NO_MEMORY, "ofi: fi_dupinfo failed");
         return PGDDS_OK;
     }
@@ -442,13 +460,15 @@ status transport_ofi::validate_atomics()
 //    and at flush read one word from each (fi_read after writes, fetching FI_ATOMIC_READ after
 //    atomics); the read completes only after the target executed what came before it. Correct
 //    where the provider orders reads after writes to one peer (FI_ORDER_RAW / _RMA_RAW /
-//    _ATOMIC_RAW with max_order_raw_size covering our transfers: tcp;ofi_rxm, verbs;ofi_rxm),
+//    _ATOMIC_RAW with max_order_raw_size covering our transfers; select_provider asks for it),
 //    and on shm, whose writes by CMA are in place on completion and whose other operations
 //    pass through the target's command queue in order (measured: a fetch issued after an inline
 //    atomic completes only once the target has executed both).
 //    Cost: one round trip per written-to peer per flush; puts complete locally at full speed.
 //  - FI_DELIVERY_COMPLETE on every put and non-fetching atomic, elsewhere: each one then
-//    completes only once delivered, and a flush waits for completions. Never for atomics on
+//    completes only once delivered, and a flush waits for completions. tcp;ofi_rxm (1.17)
+//    comes this way: it emulates atomics over messages, and once FI_ATOMIC is asked for it
+//    reports max_order_raw_size 0, so a read may overtake an atomic. Never for atomics on
 //    shm: in libfabric 1.17, delivery-complete atomics mixed with fetching ones from another
 //    process sometimes corrupt operands and results (reproduced with plain libfabric).
 void transport_ofi::choose_flush_method()
