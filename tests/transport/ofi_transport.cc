@@ -18,6 +18,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <thread>
 #include <vector>
 
 using namespace pgdds;
@@ -473,6 +475,216 @@ void test_am_burst(under_test &u)
     u.barrier();
 }
 
+// Each VCI has its own endpoint and completion queue, and endpoint i of a rank talks to
+// endpoint i of its peers: a get issued on VCI 1 completes only when VCI 1 is progressed, and a
+// packet sent on VCI 1 reaches the peer's VCI 1, whatever the other VCIs do meanwhile.
+void test_vci_separation(under_test &u)
+{
+    if (rt->num_vcis() < 2) {
+        if (me == 0) printf("per-VCI checks skipped: PGDDS_NUM_VCIS is below 2\n");
+        return;
+    }
+    const int right = (me + 1) % n;
+    const uint64_t word_off = flush_area + 128;
+    uint64_t *word = reinterpret_cast<uint64_t *>(u.seg + word_off);
+    *word = 0x5eed0000 + uint64_t(me);
+    u.barrier();
+    // Connections of VCI 1 are set up before the observed phase (rxm connects on first use).
+    uint64_t warm = 0;
+    T_OK(u.get(1, right, word_off, &warm, 8, true));
+    T_CHECK_MSG(warm == 0x5eed0000 + uint64_t(right), "warm-up get on VCI 1 returned %#llx",
+                (unsigned long long)warm);
+    // Counted before the barrier that releases the senders.
+    vci &v0 = rt->vci_at(0), &v1 = rt->vci_at(1), &vs = rt->vci_at(rt->service_vci());
+    const uint32_t in0 = v0.inbox_count.load(), in1 = v1.inbox_count.load(), ins = vs.inbox_count.load();
+    u.barrier();
+
+    const size_t hdr = sizeof(am_packet_header), size = 40;
+    std::vector<uint8_t> pkt(hdr + size);
+    am_packet_header h{burst_handler, me, 7, uint32_t(size), 0, 0};
+    memcpy(pkt.data(), &h, hdr);
+    for (size_t k = 0; k < size; ++k) pkt[hdr + k] = t_pattern(me, k + size);
+    burst = burst_stats{0, 0, 0};
+
+    // Phase 1: issue on VCI 1, then progress only VCI 0 and the service VCI for a while.
+    uint64_t got = 0;
+    op_completion d;
+    d.add();
+    bool clean = true;  // no VCI 1 progress was needed to issue
+    status st;
+    while ((st = u.t.get(1, right, word_off, &got, 8, &d)) == PGDDS_ERR_AGAIN) {
+        clean = false;
+        T_OK(u.t.progress(1));
+    }
+    T_OK(st);
+    while ((st = u.t.am_send(1, right, pkt.data(), pkt.size())) == PGDDS_ERR_AGAIN) {
+        clean = false;
+        T_OK(u.t.progress(1));
+    }
+    T_OK(st);
+    const double until = now_seconds() + 0.05;
+    while (now_seconds() < until) {
+        T_OK(u.t.progress(0));
+        T_OK(u.t.progress(rt->service_vci()));
+        sched_yield();
+    }
+    if (clean) T_CHECK_MSG(!d.done(), "a get issued on VCI 1 completed while only VCIs 0 and %u were progressed",
+                           rt->service_vci());
+    T_CHECK_MSG(v0.inbox_count.load() == in0 && vs.inbox_count.load() == ins,
+                "a packet sent on VCI 1 arrived on another VCI");
+
+    // Phase 2: everything progresses; the get and the packet complete on VCI 1.
+    for (long spins = 0; (!d.done() || v1.inbox_count.load() < in1 + 1) && spins < 100000000L; ++spins)
+        T_OK(u.progress_all());
+    T_CHECK(d.done());
+    T_OK(d.result);
+    T_CHECK_MSG(got == 0x5eed0000 + uint64_t(right), "get on VCI 1 returned %#llx", (unsigned long long)got);
+    T_CHECK_MSG(v1.inbox_count.load() == in1 + 1 && v0.inbox_count.load() == in0 && vs.inbox_count.load() == ins,
+                "the packet sent on VCI 1 should be the one new message, on VCI 1 (inboxes %u %u %u, were %u %u %u)",
+                v0.inbox_count.load(), v1.inbox_count.load(), vs.inbox_count.load(), in0, in1, ins);
+    for (long spins = 0; burst.count < 1 && spins < 10000000L; ++spins) T_OK(pgdds_progress(ctx));
+    T_CHECK(burst.count == 1 && burst.bad == 0 && burst.bytes == int64_t(size));
+    u.barrier();
+}
+
+// One thread per user VCI on every rank, each driving only its own VCI: contended fetch-adds
+// (a window in flight) and compare-and-swap increments on words of rank 0, so that with emulated atomics several
+// threads of rank 0 execute requests on the same words at once (each serving its own VCI's
+// endpoint). Every fetched value must be unique and the counters exact. A thread that is done
+// keeps serving its VCI until every thread of every rank is.
+struct thread_result {
+    std::vector<uint64_t> fetched;
+    int failures = 0;
+};
+
+std::atomic<unsigned> threads_started;
+
+void thread_worker(under_test &u, unsigned v, int iters, int cas_iters, uint64_t words, thread_result &out)
+{
+    unsigned spins = 0;
+    auto progress = [&] {
+        status st = u.t.progress(v);
+        if ((++spins & 63) == 0) sched_yield();
+        return st;
+    };
+    auto amo = [&](uint64_t off, amo_op op, uint64_t operand, uint64_t compare, uint64_t *result) {
+        op_completion d;
+        d.add();
+        amo_args a{op, 8, operand, compare, result};
+        status st;
+        while ((st = u.t.amo(v, 0, off, a, &d)) == PGDDS_ERR_AGAIN)
+            if ((st = progress()) != PGDDS_OK) return st;
+        if (st != PGDDS_OK) return st;
+        while (!d.done())
+            if ((st = progress()) != PGDDS_OK) return st;
+        return d.result;
+    };
+    auto check = [&](status st, const char *what) {
+        if (st == PGDDS_OK) return true;
+        out.failures++;
+        fprintf(stderr, "FAIL rank %d VCI %u: %s: %s\n", me, v, what, pgdds_last_error());
+        return false;
+    };
+    // Every thread of the rank starts the fetch-adds at once.
+    threads_started.fetch_add(1);
+    while (threads_started.load() < rt->num_vcis())
+        if (!check(progress(), "progress")) return;
+    // Fetch-adds, a window of them in flight, so that the targets' threads serve batches.
+    const int window = 16;
+    std::vector<op_completion> done(static_cast<size_t>(iters));
+    out.fetched.assign(size_t(iters), ~uint64_t(0));
+    for (int issued = 0, completed = 0; completed < iters;) {
+        while (issued < iters && issued - completed < window) {
+            done[size_t(issued)].add();
+            amo_args a{AMO_ADD, 8, 1, 0, &out.fetched[size_t(issued)]};
+            status st = u.t.amo(v, 0, words, a, &done[size_t(issued)]);
+            if (st == PGDDS_ERR_AGAIN) {
+                done[size_t(issued)].pending.store(0);
+                break;
+            }
+            // Operations in flight name `done`: a failure here ends the process.
+            if (!check(st, "fetch-add")) abort();
+            ++issued;
+        }
+        if (!check(progress(), "progress")) abort();
+        for (; completed < issued && done[size_t(completed)].done(); ++completed)
+            if (!check(done[size_t(completed)].result, "fetch-add")) abort();
+    }
+    for (int i = 0; i < cas_iters; ++i) {
+        uint64_t cur = 0, old = 0;
+        if (!check(amo(words + 8, AMO_LOAD, 0, 0, &cur), "load")) return;
+        for (;;) {
+            if (!check(amo(words + 8, AMO_CSWAP, cur + 1, cur, &old), "compare-and-swap")) return;
+            if (old == cur) break;
+            cur = old;
+        }
+    }
+    const uint64_t all = uint64_t(n) * rt->num_vcis();
+    uint64_t seen = 0;
+    if (!check(amo(words + 16, AMO_ADD, 1, 0, &seen), "arrival")) return;
+    ++seen;  // this thread
+    for (long polls = 0; seen < all && polls < 10000000L; ++polls)
+        if (!check(amo(words + 16, AMO_LOAD, 0, 0, &seen), "arrival poll")) return;
+    if (seen < all) {
+        out.failures++;
+        fprintf(stderr, "FAIL rank %d VCI %u: only %llu of %llu threads arrived\n", me, v, (unsigned long long)seen,
+                (unsigned long long)all);
+    }
+}
+
+void test_threads(under_test &u)
+{
+    const unsigned threads = rt->num_vcis();
+    const int iters = 1000, cas_iters = 100;
+    const uint64_t words = atomics_area + 256;
+    if (me == 0) memset(u.seg + words, 0, 24);
+    u.barrier();
+    std::vector<thread_result> results(threads);
+    // pgdds-run binds a rank to one core where there are enough; the threads, which inherit
+    // the creator's affinity, must really run at once to contend.
+    cpu_set_t bound, every;
+    const bool rebind = sched_getaffinity(0, sizeof bound, &bound) == 0;
+    CPU_ZERO(&every);
+    for (long c = 0; c < sysconf(_SC_NPROCESSORS_ONLN) && c < CPU_SETSIZE; ++c) CPU_SET(c, &every);
+    if (rebind) sched_setaffinity(0, sizeof every, &every);
+    std::vector<std::thread> pool;
+    threads_started = 0;
+    for (unsigned v = 0; v < threads; ++v)
+        pool.emplace_back(thread_worker, std::ref(u), v, iters, cas_iters, words, std::ref(results[v]));
+    if (rebind) sched_setaffinity(0, sizeof bound, &bound);
+    for (auto &t : pool) t.join();
+    std::vector<uint64_t> mine;
+    for (auto &r : results) {
+        t_failures += r.failures;
+        T_CHECK_MSG(r.fetched.size() == size_t(iters), "a thread fetched %zu values", r.fetched.size());
+        mine.insert(mine.end(), r.fetched.begin(), r.fetched.end());
+    }
+    mine.resize(size_t(iters) * threads, ~uint64_t(0));
+    const uint64_t total = uint64_t(n) * threads * uint64_t(iters);
+    T_OK(u.put(0, 0, seen_area + uint64_t(me) * mine.size() * 8, mine.data(), mine.size() * 8, true));
+    T_OK(u.flush(0));
+    u.barrier();
+    if (me == 0) {
+        const auto *w = reinterpret_cast<const volatile uint64_t *>(u.seg + words);
+        T_CHECK_MSG(w[0] == total, "fetch-add counter %llu, expected %llu", (unsigned long long)w[0],
+                    (unsigned long long)total);
+        const uint64_t cas_total = uint64_t(n) * threads * uint64_t(cas_iters);
+        T_CHECK_MSG(w[1] == cas_total, "compare-and-swap counter %llu, expected %llu", (unsigned long long)w[1],
+                    (unsigned long long)cas_total);
+        std::vector<int> count(total, 0);
+        const auto *all = reinterpret_cast<const uint64_t *>(u.seg + seen_area);
+        int bad = 0;
+        for (uint64_t i = 0; i < total; ++i) {
+            if (all[i] < total) count[all[i]]++;
+            else bad++;
+        }
+        for (int c : count) bad += c != 1;
+        T_CHECK_MSG(bad == 0, "%d values fetched by %u threads per rank out of range, missing or repeated", bad,
+                    threads);
+    }
+    u.barrier();
+}
+
 void test_bad_input()
 {
     under_test u{ofi_options()};
@@ -512,6 +724,8 @@ void run_variant(const char *name, const ofi_options &o)
     test_rma(u);
     test_atomics(u);
     test_flush_visibility(u);
+    test_vci_separation(u);
+    test_threads(u);
     if (o.emulate_atomics || (!o.local_descriptors && !o.delivery_complete)) test_am_burst(u);
     if (me == 0)
         printf("variant %s on %s (atomics %s): %s\n", name, u.t.name(), u.t.caps().atomics.c_str(),

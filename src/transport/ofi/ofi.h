@@ -44,6 +44,8 @@ class transport_ofi final : public transport {
     transport_ofi(const transport_ofi &) = delete;
     transport_ofi &operator=(const transport_ofi &) = delete;
 
+    // Every libfabric provider with RDM endpoints, and whether pgdds would run over it.
+    void probe(std::vector<transport_probe_entry> &out) const override;
     const char *name() const override { return name_.c_str(); }
     transport_caps caps() const override;
     status open(runtime &rt) override;
