@@ -21,6 +21,11 @@ const std::vector<config_var> &config_table()
         {"PGDDS_OFI_PROVIDER", var_type::string, "", nullptr,
          "libfabric provider for the ofi transport, e.g. \"shm\" or \"tcp;ofi_rxm\". Empty: the "
          "first provider offering RMA, atomics and messages."},
+        {"PGDDS_OFI_ATOMICS", var_type::choice, "auto", "auto|native|emulated",
+         "Atomics of the ofi transport. auto: the provider's (fi_atomic) when it validates every "
+         "operation and width pgdds uses, otherwise emulated: messages that the target's CPU "
+         "executes. native fails where the provider lacks one; emulated forces the emulation. "
+         "Every rank must agree."},
         {"PGDDS_VERBS_DEVICE", var_type::string, "", nullptr,
          "RDMA device and port for the verbs transport, \"mlx5_0\" or \"mlx5_0:1\". Empty: the "
          "first active port."},
@@ -206,6 +211,7 @@ status config_load(const pgdds_init_params_t *params, config &out, std::vector<s
     c.transport = lookup("PGDDS_TRANSPORT", warnings);
     for (auto &ch : c.transport) ch = char(tolower((unsigned char)ch));
     c.ofi_provider = lookup("PGDDS_OFI_PROVIDER", warnings);
+    c.ofi_atomics = parse_choice(lookup("PGDDS_OFI_ATOMICS", warnings), "auto|native|emulated");
     c.verbs_device = lookup("PGDDS_VERBS_DEVICE", warnings);
     parse_size(lookup("PGDDS_SEGMENT_SIZE", warnings), c.segment_size);
     parse_count(lookup("PGDDS_NUM_VCIS", warnings), c.num_vcis);

@@ -32,6 +32,7 @@ enum class atomics_mode { automatic, cpu, transport };
 struct config {
     std::string transport = "auto";
     std::string ofi_provider;
+    int ofi_atomics = 0;  // PGDDS_OFI_ATOMICS: 0 auto, 1 native, 2 emulated
     std::string verbs_device;
     size_t segment_size = 0;
     unsigned num_vcis = 1;

@@ -499,6 +499,22 @@ status runtime::progress_all()
     return PGDDS_OK;
 }
 
+// Peers' gets, atomics and flushes that target a rank waiting in a collective complete only
+// when it progresses the VCI they arrive on (manual-progress transports: libfabric's tcp and
+// shm, UCX's tcp). The periodic sweep of progress() alone would leave them waiting hundreds of
+// progress rounds, each a system call on a socket-based transport.
+status runtime::attend_user_vcis()
+{
+    if (!threaded_) {
+        for (unsigned i = 0; i < num_vcis_; ++i) {
+            status st = progress_one(*vcis_[i]);
+            if (st != PGDDS_OK) return st;
+        }
+        return PGDDS_OK;
+    }
+    return is_bound() ? progress_one(current_vci()) : PGDDS_OK;
+}
+
 void runtime::progress_thread_main()
 {
     tls_library_thread = true;  // its handlers may call the library whatever the thread level

@@ -141,6 +141,9 @@ class runtime {
     status progress(vci &v);
     // Progresses every VCI (borrowing those owned by other threads).
     status progress_all();
+    // While a thread waits in a collective: progresses the user VCIs it answers for, all of
+    // them when only one thread calls the library, else its own.
+    status attend_user_vcis();
     // Runs a transport call, retrying after progress while it says PGDDS_ERR_AGAIN.
     template <class Op> status retry(const char *who, vci &v, Op op);
 
@@ -263,8 +266,10 @@ template <class Pred> status runtime::wait(const char *who, vci &v, Pred pred)
 {
     unsigned spins = 0;
     double start = 0;
+    const bool collective = v.index == service_vci();
     while (!pred()) {
         status st = progress(v);
+        if (collective && st == PGDDS_OK) st = attend_user_vcis();
         if (PGDDS_UNLIKELY(st != PGDDS_OK)) return fail_prefix(st, who);
         if (pred()) break;
         // More ranks than cores here: a spinning waiter holds the core its peer needs.
