@@ -1,0 +1,595 @@
+// pgdds-kmer: distributed k-mer counting and contig generation on sequencing reads, written with
+// the library's containers (BCL paper §8.2, thesis §6.3).
+//
+//   pgdds-run -n 4 pgdds-kmer [-k 31] [--min-count 2] [--contigs out.fa] [--json] reads.fa.gz
+//
+// Reading. Every rank streams the whole file (a gzip stream cannot be entered in the middle)
+// and keeps every n-th record; inflating is cheap next to counting, and no rank waits for another.
+//
+// Counting, exact, with singletons kept out of the table. Pass 1 inserts every k-mer occurrence
+// into a distributed blocked Bloom filter, whose insert is one atomic that also says whether the
+// k-mer was there already. An occurrence it had seen is a *repeat*; the others are *first
+// occurrences*, at most one per distinct k-mer (the atomic decides which). Repeats go to the hash
+// map through an adding HashMapBuffer, so the table holds every k-mer seen twice or more (and the
+// few singletons whose first occurrence the filter took for a repeat). Pass 2 sends the first
+// occurrences through an update-only adding buffer: each adds 1 to a k-mer already in the table
+// and is dropped at the owner otherwise. Every table entry now holds its exact count, and every
+// first occurrence that was dropped is a k-mer seen exactly once, so
+//     distinct   = entries + (total - sum of entry counts)
+//     singletons = (total - sum of entry counts) + entries counting 1.
+//
+// Contigs: the unitigs of the de Bruijn graph of solid k-mers (count >= --min-count). Nodes are
+// canonical k-mers, read in either orientation; s -> t is an edge when t is s shifted by one base
+// and both are solid. The edge s -> t belongs to a unitig when s has one successor, t has one
+// predecessor, they are different canonical k-mers and neither is its own reverse complement
+// (possible for even k). Unitig edges form simple paths and cycles, and every solid k-mer lies on
+// exactly one. Owners compute their k-mers' neighbours and links with batched one-read finds
+// (CP_FIND), then walk each path from both of its ends, many walks in step so that every step is
+// one batched find; the walk that starts at the smaller end emits the contig. Cycles are found
+// only if the paths do not account for every solid k-mer: their k-mers are marked through an
+// update-only buffer, and a cycle is emitted by the walk from its smallest k-mer. Contigs are
+// written in canonical form: a path as the smaller of its sequence and its reverse complement, a
+// cycle read forwards from its smallest k-mer.
+#include "kmer.hpp"
+
+#include <pgdds/containers.hpp>
+
+#include <cmath>
+#include <memory>
+
+namespace {
+
+using namespace kmer;
+
+// A k-mer's value in the table: its count and, while contigs are built, its place in the graph.
+struct entry {
+    uint32_t count;
+    uint32_t graph;  // the bits below
+};
+// Solid neighbours of the k-mer as written (canonical): bit b of out for the successor ending in
+// base b, bit b of in for the predecessor starting with b.
+constexpr unsigned out_shift = 0, in_shift = 4;
+constexpr uint32_t right_link = 1u << 8, left_link = 1u << 9, visited = 1u << 10;
+
+// The combine of every buffer here: counts add, graph bits accumulate.
+void merge(entry &stored, const entry &incoming)
+{
+    stored.count += incoming.count;
+    stored.graph |= incoming.graph;
+}
+
+using table = pgdds::hash_map<uint64_t, entry>;
+using table_buffer = pgdds::hash_map_buffer<uint64_t, entry>;
+
+constexpr size_t batch = 4096;  // keys per batched container call
+
+uint64_t mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+// HyperLogLog (Flajolet et al., 2007): how many distinct keys all ranks hold together, within a
+// few percent, from 4096 registers per rank. Sizes the Bloom filter and the table.
+uint64_t distinct_estimate(pgdds::context_ref ctx, const std::vector<uint64_t> &keys)
+{
+    constexpr int bits = 12;
+    constexpr size_t m = size_t(1) << bits;
+    std::vector<uint32_t> mine(m, 0), all(m);
+    for (uint64_t x : keys) {
+        uint64_t h = mix(x);
+        uint32_t rho = uint32_t(__builtin_clzll((h << bits) | (uint64_t(1) << (bits - 1)))) + 1;
+        uint32_t &r = mine[h >> (64 - bits)];
+        r = std::max(r, rho);
+    }
+    pgdds::check(pgdds_allreduce(ctx.handle(), mine.data(), all.data(), m, PGDDS_UINT32, PGDDS_OP_MAX));
+    double sum = 0;
+    size_t zeros = 0;
+    for (uint32_t r : all) {
+        sum += std::ldexp(1.0, -int(r));
+        zeros += r == 0;
+    }
+    double e = 0.7213 / (1 + 1.079 / double(m)) * double(m) * double(m) / sum;
+    if (e <= 2.5 * double(m) && zeros) e = double(m) * std::log(double(m) / double(zeros));
+    return uint64_t(e);
+}
+
+// Everything every rank holds, in rank order, on rank 0; a DArray is the meeting place.
+template <class T> std::vector<T> gather_to_root(pgdds::context_ref ctx, const std::vector<T> &mine)
+{
+    std::vector<uint64_t> sizes = ctx.allgather(uint64_t(mine.size()));
+    uint64_t offset = 0, total = 0;
+    for (int r = 0; r < ctx.nranks(); ++r) {
+        if (r < ctx.rank()) offset += sizes[size_t(r)];
+        total += sizes[size_t(r)];
+    }
+    pgdds::darray<T> all(ctx, std::max<uint64_t>(total, 1));
+    if (!mine.empty()) all.put(offset, mine.data(), mine.size());
+    ctx.barrier();
+    std::vector<T> out;
+    if (ctx.rank() == 0 && total) out = all.get(0, total);
+    ctx.barrier();
+    return out;
+}
+
+class kmer_job {
+  public:
+    kmer_job(pgdds::context_ref ctx, const options &o)
+        : ctx_(ctx), o_(o), me_(ctx.rank()), n_(ctx.nranks()), transport_(ctx.transport_name())
+    {
+    }
+    int run(double started);
+
+  private:
+    bool read(std::vector<uint64_t> &kmers);
+    std::unique_ptr<table> count(std::vector<uint64_t> &kmers);
+    counts tally(const table &t);
+    std::vector<std::string> contigs(const table &t);
+    void neighbours(const table &t, std::vector<uint64_t> &solid, std::vector<uint32_t> &graph);
+    void links(const table &t, const std::vector<uint64_t> &solid, std::vector<uint32_t> &graph);
+    void write_graph(const table &t, const std::vector<uint32_t> &graph);
+    void walk_paths(const table &t, const std::vector<uint64_t> &solid, const std::vector<uint32_t> &graph,
+                    std::vector<std::string> &out);
+    void walk_cycles(const table &t, std::vector<std::string> &out);
+
+    // One timed phase: a barrier at each end, so the time is the slowest rank's.
+    template <class F> auto phase(const char *name, F f)
+    {
+        ctx_.barrier();
+        double t0 = now();
+        auto result = f();
+        ctx_.barrier();
+        times_.emplace_back(name, now() - t0);
+        return result;
+    }
+    progress progress_of(const char *what, uint64_t total) const
+    {
+        return progress("pgdds-kmer", what, total, me_ == 0, o_.progress_seconds);
+    }
+    bool is_solid(const entry &e) const { return e.count >= o_.min_count; }
+    // Entries of each rank's buffer queue for `entries` sent in all: the same on every rank.
+    size_t queue_capacity(uint64_t entries) const
+    {
+        return size_t(std::clamp<uint64_t>(entries / uint64_t(n_) + 1, 8 * o_.message_size, uint64_t(1) << 22));
+    }
+
+    pgdds::context_ref ctx_;
+    const options &o_;
+    int me_, n_;
+    std::string transport_;
+    uint64_t total_ = 0;  // k-mer occurrences in all reads
+    std::vector<std::pair<const char *, double>> times_;
+};
+
+// Every n-th record of the file, as canonical k-mers. False (on every rank) if any rank could
+// not read the file; the lowest such rank says why.
+bool kmer_job::read(std::vector<uint64_t> &kmers)
+{
+    std::string why;
+    try {
+        progress p = progress_of("read (records)", 0);
+        for_each_record(
+            o_.reads, [&](uint64_t i) { return int(i % uint64_t(n_)) == me_; },
+            [&](uint64_t i, std::string_view seq) {
+                for_each_canonical(seq, o_.k, [&](uint64_t x) { kmers.push_back(x); });
+                if (i % 1024 == 0) p.update(i);
+            });
+    } catch (const std::exception &e) {  // input_error, or bad_alloc for reads too large
+        why = e.what();
+    }
+    int first_failure = ctx_.min(why.empty() ? n_ : me_);
+    if (first_failure == me_) std::fprintf(stderr, "pgdds-kmer: %s\n", why.c_str());
+    return first_failure == n_;
+}
+
+// Passes 1 and 2 (see the top of the file): the table of every k-mer seen twice or more.
+std::unique_ptr<table> kmer_job::count(std::vector<uint64_t> &kmers)
+{
+    const size_t queue_capacity = this->queue_capacity(total_);
+    std::vector<uint64_t> repeats;
+    std::unique_ptr<table> t;
+    phase("pass 1", [&] {
+        pgdds::bloom_filter<uint64_t> seen(ctx_, std::max<uint64_t>(distinct_estimate(ctx_, kmers) * 11 / 10, 1024),
+                                           o_.fp_rate);
+        std::vector<unsigned char> was(batch);
+        size_t firsts = 0;
+        progress p = progress_of("pass 1 (Bloom filter)", kmers.size());
+        for (size_t i = 0; i < kmers.size(); i += batch) {
+            size_t c = std::min(batch, kmers.size() - i);
+            seen.insert_many(kmers.data() + i, c, was.data());
+            for (size_t j = 0; j < c; ++j) {
+                if (was[j]) repeats.push_back(kmers[i + j]);
+                else kmers[firsts++] = kmers[i + j];
+            }
+            p.update(i);
+        }
+        kmers.resize(firsts);  // now the first occurrences only
+
+        // Entries: the distinct repeats, plus room (the table probes within each owner's part).
+        uint64_t capacity = std::max<uint64_t>(distinct_estimate(ctx_, repeats) * 8 / 5, 1024 * uint64_t(n_));
+        t = std::make_unique<table>(ctx_, capacity);
+        auto adding = pgdds::hash_map_buffer_options<entry>().combine(merge);
+        table_buffer buf(*t, queue_capacity, o_.message_size, adding);
+        progress q = progress_of("pass 1 (repeats to the table)", repeats.size());
+        for (size_t i = 0; i < repeats.size(); ++i) {
+            buf.insert(repeats[i], entry{1, 0});
+            if (i % batch == 0) q.update(i);
+        }
+        buf.flush();
+        return 0;
+    });
+    repeats = std::vector<uint64_t>();
+    phase("pass 2", [&] {
+        auto adding_to_present = pgdds::hash_map_buffer_options<entry>().combine(merge).update_only();
+        table_buffer buf(*t, queue_capacity, o_.message_size, adding_to_present);
+        progress p = progress_of("pass 2 (first occurrences)", kmers.size());
+        for (size_t i = 0; i < kmers.size(); ++i) {
+            buf.insert(kmers[i], entry{1, 0});
+            if (i % batch == 0) p.update(i);
+        }
+        buf.flush();
+        return 0;
+    });
+    kmers = std::vector<uint64_t>();
+    return t;
+}
+
+// The statistics of jellyfish stats and histo, from the table and the total.
+counts kmer_job::tally(const table &t)
+{
+    uint64_t entries = 0, sum = 0, ones = 0, max_count = 0;
+    std::vector<uint32_t> all_counts;
+    t.for_each_local([&](const uint64_t &, const entry &e) {
+        ++entries;
+        sum += e.count;
+        ones += e.count == 1;
+        max_count = std::max<uint64_t>(max_count, e.count);
+        all_counts.push_back(e.count);
+    });
+    counts c;
+    c.total = total_;
+    entries = ctx_.sum(entries);
+    uint64_t outside = total_ - ctx_.sum(sum);  // k-mers seen once that never entered the table
+    c.distinct = entries + outside;
+    c.unique = outside + ctx_.sum(ones);
+    c.max_count = std::max<uint64_t>(ctx_.max(max_count), outside ? 1 : 0);
+    // Small counts through one dense reduction; the rare large ones are gathered one by one.
+    const uint64_t dense = std::clamp<uint64_t>(c.max_count + 1, 2, 1 << 16);
+    std::vector<uint64_t> mine(dense, 0), hist(dense);
+    std::vector<uint32_t> large;
+    for (uint32_t x : all_counts) {
+        if (x < dense) ++mine[x];
+        else large.push_back(x);
+    }
+    pgdds::check(pgdds_allreduce(ctx_.handle(), mine.data(), hist.data(), dense, PGDDS_UINT64, PGDDS_OP_SUM));
+    hist[1] += outside;
+    for (uint64_t x = 1; x < dense; ++x)
+        if (hist[x]) c.histogram[x] = hist[x];
+    for (uint32_t x : gather_to_root(ctx_, large)) ++c.histogram[x];
+    return c;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Contigs
+// ---------------------------------------------------------------------------------------------
+// An oriented k-mer's graph bits seen from its own orientation: for a reverse complement,
+// successors are the canonical k-mer's complemented predecessors and the links swap.
+uint32_t oriented(uint32_t g, bool reversed)
+{
+    if (!reversed) return g;
+    auto flip = [](uint32_t mask) {  // bit b -> bit 3-b
+        return ((mask & 1) << 3) | ((mask & 2) << 1) | ((mask & 4) >> 1) | ((mask & 8) >> 3);
+    };
+    uint32_t out = flip((g >> in_shift) & 15), in = flip((g >> out_shift) & 15);
+    return (out << out_shift) | (in << in_shift) | (g & right_link ? left_link : 0) | (g & left_link ? right_link : 0) |
+           (g & visited);
+}
+unsigned out_degree(uint32_t g) { return unsigned(__builtin_popcount((g >> out_shift) & 15)); }
+unsigned in_degree(uint32_t g) { return unsigned(__builtin_popcount((g >> in_shift) & 15)); }
+unsigned only_base(uint32_t mask) { return unsigned(__builtin_ctz(mask)); }
+
+// Batched one-read finds (only finds overlap: CP_FIND).
+void find_all(const table &t, const std::vector<uint64_t> &keys, std::vector<entry> &values,
+              std::vector<unsigned char> &found)
+{
+    values.resize(keys.size());
+    found.resize(keys.size());
+    for (size_t i = 0; i < keys.size(); i += batch) {
+        size_t c = std::min(batch, keys.size() - i);
+        t.find_many(keys.data() + i, c, values.data() + i, found.data() + i, pgdds::promise::find);
+    }
+}
+
+// This rank's solid k-mers and their solid neighbours (eight finds each).
+void kmer_job::neighbours(const table &t, std::vector<uint64_t> &solid, std::vector<uint32_t> &graph)
+{
+    t.for_each_local([&](const uint64_t &x, const entry &e) {
+        if (is_solid(e)) solid.push_back(x);
+    });
+    const int k = o_.k;
+    std::vector<uint64_t> keys;
+    std::vector<entry> values;
+    std::vector<unsigned char> found;
+    graph.assign(solid.size(), 0);
+    progress p = progress_of("contigs (neighbours)", solid.size());
+    for (size_t i = 0; i < solid.size(); i += batch) {
+        size_t c = std::min(batch, solid.size() - i);
+        keys.clear();
+        for (size_t j = 0; j < c; ++j)
+            for (unsigned b = 0; b < 4; ++b) {
+                keys.push_back(canonical(successor(solid[i + j], b, k), k));
+                keys.push_back(canonical(predecessor(solid[i + j], b, k), k));
+            }
+        find_all(t, keys, values, found);
+        for (size_t j = 0; j < c; ++j)
+            for (unsigned b = 0; b < 4; ++b) {
+                size_t s = 8 * j + 2 * b;
+                if (found[s] && is_solid(values[s])) graph[i + j] |= 1u << (out_shift + b);
+                if (found[s + 1] && is_solid(values[s + 1])) graph[i + j] |= 1u << (in_shift + b);
+            }
+        p.update(i);
+    }
+}
+
+// Unitig links: s -> t when s has one successor t, t one predecessor, and they differ and are
+// not their own reverse complements. One find for each side with a single neighbour.
+void kmer_job::links(const table &t, const std::vector<uint64_t> &solid, std::vector<uint32_t> &graph)
+{
+    const int k = o_.k;
+    std::vector<uint64_t> keys;
+    std::vector<size_t> owner_index;
+    std::vector<bool> right_side;
+    for (size_t i = 0; i < solid.size(); ++i) {
+        uint64_t x = solid[i];
+        if (reverse_complement(x, k) == x) continue;
+        if (out_degree(graph[i]) == 1) {
+            keys.push_back(successor(x, only_base(graph[i] >> out_shift), k));
+            owner_index.push_back(i);
+            right_side.push_back(true);
+        }
+        if (in_degree(graph[i]) == 1) {
+            keys.push_back(predecessor(x, only_base(graph[i] >> in_shift), k));
+            owner_index.push_back(i);
+            right_side.push_back(false);
+        }
+    }
+    std::vector<uint64_t> oriented_keys = keys;  // the neighbours as they follow x
+    for (uint64_t &y : keys) y = canonical(y, k);
+    std::vector<entry> values;
+    std::vector<unsigned char> found;
+    find_all(t, keys, values, found);
+    for (size_t j = 0; j < keys.size(); ++j) {
+        uint64_t y = oriented_keys[j];
+        size_t i = owner_index[j];
+        if (keys[j] == solid[i] || reverse_complement(y, k) == y) continue;
+        uint32_t g = oriented(values[j].graph, y != keys[j]);
+        if (right_side[j] && in_degree(g) == 1) graph[i] |= right_link;
+        if (!right_side[j] && out_degree(g) == 1) graph[i] |= left_link;
+    }
+}
+
+// Stores graph[i] with the i-th solid k-mer of this rank's part: for_each_local visits in the
+// order that collected them, and nothing changes the table in between.
+void kmer_job::write_graph(const table &t, const std::vector<uint32_t> &graph)
+{
+    ctx_.barrier();  // every rank's finds of the old bits are over
+    size_t i = 0;
+    t.for_each_local([&](const uint64_t &, entry &e) {
+        if (is_solid(e)) e.graph = graph[i++];
+    });
+    ctx_.barrier();
+}
+
+// Walks in step: each round advances every active walk by one k-mer with one batched find.
+struct walk {
+    uint64_t start;  // canonical k-mer the walk started from
+    uint64_t at;     // the oriented k-mer it is at
+    uint32_t graph;  // at's graph bits, oriented
+    std::string seq;
+};
+
+// Runs the walks, a bounded number in step, until each has stopped: a walk goes on while
+// step(w, canonical k-mer it reached) says so; step sees w.at and w.graph already moved there.
+template <class Step> void advance(const table &t, int k, std::vector<walk> pending, Step step, progress &p)
+{
+    std::vector<walk> walks;
+    std::vector<uint64_t> keys;
+    std::vector<entry> values;
+    std::vector<unsigned char> found;
+    uint64_t steps = 0;
+    while (!walks.empty() || !pending.empty()) {
+        while (walks.size() < batch && !pending.empty()) {
+            walks.push_back(std::move(pending.back()));
+            pending.pop_back();
+        }
+        keys.clear();
+        for (walk &w : walks) {
+            w.at = successor(w.at, only_base(w.graph >> out_shift), k);
+            w.seq.push_back(base_char[w.at & 3]);
+            keys.push_back(canonical(w.at, k));
+        }
+        find_all(t, keys, values, found);
+        size_t kept = 0;
+        for (size_t j = 0; j < walks.size(); ++j) {
+            walk &w = walks[j];
+            w.graph = oriented(values[j].graph, w.at != keys[j]);
+            if (!step(w, keys[j])) continue;
+            if (kept != j) walks[kept] = std::move(w);
+            ++kept;
+        }
+        walks.resize(kept);
+        p.update(steps += keys.size());
+    }
+}
+
+void kmer_job::walk_paths(const table &t, const std::vector<uint64_t> &solid, const std::vector<uint32_t> &graph,
+                          std::vector<std::string> &out)
+{
+    const int k = o_.k;
+    std::vector<walk> ends;
+    for (size_t i = 0; i < solid.size(); ++i) {
+        bool right = graph[i] & right_link, left = graph[i] & left_link;
+        if (!right && !left) out.push_back(to_string(solid[i], k));  // a contig of one k-mer
+        else if (right != left) {
+            // An end: walk away from it, reading the k-mer so that the link is on its right.
+            uint64_t at = right ? solid[i] : reverse_complement(solid[i], k);
+            ends.push_back(walk{solid[i], at, oriented(graph[i], !right), to_string(at, k)});
+        }
+    }
+    progress p = progress_of("contigs (walking paths, k-mer steps)", 0);
+    advance(t, k, std::move(ends), [&](walk &w, uint64_t x) {
+        if (w.graph & right_link) return true;
+        if (w.start < x) out.push_back(canonical_contig(w.seq));  // the walk from the other end finds the same path
+        return false;
+    }, p);
+}
+
+// Cycles: unvisited k-mers with both links. Each walks forwards until it meets a smaller k-mer
+// (then it is not the cycle's smallest) or itself (then it emits the cycle).
+void kmer_job::walk_cycles(const table &t, std::vector<std::string> &out)
+{
+    const int k = o_.k;
+    std::vector<walk> walks;
+    t.for_each_local([&](const uint64_t &x, const entry &e) {
+        if (is_solid(e) && (e.graph & right_link) && (e.graph & left_link) && !(e.graph & visited))
+            walks.push_back(walk{x, x, e.graph, to_string(x, k)});
+    });
+    progress p = progress_of("contigs (walking cycles, k-mer steps)", 0);
+    advance(t, k, std::move(walks), [&](walk &w, uint64_t x) {
+        if (x > w.start) return (w.graph & right_link) != 0;
+        if (x == w.start) {
+            w.seq.resize(w.seq.size() - 1);  // back at the start: its last base is already there
+            out.push_back(w.seq);
+        }
+        return false;
+    }, p);
+}
+
+std::vector<std::string> kmer_job::contigs(const table &t)
+{
+    std::vector<uint64_t> solid;
+    std::vector<uint32_t> graph;
+    neighbours(t, solid, graph);
+    write_graph(t, graph);
+    links(t, solid, graph);
+    write_graph(t, graph);
+    std::vector<std::string> out;
+    walk_paths(t, solid, graph, out);
+    uint64_t on_paths = 0;
+    for (const std::string &c : out) on_paths += c.size() - size_t(o_.k) + 1;
+    const uint64_t all_solid = ctx_.sum(uint64_t(solid.size()));
+    if (ctx_.sum(on_paths) < all_solid) {
+        // Some solid k-mers lie on cycles: mark the k-mers of the paths, then walk the rest.
+        auto marking = pgdds::hash_map_buffer_options<entry>().combine(merge).update_only();
+        table_buffer buf(t, queue_capacity(all_solid), o_.message_size, marking);
+        for (const std::string &c : out) for_each_canonical(c, o_.k, [&](uint64_t x) { buf.insert(x, entry{0, visited}); });
+        buf.flush();
+        walk_cycles(t, out);
+    }
+    return out;
+}
+
+int kmer_job::run(double started)
+{
+    std::vector<uint64_t> kmers;
+    if (!phase("read", [&] { return read(kmers); })) return 1;
+    total_ = ctx_.sum(uint64_t(kmers.size()));
+    std::unique_ptr<table> t = count(kmers);
+    counts c = phase("statistics", [&] { return tally(*t); });
+    std::vector<std::string> mine;
+    contig_stats g;
+    if (o_.contigs) {
+        mine = phase("contigs", [&] { return contigs(*t); });
+        std::vector<uint64_t> lengths;
+        for (const std::string &s : mine) lengths.push_back(s.size());
+        g = summarize_contigs(gather_to_root(ctx_, lengths));
+        if (!o_.contigs_path.empty()) {
+            std::string text;
+            for (const std::string &s : mine) (text += s) += '\n';
+            std::vector<char> all = gather_to_root(ctx_, std::vector<char>(text.begin(), text.end()));
+            if (me_ == 0) {
+                FILE *f = std::fopen(o_.contigs_path.c_str(), "w");
+                if (!f) throw std::runtime_error("cannot write " + o_.contigs_path + ": " + std::strerror(errno));
+                uint64_t index = 0;
+                for (size_t at = 0; at < all.size();) {
+                    size_t end = size_t(std::find(all.begin() + long(at), all.end(), '\n') - all.begin());
+                    write_fasta(f, ++index, std::string(all.data() + at, end - at));
+                    at = end + 1;
+                }
+                if (std::fclose(f) != 0) throw std::runtime_error("cannot write " + o_.contigs_path);
+            }
+        }
+    }
+    ctx_.barrier();
+    double total_time = now() - started;
+    if (me_ != 0) return 0;
+    if (!o_.histo_path.empty()) write_histogram(o_.histo_path, c);
+    double counting = 0;
+    for (auto &[name, secs] : times_)
+        if (std::strcmp(name, "contigs") != 0) counting += secs;
+    if (o_.json) {
+        for (auto &[name, secs] : times_) {
+            std::string metric = std::string(name) + "_time";
+            for (char &ch : metric)
+                if (ch == ' ') ch = '_';
+            json_record("kmer", transport_, n_, c.total, metric.c_str(), secs, "s");
+        }
+        json_record("kmer", transport_, n_, c.total, "count_time", counting, "s");
+        json_record("kmer", transport_, n_, c.total, "total_time", total_time, "s");
+        json_record("kmer", transport_, n_, c.total, "kmers_per_s", double(c.total) / counting, "k-mers/s");
+        json_record("kmer", transport_, n_, c.total, "distinct", double(c.distinct), "k-mers");
+        json_record("kmer", transport_, n_, c.total, "singletons", double(c.unique), "k-mers");
+        if (o_.contigs) {
+            json_record("kmer", transport_, n_, c.total, "contigs", double(g.contigs), "contigs");
+            json_record("kmer", transport_, n_, c.total, "n50", double(g.n50), "bases");
+        }
+        return 0;
+    }
+    std::printf("pgdds-kmer: %s, k=%d, %d ranks over %s\n", o_.reads.c_str(), o_.k, n_, transport_.c_str());
+    print_summary(stdout, c, o_.contigs ? &g : nullptr);
+    for (auto &[name, secs] : times_) std::printf("time %-11s %8.3f s\n", name, secs);
+    std::printf("time counting   %8.3f s  (%.1f M k-mers/s)\ntime total      %8.3f s\n", counting,
+                double(c.total) / counting / 1e6, total_time);
+    return 0;
+}
+
+// The segment each rank needs for an input of `bases` bases, generously: the Bloom filter, a
+// table sized for the worst case (every k-mer seen twice), a buffer's queue, the contigs.
+size_t segment_for(uint64_t bases, int nranks)
+{
+    uint64_t per_rank = bases / uint64_t(std::max(nranks, 1)) + 1;
+    return size_t(per_rank * 40 + (uint64_t(128) << 20));
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+    const double started = now();
+    options o;
+    std::string bad = parse(argc, argv, o);
+    int rank = -1;
+    try {
+        // The default segment (PGDDS_SEGMENT_SIZE) unless the input needs more.
+        pgdds::init_options init;
+        const char *pmi_size = std::getenv("PMI_SIZE");
+        size_t need = segment_for(estimated_bases(o.reads), pmi_size ? std::atoi(pmi_size) : 1);
+        if (bad.empty() && !std::getenv("PGDDS_SEGMENT_SIZE") && need > (size_t(256) << 20)) init.segment_size(need);
+        pgdds::context ctx(init);
+        rank = ctx.rank();
+        if (!bad.empty()) {
+            if (rank == 0) {
+                std::fprintf(stderr, "pgdds-kmer: %s\n", bad.c_str());
+                std::fprintf(stderr, usage_text(), argv[0]);
+            }
+            return 2;
+        }
+        kmer_job job(ctx, o);
+        return job.run(started);
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "pgdds-kmer: rank %d: %s\n", rank, e.what());
+        return 1;
+    }
+}
