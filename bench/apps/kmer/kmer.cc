@@ -17,6 +17,8 @@
 // first occurrence that was dropped is a k-mer seen exactly once, so
 //     distinct   = entries + (total - sum of entry counts)
 //     singletons = (total - sum of entry counts) + entries counting 1.
+// With --min-count 1 the graph needs every k-mer, so there is no filter: every occurrence goes to
+// the table in pass 1.
 //
 // Contigs: the unitigs of the de Bruijn graph of solid k-mers (count >= --min-count). Nodes are
 // canonical k-mers, read in either orientation; s -> t is an edge when t is s shifted by one base
@@ -36,6 +38,8 @@
 
 #include <cmath>
 #include <memory>
+
+#include <unistd.h>
 
 namespace {
 
@@ -191,21 +195,25 @@ std::unique_ptr<table> kmer_job::count(std::vector<uint64_t> &kmers)
     std::vector<uint64_t> repeats;
     std::unique_ptr<table> t;
     phase("pass 1", [&] {
-        pgdds::bloom_filter<uint64_t> seen(ctx_, std::max<uint64_t>(distinct_estimate(ctx_, kmers) * 11 / 10, 1024),
-                                           o_.fp_rate);
-        std::vector<unsigned char> was(batch);
-        size_t firsts = 0;
-        progress p = progress_of("pass 1 (Bloom filter)", kmers.size());
-        for (size_t i = 0; i < kmers.size(); i += batch) {
-            size_t c = std::min(batch, kmers.size() - i);
-            seen.insert_many(kmers.data() + i, c, was.data());
-            for (size_t j = 0; j < c; ++j) {
-                if (was[j]) repeats.push_back(kmers[i + j]);
-                else kmers[firsts++] = kmers[i + j];
+        if (o_.contigs && o_.min_count == 1) {
+            repeats.swap(kmers);  // the graph needs every k-mer in the table: no filter
+        } else {
+            pgdds::bloom_filter<uint64_t> seen(
+                ctx_, std::max<uint64_t>(distinct_estimate(ctx_, kmers) * 11 / 10, 1024), o_.fp_rate);
+            std::vector<unsigned char> was(batch);
+            size_t firsts = 0;
+            progress p = progress_of("pass 1 (Bloom filter)", kmers.size());
+            for (size_t i = 0; i < kmers.size(); i += batch) {
+                size_t c = std::min(batch, kmers.size() - i);
+                seen.insert_many(kmers.data() + i, c, was.data());
+                for (size_t j = 0; j < c; ++j) {
+                    if (was[j]) repeats.push_back(kmers[i + j]);
+                    else kmers[firsts++] = kmers[i + j];
+                }
+                p.update(i);
             }
-            p.update(i);
+            kmers.resize(firsts);  // now the first occurrences only
         }
-        kmers.resize(firsts);  // now the first occurrences only
 
         // Entries: the distinct repeats, plus room (the table probes within each owner's part).
         uint64_t capacity = std::max<uint64_t>(distinct_estimate(ctx_, repeats) * 8 / 5, 1024 * uint64_t(n_));
@@ -556,11 +564,22 @@ int kmer_job::run(double started)
 }
 
 // The segment each rank needs for an input of `bases` bases, generously: the Bloom filter, a
-// table sized for the worst case (every k-mer seen twice), a buffer's queue, the contigs.
+// table sized for the worst case (every k-mer seen twice), a buffer's queue, the contigs. Never
+// more than this node's memory shared by its ranks.
 size_t segment_for(uint64_t bases, int nranks)
 {
-    uint64_t per_rank = bases / uint64_t(std::max(nranks, 1)) + 1;
-    return size_t(per_rank * 40 + (uint64_t(128) << 20));
+    uint64_t per_rank = bases / uint64_t(nranks) + 1;
+    uint64_t memory = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGE_SIZE));
+    return size_t(std::min(per_rank * 40 + (uint64_t(128) << 20), memory / uint64_t(nranks) / 2));
+}
+
+// The job's size as the launchers announce it before pgdds_init (1 if none does).
+int launched_ranks()
+{
+    for (const char *name : {"PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "SLURM_NTASKS"})
+        if (const char *v = std::getenv(name))
+            if (int n = std::atoi(v); n > 0) return n;
+    return 1;
 }
 
 }  // namespace
@@ -574,8 +593,7 @@ int main(int argc, char **argv)
     try {
         // The default segment (PGDDS_SEGMENT_SIZE) unless the input needs more.
         pgdds::init_options init;
-        const char *pmi_size = std::getenv("PMI_SIZE");
-        size_t need = segment_for(estimated_bases(o.reads), pmi_size ? std::atoi(pmi_size) : 1);
+        size_t need = segment_for(estimated_bases(o.reads), launched_ranks());
         if (bad.empty() && !std::getenv("PGDDS_SEGMENT_SIZE") && need > (size_t(256) << 20)) init.segment_size(need);
         pgdds::context ctx(init);
         rank = ctx.rank();
@@ -589,7 +607,8 @@ int main(int argc, char **argv)
         kmer_job job(ctx, o);
         return job.run(started);
     } catch (const std::exception &e) {
-        std::fprintf(stderr, "pgdds-kmer: rank %d: %s\n", rank, e.what());
+        if (rank < 0) std::fprintf(stderr, "pgdds-kmer: %s\n", e.what());
+        else std::fprintf(stderr, "pgdds-kmer: rank %d: %s\n", rank, e.what());
         return 1;
     }
 }

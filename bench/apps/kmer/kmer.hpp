@@ -218,27 +218,19 @@ template <class Keep, class F> void for_each_record(const std::string &path, Kee
     }
 }
 
-// The uncompressed size of a file: its size, or for gzip the larger of the size the trailer
-// records (modulo 4 GiB) and three times the compressed size. 0 if it cannot be read.
+// About how many bases a file holds: its size, or four times that for gzip (reads compress about
+// fourfold; the size in a gzip trailer is not trusted, a corrupt file may claim anything). 0 if the
+// file cannot be read.
 inline uint64_t estimated_bases(const std::string &path)
 {
     FILE *f = std::fopen(path.c_str(), "rb");
     if (!f) return 0;
     unsigned char magic[2] = {0, 0};
-    size_t got = std::fread(magic, 1, 2, f);
+    bool gzip = std::fread(magic, 1, 2, f) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
     std::fseek(f, 0, SEEK_END);
     long size = std::ftell(f);
-    uint64_t bases = size > 0 ? uint64_t(size) : 0;
-    if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b && size >= 4) {
-        unsigned char t[4];
-        std::fseek(f, -4, SEEK_END);
-        uint64_t isize = std::fread(t, 1, 4, f) == 4 ? (uint64_t(t[0]) | uint64_t(t[1]) << 8 | uint64_t(t[2]) << 16 |
-                                                        uint64_t(t[3]) << 24)
-                                                     : 0;
-        bases = std::max(isize, 3 * bases);
-    }
     std::fclose(f);
-    return bases;
+    return size > 0 ? uint64_t(size) * (gzip ? 4 : 1) : 0;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -261,7 +253,8 @@ inline const char *usage_text()
     return "usage: %s [options] READS\n"
            "  READS               FASTA or FASTQ, plain or gzip-compressed\n"
            "  -k, --kmer-size K   k-mer length, 1 to 32 (default 31); k-mers are canonical\n"
-           "  --min-count N       k-mers seen fewer than N times stay out of the graph (default 2)\n"
+           "  --min-count N       k-mers seen fewer than N times stay out of the graph (default 2;\n"
+           "                      1 keeps singletons in the table, without the Bloom filter)\n"
            "  --contigs FILE      write the contigs (unitigs of the de Bruijn graph) as FASTA\n"
            "  --histo FILE        write the count histogram, \"count frequency\" per line\n"
            "  --no-contigs        count only\n"
