@@ -98,7 +98,14 @@ status runtime::init(const pgdds_init_params_t *params)
     threaded_ = cfg_.thread_level == PGDDS_THREAD_MULTIPLE || cfg_.progress_thread;
 
     st = exchange_node_info();
-    if (st == PGDDS_OK) st = choose_transports();
+    if (st == PGDDS_OK) {
+        cpu_set_t cpus;
+        int usable = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
+        int online = int(sysconf(_SC_NPROCESSORS_ONLN));
+        // Bound to fewer cores than the node has: the launcher placed us; trust the placement.
+        oversubscribed_ = local_nranks_ > (usable < online ? online : usable);
+        st = choose_transports();
+    }
     st = agree(*boot_, "transport", st);
     if (st == PGDDS_OK) st = setup_segment();
     st = agree(*boot_, "segment", st);
@@ -685,6 +692,10 @@ void runtime::run_handlers(vci &v)
                       m.handler);
             continue;
         }
+        // Unless the program asked for PGDDS_THREAD_MULTIPLE, handlers never run at the same time
+        // as each other, even when the progress thread runs some of them.
+        std::unique_lock<std::mutex> serial(handler_lock_, std::defer_lock);
+        if (cfg_.thread_level != PGDDS_THREAD_MULTIPLE && cfg_.progress_thread) serial.lock();
         tls_in_handler = true;
         e.fn(handle_, m.src, m.payload.data(), m.payload.size(), e.arg);
         tls_in_handler = false;

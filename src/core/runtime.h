@@ -16,6 +16,7 @@
 #include <functional>
 #include <map>
 #include <pthread.h>
+#include <sched.h>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -214,6 +215,7 @@ class runtime {
     std::unique_ptr<transport_shm> shm_;
     bool threaded_ = false;
     bool cpu_atomics_ = false;
+    bool oversubscribed_ = false;  // more ranks on this node than cores this process may use
     pthread_t init_pthread_{};
 
     uint8_t *seg_base_ = nullptr;
@@ -229,6 +231,7 @@ class runtime {
     std::atomic<unsigned> next_vci_{0};
 
     std::mutex am_lock_;
+    std::mutex handler_lock_;  // serializes handlers beside the progress thread
     std::vector<am_handler_entry> am_handlers_;
     uint32_t am_user_count_ = 0;
 
@@ -264,6 +267,8 @@ template <class Pred> status runtime::wait(const char *who, vci &v, Pred pred)
         status st = progress(v);
         if (PGDDS_UNLIKELY(st != PGDDS_OK)) return fail_prefix(st, who);
         if (pred()) break;
+        // More ranks than cores here: a spinning waiter holds the core its peer needs.
+        if (oversubscribed_) sched_yield();
         if (PGDDS_UNLIKELY((++spins & 255) == 0)) {
             double t = now_seconds();
             if (start == 0) start = t;

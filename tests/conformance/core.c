@@ -316,11 +316,13 @@ static void test_collectives(void)
 }
 
 /* --- active messages -------------------------------------------------------------------- */
+/* Atomic: with PGDDS_PROGRESS_THREAD=1 handlers run on the progress thread while the main
+ * thread reads the counts. */
 struct am_stats {
-    int64_t count;
-    int64_t bytes;
-    int64_t bad;
-    int64_t pongs;
+    _Atomic int64_t count;
+    _Atomic int64_t bytes;
+    _Atomic int64_t bad;
+    _Atomic int64_t pongs;
 };
 static struct am_stats stats;
 static uint32_t am_data, am_ping, am_pong;
@@ -343,13 +345,20 @@ static void on_ping(pgdds_context_t c, int src, const void *payload, size_t size
     (void)arg;
     /* replying from inside a handler is allowed */
     pgdds_status_t st = pgdds_am_send(c, src, am_pong, payload, size);
-    if (st != PGDDS_OK) stats.bad++;
+    if (st != PGDDS_OK) {
+        fprintf(stderr, "FAIL rank %d: reply from a handler: %s\n", t_rank, pgdds_last_error());
+        stats.bad++;
+    }
 }
 static void on_pong(pgdds_context_t c, int src, const void *payload, size_t size, void *arg)
 {
     (void)c, (void)src, (void)arg;
-    if (size == sizeof(int) && *(const int *)payload == me) stats.pongs++;
-    else stats.bad++;
+    if (size == sizeof(int) && *(const int *)payload == me) {
+        stats.pongs++;
+    } else {
+        fprintf(stderr, "FAIL rank %d: pong of %zu bytes from %d is not mine\n", t_rank, size, src);
+        stats.bad++;
+    }
 }
 
 static void test_active_messages(void)
@@ -358,6 +367,8 @@ static void test_active_messages(void)
     T_OK(pgdds_am_register(ctx, on_ping, NULL, &am_ping));
     T_OK(pgdds_am_register(ctx, on_pong, NULL, &am_pong));
     T_CHECK(am_data != am_ping && am_ping != am_pong);
+    /* Every rank has stored the ids its handlers use before anyone sends. */
+    T_OK(pgdds_barrier(ctx));
     const size_t sizes[] = {0, 1, 100, 4000, 4096, 20000, 300000};
     const int nsizes = (int)(sizeof sizes / sizeof sizes[0]);
     unsigned char *buf = malloc(300000 * 2);

@@ -10,7 +10,9 @@ import re
 import sys
 
 # pgdds.h constants the Fortran module does not bind.
-NOT_BOUND = re.compile(r"PGDDS_(API|H|AM_MAX_PAYLOAD|QUEUE_\w+|CONFIG_FIELD_\w+|TRANSPORT_FIELD_\w+)$")
+# (The Fortran module binds hash-map creation with defaults only, and no key tables.)
+NOT_BOUND = re.compile(r"PGDDS_(API|H|AM_MAX_PAYLOAD|QUEUE_\w+|CONFIG_FIELD_\w+|TRANSPORT_FIELD_\w+|"
+                       r"HASHMAP_OPTION_\w+|KEYTABLE_\w+)$")
 
 
 def c_value(expr):
@@ -26,8 +28,9 @@ def c_constants(text):
         out[name] = int(value)
     for body in re.findall(r"enum\s*\{([^}]*)\}", text):
         next_value = 0
+        body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)  # comments may hold commas
         for item in body.split(","):
-            item = re.sub(r"/\*.*?\*/", "", item).strip()
+            item = item.strip()
             if not item:
                 continue
             name, _, expr = item.partition("=")
