@@ -1,24 +1,30 @@
 #!/usr/bin/env python3
 """Checks pgdds-kmer against its serial reference, an independent count in Python, and jellyfish.
 
-  check_kmer.py real       --run PGDDS_RUN --kmer EXE --serial EXE -n N [--reads FILE]
-  check_kmer.py synthetic  --run PGDDS_RUN --kmer EXE --serial EXE -n N
-  check_kmer.py jellyfish  --run PGDDS_RUN --kmer EXE --serial EXE -n N [--reads FILE]
-  check_kmer.py bad-input  --run PGDDS_RUN --kmer EXE -n N
+  check_kmer.py CASE --run PGDDS_RUN --kmer EXE [--serial EXE] -n N [--reads FILE] [--jellyfish EXE]
 
-real: a real read set (gatb-core's reads1.fa.gz): the distributed and serial counts (statistics,
-full histogram) and contig sets are identical.
-synthetic: reads generated here, deterministically, from a random genome with sequencing
-errors, Ns, lower case and reads of both strands, an error-free genome, a circular sequence (a
-cycle in the graph) and a sequence followed by its reverse complement (palindromic k-mers for
-even k, a hairpin for odd k), as FASTA (multi-line, gzip) and FASTQ: the distributed and serial
-runs agree, their counts equal a count made here in Python, the error-free genome is one contig
-and the circle is one cycle contig.
-jellyfish: the counts equal those of `jellyfish count -C` + `jellyfish stats`/`histo` (skipped
-when jellyfish is not installed).
-bad-input: a missing file, corrupt and truncated gzip, a file that is not FASTA/FASTQ, a FASTQ
-record with too few quality values and k out of range each end every rank with a non-zero exit
-and a message that says why, within the time limit.
+CASE:
+  real       the first --subset reads (default 40) of a real read set (gatb-core's reads3.fa.gz),
+             written to a temporary file: the distributed and serial counts (statistics, full
+             histogram) and contig sets are identical, with the Bloom filter (k=31, min count 2)
+             and without it (k=25, min count 1: every k-mer in the graph).
+  full       the whole real read set, k=31: distributed and serial agree.
+  synthetic  reads generated here, deterministically, from a random genome with sequencing errors,
+             Ns, lower case and reads of both strands, an error-free genome, a circular sequence
+             (a cycle in the graph) and a sequence followed by its reverse complement (palindromic
+             k-mers for even k, a hairpin for odd k), as FASTA (multi-line, gzip) and FASTQ: the
+             distributed and serial runs agree, their counts equal a count made here in Python, the
+             error-free genome is one contig and the circle is one cycle contig.
+  jellyfish  the whole real read set, k=31: the distributed counts (distinct, singletons, total,
+             largest count, full histogram) equal those of `jellyfish count -m 31 -C` +
+             `jellyfish stats`/`histo` (skipped when jellyfish is not installed).
+  bad-input  a missing file, corrupt and truncated gzip, a file that is not FASTA/FASTQ, a FASTQ
+             record with too few quality values, k out of range and a bad option each end every
+             rank with a non-zero exit and a message that says why, well within the time limit.
+  can-fail   the comparisons above fail on a wrong result: a distributed run on the synthetic
+             reads is compared after changing, one at a time, a count, a histogram entry, a
+             contig's base, a contig dropped, a contig written twice; and the Python count check
+             is given a count one off. Each must be reported as a failure.
 
 The distributed program runs under pgdds-run with the environment's transport configuration. Exit
 0: passed; 1: failed; 77: skipped (no input data, jellyfish missing, transport unavailable).
@@ -33,7 +39,7 @@ import subprocess
 import sys
 import tempfile
 
-READS1 = "/usr/share/doc/gatb-core/test/db/reads1.fa.gz"
+READS3 = "/usr/share/doc/gatb-core/test/db/reads3.fa.gz"
 SKIP = 77
 COMP = str.maketrans("ACGTacgt", "TGCAtgca")
 
@@ -56,9 +62,9 @@ class Unavailable(Exception):
 
 def run(argv, timeout=240, expect_ok=True):
     p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
+    if "unsupported: pgdds_init" in p.stderr:  # a transport this machine lacks (verbs without a device)
+        raise Unavailable(p.stderr.strip().splitlines()[0])
     if expect_ok and p.returncode != 0:
-        if "unsupported: pgdds_init" in p.stderr:
-            raise Unavailable(p.stderr.strip().splitlines()[0])
         raise Failure("%s exited with %d:\n%s%s" % (" ".join(argv), p.returncode, p.stdout, p.stderr))
     return p
 
@@ -83,17 +89,38 @@ def read_contigs(path):
         return [line.strip() for line in f if line.strip() and not line.startswith(">")]
 
 
+def compare_results(d, s, what):
+    """Fails unless two runs' (statistics, histogram, contigs) agree: statistics and histogram
+    exactly, contigs as sets, the distributed run writing none twice."""
+    if d[0] != s[0]:
+        raise Failure("%s: statistics differ:\n  distributed %s\n  serial      %s" % (what, d[0], s[0]))
+    if d[1] != s[1]:
+        diff = sorted(c for c in set(d[1]) | set(s[1]) if d[1].get(c) != s[1].get(c))
+        raise Failure("%s: histograms differ at counts %s" % (what, diff[:10]))
+    if len(d[2]) != len(set(d[2])):
+        raise Failure("%s: the distributed run wrote a contig twice" % what)
+    if sorted(d[2]) != sorted(s[2]):
+        only_d, only_s = set(d[2]) - set(s[2]), set(s[2]) - set(d[2])
+        raise Failure("%s: contigs differ: %d only distributed (e.g. %s), %d only serial (e.g. %s)" % (
+            what, len(only_d), next(iter(only_d), "-")[:80], len(only_s), next(iter(only_s), "-")[:80]))
+
+
 class Programs:
     def __init__(self, args, work):
         self.args, self.work = args, work
 
-    def distributed(self, reads, extra, tag):
+    def distributed(self, reads, extra, tag, n=None):
         contigs, histo = os.path.join(self.work, tag + ".d.fa"), os.path.join(self.work, tag + ".d.histo")
-        p = run([self.args.run, "-n", str(self.args.n), self.args.kmer, reads, "--contigs", contigs, "--histo", histo,
-                 "--progress", "0"] + extra)
-        return summary(p.stdout), read_histogram(histo), read_contigs(contigs)
+        argv = [self.args.run, "-n", str(n or self.args.n), "--timeout", "200", self.args.kmer, reads,
+                "--histo", histo, "--progress", "0"] + extra
+        if "--no-contigs" not in extra:
+            argv += ["--contigs", contigs]
+        p = run(argv)
+        return summary(p.stdout), read_histogram(histo), read_contigs(contigs) if "--no-contigs" not in extra else []
 
     def serial(self, reads, extra, tag):
+        if not self.args.serial:
+            raise Failure("this case needs --serial")
         contigs, histo = os.path.join(self.work, tag + ".s.fa"), os.path.join(self.work, tag + ".s.histo")
         p = run([self.args.serial, reads, "--contigs", contigs, "--histo", histo, "--progress", "0"] + extra)
         return summary(p.stdout), read_histogram(histo), read_contigs(contigs)
@@ -102,30 +129,25 @@ class Programs:
         """Runs both; fails unless statistics, histograms and contig sets agree. Returns the serial results."""
         d, s = self.distributed(reads, extra, tag), self.serial(reads, extra, tag)
         what = "%s %s on %d ranks" % (os.path.basename(reads), " ".join(extra), self.args.n)
-        if d[0] != s[0]:
-            raise Failure("%s: statistics differ:\n  distributed %s\n  serial      %s" % (what, d[0], s[0]))
-        if d[1] != s[1]:
-            raise Failure("%s: histograms differ" % what)
-        if len(d[2]) != len(set(d[2])):
-            raise Failure("%s: the distributed run wrote a contig twice" % what)
-        if sorted(d[2]) != sorted(s[2]):
-            only_d, only_s = set(d[2]) - set(s[2]), set(s[2]) - set(d[2])
-            raise Failure("%s: contigs differ: %d only distributed (e.g. %s), %d only serial (e.g. %s)" % (
-                what, len(only_d), next(iter(only_d), "-")[:80], len(only_s), next(iter(only_s), "-")[:80]))
-        print("%s: %s Distinct, %s contigs: distributed and serial agree" % (what, s[0]["Distinct"], s[0].get("Contigs")))
+        compare_results(d, s, what)
+        print("%s: Total %d, Distinct %d, Unique %d, %d contigs (N50 %d): distributed and serial agree" % (
+            what, s[0]["Total"], s[0]["Distinct"], s[0]["Unique"], s[0].get("Contigs", 0), s[0].get("N50", 0)))
         return s
 
 
 # --- synthetic reads ------------------------------------------------------------------------------
-def synthetic(work):
-    """Writes the synthetic read sets; returns their paths and what must come out of them."""
+def synthetic(work, small=False):
+    """Writes the synthetic read sets; returns their paths and what must come out of them. small:
+    shorter genomes (a quarter of the reads, contigs of at most 400 bases), for transports where
+    every step of a walk is a slow round trip."""
     rnd = random.Random(20240611)
     bases = "ACGT"
 
     def genome(n):
         return "".join(rnd.choice(bases) for _ in range(n))
 
-    noisy, clean, circle = genome(4000), genome(1500), genome(150)
+    scale = 4 if small else 1
+    noisy, clean, circle = genome(4000 // scale), genome(1600 // scale), genome(150)
     half = genome(200)
     hairpin = genome(60) + half + rc(half) + genome(60)
     reads = []
@@ -137,7 +159,7 @@ def synthetic(work):
                 r[i] = rnd.choice(bases.replace(r[i], ""))
         return "".join(r)
 
-    for _ in range(400):  # the noisy genome, coverage 10
+    for _ in range(400 // scale):  # the noisy genome, coverage 10
         length = rnd.randint(60, 140)
         r = sample(noisy, length, rnd.randint(0, len(noisy) - length), errors=0.005)
         if rnd.random() < 0.05:  # an unreadable base
@@ -191,18 +213,21 @@ def cycle_contig(circle, k):
     return (seq * 3)[i:i + len(seq) + k - 1]
 
 
-def check_synthetic(progs, work):
-    reads, fasta, fastq, clean, circle = synthetic(work)
-    for k, min_count in ((31, 2), (20, 1), (16, 2)):
-        extra = ["-k", str(k), "--min-count", str(min_count)]
-        for path in (fasta, fastq):
-            stats, histo, contigs = progs.compare(path, extra, "k%d" % k)
-        counts = python_counts(reads, k)
-        expect = collections.Counter(counts.values())
-        if histo != dict(expect):
-            raise Failure("k=%d: the histogram differs from the count made in Python" % k)
-        if (stats["Total"], stats["Distinct"], stats["Unique"]) != (sum(counts.values()), len(counts), expect[1]):
-            raise Failure("k=%d: total, distinct or singletons differ from the count made in Python" % k)
+def check_python_counts(reads, k, stats, histo):
+    counts = python_counts(reads, k)
+    expect = collections.Counter(counts.values())
+    if histo != dict(expect):
+        raise Failure("k=%d: the histogram differs from the count made in Python" % k)
+    if (stats["Total"], stats["Distinct"], stats["Unique"]) != (sum(counts.values()), len(counts), expect[1]):
+        raise Failure("k=%d: total, distinct or singletons differ from the count made in Python" % k)
+
+
+def check_synthetic(progs, work, small):
+    reads, fasta, fastq, clean, circle = synthetic(work, small)
+    # the Bloom filter path at two k, the unfiltered path (min count 1); both formats
+    for k, min_count, path in ((31, 2, fasta), (20, 1, fastq), (16, 2, fastq)):
+        stats, histo, contigs = progs.compare(path, ["-k", str(k), "--min-count", str(min_count)], "k%d" % k)
+        check_python_counts(reads, k, stats, histo)
         if k == 31:  # long enough for these random sequences to have no repeated (k-1)-mers
             if canonical(clean) not in contigs:
                 raise Failure("k=31: the error-free genome is not one contig")
@@ -211,33 +236,53 @@ def check_synthetic(progs, work):
         print("k=%d: counts equal the Python count%s" % (k, "; error-free genome and cycle found" if k == 31 else ""))
 
 
-def check_real(progs, reads):
-    for extra in (["-k", "31"], ["-k", "25", "--min-count", "3"]):
-        progs.compare(reads, extra, "real")
+def first_reads(src, count, dst):
+    """Writes the first `count` records of a FASTA file (plain or gzip) to dst, unchanged."""
+    opener = gzip.open if open(src, "rb").read(2) == b"\x1f\x8b" else open
+    seen = 0
+    with opener(src, "rt") as f, open(dst, "w") as out:
+        for line in f:
+            if line.startswith(">"):
+                seen += 1
+                if seen > count:
+                    break
+            out.write(line)
+    return dst
 
 
-def check_jellyfish(progs, reads, work):
-    jellyfish = shutil.which("jellyfish")
+def check_real(progs, reads, count, work, small):
+    subset = first_reads(reads, count, os.path.join(work, "first%d.fa" % count))
+    for extra in (["-k", "31"],) if small else (["-k", "31"], ["-k", "25", "--min-count", "1"]):
+        progs.compare(subset, extra, "real")
+
+
+def check_full(progs, reads):
+    progs.compare(reads, ["-k", "31"], "full")
+
+
+def check_jellyfish(progs, reads, work, jellyfish):
+    jellyfish = jellyfish or shutil.which("jellyfish")
     if not jellyfish:
-        raise Unavailable("jellyfish is not installed")
+        raise Unavailable("jellyfish is not installed (Debian package jellyfish)")
     plain = os.path.join(work, "reads.fa")
     with gzip.open(reads, "rb") as src, open(plain, "wb") as dst:  # jellyfish reads plain files
         shutil.copyfileobj(src, dst)
-    for k in (31, 22):
-        db = os.path.join(work, "counts%d.jf" % k)
-        run([jellyfish, "count", "-m", str(k), "-C", "-s", "1M", "-t", "2", "-o", db, plain])
-        stats = summary(run([jellyfish, "stats", db]).stdout)
-        histo = {int(c): int(n) for c, n in (l.split() for l in run([jellyfish, "histo", "-h", "100000000", db])
-                                             .stdout.splitlines() if l.strip())}
-        histo = {c: n for c, n in histo.items() if n}
-        mine = progs.compare(reads, ["-k", str(k)], "jf%d" % k)
-        for name in ("Unique", "Distinct", "Total", "Max_count"):
-            if mine[0][name] != stats[name]:
-                raise Failure("k=%d: %s is %d, jellyfish says %d" % (k, name, mine[0][name], stats[name]))
-        if mine[1] != histo:
-            raise Failure("k=%d: the histogram differs from jellyfish histo" % k)
-        print("k=%d: Unique %d, Distinct %d, Total %d, Max_count %d, histogram: equal to jellyfish" % (
-            k, stats["Unique"], stats["Distinct"], stats["Total"], stats["Max_count"]))
+    k = 31
+    db = os.path.join(work, "counts.jf")
+    run([jellyfish, "count", "-m", str(k), "-C", "-s", "10M", "-t", "2", "-o", db, plain])
+    stats = summary(run([jellyfish, "stats", db]).stdout)
+    histo = {int(c): int(n) for c, n in (line.split() for line in run([jellyfish, "histo", "-h", "100000000", db])
+                                         .stdout.splitlines() if line.strip())}
+    histo = {c: n for c, n in histo.items() if n}
+    mine = progs.distributed(reads, ["-k", str(k), "--no-contigs"], "jf")
+    for name in ("Unique", "Distinct", "Total", "Max_count"):
+        if mine[0].get(name) != stats[name]:
+            raise Failure("k=%d: %s is %s, jellyfish says %d" % (k, name, mine[0].get(name), stats[name]))
+    if mine[1] != histo:
+        raise Failure("k=%d: the histogram differs from jellyfish histo" % k)
+    print("%s k=%d on %d ranks: Unique %d, Distinct %d, Total %d, Max_count %d, histogram: equal to jellyfish" % (
+        os.path.basename(reads), k, progs.args.n, stats["Unique"], stats["Distinct"], stats["Total"],
+        stats["Max_count"]))
 
 
 def check_bad_input(args, work):
@@ -254,57 +299,118 @@ def check_bad_input(args, work):
     binary = os.path.join(work, "binary.fa")
     with open(binary, "wb") as f:
         f.write(bytes(range(256)) * 4)
+    text = os.path.join(work, "notes.txt")
+    with open(text, "w") as f:
+        f.write("These are not reads.\nACGT\n")
     fastq = os.path.join(work, "short_quality.fq")
     with open(fastq, "w") as f:
         f.write("@r1\nACGTACGT\n+\nIIIIIIII\n@r2\nACGTACGTAA\n+\nIIII\n")
     missing = os.path.join(work, "no_such_file.fa")
     cases = [
         ([missing], "cannot open"),
-        ([corrupt], corrupt),
+        ([work], "directory"),
+        ([corrupt], "invalid"),
         ([truncated], "truncated"),
         ([binary], "not FASTA or FASTQ"),
+        ([text], "not FASTA or FASTQ"),
         ([fastq], "quality"),
         ([good, "-k", "0"], "k must be"),
         ([good, "-k", "33"], "k must be"),
+        ([good, "-k", "x"], "k must be"),
         ([good, "--min-count", "x"], "--min-count"),
+        ([good, "--frobnicate"], "unknown option"),
         ([], "no input file"),
     ]
     for argv, expected in cases:
         p = run([args.run, "-n", str(args.n), "--timeout", "60", args.kmer] + argv, timeout=90, expect_ok=False)
-        if "unsupported: pgdds_init" in p.stderr:
-            raise Unavailable(p.stderr.strip().splitlines()[0])
         if p.returncode == 0:
             raise Failure("%s: exited 0" % " ".join(argv))
+        if p.returncode == 124 or "timed out" in p.stderr or "timeout" in p.stderr.lower():
+            raise Failure("%s: hung until the launcher's time limit:\n%s" % (" ".join(argv), p.stderr))
         if expected not in p.stderr:
             raise Failure("%s: exited %d without saying %r:\n%s" % (" ".join(argv), p.returncode, expected, p.stderr))
-        if "timed out" in p.stderr or "timeout" in p.stderr.lower():
-            raise Failure("%s: hung until the launcher's time limit:\n%s" % (" ".join(argv), p.stderr))
+        if p.stderr.count("pgdds-kmer:") != 1 and "usage" not in p.stderr:
+            raise Failure("%s: expected one message (from one rank), got:\n%s" % (" ".join(argv), p.stderr))
         print("%s: exit %d, %s" % (" ".join(os.path.basename(a) for a in argv) or "(no arguments)", p.returncode,
                                    p.stderr.strip().splitlines()[0]))
 
 
+def check_can_fail(progs, work):
+    """Each wrong result handed to the checks must be reported as a failure."""
+    reads, fasta, _, _, _ = synthetic(work)
+    k = 31
+    d = progs.distributed(fasta, ["-k", str(k)], "cf")
+    s = progs.serial(fasta, ["-k", str(k)], "cf")
+    compare_results(d, s, "unchanged")  # the untouched results pass
+    check_python_counts(reads, k, d[0], d[1])
+    stats, histo, contigs = d
+
+    def changed(i, f):
+        parts = [dict(stats), dict(histo), list(contigs)]
+        f(parts[i])
+        return tuple(parts)
+
+    def bump(key):
+        return lambda x: x.__setitem__(key, x[key] + 1)
+
+    def mutate_base(c):
+        c[0] = c[0][:5] + ("A" if c[0][5] != "A" else "C") + c[0][6:]
+
+    wrong = [
+        ("Distinct one more", changed(0, bump("Distinct"))),
+        ("Unique one more", changed(0, bump("Unique"))),
+        ("Total one more", changed(0, bump("Total"))),
+        ("histogram count 2 one more", changed(1, bump(2))),
+        ("a contig with one base changed", changed(2, mutate_base)),
+        ("a contig missing", changed(2, lambda c: c.pop())),
+        ("a contig written twice", changed(2, lambda c: c.append(c[0]))),
+    ]
+    for what, result in wrong:
+        try:
+            compare_results(result, s, what)
+        except Failure as e:
+            print("%s: caught (%s)" % (what, str(e).splitlines()[0]))
+        else:
+            raise Failure("the comparison with the serial reference passed %s" % what)
+    for name in ("Total", "Distinct", "Unique"):
+        try:
+            check_python_counts(reads, k, dict(stats, **{name: stats[name] - 1}), histo)
+        except Failure as e:
+            print("%s one less: caught by the Python count (%s)" % (name, e))
+        else:
+            raise Failure("the Python count check passed %s one less" % name)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("case", choices=["real", "synthetic", "jellyfish", "bad-input"])
+    ap.add_argument("case", choices=["real", "full", "synthetic", "jellyfish", "bad-input", "can-fail"])
     ap.add_argument("--run", required=True)
     ap.add_argument("--kmer", required=True)
     ap.add_argument("--serial")
+    ap.add_argument("--jellyfish")
     ap.add_argument("-n", type=int, default=2)
-    ap.add_argument("--reads", default=READS1)
+    ap.add_argument("--reads", default=READS3)
+    ap.add_argument("--subset", type=int, default=40, help="reads of --reads that `real` uses")
+    ap.add_argument("--small", action="store_true",
+                    help="real: the first 10 reads, k=31 only; synthetic: smaller genomes")
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="pgdds-kmer-test-")
     try:
         progs = Programs(args, work)
-        if args.case in ("real", "jellyfish") and not os.path.exists(args.reads):
+        if args.case in ("real", "full", "jellyfish") and not os.path.exists(args.reads):
             raise Unavailable("%s is missing (Debian package gatb-core-testdata)" % args.reads)
         if args.case == "real":
-            check_real(progs, args.reads)
+            check_real(progs, args.reads, 10 if args.small else args.subset, work, args.small)
+        elif args.case == "full":
+            check_full(progs, args.reads)
         elif args.case == "synthetic":
-            check_synthetic(progs, work)
+            check_synthetic(progs, work, args.small)
         elif args.case == "jellyfish":
-            check_jellyfish(progs, args.reads, work)
-        else:
+            check_jellyfish(progs, args.reads, work, args.jellyfish)
+        elif args.case == "bad-input":
             check_bad_input(args, work)
+        else:
+            check_can_fail(progs, work)
     except Unavailable as e:
         print("SKIP: %s" % e)
         return SKIP

@@ -3,6 +3,7 @@
 //
 //   pgdds-run -n 2 pgdds-isx [--keys-per-rank N] [--key-bits B] [--queue circular|fast]
 //                            [--message-size N] [--iterations N] [--no-reference] [--json]
+//                            [--inject-error order|key]
 //
 // Weak scaling, as ISx: every rank draws N keys (default 2^24) uniformly at random in
 // [0, 2^B) (default B = 28, ISx's key range). Rank r's bucket, a queue it hosts, receives the keys
@@ -17,6 +18,9 @@
 //
 // The distribution time is reported next to std::sort of the same number of keys (N) on one
 // process, measured by rank 0 while the others wait, as a ratio.
+//
+// --inject-error makes rank 0 spoil its sorted bucket before the verification (order: two keys
+// swapped; key: one key changed), so that tests can see the verification fail.
 #include <pgdds/containers.hpp>
 
 #include <algorithm>
@@ -37,6 +41,7 @@ struct options {
     uint64_t iterations = 1;     // timed, after one burn-in
     bool reference = true;
     bool json = false;
+    int inject = 0;  // 1: swap two keys; 2: change one
 };
 
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
@@ -81,6 +86,11 @@ std::string parse(int argc, char **argv, options &o)
             if (std::strcmp(v, "circular") == 0) o.circular = true;
             else if (std::strcmp(v, "fast") == 0) o.circular = false;
             else return std::string("--queue takes circular or fast, not ") + v;
+        } else if (a == "--inject-error" && v) {
+            ++i;
+            if (std::strcmp(v, "order") == 0) o.inject = 1;
+            else if (std::strcmp(v, "key") == 0) o.inject = 2;
+            else return std::string("--inject-error takes order or key, not ") + v;
         } else if (a == "--no-reference") o.reference = false;
         else if (a == "--json") o.json = true;
         else return "unknown argument " + a;
@@ -89,7 +99,8 @@ std::string parse(int argc, char **argv, options &o)
 }
 
 const char usage[] = "usage: pgdds-isx [--keys-per-rank N] [--key-bits B] [--queue circular|fast] "
-                     "[--message-size N] [--iterations N] [--no-reference] [--json]\n";
+                     "[--message-size N] [--iterations N] [--no-reference] [--json]\n"
+                     "                 [--inject-error order|key]\n";
 
 template <class Queue> int sort_job(pgdds::context_ref ctx, const options &o)
 {
@@ -169,6 +180,11 @@ template <class Queue> int sort_job(pgdds::context_ref ctx, const options &o)
             mine = buckets[size_t(me)].local_view();
             std::sort(mine.begin(), mine.end());
         });
+        if (o.inject && me == 0 && mine.size >= 2) {
+            auto last = mine.size - 1;
+            if (o.inject == 1) std::swap(mine[0], mine[last]);  // out of order unless all keys are equal
+            else mine[last] ^= 1;                                // another key, same bucket
+        }
 
         timed(counted, "verify", [&] {
             uint64_t count = 0, checksum = 0, wrong = 0;
@@ -234,7 +250,9 @@ template <class Queue> int sort_job(pgdds::context_ref ctx, const options &o)
             std::printf("verification: %s\n", errors ? "FAILED" : "passed (sorted, ranges, counts, checksums)");
         }
         if (errors) std::fprintf(stderr, "pgdds-isx: verification failed: %llu errors\n", (unsigned long long)errors);
+        std::fflush(stdout);
     }
+    ctx.barrier();  // no rank ends the job (failing) before rank 0 has reported
     return errors ? 1 : 0;
 }
 

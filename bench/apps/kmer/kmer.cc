@@ -25,13 +25,15 @@
 // and both are solid. The edge s -> t belongs to a unitig when s has one successor, t has one
 // predecessor, they are different canonical k-mers and neither is its own reverse complement
 // (possible for even k). Unitig edges form simple paths and cycles, and every solid k-mer lies on
-// exactly one. Owners compute their k-mers' neighbours and links with batched one-read finds
-// (CP_FIND), then walk each path from both of its ends, many walks in step so that every step is
-// one batched find; the walk that starts at the smaller end emits the contig. Cycles are found
-// only if the paths do not account for every solid k-mer: their k-mers are marked through an
-// update-only buffer, and a cycle is emitted by the walk from its smallest k-mer. Contigs are
-// written in canonical form: a path as the smaller of its sequence and its reverse complement, a
-// cycle read forwards from its smallest k-mer.
+// exactly one. Every solid k-mer pushes "I am here" to its eight possible neighbours and then
+// "I have one neighbour on this side" to that neighbour, each through an update-only adding
+// buffer (two aggregated exchanges, no round trips), so that every owner knows its k-mers'
+// neighbours and links. Then each path is walked from both of its ends with batched one-read finds
+// (CP_FIND), many walks in step so that every step is one batched find; the walk that starts at
+// the smaller end emits the contig. Cycles are found only if the paths do not account for every
+// solid k-mer: their k-mers are marked through an update-only buffer, and a cycle is emitted by
+// the walk from its smallest k-mer. Contigs are written in canonical form: a path as the smaller
+// of its sequence and its reverse complement, a cycle read forwards from its smallest k-mer.
 #include "kmer.hpp"
 
 #include <pgdds/containers.hpp>
@@ -131,11 +133,9 @@ class kmer_job {
     std::unique_ptr<table> count(std::vector<uint64_t> &kmers);
     counts tally(const table &t);
     std::vector<std::string> contigs(const table &t);
-    void neighbours(const table &t, std::vector<uint64_t> &solid, std::vector<uint32_t> &graph);
-    void links(const table &t, const std::vector<uint64_t> &solid, std::vector<uint32_t> &graph);
-    void write_graph(const table &t, const std::vector<uint32_t> &graph);
-    void walk_paths(const table &t, const std::vector<uint64_t> &solid, const std::vector<uint32_t> &graph,
-                    std::vector<std::string> &out);
+    void neighbours(const table &t, uint64_t all_solid);
+    void links(const table &t, uint64_t all_solid);
+    void walk_paths(const table &t, std::vector<std::string> &out);
     void walk_cycles(const table &t, std::vector<std::string> &out);
 
     // One timed phase: a barrier at each end, so the time is the slowest rank's.
@@ -310,84 +310,81 @@ void find_all(const table &t, const std::vector<uint64_t> &keys, std::vector<ent
     }
 }
 
-// This rank's solid k-mers and their solid neighbours (eight finds each).
-void kmer_job::neighbours(const table &t, std::vector<uint64_t> &solid, std::vector<uint32_t> &graph)
+// The two ends of an oriented k-mer.
+unsigned first_base(uint64_t x, int k) { return unsigned(x >> (2 * (k - 1))) & 3; }
+unsigned last_base(uint64_t x) { return unsigned(x) & 3; }
+
+// The graph bits that say, of the oriented k-mer t, "a solid k-mer before t starts with base c"
+// (before = true) or "a solid k-mer after t ends with base c", as stored with t's canonical form:
+// for a reverse complement, a predecessor starting with c is a successor ending with 3-c. A
+// palindrome is both of its orientations: both bits.
+uint32_t neighbour_bits(uint64_t t, unsigned c, bool before, int k)
 {
-    t.for_each_local([&](const uint64_t &x, const entry &e) {
-        if (is_solid(e)) solid.push_back(x);
-    });
+    const uint64_t r = reverse_complement(t, k);
+    const uint32_t as_is = 1u << ((before ? in_shift : out_shift) + c);
+    const uint32_t flipped = 1u << ((before ? out_shift : in_shift) + (3 - c));
+    if (t == r) return as_is | flipped;
+    return t < r ? as_is : flipped;
+}
+
+// Solid neighbours, pushed rather than fetched: every solid k-mer x tells each of its eight
+// possible neighbours that x is there, through one update-only buffer that ORs graph bits at the
+// owners. A neighbour absent from the table drops the message; one present but not solid keeps
+// bits nobody reads. One aggregated exchange instead of eight finds per k-mer.
+void kmer_job::neighbours(const table &t, uint64_t all_solid)
+{
     const int k = o_.k;
-    std::vector<uint64_t> keys;
-    std::vector<entry> values;
-    std::vector<unsigned char> found;
-    graph.assign(solid.size(), 0);
-    progress p = progress_of("contigs (neighbours)", solid.size());
-    for (size_t i = 0; i < solid.size(); i += batch) {
-        size_t c = std::min(batch, solid.size() - i);
-        keys.clear();
-        for (size_t j = 0; j < c; ++j)
-            for (unsigned b = 0; b < 4; ++b) {
-                keys.push_back(canonical(successor(solid[i + j], b, k), k));
-                keys.push_back(canonical(predecessor(solid[i + j], b, k), k));
-            }
-        find_all(t, keys, values, found);
-        for (size_t j = 0; j < c; ++j)
-            for (unsigned b = 0; b < 4; ++b) {
-                size_t s = 8 * j + 2 * b;
-                if (found[s] && is_solid(values[s])) graph[i + j] |= 1u << (out_shift + b);
-                if (found[s + 1] && is_solid(values[s + 1])) graph[i + j] |= 1u << (in_shift + b);
-            }
-        p.update(i);
-    }
+    auto marking = pgdds::hash_map_buffer_options<entry>().combine(merge).update_only();
+    table_buffer buf(t, queue_capacity(8 * all_solid), o_.message_size, marking);
+    uint64_t done = 0;
+    progress p = progress_of("contigs (neighbours)", all_solid / uint64_t(n_));
+    t.for_each_local([&](const uint64_t &x, const entry &e) {
+        if (!is_solid(e)) return;
+        for (unsigned b = 0; b < 4; ++b) {
+            uint64_t after = successor(x, b, k), before = predecessor(x, b, k);
+            buf.insert(canonical(after, k), entry{0, neighbour_bits(after, first_base(x, k), true, k)});
+            buf.insert(canonical(before, k), entry{0, neighbour_bits(before, last_base(x), false, k)});
+        }
+        if (++done % batch == 0) p.update(done);
+    });
+    buf.flush();
 }
 
 // Unitig links: s -> t when s has one successor t, t one predecessor, and they differ and are
-// not their own reverse complements. One find for each side with a single neighbour.
-void kmer_job::links(const table &t, const std::vector<uint64_t> &solid, std::vector<uint32_t> &graph)
+// not their own reverse complements. Pushed too: every solid t with one predecessor s (that is
+// not t, nor a palindrome, and t is none) tells s "your successor has one predecessor" (a link
+// bit on the side of s that faces t); with one successor, likewise. Then each owner keeps a link
+// bit only where its own k-mer has one neighbour on that side and is not a palindrome.
+void kmer_job::links(const table &t, uint64_t all_solid)
 {
     const int k = o_.k;
-    std::vector<uint64_t> keys;
-    std::vector<size_t> owner_index;
-    std::vector<bool> right_side;
-    for (size_t i = 0; i < solid.size(); ++i) {
-        uint64_t x = solid[i];
-        if (reverse_complement(x, k) == x) continue;
-        if (out_degree(graph[i]) == 1) {
-            keys.push_back(successor(x, only_base(graph[i] >> out_shift), k));
-            owner_index.push_back(i);
-            right_side.push_back(true);
+    auto marking = pgdds::hash_map_buffer_options<entry>().combine(merge).update_only();
+    table_buffer buf(t, queue_capacity(2 * all_solid), o_.message_size, marking);
+    // The bit of canonical(y) for "the k-mer after oriented y" (after = true) or before it.
+    auto link_bit = [&](uint64_t y, bool after) {
+        return (y == canonical(y, k)) == after ? right_link : left_link;
+    };
+    t.for_each_local([&](const uint64_t &x, const entry &e) {
+        if (!is_solid(e) || reverse_complement(x, k) == x) return;
+        if (in_degree(e.graph) == 1) {
+            uint64_t s = predecessor(x, only_base(e.graph >> in_shift), k);
+            if (canonical(s, k) != x && reverse_complement(s, k) != s)
+                buf.insert(canonical(s, k), entry{0, link_bit(s, true)});
         }
-        if (in_degree(graph[i]) == 1) {
-            keys.push_back(predecessor(x, only_base(graph[i] >> in_shift), k));
-            owner_index.push_back(i);
-            right_side.push_back(false);
+        if (out_degree(e.graph) == 1) {
+            uint64_t u = successor(x, only_base(e.graph >> out_shift), k);
+            if (canonical(u, k) != x && reverse_complement(u, k) != u)
+                buf.insert(canonical(u, k), entry{0, link_bit(u, false)});
         }
-    }
-    std::vector<uint64_t> oriented_keys = keys;  // the neighbours as they follow x
-    for (uint64_t &y : keys) y = canonical(y, k);
-    std::vector<entry> values;
-    std::vector<unsigned char> found;
-    find_all(t, keys, values, found);
-    for (size_t j = 0; j < keys.size(); ++j) {
-        uint64_t y = oriented_keys[j];
-        size_t i = owner_index[j];
-        if (keys[j] == solid[i] || reverse_complement(y, k) == y) continue;
-        uint32_t g = oriented(values[j].graph, y != keys[j]);
-        if (right_side[j] && in_degree(g) == 1) graph[i] |= right_link;
-        if (!right_side[j] && out_degree(g) == 1) graph[i] |= left_link;
-    }
-}
-
-// Stores graph[i] with the i-th solid k-mer of this rank's part: for_each_local visits in the
-// order that collected them, and nothing changes the table in between.
-void kmer_job::write_graph(const table &t, const std::vector<uint32_t> &graph)
-{
-    ctx_.barrier();  // every rank's finds of the old bits are over
-    size_t i = 0;
-    t.for_each_local([&](const uint64_t &, entry &e) {
-        if (is_solid(e)) e.graph = graph[i++];
     });
-    ctx_.barrier();
+    buf.flush();
+    t.for_each_local([&](const uint64_t &x, entry &e) {
+        if (!is_solid(e)) return;
+        const bool palindrome = reverse_complement(x, k) == x;
+        if (palindrome || out_degree(e.graph) != 1) e.graph &= ~right_link;
+        if (palindrome || in_degree(e.graph) != 1) e.graph &= ~left_link;
+    });
+    ctx_.barrier();  // every owner's bits are final before anyone reads them
 }
 
 // Walks in step: each round advances every active walk by one k-mer with one batched find.
@@ -432,20 +429,20 @@ template <class Step> void advance(const table &t, int k, std::vector<walk> pend
     }
 }
 
-void kmer_job::walk_paths(const table &t, const std::vector<uint64_t> &solid, const std::vector<uint32_t> &graph,
-                          std::vector<std::string> &out)
+void kmer_job::walk_paths(const table &t, std::vector<std::string> &out)
 {
     const int k = o_.k;
     std::vector<walk> ends;
-    for (size_t i = 0; i < solid.size(); ++i) {
-        bool right = graph[i] & right_link, left = graph[i] & left_link;
-        if (!right && !left) out.push_back(to_string(solid[i], k));  // a contig of one k-mer
+    t.for_each_local([&](const uint64_t &x, const entry &e) {
+        if (!is_solid(e)) return;
+        bool right = e.graph & right_link, left = e.graph & left_link;
+        if (!right && !left) out.push_back(to_string(x, k));  // a contig of one k-mer
         else if (right != left) {
             // An end: walk away from it, reading the k-mer so that the link is on its right.
-            uint64_t at = right ? solid[i] : reverse_complement(solid[i], k);
-            ends.push_back(walk{solid[i], at, oriented(graph[i], !right), to_string(at, k)});
+            uint64_t at = right ? x : reverse_complement(x, k);
+            ends.push_back(walk{x, at, oriented(e.graph, !right), to_string(at, k)});
         }
-    }
+    });
     progress p = progress_of("contigs (walking paths, k-mer steps)", 0);
     advance(t, k, std::move(ends), [&](walk &w, uint64_t x) {
         if (w.graph & right_link) return true;
@@ -477,17 +474,15 @@ void kmer_job::walk_cycles(const table &t, std::vector<std::string> &out)
 
 std::vector<std::string> kmer_job::contigs(const table &t)
 {
-    std::vector<uint64_t> solid;
-    std::vector<uint32_t> graph;
-    neighbours(t, solid, graph);
-    write_graph(t, graph);
-    links(t, solid, graph);
-    write_graph(t, graph);
+    uint64_t solid = 0;
+    t.for_each_local([&](const uint64_t &, const entry &e) { solid += is_solid(e); });
+    const uint64_t all_solid = ctx_.sum(solid);
+    neighbours(t, all_solid);
+    links(t, all_solid);
     std::vector<std::string> out;
-    walk_paths(t, solid, graph, out);
+    walk_paths(t, out);
     uint64_t on_paths = 0;
     for (const std::string &c : out) on_paths += c.size() - size_t(o_.k) + 1;
-    const uint64_t all_solid = ctx_.sum(uint64_t(solid.size()));
     if (ctx_.sum(on_paths) < all_solid) {
         // Some solid k-mers lie on cycles: mark the k-mers of the paths, then walk the rest.
         auto marking = pgdds::hash_map_buffer_options<entry>().combine(merge).update_only();

@@ -3,6 +3,7 @@
 // de Bruijn graph's neighbours, and the summary they both print.
 #pragma once
 
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -151,8 +152,12 @@ class line_reader {
         int got = gzread(gz_, buf_.data() + end_, unsigned(buf_.size() - end_));
         int err = Z_OK;
         const char *msg = gzerror(gz_, &err);
-        if (got < 0 || (err != Z_OK && err != Z_BUF_ERROR))
-            throw input_error(path_ + ": " + (err == Z_ERRNO ? std::strerror(errno) : msg));
+        if (got < 0 || (err != Z_OK && err != Z_BUF_ERROR)) {
+            // zlib's message starts with the path already
+            std::string why = err == Z_ERRNO ? std::strerror(errno) : msg;
+            if (why.compare(0, path_.size() + 2, path_ + ": ") == 0) why.erase(0, path_.size() + 2);
+            throw input_error(path_ + ": " + why);
+        }
         if (got == 0) {
             if (err == Z_BUF_ERROR) throw input_error(path_ + ": the gzip data ends early (truncated file)");
             eof_ = true;
@@ -223,14 +228,14 @@ template <class Keep, class F> void for_each_record(const std::string &path, Kee
 // file cannot be read.
 inline uint64_t estimated_bases(const std::string &path)
 {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return 0;
     FILE *f = std::fopen(path.c_str(), "rb");
     if (!f) return 0;
     unsigned char magic[2] = {0, 0};
     bool gzip = std::fread(magic, 1, 2, f) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-    std::fseek(f, 0, SEEK_END);
-    long size = std::ftell(f);
     std::fclose(f);
-    return size > 0 ? uint64_t(size) * (gzip ? 4 : 1) : 0;
+    return uint64_t(st.st_size) * (gzip ? 4 : 1);
 }
 
 // ---------------------------------------------------------------------------------------------
