@@ -38,6 +38,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 READS3 = "/usr/share/doc/gatb-core/test/db/reads3.fa.gz"
 SKIP = 77
@@ -61,7 +62,9 @@ class Unavailable(Exception):
 
 
 def run(argv, timeout=240, expect_ok=True):
+    start = time.time()
     p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
+    p.seconds = time.time() - start
     if "unsupported: pgdds_init" in p.stderr:  # a transport this machine lacks (verbs without a device)
         raise Unavailable(p.stderr.strip().splitlines()[0])
     if expect_ok and p.returncode != 0:
@@ -331,8 +334,8 @@ def check_bad_input(args, work):
             raise Failure("%s: exited %d without saying %r:\n%s" % (" ".join(argv), p.returncode, expected, p.stderr))
         if p.stderr.count("pgdds-kmer:") != 1 and "usage" not in p.stderr:
             raise Failure("%s: expected one message (from one rank), got:\n%s" % (" ".join(argv), p.stderr))
-        print("%s: exit %d, %s" % (" ".join(os.path.basename(a) for a in argv) or "(no arguments)", p.returncode,
-                                   p.stderr.strip().splitlines()[0]))
+        print("%s: exit %d after %.1f s, %s" % (" ".join(os.path.basename(a) for a in argv) or "(no arguments)",
+                                                p.returncode, p.seconds, p.stderr.strip().splitlines()[0]))
 
 
 def check_can_fail(progs, work):
