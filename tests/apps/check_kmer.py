@@ -2,6 +2,7 @@
 """Checks pgdds-kmer against its serial reference, an independent count in Python, and jellyfish.
 
   check_kmer.py CASE --run PGDDS_RUN --kmer EXE [--serial EXE] -n N [--reads FILE] [--jellyfish EXE]
+                [--small] [--few]
 
 CASE:
   real       the first --subset reads (default 40) of a real read set (gatb-core's reads3.fa.gz),
@@ -14,13 +15,18 @@ CASE:
              (a cycle in the graph) and a sequence followed by its reverse complement (palindromic
              k-mers for even k, a hairpin for odd k), as FASTA (multi-line, gzip) and FASTQ: the
              distributed and serial runs agree, their counts equal a count made here in Python, the
-             error-free genome is one contig and the circle is one cycle contig.
+             error-free genome is one contig and the circle is one cycle contig. k=31 and 16 with
+             the Bloom filter, k=20 without.
+
+--small (for slow transports): real uses the first 10 reads and k=31 only; synthetic uses
+genomes a quarter the size and skips k=16.
   jellyfish  the whole real read set, k=31: the distributed counts (distinct, singletons, total,
              largest count, full histogram) equal those of `jellyfish count -m 31 -C` +
              `jellyfish stats`/`histo` (skipped when jellyfish is not installed).
-  bad-input  a missing file, corrupt and truncated gzip, a file that is not FASTA/FASTQ, a FASTQ
-             record with too few quality values, k out of range and a bad option each end every
-             rank with a non-zero exit and a message that says why, well within the time limit.
+  bad-input  a missing file, a directory, corrupt and truncated gzip, files that are not
+             FASTA/FASTQ, a FASTQ record with too few quality values, k out of range, bad options
+             and no input each end every rank with a non-zero exit and one message that says why,
+             well within the time limit (--few: a missing file, corrupt gzip, binary data, k=0).
   can-fail   the comparisons above fail on a wrong result: a distributed run on the synthetic
              reads is compared after changing, one at a time, a count, a histogram entry, a
              contig's base, a contig dropped, a contig written twice; and the Python count check
@@ -142,7 +148,7 @@ class Programs:
 def synthetic(work, small=False):
     """Writes the synthetic read sets; returns their paths and what must come out of them. small:
     shorter genomes (a quarter of the reads, contigs of at most 400 bases), for transports where
-    every step of a walk is a slow round trip."""
+    every step of a walk is a slow round trip; check_synthetic then skips k=16."""
     rnd = random.Random(20240611)
     bases = "ACGT"
 
@@ -228,7 +234,8 @@ def check_python_counts(reads, k, stats, histo):
 def check_synthetic(progs, work, small):
     reads, fasta, fastq, clean, circle = synthetic(work, small)
     # the Bloom filter path at two k, the unfiltered path (min count 1); both formats
-    for k, min_count, path in ((31, 2, fasta), (20, 1, fastq), (16, 2, fastq)):
+    variants = ((31, 2, fasta), (20, 1, fastq), (16, 2, fastq))
+    for k, min_count, path in variants[:2] if small else variants:
         stats, histo, contigs = progs.compare(path, ["-k", str(k), "--min-count", str(min_count)], "k%d" % k)
         check_python_counts(reads, k, stats, histo)
         if k == 31:  # long enough for these random sequences to have no repeated (k-1)-mers
@@ -324,6 +331,8 @@ def check_bad_input(args, work):
         ([good, "--frobnicate"], "unknown option"),
         ([], "no input file"),
     ]
+    if args.few:  # one of each kind: a file that cannot be opened, read, or parsed; a bad argument
+        cases = [cases[i] for i in (0, 2, 4, 7)]
     for argv, expected in cases:
         p = run([args.run, "-n", str(args.n), "--timeout", "60", args.kmer] + argv, timeout=90, expect_ok=False)
         if p.returncode == 0:
@@ -394,6 +403,7 @@ def main():
     ap.add_argument("-n", type=int, default=2)
     ap.add_argument("--reads", default=READS3)
     ap.add_argument("--subset", type=int, default=40, help="reads of --reads that `real` uses")
+    ap.add_argument("--few", action="store_true", help="bad-input: four of the cases")
     ap.add_argument("--small", action="store_true",
                     help="real: the first 10 reads, k=31 only; synthetic: smaller genomes")
     args = ap.parse_args()

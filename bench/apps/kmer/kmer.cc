@@ -145,9 +145,11 @@ class kmer_job {
         double t0 = now();
         auto result = f();
         ctx_.barrier();
-        times_.emplace_back(name, now() - t0);
+        times_.push_back(timing{name, now() - t0, 0, ""});
         return result;
     }
+    // What the last phase went through, for its rate.
+    void rate(uint64_t items, const char *what) { times_.back().items = items, times_.back().what = what; }
     progress progress_of(const char *what, uint64_t total) const
     {
         return progress("pgdds-kmer", what, total, me_ == 0, o_.progress_seconds);
@@ -164,7 +166,14 @@ class kmer_job {
     int me_, n_;
     std::string transport_;
     uint64_t total_ = 0;  // k-mer occurrences in all reads
-    std::vector<std::pair<const char *, double>> times_;
+    uint64_t solid_ = 0;  // k-mers in the graph
+    struct timing {
+        const char *name;
+        double seconds;
+        uint64_t items;  // for the rate: k-mers, solid k-mers; 0: none
+        const char *what;
+    };
+    std::vector<timing> times_;
 };
 
 // Every n-th record of the file, as canonical k-mers. False (on every rank) if any rank could
@@ -228,6 +237,7 @@ std::unique_ptr<table> kmer_job::count(std::vector<uint64_t> &kmers)
         buf.flush();
         return 0;
     });
+    rate(total_, "k-mers");
     repeats = std::vector<uint64_t>();
     phase("pass 2", [&] {
         auto adding_to_present = pgdds::hash_map_buffer_options<entry>().combine(merge).update_only();
@@ -240,6 +250,7 @@ std::unique_ptr<table> kmer_job::count(std::vector<uint64_t> &kmers)
         buf.flush();
         return 0;
     });
+    rate(ctx_.sum(uint64_t(kmers.size())), "k-mers");
     kmers = std::vector<uint64_t>();
     return t;
 }
@@ -476,7 +487,7 @@ std::vector<std::string> kmer_job::contigs(const table &t)
 {
     uint64_t solid = 0;
     t.for_each_local([&](const uint64_t &, const entry &e) { solid += is_solid(e); });
-    const uint64_t all_solid = ctx_.sum(solid);
+    const uint64_t all_solid = solid_ = ctx_.sum(solid);
     neighbours(t, all_solid);
     links(t, all_solid);
     std::vector<std::string> out;
@@ -499,12 +510,14 @@ int kmer_job::run(double started)
     std::vector<uint64_t> kmers;
     if (!phase("read", [&] { return read(kmers); })) return 1;
     total_ = ctx_.sum(uint64_t(kmers.size()));
+    rate(total_, "k-mers");
     std::unique_ptr<table> t = count(kmers);
     counts c = phase("statistics", [&] { return tally(*t); });
     std::vector<std::string> mine;
     contig_stats g;
     if (o_.contigs) {
         mine = phase("contigs", [&] { return contigs(*t); });
+        rate(solid_, "solid k-mers");
         std::vector<uint64_t> lengths;
         for (const std::string &s : mine) lengths.push_back(s.size());
         g = summarize_contigs(gather_to_root(ctx_, lengths));
@@ -530,14 +543,17 @@ int kmer_job::run(double started)
     if (me_ != 0) return 0;
     if (!o_.histo_path.empty()) write_histogram(o_.histo_path, c);
     double counting = 0;
-    for (auto &[name, secs] : times_)
-        if (std::strcmp(name, "contigs") != 0) counting += secs;
+    for (const timing &p : times_)
+        if (std::strcmp(p.name, "contigs") != 0) counting += p.seconds;
     if (o_.json) {
-        for (auto &[name, secs] : times_) {
-            std::string metric = std::string(name) + "_time";
+        for (const timing &p : times_) {
+            std::string metric = p.name;
             for (char &ch : metric)
                 if (ch == ' ') ch = '_';
-            json_record("kmer", transport_, n_, c.total, metric.c_str(), secs, "s");
+            json_record("kmer", transport_, n_, c.total, (metric + "_time").c_str(), p.seconds, "s");
+            if (p.items)
+                json_record("kmer", transport_, n_, c.total, (metric + "_rate").c_str(), double(p.items) / p.seconds,
+                            (std::string(p.what) + "/s").c_str());
         }
         json_record("kmer", transport_, n_, c.total, "count_time", counting, "s");
         json_record("kmer", transport_, n_, c.total, "total_time", total_time, "s");
@@ -552,7 +568,11 @@ int kmer_job::run(double started)
     }
     std::printf("pgdds-kmer: %s, k=%d, %d ranks over %s\n", o_.reads.c_str(), o_.k, n_, transport_.c_str());
     print_summary(stdout, c, o_.contigs ? &g : nullptr);
-    for (auto &[name, secs] : times_) std::printf("time %-11s %8.3f s\n", name, secs);
+    for (const timing &p : times_) {
+        std::printf("time %-11s %8.3f s", p.name, p.seconds);
+        if (p.items) std::printf("  (%.2f M %s/s)", double(p.items) / p.seconds / 1e6, p.what);
+        std::printf("\n");
+    }
     std::printf("time counting   %8.3f s  (%.1f M k-mers/s)\ntime total      %8.3f s\n", counting,
                 double(c.total) / counting / 1e6, total_time);
     return 0;
@@ -592,6 +612,10 @@ int main(int argc, char **argv)
         if (bad.empty() && !std::getenv("PGDDS_SEGMENT_SIZE") && need > (size_t(256) << 20)) init.segment_size(need);
         pgdds::context ctx(init);
         rank = ctx.rank();
+        if (bad == "help") {
+            if (rank == 0) std::printf(usage_text(), argv[0]);
+            return 0;
+        }
         if (!bad.empty()) {
             if (rank == 0) {
                 std::fprintf(stderr, "pgdds-kmer: %s\n", bad.c_str());

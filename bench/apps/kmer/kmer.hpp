@@ -266,10 +266,12 @@ inline const char *usage_text()
            "  --json              one JSON record per measurement on standard output\n"
            "  --progress S        seconds between progress lines (default 5; 0: none)\n"
            "  --fp-rate R         Bloom filter false-positive rate (default 0.01)\n"
-           "  --message-size N    hash map buffer message, in entries (default 4096)\n";
+           "  --message-size N    hash map buffer message, in entries (default 4096)\n"
+           "  -h, --help          this text\n"
+           "Exit status: 0 done; 1 unreadable input or a failure while running; 2 bad arguments.\n";
 }
 
-// Parses argv into o; an empty string on success, else what is wrong.
+// Parses argv into o; an empty string on success, "help" for -h/--help, else what is wrong.
 inline std::string parse(int argc, char **argv, options &o)
 {
     auto number = [](const char *s, double lo, double hi, double &out) {
@@ -294,6 +296,7 @@ inline std::string parse(int argc, char **argv, options &o)
             return std::string(v);
         };
         try {
+            if (a == "-h" || a == "--help") return "help";
             if (a == "-k" || a == "--kmer-size") {
                 if (!v || !number(v, 1, max_k, x) || x != double(int(x)))
                     return "k must be a whole number from 1 to 32 (a k-mer is packed into 64 bits), not " +

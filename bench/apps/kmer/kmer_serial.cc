@@ -110,6 +110,10 @@ int main(int argc, char **argv)
     const double started = now();
     options o;
     std::string bad = parse(argc, argv, o);
+    if (bad == "help") {
+        std::printf(usage_text(), argv[0]);
+        return 0;
+    }
     if (!bad.empty()) {
         std::fprintf(stderr, "pgdds-kmer-serial: %s\n", bad.c_str());
         std::fprintf(stderr, usage_text(), argv[0]);
