@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -45,6 +46,14 @@ struct options {
 };
 
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+// This process's CPU time: next to the wall time, it tells a loaded machine from a slow phase.
+double cpu_now()
+{
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
 
 uint64_t mix(uint64_t x)
 {
@@ -91,7 +100,8 @@ std::string parse(int argc, char **argv, options &o)
             if (std::strcmp(v, "order") == 0) o.inject = 1;
             else if (std::strcmp(v, "key") == 0) o.inject = 2;
             else return std::string("--inject-error takes order or key, not ") + v;
-        } else if (a == "--no-reference") o.reference = false;
+        } else if (a == "-h" || a == "--help") return "help";
+        else if (a == "--no-reference") o.reference = false;
         else if (a == "--json") o.json = true;
         else return "unknown argument " + a;
     }
@@ -108,12 +118,15 @@ template <class Queue> int sort_job(pgdds::context_ref ctx, const options &o)
     const uint64_t N = o.keys_per_rank;
     auto bucket = [&](uint32_t key) { return int((uint64_t(key) * uint64_t(n)) >> o.key_bits); };
     std::vector<std::pair<const char *, double>> times;  // summed over the timed iterations
+    double distribute_cpu = 0;  // this rank's CPU time in the distribution, summed likewise
     auto timed = [&](bool counted, const char *name, auto f) {
         ctx.barrier();
-        double t0 = now();
+        double t0 = now(), c0 = cpu_now();
         f();
+        double cpu = cpu_now() - c0;
         ctx.barrier();
         if (!counted) return;
+        if (!std::strcmp(name, "distribute")) distribute_cpu += cpu;
         auto it = std::find_if(times.begin(), times.end(), [&](auto &p) { return !std::strcmp(p.first, name); });
         if (it == times.end()) times.emplace_back(name, now() - t0);
         else it->second += now() - t0;
@@ -215,6 +228,7 @@ template <class Queue> int sort_job(pgdds::context_ref ctx, const options &o)
     }
     for (auto &p : times)
         if (std::strcmp(p.first, "generate") != 0) p.second /= double(o.iterations);
+    distribute_cpu = ctx.max(distribute_cpu / double(o.iterations));
 
     if (me == 0) {
         const char *queue = o.circular ? "circular" : "fast";
@@ -231,6 +245,7 @@ template <class Queue> int sort_job(pgdds::context_ref ctx, const options &o)
                             tp.c_str(), n, (unsigned long long)N, metric, value, unit, queue, o.message_size);
             };
             for (auto &[name, t] : times) record((std::string(name) + "_time").c_str(), t, "s");
+            record("distribute_cpu_time", distribute_cpu, "s");
             record("total_time", distribute + sort, "s");
             record("keys_per_s", double(N) * n / (distribute + sort), "keys/s");
             if (o.reference) {
@@ -241,7 +256,12 @@ template <class Queue> int sort_job(pgdds::context_ref ctx, const options &o)
         } else {
             std::printf("pgdds-isx: %d ranks over %s, %llu keys per rank in [0, 2^%d), %s queues, messages of %zu keys\n",
                         n, tp.c_str(), (unsigned long long)N, o.key_bits, queue, o.message_size);
-            for (auto &[name, t] : times) std::printf("time %-10s %8.4f s\n", name, t);
+            for (auto &[name, t] : times) {
+                std::printf("time %-10s %8.4f s", name, t);
+                if (!std::strcmp(name, "distribute"))
+                    std::printf("  (CPU time of the busiest rank: %.4f s)", distribute_cpu);
+                std::printf("\n");
+            }
             std::printf("time total      %8.4f s  (distribute + sort, %.1f M keys/s)\n", distribute + sort,
                         double(N) * n / (distribute + sort) / 1e6);
             if (o.reference)
@@ -266,6 +286,10 @@ int main(int argc, char **argv)
     try {
         pgdds::context ctx;
         rank = ctx.rank();
+        if (bad == "help") {
+            if (rank == 0) std::printf("%s", usage);
+            return 0;
+        }
         if (!bad.empty()) {
             if (rank == 0) std::fprintf(stderr, "pgdds-isx: %s\n%s", bad.c_str(), usage);
             return 2;
