@@ -167,6 +167,8 @@ class kmer_job {
     std::string transport_;
     uint64_t total_ = 0;  // k-mer occurrences in all reads
     uint64_t solid_ = 0;  // k-mers in the graph
+    // Every k-mer of the reads is in it (none without --min-count 1); kept for the contigs.
+    std::unique_ptr<pgdds::bloom_filter<uint64_t>> seen_;
     struct timing {
         const char *name;
         double seconds;
@@ -207,8 +209,9 @@ std::unique_ptr<table> kmer_job::count(std::vector<uint64_t> &kmers)
         if (o_.contigs && o_.min_count == 1) {
             repeats.swap(kmers);  // the graph needs every k-mer in the table: no filter
         } else {
-            pgdds::bloom_filter<uint64_t> seen(
+            seen_ = std::make_unique<pgdds::bloom_filter<uint64_t>>(
                 ctx_, std::max<uint64_t>(distinct_estimate(ctx_, kmers) * 11 / 10, 1024), o_.fp_rate);
+            const pgdds::bloom_filter<uint64_t> &seen = *seen_;
             std::vector<unsigned char> was(batch);
             size_t firsts = 0;
             progress p = progress_of("pass 1 (Bloom filter)", kmers.size());
@@ -349,16 +352,36 @@ void kmer_job::neighbours(const table &t, uint64_t all_solid)
     table_buffer buf(t, queue_capacity(8 * all_solid), o_.message_size, marking);
     uint64_t done = 0;
     progress p = progress_of("contigs (neighbours)", all_solid / uint64_t(n_));
+    // Messages in batches; with the Bloom filter of pass 1, only to k-mers that occur in the
+    // reads (most of the eight possible neighbours do not), one batched read to know which.
+    std::vector<uint64_t> keys;
+    std::vector<uint32_t> bits;
+    std::vector<unsigned char> maybe(batch);
+    auto send = [&] {
+        for (size_t i = 0; i < keys.size(); i += batch) {
+            size_t c = std::min(batch, keys.size() - i);
+            if (seen_) seen_->contains_many(keys.data() + i, c, maybe.data());
+            for (size_t j = 0; j < c; ++j)
+                if (!seen_ || maybe[j]) buf.insert(keys[i + j], entry{0, bits[i + j]});
+        }
+        keys.clear();
+        bits.clear();
+    };
     t.for_each_local([&](const uint64_t &x, const entry &e) {
         if (!is_solid(e)) return;
         for (unsigned b = 0; b < 4; ++b) {
             uint64_t after = successor(x, b, k), before = predecessor(x, b, k);
-            buf.insert(canonical(after, k), entry{0, neighbour_bits(after, first_base(x, k), true, k)});
-            buf.insert(canonical(before, k), entry{0, neighbour_bits(before, last_base(x), false, k)});
+            keys.push_back(canonical(after, k));
+            bits.push_back(neighbour_bits(after, first_base(x, k), true, k));
+            keys.push_back(canonical(before, k));
+            bits.push_back(neighbour_bits(before, last_base(x), false, k));
         }
+        if (keys.size() >= batch) send();
         if (++done % batch == 0) p.update(done);
     });
+    send();
     buf.flush();
+    seen_.reset();  // collective
 }
 
 // Unitig links: s -> t when s has one successor t, t one predecessor, and they differ and are
@@ -512,6 +535,7 @@ int kmer_job::run(double started)
     total_ = ctx_.sum(uint64_t(kmers.size()));
     rate(total_, "k-mers");
     std::unique_ptr<table> t = count(kmers);
+    if (!o_.contigs) seen_.reset();  // collective
     counts c = phase("statistics", [&] { return tally(*t); });
     std::vector<std::string> mine;
     contig_stats g;
