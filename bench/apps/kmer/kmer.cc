@@ -13,8 +13,10 @@
 // map through an adding HashMapBuffer, so the table holds every k-mer seen twice or more (and the
 // few singletons whose first occurrence the filter took for a repeat). Pass 2 sends the first
 // occurrences through an update-only adding buffer: each adds 1 to a k-mer already in the table
-// and is dropped at the owner otherwise. Every table entry now holds its exact count, and every
-// first occurrence that was dropped is a k-mer seen exactly once, so
+// and is dropped at the owner otherwise (where every segment is load/store-reachable, a second
+// Bloom filter, of the table's keys, keeps most of those back at the sender). Every table entry
+// now holds its exact count, and every first occurrence that was not counted is a k-mer seen
+// exactly once, so
 //     distinct   = entries + (total - sum of entry counts)
 //     singletons = (total - sum of entry counts) + entries counting 1.
 // With --min-count 1 the graph needs every k-mer, so there is no filter: every occurrence goes to
@@ -25,12 +27,13 @@
 // and both are solid. The edge s -> t belongs to a unitig when s has one successor, t has one
 // predecessor, they are different canonical k-mers and neither is its own reverse complement
 // (possible for even k). Unitig edges form simple paths and cycles, and every solid k-mer lies on
-// exactly one. Every solid k-mer pushes "I am here" to its eight possible neighbours and then
-// "I have one neighbour on this side" to that neighbour, each through an update-only adding
-// buffer (two aggregated exchanges, no round trips), so that every owner knows its k-mers'
-// neighbours and links. Then each path is walked from both of its ends with batched one-read finds
-// (CP_FIND), many walks in step so that every step is one batched find; the walk that starts at
-// the smaller end emits the contig. Cycles are found only if the paths do not account for every
+// exactly one. Every solid k-mer pushes "I am here" to its eight possible neighbours (those the
+// reads contain, where the pass-1 filter can be read cheaply) and then "I have one neighbour on
+// this side" to that neighbour, each through an update-only adding buffer (two aggregated
+// exchanges, no round trips), so that every owner knows its k-mers' neighbours and links. Then
+// each path is walked from both of its ends with batched one-read finds (CP_FIND), many walks in
+// step so that every step is one batched find; the walk that starts at the smaller end emits the
+// contig. Cycles are found only if the paths do not account for every
 // solid k-mer: their k-mers are marked through an update-only buffer, and a cycle is emitted by
 // the walk from its smallest k-mer. Contigs are written in canonical form: a path as the smaller
 // of its sequence and its reverse complement, a cycle read forwards from its smallest k-mer.
@@ -102,6 +105,19 @@ uint64_t distinct_estimate(pgdds::context_ref ctx, const std::vector<uint64_t> &
     return uint64_t(e);
 }
 
+// Whether every rank's segment is load/store-reachable from every rank (one node, shared memory
+// on): then a remote read costs a cache miss, not a round trip. Collective.
+bool all_load_store(pgdds::context_ref ctx)
+{
+    pgdds_gptr_t mine = PGDDS_GPTR_NULL;
+    pgdds::check(pgdds_alloc(ctx.handle(), 8, 8, &mine));
+    bool near = true;
+    for (pgdds_gptr_t p : ctx.allgather(mine)) near = near && pgdds_gptr_to_local(ctx.handle(), p) != nullptr;
+    ctx.barrier();
+    pgdds::check(pgdds_free(ctx.handle(), mine));
+    return ctx.min(int(near)) == 1;
+}
+
 // Everything every rank holds, in rank order, on rank 0; a DArray is the meeting place.
 template <class T> std::vector<T> gather_to_root(pgdds::context_ref ctx, const std::vector<T> &mine)
 {
@@ -167,6 +183,7 @@ class kmer_job {
     std::string transport_;
     uint64_t total_ = 0;  // k-mer occurrences in all reads
     uint64_t solid_ = 0;  // k-mers in the graph
+    bool near_ = false;   // every segment load/store-reachable (all_load_store)
     // Every k-mer of the reads is in it (none without --min-count 1); kept for the contigs.
     std::unique_ptr<pgdds::bloom_filter<uint64_t>> seen_;
     struct timing {
@@ -205,6 +222,7 @@ std::unique_ptr<table> kmer_job::count(std::vector<uint64_t> &kmers)
     const size_t queue_capacity = this->queue_capacity(total_);
     std::vector<uint64_t> repeats;
     std::unique_ptr<table> t;
+    std::unique_ptr<pgdds::bloom_filter<uint64_t>> in_table;
     phase("pass 1", [&] {
         if (o_.contigs && o_.min_count == 1) {
             repeats.swap(kmers);  // the graph needs every k-mer in the table: no filter
@@ -238,6 +256,13 @@ std::unique_ptr<table> kmer_job::count(std::vector<uint64_t> &kmers)
             if (i % batch == 0) q.update(i);
         }
         buf.flush();
+        if (seen_ && near_) {  // the keys of the table, for pass 2 (see there)
+            in_table = std::make_unique<pgdds::bloom_filter<uint64_t>>(
+                ctx_, std::max<uint64_t>(capacity * 5 / 8 * 11 / 10, 1024), o_.fp_rate);
+            for (size_t i = 0; i < repeats.size(); i += batch)
+                in_table->insert_many(repeats.data() + i, std::min(batch, repeats.size() - i));
+            ctx_.barrier();
+        }
         return 0;
     });
     rate(total_, "k-mers");
@@ -246,11 +271,20 @@ std::unique_ptr<table> kmer_job::count(std::vector<uint64_t> &kmers)
         auto adding_to_present = pgdds::hash_map_buffer_options<entry>().combine(merge).update_only();
         table_buffer buf(*t, queue_capacity, o_.message_size, adding_to_present);
         progress p = progress_of("pass 2 (first occurrences)", kmers.size());
-        for (size_t i = 0; i < kmers.size(); ++i) {
-            buf.insert(kmers[i], entry{1, 0});
-            if (i % batch == 0) p.update(i);
+        // Where memory is load/store-reachable, a Bloom filter of the table's keys keeps back
+        // the first occurrences of k-mers that are not in the table (most: the singletons), one
+        // batched read of the filter to know which. Over a network such reads are round trips,
+        // the aggregated messages are not, so all are sent.
+        std::vector<unsigned char> maybe(batch);
+        for (size_t i = 0; i < kmers.size(); i += batch) {
+            size_t c = std::min(batch, kmers.size() - i);
+            if (in_table) in_table->contains_many(kmers.data() + i, c, maybe.data());
+            for (size_t j = 0; j < c; ++j)
+                if (!in_table || maybe[j]) buf.insert(kmers[i + j], entry{1, 0});
+            p.update(i);
         }
         buf.flush();
+        in_table.reset();  // collective
         return 0;
     });
     rate(ctx_.sum(uint64_t(kmers.size())), "k-mers");
@@ -352,8 +386,11 @@ void kmer_job::neighbours(const table &t, uint64_t all_solid)
     table_buffer buf(t, queue_capacity(8 * all_solid), o_.message_size, marking);
     uint64_t done = 0;
     progress p = progress_of("contigs (neighbours)", all_solid / uint64_t(n_));
-    // Messages in batches; with the Bloom filter of pass 1, only to k-mers that occur in the
-    // reads (most of the eight possible neighbours do not), one batched read to know which.
+    // Messages in batches. Where memory is load/store-reachable, the Bloom filter of pass 1 keeps
+    // back those to k-mers that never occur in the reads (most of the eight possible
+    // neighbours), one batched read of the filter to know which; over a network such reads are
+    // round trips, the aggregated messages are not, so all are sent.
+    if (seen_ && !near_) seen_.reset();
     std::vector<uint64_t> keys;
     std::vector<uint32_t> bits;
     std::vector<unsigned char> maybe(batch);
@@ -381,7 +418,7 @@ void kmer_job::neighbours(const table &t, uint64_t all_solid)
     });
     send();
     buf.flush();
-    seen_.reset();  // collective
+    if (seen_) seen_.reset();  // collective
 }
 
 // Unitig links: s -> t when s has one successor t, t one predecessor, and they differ and are
@@ -531,6 +568,7 @@ std::vector<std::string> kmer_job::contigs(const table &t)
 int kmer_job::run(double started)
 {
     std::vector<uint64_t> kmers;
+    near_ = all_load_store(ctx_);
     if (!phase("read", [&] { return read(kmers); })) return 1;
     total_ = ctx_.sum(uint64_t(kmers.size()));
     rate(total_, "k-mers");
