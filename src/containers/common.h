@@ -75,6 +75,7 @@ template <class Cell> void kill_handle(Cell *h)
     delete h->impl;
     h->impl = nullptr;
     h->magic = destroyed_magic;
+    retire_handle(h);
 }
 
 // Checks that `concurrent` holds only promise bits this operation knows (`allowed`).

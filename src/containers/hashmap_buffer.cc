@@ -45,6 +45,7 @@ class byte_buffer {
     }
     void drop_front(size_t n)
     {
+        if (n == 0) return;  // also: an empty buffer has no storage to move
         memmove(data_.get(), data_.get() + n, size_ - n);
         size_ -= n;
     }

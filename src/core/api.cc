@@ -116,11 +116,9 @@ status atomic_op(pgdds_context_t ctx, const char *who, pgdds_gptr_t target, amo_
     return rt->amo(who, *v, target, a);
 }
 
-bool aop_ok(pgdds_aop_t op) { return op >= PGDDS_AOP_ADD && op <= PGDDS_AOP_SWAP; }
-
-status bad_aop(const char *who, pgdds_aop_t op)
+status bad_aop(const char *who, const pgdds_aop_t &op)
 {
-    return fail(PGDDS_ERR_INVALID_ARG, "%s: %d is not a pgdds_aop_t (ADD, AND, OR, XOR, SWAP)", who, int(op));
+    return fail(PGDDS_ERR_INVALID_ARG, "%s: %d is not a pgdds_aop_t (ADD, AND, OR, XOR, SWAP)", who, enum_value(op));
 }
 
 }  // namespace
@@ -151,7 +149,8 @@ PGDDS_API pgdds_status_t pgdds_finalize(pgdds_context_t ctx)
     status st = rt->finalize();
     // The handle stays allocated and recognisably dead, so later use is reported, not a crash.
     ctx->magic = dead_magic;
-    ctx->rt = nullptr;
+    ctx->rt = nullptr;  // so ~runtime leaves the cell alone
+    retire_handle(ctx);
     delete rt;
     return st;
 }
@@ -340,13 +339,13 @@ PGDDS_API pgdds_status_t pgdds_wait(pgdds_context_t ctx, pgdds_request_t req)
 PGDDS_API pgdds_status_t pgdds_atomic_u64(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op, uint64_t operand,
                                           uint64_t *fetched)
 {
-    if (!aop_ok(op)) return bad_aop("pgdds_atomic_u64", op);
+    if (!aop_valid(op)) return bad_aop("pgdds_atomic_u64", op);
     return atomic_op<uint64_t>(ctx, "pgdds_atomic_u64", target, amo_op(op), operand, 0, fetched);
 }
 PGDDS_API pgdds_status_t pgdds_atomic_u32(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op, uint32_t operand,
                                           uint32_t *fetched)
 {
-    if (!aop_ok(op)) return bad_aop("pgdds_atomic_u32", op);
+    if (!aop_valid(op)) return bad_aop("pgdds_atomic_u32", op);
     return atomic_op<uint32_t>(ctx, "pgdds_atomic_u32", target, amo_op(op), operand, 0, fetched);
 }
 PGDDS_API pgdds_status_t pgdds_atomic_cswap_u64(pgdds_context_t ctx, pgdds_gptr_t target, uint64_t expected,
@@ -399,10 +398,10 @@ PGDDS_API pgdds_status_t pgdds_allreduce(pgdds_context_t ctx, const void *in, vo
     if (status est = enter(ctx, "pgdds_allreduce", rt); est != PGDDS_OK) return est;
     if (count && !in) return null_arg("pgdds_allreduce", "in");
     if (count && !out) return null_arg("pgdds_allreduce", "out");
-    if (dtype < PGDDS_INT32 || dtype > PGDDS_DOUBLE)
-        return fail(PGDDS_ERR_INVALID_ARG, "pgdds_allreduce: %d is not a pgdds_dtype_t", int(dtype));
-    if (op < PGDDS_OP_SUM || op > PGDDS_OP_BXOR)
-        return fail(PGDDS_ERR_INVALID_ARG, "pgdds_allreduce: %d is not a pgdds_op_t", int(op));
+    if (enum_value(dtype) < PGDDS_INT32 || enum_value(dtype) > PGDDS_DOUBLE)
+        return fail(PGDDS_ERR_INVALID_ARG, "pgdds_allreduce: %d is not a pgdds_dtype_t", enum_value(dtype));
+    if (enum_value(op) < PGDDS_OP_SUM || enum_value(op) > PGDDS_OP_BXOR)
+        return fail(PGDDS_ERR_INVALID_ARG, "pgdds_allreduce: %d is not a pgdds_op_t", enum_value(op));
     if (op >= PGDDS_OP_BAND && (dtype == PGDDS_FLOAT || dtype == PGDDS_DOUBLE))
         return fail(PGDDS_ERR_INVALID_ARG, "pgdds_allreduce: bitwise operations need an integer type");
     if (count > SIZE_MAX / dtype_size(dtype))

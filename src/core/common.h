@@ -31,7 +31,27 @@ inline void cpu_relax()
 #endif
 }
 
+// An enum argument from a C caller as the integer it really holds: C may pass any int, and
+// loading an enum out of its range is undefined in C++, so validate through this.
+template <class Enum> inline int enum_value(const Enum &e)
+{
+    int v = 0;
+    static_assert(sizeof(Enum) == sizeof v, "C enums are int-sized here");
+    __builtin_memcpy(&v, &e, sizeof v);
+    return v;
+}
+inline bool aop_valid(const pgdds_aop_t &op)
+{
+    int v = enum_value(op);
+    return v >= PGDDS_AOP_ADD && v <= PGDDS_AOP_SWAP;
+}
+
 // Monotonic seconds.
 double now_seconds();
+
+// Keeps a destroyed handle's cell alive for the rest of the process. Handles are never freed, so
+// a stale one is recognised by its dead magic instead of being a use-after-free; the cells stay
+// referenced here, so they are not leaks.
+void retire_handle(void *cell);
 
 }  // namespace pgdds

@@ -228,9 +228,10 @@ status config_load(const pgdds_init_params_t *params, config &out, std::vector<s
             return fail(PGDDS_ERR_INVALID_ARG, "pgdds_init: params->field_mask has unknown bits 0x%llx",
                         (unsigned long long)(m & ~known));
         if (m & PGDDS_INIT_FIELD_THREAD_LEVEL) {
-            if (params->thread_level < PGDDS_THREAD_SINGLE || params->thread_level > PGDDS_THREAD_MULTIPLE)
+            int level = enum_value(params->thread_level);
+            if (level < PGDDS_THREAD_SINGLE || level > PGDDS_THREAD_MULTIPLE)
                 return fail(PGDDS_ERR_INVALID_ARG, "pgdds_init: thread_level %d is not one of "
-                            "PGDDS_THREAD_SINGLE/FUNNELED/MULTIPLE", params->thread_level);
+                            "PGDDS_THREAD_SINGLE/FUNNELED/MULTIPLE", level);
             c.thread_level = params->thread_level;
         }
         if (m & PGDDS_INIT_FIELD_SEGMENT_SIZE) {

@@ -390,6 +390,12 @@ status runtime::finalize()
 
 runtime::~runtime()
 {
+    // Only reached with these live when pgdds_init failed after starting them.
+    if (progress_thread_.joinable()) {
+        progress_stop_ = true;
+        progress_thread_.join();
+    }
+    if (handle_ && handle_->rt == this) delete handle_;
     for (auto &v : vcis_) {
         while (pgdds_request *r = v->free_requests) {
             v->free_requests = r->next_free;

@@ -102,6 +102,7 @@ PGDDS_API pgdds_status_t pgdds_keytable_destroy(pgdds_keytable_t h)
     st = guarded(who, [&] { return t->destroy(); });
     h->magic = dead_handle_magic;
     h->impl = nullptr;
+    retire_handle(h);
     delete t;
     return st;
 }
@@ -152,8 +153,8 @@ PGDDS_API pgdds_status_t pgdds_keytable_atomic_u64(pgdds_keytable_t h, const voi
     status st = check_table(h, who, t);
     if (st == PGDDS_OK) st = check_key(who, key, key_len);
     if (st != PGDDS_OK) return st;
-    if (op < PGDDS_AOP_ADD || op > PGDDS_AOP_SWAP)
-        return fail(PGDDS_ERR_INVALID_ARG, "%s: %d is not a pgdds_aop_t (ADD, AND, OR, XOR, SWAP)", who, int(op));
+    if (!aop_valid(op))
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: %d is not a pgdds_aop_t (ADD, AND, OR, XOR, SWAP)", who, enum_value(op));
     if (value_offset % 8)
         return fail(PGDDS_ERR_INVALID_ARG, "%s: value_offset %zu is not a multiple of 8", who, value_offset);
     if (t->max_value_size() < 8 || value_offset > t->max_value_size() - 8)
