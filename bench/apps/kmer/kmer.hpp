@@ -351,12 +351,18 @@ inline contig_stats summarize_contigs(std::vector<uint64_t> lengths)
     return s;
 }
 
-// jellyfish stats's lines, then the contigs.
+// jellyfish stats's lines, the histogram's first bins, then the contigs.
 inline void print_summary(FILE *out, const counts &c, const contig_stats *g)
 {
     std::fprintf(out, "Unique:    %llu\nDistinct:  %llu\nTotal:     %llu\nMax_count: %llu\n",
                  (unsigned long long)c.unique, (unsigned long long)c.distinct, (unsigned long long)c.total,
                  (unsigned long long)c.max_count);
+    // The histogram's first bins, "count:k-mers" (--histo writes all of it).
+    std::fprintf(out, "Histogram:");
+    int shown = 0;
+    for (auto it = c.histogram.begin(); it != c.histogram.end() && shown < 8; ++it, ++shown)
+        std::fprintf(out, " %llu:%llu", (unsigned long long)it->first, (unsigned long long)it->second);
+    std::fprintf(out, "%s\n", c.histogram.size() > 8 ? " ..." : "");
     if (g)
         std::fprintf(out, "Contigs:   %llu\nBases:     %llu\nN50:       %llu\nLongest:   %llu\n",
                      (unsigned long long)g->contigs, (unsigned long long)g->bases, (unsigned long long)g->n50,
