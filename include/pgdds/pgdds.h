@@ -292,6 +292,27 @@ PGDDS_API pgdds_status_t pgdds_hashmap_buffer_destroy(pgdds_hashmap_buffer_t buf
  * are unordered until flush returns (the last of several values of one key wins, in no defined
  * order). destroy (collective) discards entries not yet flushed. message_size must not exceed
  * queue_capacity. The hash map must outlive the buffer. */
+/* Addition: combining buffers (pgdds_hashmap_buffer_create_with; options NULL: the plain buffer).
+ * How the drain at flush treats an entry whose key is already in the map:
+ *  - COMBINE: the stored value becomes combine(stored, incoming), changed in place by
+ *    combine(stored, incoming, combine_arg) on the key's owner, instead of being replaced. The
+ *    entries of one flush meet the map in no defined order, so combine should not depend on it
+ *    (a sum of counts, a maximum, a bitwise or). The same function on every rank.
+ *  - UPDATE_ONLY (update_only = 1): entries whose key is absent are dropped, not inserted; keys
+ *    present are combined (or assigned, without COMBINE).
+ * A buffer with COMBINE counts occurrences in one pass: insert (key, 1) with an adding combine. */
+typedef void (*pgdds_hashmap_combine_t)(void *stored, const void *incoming, void *arg);
+enum { PGDDS_HASHMAP_BUFFER_OPTION_COMBINE = 1u << 0, PGDDS_HASHMAP_BUFFER_OPTION_UPDATE_ONLY = 1u << 1 };
+typedef struct pgdds_hashmap_buffer_options {
+    uint64_t                field_mask;   /* PGDDS_HASHMAP_BUFFER_OPTION_* bits of the fields set */
+    pgdds_hashmap_combine_t combine;      /* COMBINE */
+    void                   *combine_arg;  /* COMBINE */
+    int                     update_only;  /* UPDATE_ONLY: 0 or 1 */
+} pgdds_hashmap_buffer_options_t;
+PGDDS_API pgdds_status_t pgdds_hashmap_buffer_create_with(pgdds_hashmap_t map, size_t queue_capacity,
+                                                          size_t message_size,
+                                                          const pgdds_hashmap_buffer_options_t *options,
+                                                          pgdds_hashmap_buffer_t *buf); /* collective */
 
 /* --- Queues ------------------------------------------------------------------------------- */
 typedef struct pgdds_queue *pgdds_queue_t;

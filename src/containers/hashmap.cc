@@ -522,6 +522,48 @@ status hash_map::insert_own_records(const char *who, size_t count, const uint8_t
     return first_failure;
 }
 
+status hash_map::combine_own_records(const char *who, size_t count, const uint8_t *records,
+                                     pgdds_hashmap_combine_t combine, void *arg, bool update_only, uint64_t &dropped)
+{
+    exclusive_memory m;
+    const hash_table &t = table_;
+    const size_t stride = key_size_ + value_size_;
+    status first_failure = PGDDS_OK;
+    for (size_t i = 0; i < count; i += batch_group) {
+        const size_t n = std::min(batch_group, count - i);
+        const uint8_t *group = records + i * stride;
+        key_place places[batch_group];
+        for (size_t j = 0; j < n; ++j) {
+            places[j] = place(t, group + j * stride);
+            prefetch(m, t, places[j]);
+        }
+        for (size_t j = 0; j < n; ++j) {
+            const uint8_t *key = group + j * stride, *value = key + key_size_;
+            const key_place &p = places[j];
+            uint8_t *stored = nullptr;
+            for (uint64_t probe = 0; probe < t.probe_limit && !stored; ++probe) {
+                uint8_t *b = bucket<exclusive_memory>(t, p.owner, probe_slot(p.home, probe, t.part_capacity));
+                uint32_t w = m.load32(b);
+                if (state::status(w) == state::free) break;
+                if (state::status(w) == state::ready && state::fingerprint(w) == p.fingerprint &&
+                    same_bytes(b + bucket_key_offset, key, key_size_))
+                    stored = b + bucket_key_offset + key_size_;
+            }
+            if (stored) {
+                if (combine) combine(stored, value, arg);
+                else copy_bytes(stored, value, value_size_);
+            } else if (!update_only) {
+                status st = insert_with(m, t, who, key, value, p, false);
+                if (st != PGDDS_OK) {  // skip the record that does not fit and go on
+                    if (first_failure == PGDDS_OK) first_failure = st;
+                    ++dropped;
+                }
+            }
+        }
+    }
+    return first_failure;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Collective and local views of the whole table
 // ---------------------------------------------------------------------------------------------

@@ -51,6 +51,11 @@ class hash_map : public container {
     // touching its part: the drain of a hash map buffer. A record that does not fit is
     // skipped and counted in `dropped`; the others are still inserted.
     status insert_own_records(const char *who, size_t count, const uint8_t *records, uint64_t &dropped);
+    // The same drain for a combining buffer: a key present gets combine(stored, record value)
+    // (a plain assignment when combine is null); an absent key is inserted, or skipped when
+    // update_only.
+    status combine_own_records(const char *who, size_t count, const uint8_t *records, pgdds_hashmap_combine_t combine,
+                               void *arg, bool update_only, uint64_t &dropped);
 
   private:
     explicit hash_map(runtime *rt) : container(rt) {}

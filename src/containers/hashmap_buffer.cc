@@ -8,6 +8,10 @@
 // barrier, every owner drains its queue" until no rank has anything left. message_size <=
 // queue_capacity guarantees every round delivers at least one message to each owner that has
 // mail waiting.
+//
+// A combining buffer (options COMBINE, UPDATE_ONLY) drains differently: an entry whose key is
+// present is combined into the stored value in place, so counting needs no read-modify-write
+// across ranks; with UPDATE_ONLY an absent key is dropped at the owner instead of inserted.
 #include "hashmap.h"
 #include "queue.h"
 
@@ -63,8 +67,8 @@ class byte_buffer {
 
 class hash_map_buffer : public container {
   public:
-    static status create(runtime *rt, pgdds_hashmap *map, size_t queue_capacity, size_t message_size,
-                         hash_map_buffer *&out);
+    static status create(const char *who, runtime *rt, pgdds_hashmap *map, size_t queue_capacity,
+                         size_t message_size, const pgdds_hashmap_buffer_options_t *options, hash_map_buffer *&out);
     status destroy(const char *who);
     status insert(const char *who, const void *key, const void *value);
     status flush(const char *who);
@@ -83,9 +87,14 @@ class hash_map_buffer : public container {
     // Pushes the waiting entries in messages of at most message_size entries (only whole
     // messages unless `all`). A full queue stops it and stalls the outbox; not an error.
     status send(const char *who, int owner, outbox &o, bool all);
+    // Puts `count` records this rank owns into the map, as the options say.
+    status drain(const char *who, hash_map *m, size_t count, const uint8_t *records, uint64_t &dropped) const;
 
     pgdds_hashmap *map_handle_ = nullptr;
     size_t entry_bytes_ = 0, message_entries_ = 0;
+    pgdds_hashmap_combine_t combine_ = nullptr;
+    void *combine_arg_ = nullptr;
+    bool update_only_ = false;
     std::vector<std::unique_ptr<queue>> queues_;  // queues_[r] is hosted by rank r
     std::unique_ptr<outbox[]> outboxes_;          // per owner rank; this rank's own never leaves
 };
@@ -98,22 +107,37 @@ status hash_map_buffer::map(const char *who, hash_map *&out) const
     return PGDDS_OK;
 }
 
-status hash_map_buffer::create(runtime *rt, pgdds_hashmap *map_handle, size_t queue_capacity, size_t message_size,
+status hash_map_buffer::create(const char *who, runtime *rt, pgdds_hashmap *map_handle, size_t queue_capacity,
+                               size_t message_size, const pgdds_hashmap_buffer_options_t *options,
                                hash_map_buffer *&out)
 {
-    const char *who = "pgdds_hashmap_buffer_create";
+    const uint64_t known = PGDDS_HASHMAP_BUFFER_OPTION_COMBINE | PGDDS_HASHMAP_BUFFER_OPTION_UPDATE_ONLY;
+    const uint64_t mask = options ? options->field_mask : 0;
+    const bool combining = mask & PGDDS_HASHMAP_BUFFER_OPTION_COMBINE;
+    const bool update_only = (mask & PGDDS_HASHMAP_BUFFER_OPTION_UPDATE_ONLY) && options->update_only;
     hash_map *m = map_handle->impl;
     status st = PGDDS_OK;
     if (queue_capacity == 0) st = fail(PGDDS_ERR_INVALID_ARG, "%s: queue_capacity is 0", who);
     else if (message_size == 0 || message_size > queue_capacity)
         st = fail(PGDDS_ERR_INVALID_ARG, "%s: message_size %zu is not in 1..queue_capacity (%zu)", who, message_size,
                   queue_capacity);
-    st = agree_arguments(rt, who, st, {queue_capacity, message_size});
+    else if (mask & ~known)
+        st = fail(PGDDS_ERR_INVALID_ARG, "%s: options->field_mask has unknown bits 0x%llx", who,
+                  (unsigned long long)(mask & ~known));
+    else if (combining && !options->combine) st = fail(PGDDS_ERR_INVALID_ARG, "%s: options->combine is NULL", who);
+    else if ((mask & PGDDS_HASHMAP_BUFFER_OPTION_UPDATE_ONLY) && options->update_only != 0 && options->update_only != 1)
+        st = fail(PGDDS_ERR_INVALID_ARG, "%s: options->update_only is %d, not 0 or 1", who, options->update_only);
+    st = agree_arguments(rt, who, st, {queue_capacity, message_size, uint64_t(combining), uint64_t(update_only)});
     if (st != PGDDS_OK) return st;
     std::unique_ptr<hash_map_buffer> b(new hash_map_buffer(rt));
     b->map_handle_ = map_handle;
     b->entry_bytes_ = m->key_size() + m->value_size();
     b->message_entries_ = message_size;
+    if (combining) {
+        b->combine_ = options->combine;
+        b->combine_arg_ = options->combine_arg;
+    }
+    b->update_only_ = update_only;
     b->outboxes_.reset(new outbox[size_t(rt->nranks())]);
     st = queue::create_per_rank(rt, who, PGDDS_QUEUE_FAST, b->entry_bytes_, queue_capacity, b->queues_);
     if (st != PGDDS_OK) return st;
@@ -167,6 +191,13 @@ status hash_map_buffer::insert(const char *who, const void *key, const void *val
     return send(who, owner, o, false);
 }
 
+status hash_map_buffer::drain(const char *who, hash_map *m, size_t count, const uint8_t *records,
+                              uint64_t &dropped) const
+{
+    if (!combine_ && !update_only_) return m->insert_own_records(who, count, records, dropped);
+    return m->combine_own_records(who, count, records, combine_, combine_arg_, update_only_, dropped);
+}
+
 status hash_map_buffer::flush(const char *who)
 {
     hash_map *m = nullptr;
@@ -187,9 +218,9 @@ status hash_map_buffer::flush(const char *who)
         }
         note(rt->barrier(who));  // every push of the round is complete and visible
         note(queues_[size_t(me)]->drain_local(
-            [&](const uint8_t *records, size_t count) { return m->insert_own_records(who, count, records, dropped); }));
+            [&](const uint8_t *records, size_t count) { return drain(who, m, count, records, dropped); }));
         outbox &own = outboxes_[size_t(me)];
-        note(m->insert_own_records(who, own.entries.size() / entry_bytes_, own.entries.data(), dropped));
+        note(drain(who, m, own.entries.size() / entry_bytes_, own.entries.data(), dropped));
         own.entries.clear();
         uint64_t waiting = 0, anywhere = 0;
         for (int r = 0; r < rt->nranks(); ++r) {
@@ -220,21 +251,17 @@ status resolve_buffer(pgdds_hashmap_buffer *h, const char *who, hash_map_buffer 
 {
     return resolve(h, hashmap_buffer_magic, who, "hash map buffer", out);
 }
-}  // namespace
 
-extern "C" {
-
-PGDDS_API pgdds_status_t pgdds_hashmap_buffer_create(pgdds_hashmap_t map, size_t queue_capacity, size_t message_size,
-                                                     pgdds_hashmap_buffer_t *buf)
+status create_buffer(const char *who, pgdds_hashmap_t map, size_t queue_capacity, size_t message_size,
+                     const pgdds_hashmap_buffer_options_t *options, pgdds_hashmap_buffer_t *buf)
 {
-    const char *who = "pgdds_hashmap_buffer_create";
     hash_map *m = nullptr;
     status st = resolve_hashmap(map, who, m);
     if (st != PGDDS_OK) return st;
     if (!buf) return fail(PGDDS_ERR_INVALID_ARG, "%s: buf is NULL", who);
     try {
         hash_map_buffer *impl = nullptr;
-        st = hash_map_buffer::create(m->rt, map, queue_capacity, message_size, impl);
+        st = hash_map_buffer::create(who, m->rt, map, queue_capacity, message_size, options, impl);
         if (st != PGDDS_OK) return st;
         st = make_handle(hashmap_buffer_magic, impl, *buf);
         if (st != PGDDS_OK) delete impl;
@@ -242,6 +269,23 @@ PGDDS_API pgdds_status_t pgdds_hashmap_buffer_create(pgdds_hashmap_t map, size_t
     } catch (const std::bad_alloc &) {
         return fail(PGDDS_ERR_NO_MEMORY, "%s: out of host memory", who);
     }
+}
+}  // namespace
+
+extern "C" {
+
+PGDDS_API pgdds_status_t pgdds_hashmap_buffer_create(pgdds_hashmap_t map, size_t queue_capacity, size_t message_size,
+                                                     pgdds_hashmap_buffer_t *buf)
+{
+    return create_buffer("pgdds_hashmap_buffer_create", map, queue_capacity, message_size, nullptr, buf);
+}
+
+PGDDS_API pgdds_status_t pgdds_hashmap_buffer_create_with(pgdds_hashmap_t map, size_t queue_capacity,
+                                                          size_t message_size,
+                                                          const pgdds_hashmap_buffer_options_t *options,
+                                                          pgdds_hashmap_buffer_t *buf)
+{
+    return create_buffer("pgdds_hashmap_buffer_create_with", map, queue_capacity, message_size, options, buf);
 }
 
 PGDDS_API pgdds_status_t pgdds_hashmap_buffer_insert(pgdds_hashmap_buffer_t buf, const void *key, const void *value)

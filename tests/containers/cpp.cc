@@ -68,6 +68,22 @@ static void test_hash_map_trivial(pgdds::context &ctx)
     });
     T_CHECK(ctx.sum(local) == keys);
     ctx.barrier();
+    // a combining buffer adds to the values present; an update-only one leaves absent keys out
+    {
+        pgdds::hash_map_buffer<uint64_t, double> add(
+            m, 64, 8, pgdds::hash_map_buffer_options<double>().combine([](double &v, const double &d) { v += d; }));
+        for (uint64_t k = 0; k < 20; ++k) add.insert(k, 1.0);
+        add.flush();
+        pgdds::hash_map_buffer<uint64_t, double> update(
+            m, 64, 8, pgdds::hash_map_buffer_options<double>().update_only());
+        update.insert(keys + 12345, 5.0);
+        update.flush();
+    }
+    T_CHECK(m.find(3).value_or(-1) == 9.0 + n && m.find(19).value_or(-1) == 57.0 + n);
+    T_CHECK(m.size() == keys);
+    for (uint64_t k = 0; k < 20; ++k)
+        if (m.owner(k) == me) m.insert(k, double(k) * 3, pgdds::promise::local);
+    ctx.barrier();
     T_CHECK(m.find(10).value_or(-1) == 30.0);
     ctx.barrier();
     if (me == 0) T_CHECK(m.erase(10) && !m.erase(10));

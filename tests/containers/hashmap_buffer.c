@@ -1,6 +1,6 @@
 /* The hash map buffer: buffered inserts from every rank with queues far too small to hold them
  * (flush must go round until nothing is left), keys written by several ranks, reuse after a
- * flush, a map too small, bad input. */
+ * flush, a map too small, combining and update-only buffers (exact counts), bad input. */
 #include "common.h"
 
 static pgdds_context_t ctx;
@@ -84,6 +84,92 @@ static void test_map_too_small(void)
     T_OK(pgdds_hashmap_destroy(map));
 }
 
+static void add_u64(void *stored, const void *incoming, void *arg)
+{
+    uint64_t s, in;
+    memcpy(&s, stored, 8);
+    memcpy(&in, incoming, 8);
+    s += in;
+    memcpy(stored, &s, 8);
+    ++*(uint64_t *)arg; /* combines applied by this rank */
+}
+
+/* Every rank counts occurrences of shared keys through an adding buffer: key k (of `keys`)
+ * occurs k % 5 + 1 times per rank. Then an update-only adding buffer adds 1000 to keys that are
+ * present and must drop the absent ones; an update-only buffer without combine assigns. */
+static void test_combining(void)
+{
+    const uint64_t keys = t_work(3000, 300);
+    pgdds_hashmap_params_t p = {0, sizeof(uint64_t), sizeof(uint64_t), keys * 4};
+    pgdds_hashmap_t map = NULL;
+    T_OK(pgdds_hashmap_create(ctx, &p, &map));
+    uint64_t combines = 0;
+    pgdds_hashmap_buffer_options_t o = {PGDDS_HASHMAP_BUFFER_OPTION_COMBINE, add_u64, &combines, 0};
+    pgdds_hashmap_buffer_t buf = NULL;
+    T_OK(pgdds_hashmap_buffer_create_with(map, 64, 16, &o, &buf)); /* small queues: several rounds */
+    uint64_t one = 1, inserted = 0;
+    for (uint64_t rep = 0; rep < 5; ++rep)
+        for (uint64_t i = 0; i < keys; ++i) {
+            uint64_t k = (i * 7919 + (uint64_t)me * 13) % keys; /* each rank in its own order */
+            if (rep <= k % 5) {
+                T_OK(pgdds_hashmap_buffer_insert(buf, &k, &one));
+                ++inserted;
+            }
+        }
+    T_OK(pgdds_hashmap_buffer_flush(buf));
+    T_OK(pgdds_hashmap_buffer_destroy(buf));
+    uint64_t size = 0, all_combines = 0, all_inserted = 0;
+    T_OK(pgdds_hashmap_size(map, &size));
+    T_CHECK_MSG(size == keys, "size %llu, expected %llu", (unsigned long long)size, (unsigned long long)keys);
+    T_OK(pgdds_allreduce(ctx, &combines, &all_combines, 1, PGDDS_UINT64, PGDDS_OP_SUM));
+    T_OK(pgdds_allreduce(ctx, &inserted, &all_inserted, 1, PGDDS_UINT64, PGDDS_OP_SUM));
+    T_CHECK(all_combines == all_inserted - keys); /* the first entry of a key inserts it */
+
+    /* update only, adding 1000 to the even keys of [0, 2*keys): only those below keys exist */
+    pgdds_hashmap_buffer_options_t u = {PGDDS_HASHMAP_BUFFER_OPTION_COMBINE | PGDDS_HASHMAP_BUFFER_OPTION_UPDATE_ONLY,
+                                        add_u64, &combines, 1};
+    T_OK(pgdds_hashmap_buffer_create_with(map, 64, 16, &u, &buf));
+    uint64_t thousand = 1000;
+    if (me == 0)
+        for (uint64_t k = 0; k < 2 * keys; k += 2) T_OK(pgdds_hashmap_buffer_insert(buf, &k, &thousand));
+    T_OK(pgdds_hashmap_buffer_flush(buf));
+    T_OK(pgdds_hashmap_buffer_destroy(buf));
+    T_OK(pgdds_hashmap_size(map, &size));
+    T_CHECK_MSG(size == keys, "update-only inserted: size %llu, expected %llu", (unsigned long long)size,
+                (unsigned long long)keys);
+
+    /* update only without combine: assigns 7 to key 1, drops key 2*keys+1 */
+    pgdds_hashmap_buffer_options_t a = {PGDDS_HASHMAP_BUFFER_OPTION_UPDATE_ONLY, NULL, NULL, 1};
+    T_OK(pgdds_hashmap_buffer_create_with(map, 64, 16, &a, &buf));
+    uint64_t seven = 7, k1 = 1, absent = 2 * keys + 1;
+    T_OK(pgdds_hashmap_buffer_insert(buf, &k1, &seven));
+    T_OK(pgdds_hashmap_buffer_insert(buf, &absent, &seven));
+    T_OK(pgdds_hashmap_buffer_flush(buf));
+    T_OK(pgdds_hashmap_buffer_destroy(buf));
+    T_OK(pgdds_hashmap_size(map, &size));
+    T_CHECK(size == keys);
+
+    enum { B = 128 };
+    uint64_t ks[B], vs[B], wrong = 0;
+    unsigned char found[B];
+    for (uint64_t i = 0; i < keys; i += B) {
+        size_t c = keys - i < B ? (size_t)(keys - i) : B;
+        for (size_t j = 0; j < c; ++j) ks[j] = i + j;
+        T_OK(pgdds_hashmap_find_many(map, c, ks, vs, found, PGDDS_CP_FIND));
+        for (size_t j = 0; j < c; ++j) {
+            uint64_t k = ks[j], expect = (k % 5 + 1) * (uint64_t)n + (k % 2 == 0 ? 1000 : 0);
+            if (k == 1) expect = 7;
+            if (!found[j] || vs[j] != expect) {
+                if (wrong++ < 5)
+                    fprintf(stderr, "rank %d: key %llu: found %d value %llu, expected %llu\n", me,
+                            (unsigned long long)k, found[j], (unsigned long long)vs[j], (unsigned long long)expect);
+            }
+        }
+    }
+    T_CHECK_MSG(wrong == 0, "%llu of %llu counts wrong", (unsigned long long)wrong, (unsigned long long)keys);
+    T_OK(pgdds_hashmap_destroy(map));
+}
+
 static void test_bad_input(void)
 {
     pgdds_hashmap_t map = make_map(64);
@@ -95,7 +181,18 @@ static void test_bad_input(void)
     T_STATUS(pgdds_hashmap_buffer_create(map, 0, 4, &buf), PGDDS_ERR_INVALID_ARG);
     T_STATUS(pgdds_hashmap_buffer_create(map, 16, 17, &buf), PGDDS_ERR_INVALID_ARG);
     T_STATUS(pgdds_hashmap_buffer_create(map, 16, 0, &buf), PGDDS_ERR_INVALID_ARG);
+    pgdds_hashmap_buffer_options_t o = {PGDDS_HASHMAP_BUFFER_OPTION_COMBINE, NULL, NULL, 0};
+    T_STATUS(pgdds_hashmap_buffer_create_with(map, 16, 4, &o, &buf), PGDDS_ERR_INVALID_ARG); /* combine NULL */
+    o.field_mask = 1u << 7;
+    T_STATUS(pgdds_hashmap_buffer_create_with(map, 16, 4, &o, &buf), PGDDS_ERR_INVALID_ARG); /* unknown bit */
+    o.field_mask = PGDDS_HASHMAP_BUFFER_OPTION_UPDATE_ONLY;
+    o.update_only = 2;
+    T_STATUS(pgdds_hashmap_buffer_create_with(map, 16, 4, &o, &buf), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_hashmap_buffer_create_with(map, 0, 4, NULL, &buf), PGDDS_ERR_INVALID_ARG);
     T_CHECK(buf == NULL);
+    T_OK(pgdds_hashmap_buffer_create_with(map, 16, 4, NULL, &buf)); /* NULL options: the plain buffer */
+    T_OK(pgdds_hashmap_buffer_destroy(buf));
+    buf = NULL;
     T_OK(pgdds_hashmap_buffer_create(map, 16, 4, &buf));
     T_STATUS(pgdds_hashmap_buffer_insert(NULL, &key, &v), PGDDS_ERR_INVALID_ARG);
     T_STATUS(pgdds_hashmap_buffer_insert(buf, NULL, &v), PGDDS_ERR_INVALID_ARG);
@@ -121,6 +218,7 @@ int main(void)
     t_detect_network(ctx);
     test_buffered_inserts();
     test_map_too_small();
+    test_combining();
     test_bad_input();
     return t_finish(ctx, "containers/hashmap_buffer");
 }
