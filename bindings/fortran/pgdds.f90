@@ -61,6 +61,8 @@ module pgdds
 
   integer(c_int), parameter, public :: PGDDS_CP_INSERT = 1, PGDDS_CP_FIND = 2, PGDDS_CP_PUSH = 4, PGDDS_CP_POP = 8, &
     PGDDS_CP_LOCAL = 16
+  integer(c_int), parameter, public :: PGDDS_HASHMAP_BUFFER_OPTION_COMBINE = 1, &
+    PGDDS_HASHMAP_BUFFER_OPTION_UPDATE_ONLY = 2
 
   ! --- Handles -------------------------------------------------------------------------------
   type, public :: pgdds_context

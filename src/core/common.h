@@ -46,6 +46,10 @@ inline bool aop_valid(const pgdds_aop_t &op)
     return v >= PGDDS_AOP_ADD && v <= PGDDS_AOP_SWAP;
 }
 
+// Gives fatal signals back their default disposition where a fabric library took them over
+// (fatal_signals.cc).
+void restore_fatal_signals();
+
 // Monotonic seconds.
 double now_seconds();
 

@@ -151,6 +151,7 @@ status runtime::init(const pgdds_init_params_t *params)
               "%u VCI%s, %s atomics", rank_, nranks_, local_rank_, local_nranks_, nnodes_,
               nnodes_ == 1 ? "" : "s", transport_name(), seg_size_, num_vcis_, num_vcis_ == 1 ? "" : "s",
               cpu_atomics_ ? "CPU" : "transport");
+    restore_fatal_signals();
     return barrier("pgdds_init");
 }
 

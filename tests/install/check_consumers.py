@@ -63,7 +63,10 @@ def main():
     tmp = tempfile.mkdtemp(prefix="pgdds-install-")
     try:
         stage = os.path.join(tmp, "stage")
-        run(meson_command(meson) + ["install", "-C", builddir, "--destdir", stage, "--no-rebuild", "--quiet"])
+        # Without --no-rebuild: `meson test` builds only what tests name, and an install needs
+        # every installed target (the Fortran module file, the benchmarks). The test runs alone
+        # (is_parallel false), so building here races nothing.
+        run(meson_command(meson) + ["install", "-C", builddir, "--destdir", stage, "--quiet"])
         libdir_staged = staged(stage, libdir, prefix)
         bindir_staged = staged(stage, "bin", prefix)
         env = dict(os.environ, PKG_CONFIG_PATH=os.path.join(libdir_staged, "pkgconfig"))
