@@ -370,11 +370,11 @@ int main(int argc, char **argv)
         if (*result != before + (uint64_t)done) die("the fetch-add counter is %llu, expected %llu",
                                                     (unsigned long long)*result, (unsigned long long)(before + done));
 
-        /* Tell rank 1 to stop polling; the write must arrive before this rank stops progressing. */
-        riov.addr = raddr0 + 16;
-        POST(fi_writemsg(ep, &msg, FI_COMPLETION | (read_back ? 0 : FI_DELIVERY_COMPLETE)));
+        /* Tell rank 1 to stop polling. Only the local completion is awaited: anything that needs
+         * rank 1's progress (a read-back, delivery completion) could wait for ever once rank 1
+         * has seen the flag and stopped polling. */
+        POST(fi_write(ep, src, 8, desc, peer_addr, raddr0 + 16, peer.key, &ctx));
         wait_one();
-        if (read_back) GET();
     } else {
         /* Target progress: libfabric's manual-progress providers complete the peer's reads and
          * atomics only while this process calls in. */
