@@ -143,6 +143,26 @@ struct map_run {
     uint64_t missing;
 };
 
+/* The keys of the hash map runs, generated before any timing so that the rates are those of the
+ * map, not of the random number generator: the i-th key this rank inserts, and the i-th key it
+ * looks up (an inserted key of a random rank). */
+static uint64_t *insert_keys, *find_keys;
+
+static void make_keys(void)
+{
+    if (insert_keys) return;
+    insert_keys = malloc(opt.keys * sizeof *insert_keys);
+    find_keys = malloc(opt.keys * sizeof *find_keys);
+    if (!insert_keys || !find_keys) {
+        fprintf(stderr, "rank %d: out of memory for %llu keys\n", me, (unsigned long long)opt.keys);
+        exit(1);
+    }
+    for (uint64_t k = 0; k < opt.keys; ++k) {
+        insert_keys[k] = key_of(me, k);
+        find_keys[k] = key_of((int)(mix(k ^ 0xf00d) % (uint64_t)nranks), mix(k) % opt.keys);
+    }
+}
+
 static void map_body(void *p, int thread, uint64_t first, uint64_t count)
 {
     struct map_run *r = p;
@@ -153,9 +173,8 @@ static void map_body(void *p, int thread, uint64_t first, uint64_t count)
     for (uint64_t i = first; i < first + count; i += b) {
         uint64_t c = first + count - i < b ? first + count - i : b;
         for (uint64_t j = 0; j < c; ++j) {
-            /* finds look up keys of random ranks; inserts write this rank's keys */
             uint64_t k = i + j;
-            keys[j] = r->find ? key_of((int)(mix(k ^ 0xf00d) % (uint64_t)nranks), mix(k) % opt.keys) : key_of(me, k);
+            keys[j] = r->find ? find_keys[k] : insert_keys[k];
             values[j] = k;
         }
         if (r->buffer) {
@@ -177,6 +196,7 @@ static void map_body(void *p, int thread, uint64_t first, uint64_t count)
 
 static pgdds_hashmap_t new_map(void)
 {
+    make_keys();
     pgdds_hashmap_params_t p = {0, sizeof(uint64_t), sizeof(uint64_t), opt.capacity};
     pgdds_hashmap_t map;
     check(pgdds_hashmap_create(ctx, &p, &map), "pgdds_hashmap_create");

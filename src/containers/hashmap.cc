@@ -355,29 +355,37 @@ status hash_map::find_group(Mem &m, const char *who, size_t n, const uint8_t *ke
         places[j] = place(table_, keys + j * key_size_);
         prefetch(m, table_, places[j]);
     }
-    // Over the network a CP_FIND group reads its home buckets together and decides every key
-    // whose home bucket is its own or free; the others probe one by one below.
+    // A CP_FIND group decides every key whose home bucket is its own or free straight from that
+    // bucket (over the network: all home buckets read together, one flush); the others probe one
+    // by one below.
     bool decided[batch_group] = {};
-    if constexpr (!Mem::load_store) {
-        if (!atomic) {
-            scratch_buffer homes(n * bucket_bytes_);
-            for (size_t j = 0; j < n; ++j)
-                m.get_nbi(homes.data() + j * bucket_bytes_, bucket<Mem>(table_, places[j].owner, places[j].home),
-                          bucket_bytes_);
+    if (!atomic) {
+        const uint8_t *home[batch_group];
+        scratch_buffer copies(Mem::load_store ? 0 : n * bucket_bytes_);
+        for (size_t j = 0; j < n; ++j) {
+            auto b = bucket<Mem>(table_, places[j].owner, places[j].home);
+            if constexpr (Mem::load_store) {
+                home[j] = b;
+            } else {
+                home[j] = copies.data() + j * bucket_bytes_;
+                m.get_nbi(copies.data() + j * bucket_bytes_, b, bucket_bytes_);
+            }
+        }
+        if constexpr (!Mem::load_store) {
             m.flush();
             if (m.failed()) return m.result();
-            for (size_t j = 0; j < n; ++j) {
-                const uint8_t *bk = homes.data() + j * bucket_bytes_;
-                uint32_t w = state_of(bk);
-                if (state::status(w) == state::free) {
-                    found[j] = 0;
-                    decided[j] = true;
-                } else if (state::status(w) == state::ready && state::fingerprint(w) == places[j].fingerprint &&
-                           same_bytes(bk + bucket_key_offset, keys + j * key_size_, key_size_)) {
-                    copy_bytes(values + j * value_size_, bk + bucket_key_offset + key_size_, value_size_);
-                    found[j] = 1;
-                    decided[j] = true;
-                }
+        }
+        for (size_t j = 0; j < n; ++j) {
+            const uint8_t *bk = home[j];
+            uint32_t w = state_of(bk);
+            if (state::status(w) == state::free) {
+                found[j] = 0;
+                decided[j] = true;
+            } else if (state::status(w) == state::ready && state::fingerprint(w) == places[j].fingerprint &&
+                       same_bytes(bk + bucket_key_offset, keys + j * key_size_, key_size_)) {
+                copy_bytes(values + j * value_size_, bk + bucket_key_offset + key_size_, value_size_);
+                found[j] = 1;
+                decided[j] = true;
             }
         }
     }

@@ -81,8 +81,7 @@ status rma(pgdds_context_t ctx, const char *who, bool is_put, pgdds_gptr_t remot
         *req = r;
         return PGDDS_OK;
     }
-    op_completion done;
-    done.add();
+    op_completion done(op_completion::one);
     st = is_put ? rt->net_put(who, *v, remote, local, n, &done) : rt->net_get(who, *v, local, remote, n, &done);
     if (st != PGDDS_OK) return st;
     return wait_completion(rt, who, *v, done);

@@ -12,14 +12,14 @@
 
 namespace pgdds {
 
-thread_local runtime::binding runtime::tls_binding;
-thread_local unsigned runtime::tls_issued;
-thread_local unsigned runtime::tls_progressed;
-thread_local bool runtime::tls_library_thread;
+PGDDS_HOT_TLS thread_local runtime::binding runtime::tls_binding;
+PGDDS_HOT_TLS thread_local unsigned runtime::tls_issued;
+PGDDS_HOT_TLS thread_local unsigned runtime::tls_progressed;
+PGDDS_HOT_TLS thread_local bool runtime::tls_library_thread;
 std::atomic<uint64_t> runtime::next_id{1};
 
 namespace {
-thread_local bool tls_in_handler = false;
+PGDDS_HOT_TLS thread_local bool tls_in_handler = false;
 
 size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
@@ -557,8 +557,7 @@ status runtime::net_get(const char *who, vci &v, void *dst, pgdds_gptr_t src, si
 
 status runtime::amo(const char *who, vci &v, pgdds_gptr_t target, const amo_args &a)
 {
-    op_completion done;
-    done.add();
+    op_completion done(op_completion::one);
     status st = retry(who, v, [&] { return net_->amo(v.index, gptr::rank(target), gptr::offset(target), a, &done); });
     if (st != PGDDS_OK) return st;
     st = wait(who, v, [&] { return done.done(); });
@@ -570,8 +569,7 @@ status runtime::flush(const char *who, vci &v)
 {
     std::atomic_thread_fence(std::memory_order_seq_cst);
     if (!net_) return PGDDS_OK;
-    op_completion done;
-    done.add();
+    op_completion done(op_completion::one);
     status st = retry(who, v, [&] { return net_->flush(v.index, &done); });
     if (st != PGDDS_OK) return st;
     st = wait(who, v, [&] { return done.done(); });

@@ -107,8 +107,7 @@ class segment_access {
             std::atomic_thread_fence(std::memory_order_acquire);
             return PGDDS_OK;
         }
-        op_completion done;
-        done.add();
+        op_completion done(op_completion::one);
         st = rt_.net_get(who_, v_, dst, p, n, &done);
         return st == PGDDS_OK ? complete(done) : st;
     }

@@ -30,6 +30,14 @@ class runtime;
 struct op_completion {
     std::atomic<int> pending{0};
     status result = PGDDS_OK;
+    // Tracks exactly one operation (no add()): completing it is a plain release store, not a
+    // locked read-modify-write, which is a visible share of a blocking operation's cost.
+    const bool single = false;
+
+    op_completion() = default;
+    struct one_t {};
+    static constexpr one_t one{};
+    explicit op_completion(one_t) : pending(1), single(true) {}
 
     void add(int n = 1) { pending.fetch_add(n, std::memory_order_relaxed); }
     bool done() const { return pending.load(std::memory_order_acquire) == 0; }
@@ -37,7 +45,8 @@ struct op_completion {
     void complete(status st)
     {
         if (st != PGDDS_OK && result == PGDDS_OK) result = st;
-        pending.fetch_sub(1, std::memory_order_release);
+        if (single) pending.store(0, std::memory_order_release);
+        else pending.fetch_sub(1, std::memory_order_release);
     }
 };
 
