@@ -10,6 +10,7 @@
 #include "report.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -69,7 +70,12 @@ static void *serve(void *arg)
     check(pgdds_vci_bind(ctx, shared_vci ? 0 : (unsigned)j->t), "pgdds_vci_bind");
     volatile uint64_t *stop = pgdds_gptr_to_local(ctx, bufs[me]);
     pthread_barrier_wait(&start_line);
-    while (*stop <= (uint64_t)j->metric) check(pgdds_progress(ctx), "pgdds_progress");
+    /* Yield between progress calls: with more threads than cores the drivers, not the servers,
+     * should have the cores. */
+    while (*stop <= (uint64_t)j->metric) {
+        check(pgdds_progress(ctx), "pgdds_progress");
+        sched_yield();
+    }
     return NULL;
 }
 

@@ -19,6 +19,32 @@ PGDDS_HOT_TLS thread_local bool runtime::tls_library_thread;
 std::atomic<uint64_t> runtime::next_id{1};
 
 namespace {
+// The runtimes alive, by id, for threads that leave their VCIs when they exit (a runtime may
+// have been finalized first). Never destroyed: threads may exit during the process's exit.
+std::mutex live_lock;
+std::map<uint64_t, runtime *> &live_runtimes()
+{
+    static auto *live = new std::map<uint64_t, runtime *>;
+    return *live;
+}
+}  // namespace
+
+// The VCIs the calling thread is bound to, one per context; left when the thread exits, so
+// that the next thread bound there can again use it without a lock.
+struct thread_bindings {
+    std::map<uint64_t, unsigned> vci_of;  // runtime id -> VCI index
+    ~thread_bindings()
+    {
+        std::lock_guard<std::mutex> g(live_lock);
+        for (auto [id, index] : vci_of) {
+            auto it = live_runtimes().find(id);
+            if (it != live_runtimes().end()) it->second->unbind(index);
+        }
+    }
+};
+thread_local thread_bindings tls_bindings;
+
+namespace {
 PGDDS_HOT_TLS thread_local bool tls_in_handler = false;
 
 size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
@@ -94,6 +120,10 @@ status runtime::init(const pgdds_init_params_t *params)
     for (auto &w : warnings) PGDDS_LOG(LOG_WARN, "%s", w.c_str());
 
     id_ = next_id.fetch_add(1);
+    {
+        std::lock_guard<std::mutex> g(live_lock);
+        live_runtimes()[id_] = this;
+    }
     num_vcis_ = cfg_.num_vcis;
     threaded_ = cfg_.thread_level == PGDDS_THREAD_MULTIPLE || cfg_.progress_thread;
 
@@ -133,11 +163,11 @@ status runtime::init(const pgdds_init_params_t *params)
         vcis_[i]->index = i;
         // The service VCI serves whichever thread runs a collective; with a progress thread
         // every VCI is attended by two threads.
-        if (i == service_vci() || cfg_.progress_thread) vcis_[i]->locked_mode = true;
+        if (i == service_vci() || cfg_.progress_thread) vcis_[i]->always_locked = vcis_[i]->locked_mode = true;
     }
     if (cfg_.thread_level == PGDDS_THREAD_MULTIPLE && !cfg_.progress_thread && !asymmetric_barrier_init()) {
         PGDDS_LOG(LOG_INFO, "membarrier(2) is unavailable: every VCI takes its lock");
-        for (auto &v : vcis_) v->locked_mode = true;
+        for (auto &v : vcis_) v->always_locked = v->locked_mode = true;
     }
     am_handlers_.assign(1024, am_handler_entry{nullptr, nullptr});
     am_register_internal(AM_COLLECTIVE, [](pgdds_context_t ctx, int src, const void *p, size_t n, void *) {
@@ -391,6 +421,10 @@ status runtime::finalize()
 
 runtime::~runtime()
 {
+    {
+        std::lock_guard<std::mutex> g(live_lock);
+        live_runtimes().erase(id_);
+    }
     // Only reached with these live when pgdds_init failed after starting them.
     if (progress_thread_.joinable()) {
         progress_stop_ = true;
@@ -437,15 +471,14 @@ status runtime::check_thread(const char *who) const
 
 vci &runtime::bind_slow(int requested)
 {
-    // A thread may use several contexts; remember its VCI in each.
-    static thread_local std::map<uint64_t, unsigned> bound;
+    auto &bound = tls_bindings.vci_of;
     auto it = bound.find(id_);
     unsigned index;
     if (requested < 0 && it != bound.end()) {
         index = it->second;
     } else {
         index = requested >= 0 ? unsigned(requested) : next_vci_.fetch_add(1) % num_vcis_;
-        if (it != bound.end()) vcis_[it->second]->owners.fetch_sub(1);
+        if (it != bound.end()) unbind(it->second);
         vci &v = *vcis_[index];
         if (v.owners.fetch_add(1) >= 1 && threaded_ && !v.locked_mode) {
             // A second owner: wait for the first to leave its operation, then share with a lock.
@@ -456,6 +489,15 @@ vci &runtime::bind_slow(int requested)
     }
     tls_binding = binding{id_, index};
     return *vcis_[index];
+}
+
+void runtime::unbind(unsigned index)
+{
+    vci &v = *vcis_[index];
+    if (v.owners.fetch_sub(1) == 2 && !v.always_locked) {
+        std::lock_guard<std::recursive_mutex> g(v.lock);
+        v.locked_mode = false;
+    }
 }
 
 status runtime::bind(unsigned index)
@@ -473,9 +515,16 @@ status runtime::bind(unsigned index)
 status runtime::progress(vci &v)
 {
     status st = progress_one(v);
-    if (st == PGDDS_OK && PGDDS_UNLIKELY((++tls_progressed & 255) == 0))
-        for (auto &other : vcis_)
-            if (other.get() != &v && st == PGDDS_OK) st = progress_one(*other);
+    if (st == PGDDS_OK && PGDDS_UNLIKELY((++tls_progressed & 255) == 0)) {
+        for (auto &other : vcis_) {
+            if (other.get() == &v || st != PGDDS_OK) continue;
+            // A VCI whose owner is inside an operation, or whose lock another thread holds, is
+            // being attended: borrowing it would only wait for that thread.
+            if (threaded_ && (other->in_op.load(std::memory_order_relaxed) || !other->lock.try_lock())) continue;
+            if (threaded_) other->lock.unlock();
+            st = progress_one(*other);
+        }
+    }
     return st;
 }
 

@@ -192,6 +192,10 @@ class runtime {
     status connect_all();
     status access_error(const char *who, pgdds_gptr_t p, size_t n) const;
     vci &bind_slow(int requested);
+    // A thread bound to VCI `index` leaves it (rebinding, or exiting): a VCI left with one owner
+    // needs no lock again.
+    void unbind(unsigned index);
+    friend struct thread_bindings;
     void progress_thread_main();
 
     struct binding {

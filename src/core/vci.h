@@ -14,6 +14,7 @@
 #include <atomic>
 #include <deque>
 #include <mutex>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -34,6 +35,7 @@ struct alignas(cache_line) vci {
     std::atomic<int> in_op{0};         // the private owner is inside an operation
     std::atomic<int> borrowers{0};     // threads waiting for or holding `lock` as borrowers
     std::atomic<bool> locked_mode{false};  // shared by several threads: always lock
+    bool always_locked = false;        // locked whoever is bound (service VCI, progress thread)
     std::atomic<int> owners{0};        // threads bound to this VCI
     std::recursive_mutex lock;
     std::atomic<int> debug_users{0};   // ownership assertion (debug builds)
@@ -62,29 +64,44 @@ class vci_scope {
     vci_scope(vci &v, bool threaded, bool as_borrower) : v_(v)
     {
         if (!threaded) return;
-        if (!v.locked_mode.load(std::memory_order_relaxed)) {
-            if (!as_borrower) {
-                v.in_op.store(1, std::memory_order_relaxed);
-                std::atomic_signal_fence(std::memory_order_seq_cst);
-                if (PGDDS_LIKELY(v.borrowers.load(std::memory_order_relaxed) == 0)) {
-                    mode_ = owner;
+        for (;;) {
+            const bool was_locked = v.locked_mode.load(std::memory_order_relaxed);
+            if (!was_locked) {
+                if (!as_borrower) {
+                    v.in_op.store(1, std::memory_order_relaxed);
+                    std::atomic_signal_fence(std::memory_order_seq_cst);
+                    if (PGDDS_LIKELY(v.borrowers.load(std::memory_order_relaxed) == 0)) {
+                        mode_ = owner;
+                        debug_enter();
+                        return;
+                    }
+                    v.in_op.store(0, std::memory_order_release);
+                } else {
+                    v.borrowers.fetch_add(1, std::memory_order_seq_cst);
+                    asymmetric_barrier();
+                    v.lock.lock();
+                    // The owner finishes its operation; it may be descheduled meanwhile when
+                    // threads outnumber cores.
+                    for (unsigned spins = 0; v.in_op.load(std::memory_order_acquire); ++spins) {
+                        if (spins < 64) cpu_relax();
+                        else std::this_thread::yield();
+                    }
+                    mode_ = borrower;
                     debug_enter();
                     return;
                 }
-                v.in_op.store(0, std::memory_order_release);
-            } else {
-                v.borrowers.fetch_add(1, std::memory_order_seq_cst);
-                asymmetric_barrier();
-                v.lock.lock();
-                while (v.in_op.load(std::memory_order_acquire)) cpu_relax();
-                mode_ = borrower;
-                debug_enter();
-                return;
             }
+            v.lock.lock();
+            // Back to one owner while this thread waited for the lock (runtime::unbind switches
+            // under the lock): the lock no longer excludes that owner, so take the unlocked path.
+            if (was_locked && PGDDS_UNLIKELY(!v.locked_mode.load(std::memory_order_relaxed))) {
+                v.lock.unlock();
+                continue;
+            }
+            mode_ = locked;
+            debug_enter();
+            return;
         }
-        v.lock.lock();
-        mode_ = locked;
-        debug_enter();
     }
 
     ~vci_scope()
