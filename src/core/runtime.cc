@@ -480,11 +480,8 @@ vci &runtime::bind_slow(int requested)
         index = requested >= 0 ? unsigned(requested) : next_vci_.fetch_add(1) % num_vcis_;
         if (it != bound.end()) unbind(it->second);
         vci &v = *vcis_[index];
-        if (v.owners.fetch_add(1) >= 1 && threaded_ && !v.locked_mode) {
-            // A second owner: wait for the first to leave its operation, then share with a lock.
-            vci_scope borrow(v, true, true);
-            v.locked_mode = true;
-        }
+        v.owners.fetch_add(1);
+        update_mode(v);
         bound[id_] = index;
     }
     tls_binding = binding{id_, index};
@@ -493,11 +490,18 @@ vci &runtime::bind_slow(int requested)
 
 void runtime::unbind(unsigned index)
 {
-    vci &v = *vcis_[index];
-    if (v.owners.fetch_sub(1) == 2 && !v.always_locked) {
-        std::lock_guard<std::recursive_mutex> g(v.lock);
-        v.locked_mode = false;
-    }
+    vcis_[index]->owners.fetch_sub(1);
+    update_mode(*vcis_[index]);
+}
+
+// Every change of owners is followed by this, so the last one to run sees the final count.
+// Holding the VCI as a borrower excludes everyone: locked-mode users through the lock, an
+// unlocked owner by waiting until it leaves its operation.
+void runtime::update_mode(vci &v)
+{
+    if (!threaded_ || v.always_locked) return;
+    vci_scope hold(v, true, true);
+    v.locked_mode.store(v.owners.load() > 1, std::memory_order_release);
 }
 
 status runtime::bind(unsigned index)

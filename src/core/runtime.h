@@ -195,6 +195,8 @@ class runtime {
     // A thread bound to VCI `index` leaves it (rebinding, or exiting): a VCI left with one owner
     // needs no lock again.
     void unbind(unsigned index);
+    // Locked when several threads are bound to v, lock-free for one.
+    void update_mode(vci &v);
     friend struct thread_bindings;
     void progress_thread_main();
 

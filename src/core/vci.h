@@ -70,7 +70,10 @@ class vci_scope {
                 if (!as_borrower) {
                     v.in_op.store(1, std::memory_order_relaxed);
                     std::atomic_signal_fence(std::memory_order_seq_cst);
-                    if (PGDDS_LIKELY(v.borrowers.load(std::memory_order_relaxed) == 0)) {
+                    // No borrower, and still unlocked: a switch to locked mode happens while
+                    // its thread is a borrower, and it stores the mode before it leaves.
+                    if (PGDDS_LIKELY(v.borrowers.load(std::memory_order_relaxed) == 0 &&
+                                     !v.locked_mode.load(std::memory_order_acquire))) {
                         mode_ = owner;
                         debug_enter();
                         return;
