@@ -53,6 +53,8 @@ inline bool aop_valid(const pgdds_aop_t &op)
 // Gives fatal signals back their default disposition where a fabric library took them over
 // (fatal_signals.cc).
 void restore_fatal_signals();
+// After the transports are closed: also those handlers that live in libfabric.
+void release_fabric_signals();
 
 // Monotonic seconds.
 double now_seconds();

@@ -413,6 +413,7 @@ status runtime::finalize()
     if (net_) net_->close();
     if (shm_) shm_->close();
     if (seg_mmapped_) munmap(seg_base_, seg_size_);
+    release_fabric_signals();  // their handlers would walk the closed fabric's freed state
     status fst = boot_->finalize();
     if (st == PGDDS_OK) st = bst;
     if (st == PGDDS_OK) st = fst;
