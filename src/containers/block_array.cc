@@ -27,7 +27,7 @@ status block_array::create(runtime *rt, const char *who, size_t elem_size, uint6
     pgdds_gptr_t mine = PGDDS_GPTR_NULL;
     if (holds) st = alloc_zeroed(rt, who, a->block_ * elem_size, cache_line, mine);
     st = agree(rt, who, st);
-    if (st == PGDDS_OK) st = gather_parts(rt, who, mine, a->where_);
+    if (st == PGDDS_OK) st = gather_parts(rt, who, mine, a->block_ * elem_size, a->where_);
     if (st != PGDDS_OK) {
         if (mine != PGDDS_GPTR_NULL) rt->allocator().free(gptr::offset(mine));
         return st;

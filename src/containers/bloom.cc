@@ -67,7 +67,7 @@ status bloom_filter::create(runtime *rt, uint64_t expected_items, double rate, b
     st = b->part_blocks_ > (uint64_t(1) << 56) ? fail(PGDDS_ERR_NO_MEMORY, "%s: too many blocks", who)
                                                 : alloc_zeroed(rt, who, b->part_blocks_ * 8, cache_line, mine);
     st = agree(rt, who, st);
-    if (st == PGDDS_OK) st = gather_parts(rt, who, mine, b->where_);
+    if (st == PGDDS_OK) st = gather_parts(rt, who, mine, b->part_blocks_ * 8, b->where_);
     if (st != PGDDS_OK) {
         if (mine != PGDDS_GPTR_NULL) rt->allocator().free(gptr::offset(mine));
         return st;

@@ -1,5 +1,8 @@
 #include "common.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 namespace pgdds::containers {
 
 status check_promise(const char *who, unsigned concurrent, unsigned allowed)
@@ -53,14 +56,31 @@ status alloc_zeroed(runtime *rt, const char *who, uint64_t bytes, size_t alignme
     return PGDDS_OK;
 }
 
-status gather_parts(runtime *rt, const char *who, pgdds_gptr_t mine, parts &out)
+void map_ahead(runtime *rt, pgdds_gptr_t part, uint64_t bytes)
+{
+#ifdef MADV_POPULATE_WRITE
+    uint8_t *p = part != PGDDS_GPTR_NULL && gptr::rank(part) != rt->rank() ? rt->direct(part) : nullptr;
+    if (!p || bytes == 0) return;
+    static const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
+    uintptr_t first = uintptr_t(p) & ~(page - 1), end = uintptr_t(p) + bytes;
+    // A hint: a kernel without it (EINVAL) or short of memory leaves the faults where they were.
+    (void)madvise(reinterpret_cast<void *>(first), end - first, MADV_POPULATE_WRITE);
+#else
+    (void)rt, (void)part, (void)bytes;
+#endif
+}
+
+status gather_parts(runtime *rt, const char *who, pgdds_gptr_t mine, uint64_t bytes, parts &out)
 {
     std::vector<pgdds_gptr_t> all(size_t(rt->nranks()));
     status st = rt->allgather(who, &mine, all.data(), sizeof mine);
     if (st != PGDDS_OK) return st;
     out.local.assign(all.size(), nullptr);
     for (size_t r = 0; r < all.size(); ++r)
-        if (all[r] != PGDDS_GPTR_NULL) out.local[r] = rt->direct(all[r]);
+        if (all[r] != PGDDS_GPTR_NULL) {
+            out.local[r] = rt->direct(all[r]);
+            map_ahead(rt, all[r], bytes);
+        }
     out.global = std::move(all);
     return PGDDS_OK;
 }

@@ -381,8 +381,15 @@ struct parts {
     }
 };
 
-// Gathers every rank's part pointer (collective) and resolves the load/store addresses.
-status gather_parts(runtime *rt, const char *who, pgdds_gptr_t mine, parts &out);
+// Gathers every rank's part pointer (collective) and resolves the load/store addresses. Every
+// part is `bytes` long; see map_ahead.
+status gather_parts(runtime *rt, const char *who, pgdds_gptr_t mine, uint64_t bytes, parts &out);
+
+// Fills this process's page tables for `bytes` of another rank's memory reached by load/store
+// (no-op otherwise). The owner has already touched it (alloc_zeroed), so this only maps pages
+// that exist: it moves one minor fault per page out of the operations' first touches (each
+// costs as much as tens of remote writes) into the collective create.
+void map_ahead(runtime *rt, pgdds_gptr_t part, uint64_t bytes);
 
 // A lock taken only when several threads may call at once.
 class maybe_lock {

@@ -89,7 +89,7 @@ status hash_map::make_table(const char *who, uint64_t capacity, hash_table &t, p
                            (unsigned long long)t.part_capacity)
                     : alloc_zeroed(rt, who, t.part_capacity * bucket_bytes_, cache_line, mine);
     st = agree(rt, who, st);
-    if (st == PGDDS_OK) st = gather_parts(rt, who, mine, t.where);
+    if (st == PGDDS_OK) st = gather_parts(rt, who, mine, t.part_capacity * bucket_bytes_, t.where);
     if (st != PGDDS_OK && mine != PGDDS_GPTR_NULL) rt->allocator().free(gptr::offset(mine));
     return st;
 }

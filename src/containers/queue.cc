@@ -17,6 +17,7 @@ void queue::set_storage(int host, pgdds_gptr_t base, uint64_t capacity)
     base_ = base;
     capacity_ = capacity;
     local_ = rt->direct(base);
+    map_ahead(rt, base, queue_layout::bytes(kind_, elem_size_, capacity));
 }
 
 namespace {
@@ -75,7 +76,7 @@ status queue::create_per_rank(runtime *rt, const char *who, int kind, size_t ele
     if (st == PGDDS_OK) st = alloc_zeroed(rt, who, queue_layout::bytes(kind, elem_size, capacity), cache_line, mine);
     st = agree(rt, who, st);
     parts all;
-    if (st == PGDDS_OK) st = gather_parts(rt, who, mine, all);
+    if (st == PGDDS_OK) st = gather_parts(rt, who, mine, 0, all);  // set_storage maps ahead
     if (st != PGDDS_OK) {
         if (mine != PGDDS_GPTR_NULL) rt->allocator().free(gptr::offset(mine));
         return st;
