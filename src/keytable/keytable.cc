@@ -4,6 +4,7 @@
 
 #include "../transport/shm/shm.h"
 
+#define XXH_INLINE_ALL  // the key hashes are on every operation's path
 #include <xxhash.h>
 
 #include <algorithm>
@@ -80,11 +81,24 @@ struct visit_mark {
     const table *t = nullptr;
     uint64_t slot = 0;
 };
-thread_local visit_mark visiting;
+PGDDS_HOT_TLS thread_local visit_mark visiting;
 
-// Scratch space of a thread's reads: the record last read, the buckets after a home bucket.
-thread_local std::vector<uint8_t> record_buf;
+// Scratch space of a thread's reads: the record last read (at `record_at`), the buckets after
+// a home bucket. Records that fit take a plain per-thread array: a thread_local with a
+// destructor is reached through __tls_get_addr on every use, several times per get.
+constexpr size_t small_record_bytes = 512;
+alignas(64) PGDDS_HOT_TLS thread_local uint8_t small_record[small_record_bytes];
+PGDDS_HOT_TLS thread_local uint8_t *record_at = nullptr;
+thread_local std::vector<uint8_t> large_record;
 thread_local std::vector<bucket_words> run_buf;
+
+// Room for an n-byte record in the thread's scratch space; record_at points there.
+uint8_t *record_space(size_t n)
+{
+    if (n <= small_record_bytes) return record_at = small_record;
+    if (large_record.size() < n) large_record.resize(n);
+    return record_at = large_record.data();
+}
 
 }  // namespace
 
@@ -180,7 +194,8 @@ entry_cache::entry_cache(uint64_t lines) : lines_(new line[lines]), count_(lines
 
 entry_cache::line *entry_cache::line_for(int owner, uint64_t tag) const
 {
-    return &lines_[scale_to(mix64(tag ^ uint64_t(owner) * 0x9e3779b97f4a7c15ull), count_)];
+    // The tag's high bits are match bits, mixed already; the owner is spread over them.
+    return &lines_[scale_to(tag ^ uint64_t(owner) * 0x9e3779b97f4a7c15ull, count_)];
 }
 
 bool entry_cache::find(int owner, uint64_t tag, entry_ref &out) const
@@ -355,9 +370,10 @@ key_ref table::address(const void *key, size_t len) const
         hash = hash_(key, len, hash_arg_);
         fingerprint = uint32_t(XXH3_64bits(key, len));
     } else {
-        XXH128_hash_t h = XXH3_128bits(key, len);
-        hash = h.low64;
-        fingerprint = uint32_t(h.high64);
+        // Match bits come from mix64(hash) (address_of), the fingerprint from its raw high half:
+        // keys whose match bits agree still differ here, but for a hint any value would do.
+        hash = XXH3_64bits(key, len);
+        fingerprint = uint32_t(hash >> 32);
     }
     key_address a = address_of(hash, nranks_);
     return key_ref{static_cast<const uint8_t *>(key), len, a.owner, a.match_base,
@@ -399,11 +415,10 @@ status table::read_record_bytes(segment_access &a, const key_ref &k, uint64_t lo
                                 record_header &h)
 {
     const size_t value_at = record_value_offset(k.len);
-    if (record_buf.size() < value_at + max_value_size_) record_buf.resize(value_at + max_value_size_);
-    uint8_t *buf = record_buf.data();
+    uint8_t *buf = record_space(value_at + max_value_size_);
     size_t first = value_at + size_t(std::min<uint64_t>(value_guess, max_value_size_));
     // A record that would end past the segment is not key k's (a stale entry's): no match.
-    h = record_header{0, 0};
+    h = record_header{0, 0, 0};
     if (loc_offset(loc) + value_at + max_value_size_ > segment_size_[size_t(k.owner)]) return PGDDS_OK;
     status st = a.read(k.owner, loc_offset(loc), buf, first);
     if (st != PGDDS_OK) return st;
@@ -416,7 +431,7 @@ status table::read_record_bytes(segment_access &a, const key_ref &k, uint64_t lo
 bool table::holds_key(const key_ref &k, const record_header &h) const
 {
     return h.key_len == k.len && h.value_len <= max_value_size_ &&
-           memcmp(record_buf.data() + sizeof h, k.bytes, k.len) == 0;
+           memcmp(record_at + sizeof h, k.bytes, k.len) == 0;
 }
 
 status table::read_record(segment_access &a, const key_ref &k, uint64_t slot, uint64_t meta, uint64_t loc,
@@ -425,11 +440,16 @@ status table::read_record(segment_access &a, const key_ref &k, uint64_t slot, ui
     record_header h;
     status st = read_record_bytes(a, k, loc, value_guess, h);
     if (st != PGDDS_OK) return st;
+    out.value_len = h.value_len;
+    if (holds_key(k, h) && record_sealed(record_at)) {  // validated by its seal
+        out.matched = true;
+        out.meta_after = meta;
+        return PGDDS_OK;
+    }
     // Whatever the record said counts only if the entry did not change meanwhile.
     st = a.read_word(k.owner, meta_offset(k.owner, slot), out.meta_after);
     if (st != PGDDS_OK) return st;
     out.matched = out.meta_after == meta && holds_key(k, h);
-    out.value_len = h.value_len;
     return PGDDS_OK;
 }
 
@@ -500,8 +520,9 @@ status table::resolve(segment_access &a, const key_ref &k, bool want_value, cons
 status table::find(segment_access &a, const key_ref &k, bool want_value, const char *who, entry_ref &e,
                    outcome &result)
 {
-    // Another rank's key, resolved before: the record and the meta word, two reads. A new
-    // version with the same occupant (same gen, so the same record) only needs reading again.
+    // Another rank's key, resolved before: the record, one read when its seal validates it, and
+    // the meta word after it when not. A new version with the same occupant (same gen, so the
+    // same record) only needs reading again.
     const bool cacheable = cache_ && k.owner != rank_;
     if (cacheable && cache_->find(k.owner, k.cache_tag(), e)) {
         for (int tries = 0;; ++tries) {
@@ -509,8 +530,10 @@ status table::find(segment_access &a, const key_ref &k, bool want_value, const c
             status st = read_record(a, k, e.slot, e.meta, e.loc, want_value ? e.value_len : 0, rr);
             if (st != PGDDS_OK) return st;
             if (rr.matched) {
-                e.value_len = rr.value_len;
-                cache_->store(k.cache_tag(), e);
+                if (tries || rr.value_len != e.value_len) {  // what the cache knows has changed
+                    e.value_len = rr.value_len;
+                    cache_->store(k.cache_tag(), e);
+                }
                 result = outcome::found;
                 return PGDDS_OK;
             }
@@ -624,7 +647,7 @@ status table::get(const void *key, size_t key_len, void *value, size_t *value_le
             return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: the value has %llu bytes, the buffer %zu (*value_len now holds "
                         "the size needed)", who, (unsigned long long)e.value_len, capacity);
         }
-        if (e.value_len) memcpy(value, record_buf.data() + record_value_offset(key_len), size_t(e.value_len));
+        if (e.value_len) memcpy(value, record_at + record_value_offset(key_len), size_t(e.value_len));
         *value_len = size_t(e.value_len);
         return PGDDS_OK;
     });
@@ -654,15 +677,16 @@ status table::put(const void *key, size_t key_len, const void *value, size_t val
     const char *who = "pgdds_keytable_put";
     return with_entry_held(who, key, key_len, [&](runtime &, vci &, segment_access &a, const key_ref &k,
                                                   const entry_ref &e) {
-        // Nobody else writes the record, nor reads it without seeing the new version.
+        // Nobody else writes the record. The whole record goes in one write with its new seal:
+        // a reader that catches part of it sees a seal that does not match, and then meta.
         const uint64_t record = loc_offset(e.loc);
-        const record_header h{uint32_t(key_len), uint32_t(value_len)};
+        const size_t record_len = record_value_offset(key_len) + value_len;
+        uint8_t *image = record_space(record_len);
+        write_record(image, key, key_len, value, value_len, true);
         const uint64_t new_len = value_len, hint = make_hint(k.fingerprint, new_len);
         const uint64_t hint_at =
             index_offset_[size_t(k.owner)] + slot_offset_in_index(e.slot) + offsetof(slot_words, hint);
-        status st = PGDDS_OK;
-        if (value_len) st = a.write(k.owner, record + record_value_offset(key_len), value, value_len);
-        if (st == PGDDS_OK && new_len != e.value_len) st = a.write(k.owner, record, &h, sizeof h);
+        status st = a.write(k.owner, record, image, record_len);
         if (st == PGDDS_OK && new_len != e.value_len) st = a.write(k.owner, hint_at, &hint, sizeof hint);
         if (st == PGDDS_OK) st = a.commit();
         // Released with a new version even after a failed write: readers must not trust the old one.
@@ -691,7 +715,8 @@ status table::atomic_u64(const void *key, size_t key_len, size_t value_offset, p
             uint64_t word = loc_offset(e.loc) + record_value_offset(key_len) + value_offset;
             st = a.atomic(k.owner, word, amo_op(op), operand, 0, fetched ? &old : nullptr);
         }
-        // The version stays: only one word changed, atomically, so concurrent reads stand.
+        // The version stays: only one word changed, atomically, so concurrent reads stand. The
+        // seal no longer matches, so readers validate by meta until a put seals the record again.
         status rst = release_entry(a, e, e.meta);
         if (st == PGDDS_OK) st = rst;
         if (st == PGDDS_OK && fetched) *fetched = old;
@@ -754,6 +779,7 @@ status table::foreach_local(pgdds_keytable_visit_t visit, void *arg)
         visiting = visit_mark{this, s};
         int stop = visit(r + sizeof h, h.key_len, r + record_value_offset(h.key_len), h.value_len, arg);
         visiting = visit_mark{};
+        seal_record(r, true);  // the visitor may have changed the value
         // A new version: the visitor may have changed the value.
         st = release_entry(a, entry_ref{rank_, s, meta, 0, 0}, meta_next_version(meta));
         if (st != PGDDS_OK || stop) return st;

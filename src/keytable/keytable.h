@@ -3,12 +3,14 @@
 //
 // Protocols
 //   get     one-sided: read the key's home bucket (and the run after it when its extent says so),
-//           then the record a candidate slot names, then that slot's meta word again; the read
-//           counts only if meta did not change (a seqlock whose version grows with every change
-//           of the record or of the slot's occupant). Readers keep the slots they resolved in a
-//           cache (entry, meta, length) and skip the bucket read next time: record + meta, two
-//           reads, and a stale cache entry fails the same check.
-//   put     one-sided: lock the entry (compare-and-swap on meta), write the value and its length
+//           then the record a candidate slot names. A record whose seal matches its bytes is
+//           valid as read (match_table.h); otherwise that slot's meta word is read again and
+//           the read counts only if meta did not change (a seqlock whose version grows with
+//           every change of the record or of the slot's occupant). Readers keep the slots they
+//           resolved in a cache (entry, meta, length) and skip the bucket read next time: the
+//           record alone, one read (record + meta, two, when it is not sealed); a stale cache
+//           entry fails the same checks.
+//   put     one-sided: lock the entry (compare-and-swap on meta), write the record, sealed anew
 //           in place, flush, release with a new version.
 //   atomic  one-sided: lock the entry, check the offset against the current length, apply the
 //           atomic to the value word with the core's atomics, release (same version: the word
@@ -60,7 +62,7 @@ struct key_ref {
     uint32_t fingerprint;  // of the key's bytes, independent of the hash
 
     // What the readers' cache knows the key's entry by.
-    uint64_t cache_tag() const { return base ^ mix64(fingerprint); }
+    uint64_t cache_tag() const { return base ^ fingerprint; }
 };
 
 // An entry as a reader last validated it.

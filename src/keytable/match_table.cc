@@ -3,11 +3,46 @@
 
 #include <atomic>
 
+#define XXH_INLINE_ALL  // every validated read checks a seal
+#include <xxhash.h>
+
 namespace pgdds::keytable {
 
 namespace {
 void store_word(uint64_t &w, uint64_t v) { __atomic_store_n(&w, v, __ATOMIC_RELAXED); }
 }  // namespace
+
+uint64_t record_seal(const uint8_t *r)
+{
+    record_header h;
+    memcpy(&h, r, sizeof h);
+    uint64_t lengths = uint64_t(h.key_len) | uint64_t(h.value_len) << 32;
+    uint64_t seal = XXH3_64bits_withSeed(r + sizeof h, record_value_offset(h.key_len) - sizeof h + h.value_len, lengths);
+    return seal ? seal : 1;
+}
+
+bool record_sealed(const uint8_t *r)
+{
+    uint64_t seal;
+    memcpy(&seal, r + offsetof(record_header, seal), sizeof seal);
+    return seal && seal == record_seal(r);
+}
+
+void seal_record(uint8_t *r, bool sealed)
+{
+    store_word(*reinterpret_cast<uint64_t *>(r + offsetof(record_header, seal)), sealed ? record_seal(r) : 0);
+}
+
+void write_record(uint8_t *r, const void *key, size_t key_len, const void *value, size_t value_len, bool sealed)
+{
+    const size_t value_at = record_value_offset(key_len);
+    record_header h{uint32_t(key_len), uint32_t(value_len), 0};
+    memcpy(r, &h, sizeof h);
+    memcpy(r + sizeof h, key, key_len);
+    memset(r + sizeof h + key_len, 0, value_at - sizeof h - key_len);  // the seal covers the padding
+    if (value_len) memcpy(r + value_at, value, value_len);
+    if (sealed) seal_record(r, true);
+}
 
 match_table::match_table(uint8_t *segment, uint64_t index_offset, uint64_t nbuckets, uint64_t capacity,
                          size_t max_value_size, record_allocator &records)
@@ -23,11 +58,7 @@ status match_table::append_pending(const void *key, size_t key_len, uint32_t fin
     size_t value_at = record_value_offset(key_len);
     status st = records_.alloc(value_at + max_value_size_, offset);
     if (st != PGDDS_OK) return st;
-    uint8_t *r = record(offset);
-    record_header h{uint32_t(key_len), uint32_t(value_len)};
-    memcpy(r, &h, sizeof h);
-    memcpy(r + sizeof h, key, key_len);
-    if (value_len) memcpy(r + value_at, value, value_len);
+    write_record(record(offset), key, key_len, value, value_len, false);  // sealed once a slot names it
     out = pending_entry{offset, key_len, value_len, fingerprint};
     return PGDDS_OK;
 }
@@ -83,6 +114,7 @@ status match_table::activate(const pending_entry &p, uint64_t base, placement &o
             uint64_t meta = (meta_next_version(old) & ~(gen_mask << meta_gen_shift)) | gen << meta_gen_shift;
             meta |= meta_active;
             __atomic_store_n(&s.meta, meta, __ATOMIC_RELEASE);
+            seal_record(record(p.record), true);
             ++live_;
             out = placement{b * slots_per_bucket + j, meta, loc};
             return PGDDS_OK;
@@ -112,8 +144,10 @@ void match_table::reclaim(uint64_t slot_number)
     uint64_t meta = load_word(s.meta);
     uint64_t record_offset = loc_offset(load_word(s.loc));
     uint64_t home = home_bucket(match_base(load_word(s.match_bits)), nbuckets_);
-    // Out of the index first: from this store on, no reader accepts what it reads of the record,
-    // which may be written again as soon as it is freed.
+    // Unsealed, then out of the index: from the second store on, no reader accepts what it reads
+    // of the record, which may be written again as soon as it is freed.
+    seal_record(record(record_offset), false);
+    std::atomic_thread_fence(std::memory_order_release);
     __atomic_store_n(&s.meta, meta_next_version(meta) & ~meta_active, __ATOMIC_RELEASE);
     std::atomic_thread_fence(std::memory_order_release);
     records_.free(record_offset);

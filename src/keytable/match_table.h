@@ -17,8 +17,8 @@
 //               hint        a 32-bit fingerprint of the key | the value's length: hints that let
 //                           readers skip other keys' records and size their reads
 //   records one per entry, allocated from the segment when the entry is appended:
-//               key_len (u32) | value_len (u32) | key | padding to 8 | value (room for
-//               max_value_size bytes, so an update may change the size in place)
+//               key_len (u32) | value_len (u32) | seal (u64) | key | padding to 8 | value
+//               (room for max_value_size bytes, so an update may change the size in place)
 //
 // A key's *home* bucket is a function of its match bits without the alias, so every key that
 // shares them (a collision) is found from the same home, and the fingerprint in the slot spares
@@ -38,6 +38,15 @@
 //   - Only the owner changes a free slot or takes a slot out of use, under mutex(); a free slot
 //     is written with plain stores, since no compare-and-swap from another rank can succeed on
 //     it (they expect an active meta).
+//
+//   - A record's `seal` is a checksum of its lengths, key and value, or 0. A record read in one
+//     piece whose seal matches its bytes is the key's current record as it stood at some moment
+//     of the read (Pilaf's self-verifying objects, Mitchell et al., ATC'13): a reader with a
+//     cached entry reads the record alone, one read, without the meta word after it. Only a
+//     record that an active slot names carries a seal: it is sealed after the slot is
+//     published, re-sealed by every writer that replaces its bytes, and its seal is cleared
+//     before the slot is taken out of use (so a freed record never validates). A record without
+//     a valid seal (one an atomic changed, or one caught mid-change) is validated by meta.
 //
 // Inserts (§3.3): an entry is first *appended pending* — its record allocated and written, but
 // no slot names it, so no lookup can see it — then *activated*: placed in the index with an
@@ -111,10 +120,8 @@ constexpr size_t bucket_bytes = sizeof(bucket_words);
 // sequences stay short.
 constexpr uint64_t buckets_for(uint64_t capacity) { return (capacity + 3) / 4; }
 
-inline uint64_t home_bucket(uint64_t match_base, uint64_t nbuckets)
-{
-    return scale_to(mix64(match_base), nbuckets);
-}
+// The home bucket: from the high bits of the match bits, which address_of has mixed already.
+inline uint64_t home_bucket(uint64_t match_base, uint64_t nbuckets) { return scale_to(match_base, nbuckets); }
 
 // Byte offset of slot s (numbered bucket * 7 + position) from the start of the index.
 constexpr uint64_t slot_offset_in_index(uint64_t s)
@@ -189,8 +196,20 @@ void for_each_candidate(BucketAt bucket_at, uint64_t first, uint64_t count, uint
 struct record_header {
     uint32_t key_len;
     uint32_t value_len;
+    uint64_t seal;  // record_seal() of the record, or 0: not sealed
 };
+static_assert(sizeof(record_header) == 16, "a record header is two words");
 constexpr size_t record_value_offset(size_t key_len) { return (sizeof(record_header) + key_len + 7) & ~size_t(7); }
+
+// The seal of the record at r: a checksum of its lengths, key, padding and value (never 0).
+uint64_t record_seal(const uint8_t *r);
+// Whether the record at r (header, key, value, as long as the header says) is sealed and its
+// bytes are the ones the seal was made for.
+bool record_sealed(const uint8_t *r);
+// Seals the record at r, or clears its seal (`sealed` false).
+void seal_record(uint8_t *r, bool sealed);
+// Writes a whole record at r (room for record_value_offset(key_len) + value_len bytes).
+void write_record(uint8_t *r, const void *key, size_t key_len, const void *value, size_t value_len, bool sealed);
 
 // --- the owner's side ---------------------------------------------------------------------------
 class match_table {

@@ -291,3 +291,36 @@ TEST_CASE("capacity, and removal making room", "[keytable]")
     CHECK(p.allocator.live_blocks() == 0);
     CHECK(p.table.live() == 0);
 }
+
+TEST_CASE("records carry a seal only while a slot names them, and a seal covers every byte", "[keytable]")
+{
+    partition p(4, 8);
+    const uint64_t base = address_of(9, 1).match_base;
+    match_table::pending_entry pending;
+    REQUIRE(p.table.append_pending("key", 3, fingerprint("key"), "value", 5, pending) == PGDDS_OK);
+    uint8_t *r = p.table.record(pending.record);
+    CHECK_FALSE(record_sealed(r));  // pending: a stale reader that lands here must not accept it
+    match_table::placement where;
+    REQUIRE(p.table.activate(pending, base, where) == PGDDS_OK);
+    CHECK(record_sealed(r));
+    record_header h;
+    memcpy(&h, r, sizeof h);
+    CHECK(h.seal == record_seal(r));
+    // Any byte of the lengths, the key or the value changed: the seal no longer matches.
+    for (size_t at : {size_t(0), size_t(4), sizeof h, sizeof h + 2, record_value_offset(3), record_value_offset(3) + 4}) {
+        r[at] ^= 0x10;
+        CHECK_FALSE(record_sealed(r));
+        r[at] ^= 0x10;
+        CHECK(record_sealed(r));
+    }
+    // A value changed in place (as an atomic does) is sealed again by its holder.
+    r[record_value_offset(3)] = 'V';
+    CHECK_FALSE(record_sealed(r));
+    seal_record(r, true);
+    CHECK(record_sealed(r));
+    // Removal clears the seal before the record is freed.
+    p.remove(where.slot);
+    memcpy(&h, r, sizeof h);
+    CHECK(h.seal == 0);
+    CHECK_FALSE(record_sealed(r));
+}
