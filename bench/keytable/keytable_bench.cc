@@ -147,7 +147,8 @@ void run_size(uint64_t entries, pgdds_gptr_t *words)
         double local = best_time_per_op(opt.ops, [&](size_t i) { get(own[i % common]); });
         report(entries, "get_local_latency", local, "us");
         if (nranks > 1) {
-            // First access: bucket, record, meta; then the entry is remembered: record, meta.
+            // First access: bucket, record (+ meta when unsealed); then the entry is remembered:
+            // the record alone.
             double first = time_per_op(common, [&](size_t i) { get(right[i]); });
             double remembered = best_time_per_op(opt.ops, [&](size_t i) { get(right[i % common]); });
             uint64_t word;
