@@ -26,7 +26,7 @@ constexpr uint32_t lock_flip = state::ready ^ state::reserved;
 constexpr uint32_t erase_flip = state::reserved ^ state::tombstone;
 
 // Groups of keys hashed and prefetched together by the batched operations.
-constexpr size_t batch_group = 16;
+constexpr size_t batch_group = 32;
 
 }  // namespace
 
