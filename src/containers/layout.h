@@ -3,6 +3,8 @@
 // masks, queue element checksums, block distribution of arrays.
 #pragma once
 
+#include "../core/common.h"
+
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
@@ -35,31 +37,6 @@ inline uint64_t scale(uint64_t h, uint64_t n) { return uint64_t((unsigned __int1
 
 inline uint64_t round_up(uint64_t x, uint64_t to) { return (x + to - 1) / to * to; }
 
-// Byte copies and comparisons of keys and values: the common word sizes inline as single loads
-// and stores instead of calls into the C library.
-inline void copy_bytes(void *dst, const void *src, size_t n)
-{
-    if (n == 8) std::memcpy(dst, src, 8);
-    else if (n == 4) std::memcpy(dst, src, 4);
-    else if (n == 16) std::memcpy(dst, src, 16);
-    else std::memcpy(dst, src, n);
-}
-inline bool same_bytes(const void *a, const void *b, size_t n)
-{
-    if (n == 8) {
-        uint64_t x, y;
-        std::memcpy(&x, a, 8);
-        std::memcpy(&y, b, 8);
-        return x == y;
-    }
-    if (n == 4) {
-        uint32_t x, y;
-        std::memcpy(&x, a, 4);
-        std::memcpy(&y, b, 4);
-        return x == y;
-    }
-    return std::memcmp(a, b, n) == 0;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Hash map

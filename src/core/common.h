@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace pgdds {
 
@@ -63,5 +64,37 @@ double now_seconds();
 // a stale one is recognised by its dead magic instead of being a use-after-free; the cells stay
 // referenced here, so they are not leaks.
 void retire_handle(void *cell);
+
+// Byte copies and comparisons of keys and values: the common word sizes inline as single loads
+// and stores instead of calls into the C library.
+inline void copy_bytes(void *dst, const void *src, size_t n)
+{
+    if (n == 8) std::memcpy(dst, src, 8);
+    else if (n == 4) std::memcpy(dst, src, 4);
+    else if (n == 16) std::memcpy(dst, src, 16);
+    else std::memcpy(dst, src, n);
+}
+inline bool same_bytes(const void *a, const void *b, size_t n)
+{
+    if (n == 8) {
+        uint64_t x, y;
+        std::memcpy(&x, a, 8);
+        std::memcpy(&y, b, 8);
+        return x == y;
+    }
+    if (n == 4) {
+        uint32_t x, y;
+        std::memcpy(&x, a, 4);
+        std::memcpy(&y, b, 4);
+        return x == y;
+    }
+    if (n == 16) {
+        uint64_t x[2], y[2];
+        std::memcpy(x, a, 16);
+        std::memcpy(y, b, 16);
+        return ((x[0] ^ y[0]) | (x[1] ^ y[1])) == 0;
+    }
+    return std::memcmp(a, b, n) == 0;
+}
 
 }  // namespace pgdds

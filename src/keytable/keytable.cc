@@ -431,7 +431,7 @@ status table::read_record_bytes(segment_access &a, const key_ref &k, uint64_t lo
 bool table::holds_key(const key_ref &k, const record_header &h) const
 {
     return h.key_len == k.len && h.value_len <= max_value_size_ &&
-           memcmp(record_at + sizeof h, k.bytes, k.len) == 0;
+           same_bytes(record_at + sizeof h, k.bytes, k.len);
 }
 
 status table::read_record(segment_access &a, const key_ref &k, uint64_t slot, uint64_t meta, uint64_t loc,
@@ -647,7 +647,7 @@ status table::get(const void *key, size_t key_len, void *value, size_t *value_le
             return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: the value has %llu bytes, the buffer %zu (*value_len now holds "
                         "the size needed)", who, (unsigned long long)e.value_len, capacity);
         }
-        if (e.value_len) memcpy(value, record_at + record_value_offset(key_len), size_t(e.value_len));
+        if (e.value_len) copy_bytes(value, record_at + record_value_offset(key_len), size_t(e.value_len));
         *value_len = size_t(e.value_len);
         return PGDDS_OK;
     });
