@@ -15,10 +15,6 @@ constexpr size_t cache_line = 64;
 
 #define PGDDS_LIKELY(x) __builtin_expect(!!(x), 1)
 #define PGDDS_UNLIKELY(x) __builtin_expect(!!(x), 0)
-// For the few small thread-locals every operation reads: the initial-exec model makes each
-// access one %fs-relative load instead of a __tls_get_addr call. They fit easily in the static
-// TLS surplus glibc keeps for libraries loaded with dlopen.
-#define PGDDS_HOT_TLS __attribute__((tls_model("initial-exec")))
 
 // Records `st` with a printf-style explanation as the calling thread's last error and returns
 // `st`, so failure paths read `return fail(PGDDS_ERR_..., "pgdds_put: ...", ...)`.

@@ -5,36 +5,55 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <memory>
+#include <new>
 
 namespace pgdds {
 namespace {
-thread_local char last_error[512];
+constexpr size_t message_bytes = 512;
+// On the heap, allocated at a thread's first failure: the library's thread-locals must stay a
+// few words (meson.build says why).
+thread_local std::unique_ptr<char[]> last_error;
+
+// The calling thread's message buffer, or nullptr when even that cannot be allocated.
+char *message_buffer()
+{
+    if (!last_error) last_error.reset(new (std::nothrow) char[message_bytes]());
+    return last_error.get();
 }
+}  // namespace
 
 status fail(status st, const char *fmt, ...)
 {
+    char *m = message_buffer();
+    if (!m) return st;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    vsnprintf(m, message_bytes, fmt, ap);
     va_end(ap);
     return st;
 }
 
 status fail_prefix(status st, const char *who)
 {
+    char *m = message_buffer();
+    if (!m) return st;
     // Truncating is intended: the message stays one bounded line.
-    char tmp[sizeof last_error];
+    char tmp[message_bytes];
     size_t n = strnlen(who, 128);
     memcpy(tmp, who, n);
     memcpy(tmp + n, ": ", 2);
-    size_t rest = strnlen(last_error, sizeof tmp - n - 3);
-    memcpy(tmp + n + 2, last_error, rest);
+    size_t rest = strnlen(m, sizeof tmp - n - 3);
+    memcpy(tmp + n + 2, m, rest);
     tmp[n + 2 + rest] = '\0';
-    memcpy(last_error, tmp, sizeof tmp);
+    memcpy(m, tmp, sizeof tmp);
     return st;
 }
 
-void clear_error() { last_error[0] = '\0'; }
+void clear_error()
+{
+    if (char *m = last_error.get()) m[0] = '\0';
+}
 
 double now_seconds()
 {
@@ -69,6 +88,10 @@ PGDDS_API const char *pgdds_strerror(pgdds_status_t status)
     }
 }
 
-PGDDS_API const char *pgdds_last_error(void) { return pgdds::last_error; }
+PGDDS_API const char *pgdds_last_error(void)
+{
+    const char *m = pgdds::last_error.get();
+    return m ? m : "";
+}
 
 }  // extern "C"

@@ -12,10 +12,10 @@
 
 namespace pgdds {
 
-PGDDS_HOT_TLS thread_local runtime::binding runtime::tls_binding;
-PGDDS_HOT_TLS thread_local unsigned runtime::tls_issued;
-PGDDS_HOT_TLS thread_local unsigned runtime::tls_progressed;
-PGDDS_HOT_TLS thread_local bool runtime::tls_library_thread;
+thread_local runtime::binding runtime::tls_binding;
+thread_local unsigned runtime::tls_issued;
+thread_local unsigned runtime::tls_progressed;
+thread_local bool runtime::tls_library_thread;
 std::atomic<uint64_t> runtime::next_id{1};
 
 namespace {
@@ -45,7 +45,7 @@ struct thread_bindings {
 thread_local thread_bindings tls_bindings;
 
 namespace {
-PGDDS_HOT_TLS thread_local bool tls_in_handler = false;
+thread_local bool tls_in_handler = false;
 
 size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 

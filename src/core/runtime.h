@@ -204,10 +204,10 @@ class runtime {
         uint64_t rt_id = 0;
         unsigned vci = 0;
     };
-    PGDDS_HOT_TLS static thread_local binding tls_binding;
-    PGDDS_HOT_TLS static thread_local unsigned tls_issued;       // operations issued, for periodic progress
-    PGDDS_HOT_TLS static thread_local unsigned tls_progressed;   // progress calls, for periodic sweeps
-    PGDDS_HOT_TLS static thread_local bool tls_library_thread;   // the progress thread
+    static thread_local binding tls_binding;
+    static thread_local unsigned tls_issued;       // operations issued, for periodic progress
+    static thread_local unsigned tls_progressed;   // progress calls, for periodic sweeps
+    static thread_local bool tls_library_thread;   // the progress thread
     status progress_one(vci &v);
     static std::atomic<uint64_t> next_id;
 

@@ -81,23 +81,21 @@ struct visit_mark {
     const table *t = nullptr;
     uint64_t slot = 0;
 };
-PGDDS_HOT_TLS thread_local visit_mark visiting;
+thread_local visit_mark visiting;
 
 // Scratch space of a thread's reads: the record last read (at `record_at`), the buckets after
-// a home bucket. Records that fit take a plain per-thread array: a thread_local with a
-// destructor is reached through __tls_get_addr on every use, several times per get.
-constexpr size_t small_record_bytes = 512;
-alignas(64) PGDDS_HOT_TLS thread_local uint8_t small_record[small_record_bytes];
-PGDDS_HOT_TLS thread_local uint8_t *record_at = nullptr;
-thread_local std::vector<uint8_t> large_record;
+// a home bucket. A thread_local with a destructor goes through its init wrapper on every use:
+// record_space() finds the buffer once per read, the rest of the read uses record_at.
+thread_local uint8_t *record_at = nullptr;
+thread_local std::vector<uint8_t> record_scratch;
 thread_local std::vector<bucket_words> run_buf;
 
 // Room for an n-byte record in the thread's scratch space; record_at points there.
 uint8_t *record_space(size_t n)
 {
-    if (n <= small_record_bytes) return record_at = small_record;
-    if (large_record.size() < n) large_record.resize(n);
-    return record_at = large_record.data();
+    std::vector<uint8_t> &buf = record_scratch;
+    if (buf.size() < n) buf.resize(n);
+    return record_at = buf.data();
 }
 
 }  // namespace

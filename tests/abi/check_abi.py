@@ -7,6 +7,9 @@
   check_abi.py header INCDIR LANG COMPILER... -- FLAGS...
                                     a file that includes only <pgdds/pgdds.h> compiles with
                                     COMPILER FLAGS (LANG: c or c++)
+  check_abi.py dlopen LIB           LIB's thread-locals take at most 256 bytes, and LIB loads with
+                                    dlopen() into a running process (as Python's ctypes, plugin
+                                    hosts and language bindings load it) and answers a call
 """
 import os
 import re
@@ -68,6 +71,32 @@ def header(incdir, lang, rest):
     return result.returncode
 
 
+def dlopen(lib, max_tls=256):
+    import ctypes
+    # The library's thread-locals are initial-exec, so its whole TLS block goes into the static
+    # TLS area, whose spare room for libraries loaded late is a few hundred bytes shared by all of
+    # them: past that, dlopen fails with "cannot allocate memory in static TLS block".
+    out = subprocess.run([os.environ.get("READELF", "readelf"), "-lW", lib], check=True, capture_output=True,
+                         text=True).stdout
+    tls = [int(line.split()[5], 16) for line in out.splitlines() if line.split()[:1] == ["TLS"]]
+    tls_bytes = tls[0] if tls else 0
+    print(f"{lib}: {tls_bytes} bytes of thread-locals (at most {max_tls})")
+    if tls_bytes > int(max_tls):
+        print(f"{lib}: too many thread-local bytes for a library that may be loaded with dlopen; put large "
+              "per-thread buffers on the heap")
+        return 1
+    try:
+        handle = ctypes.CDLL(os.path.abspath(lib), mode=os.RTLD_NOW | os.RTLD_LOCAL)
+    except OSError as e:
+        print(f"{lib}: dlopen failed: {e}")
+        return 1
+    handle.pgdds_strerror.restype = ctypes.c_char_p
+    handle.pgdds_strerror.argtypes = [ctypes.c_int]
+    text = handle.pgdds_strerror(0)
+    print(f"{lib}: loaded with dlopen; pgdds_strerror(PGDDS_OK) = {text!r}")
+    return 0 if text else 1
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__, file=sys.stderr)
@@ -77,6 +106,8 @@ def main():
         return exports(*args)
     if what == "soname":
         return soname(*args)
+    if what == "dlopen":
+        return dlopen(*args)
     if what == "header":
         return header(args[0], args[1], args[2:])
     print(__doc__, file=sys.stderr)

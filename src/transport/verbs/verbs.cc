@@ -325,7 +325,6 @@ status transport_verbs::create_vci(unsigned index)
 
 status transport_verbs::create_qp(vci_state &v, int peer)
 {
-    static thread_local std::mt19937 psn_source{std::random_device{}()};
     // The inline size is settled on the first QP, the largest of these the provider accepts;
     // every later QP asks for the same.
     static const int inline_tries[] = {256, 64, 0};
@@ -358,7 +357,7 @@ status transport_verbs::create_qp(vci_state &v, int peer)
     if (rc != 0)
         return fail(PGDDS_ERR_TRANSPORT, "verbs: cannot bring the QP of VCI %u for rank %d to INIT: %s", v.index, peer,
                     strerror(rc));
-    q.psn = psn_source() & 0xffffff;
+    q.psn = std::random_device{}() & 0xffffff;  // QPs are made at start-up only
     q.sq = verbs::send_queue(plan_.sq_depth, plan_.signal_interval);
     q.actions.assign(plan_.sq_depth, wr_action{});
     return PGDDS_OK;
