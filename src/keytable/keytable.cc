@@ -777,8 +777,8 @@ status table::foreach_local(pgdds_keytable_visit_t visit, void *arg)
         visiting = visit_mark{this, s};
         int stop = visit(r + sizeof h, h.key_len, r + record_value_offset(h.key_len), h.value_len, arg);
         visiting = visit_mark{};
-        seal_record(r, true);  // the visitor may have changed the value
-        // A new version: the visitor may have changed the value.
+        // The visitor may have changed the value: sealed again, and a new version.
+        seal_record(r, true);
         st = release_entry(a, entry_ref{rank_, s, meta, 0, 0}, meta_next_version(meta));
         if (st != PGDDS_OK || stop) return st;
     }
