@@ -73,6 +73,64 @@ static int selected(const char *name)
     return 0;
 }
 
+/* --- the BCL cost formulas ------------------------------------------------------------------
+ * Over a network an operation should cost no more than the remote operations of its protocol
+ * (BCL paper §5, thesis Tables 5.2 and 6.1): A an atomic, R a read, W a write made visible (put
+ * and flush). They are measured first, in this run and with the containers' pattern (every rank
+ * at once, a random rank, a random bucket-sized place in a region the size of a hash map part),
+ * and every measurement below that has a formula is also reported as its cost in that formula. */
+struct formula {
+    const char *prefix; /* the measurements it applies to */
+    int a, r, w;
+};
+static const struct formula formulas[] = {
+    {"hashmap_insert_atomic", 2, 0, 1},      {"hashmap_insert_many_atomic", 2, 0, 1},
+    {"hashmap_insert_cp_insert", 1, 0, 1},   {"hashmap_insert_many_cp_insert", 1, 0, 1},
+    {"hashmap_find_atomic", 2, 1, 0},        {"hashmap_find_many_atomic", 2, 1, 0},
+    {"hashmap_find_cp_find", 0, 1, 0},       {"hashmap_find_many_cp_find", 0, 1, 0},
+    {"queue_fast_push", 1, 0, 1},            {"queue_fast_pop", 1, 1, 0},
+    {"queue_circular_push", 2, 0, 1},        {"queue_circular_pop", 2, 1, 0},
+    {"queue_checksum_push", 1, 0, 2},        {"queue_checksum_pop", 2, 2, 0}, /* elements + checksums */
+    {"bloom_insert", 1, 0, 0},               {"bloom_contains", 0, 1, 0},
+};
+static double cost_a, cost_r, cost_w; /* seconds per operation and thread; 0: not measured */
+
+static const struct formula *formula_of(const char *bench)
+{
+    for (size_t i = 0; i < sizeof formulas / sizeof formulas[0]; ++i)
+        if (strncmp(bench, formulas[i].prefix, strlen(formulas[i].prefix)) == 0) return &formulas[i];
+    return NULL;
+}
+
+static void print_record(const char *bench, uint64_t size, const char *metric, double value, const char *unit)
+{
+    printf("{\"bench\":\"%s\",\"transport\":\"%s\",\"ranks\":%d,\"threads\":%d,\"size\":%llu,"
+           "\"metric\":\"%s\",\"value\":%.6g,\"unit\":\"%s\"}\n",
+           bench, pgdds_transport_name(ctx), nranks, opt.threads, (unsigned long long)size, metric, value, unit);
+}
+
+/* One operation's cost in its formula: its time per operation and thread over the formula's. */
+static void report_cost(const char *bench, uint64_t size, double seconds_per_op)
+{
+    const struct formula *f = formula_of(bench);
+    if (!f || cost_a == 0) return;
+    double cost = f->a * cost_a + f->r * cost_r + f->w * cost_w, ratio = seconds_per_op / cost;
+    if (opt.json) {
+        print_record(bench, size, "cost_in_formula", ratio, "x");
+        return;
+    }
+    char text[32] = "";
+    const char *terms[3] = {"A", "R", "W"};
+    int counts[3] = {f->a, f->r, f->w};
+    for (int i = 0; i < 3; ++i) {
+        if (!counts[i]) continue;
+        size_t at = strlen(text);
+        snprintf(text + at, sizeof text - at, "%s%.0d%s", at ? "+" : "", counts[i] > 1 ? counts[i] : 0, terms[i]);
+    }
+    printf("%-34s %-6s %.3f us per operation = %.2f x its formula %s (%.3f us)\n", bench, pgdds_transport_name(ctx),
+           seconds_per_op * 1e6, ratio, text, cost * 1e6);
+}
+
 static void report(const char *bench, uint64_t size, uint64_t my_ops, double my_seconds)
 {
     uint64_t ops = 0;
@@ -82,18 +140,14 @@ static void report(const char *bench, uint64_t size, uint64_t my_ops, double my_
     if (me != 0) return;
     double aggregate = seconds > 0 ? (double)ops / seconds : 0, per_rank = aggregate / nranks;
     if (opt.json) {
-        const char *metrics[2] = {"aggregate_rate", "per_rank_rate"};
-        double values[2] = {aggregate, per_rank};
-        for (int i = 0; i < 2; ++i)
-            printf("{\"bench\":\"%s\",\"transport\":\"%s\",\"ranks\":%d,\"threads\":%d,\"size\":%llu,"
-                   "\"metric\":\"%s\",\"value\":%.6g,\"unit\":\"ops/s\"}\n",
-                   bench, pgdds_transport_name(ctx), nranks, opt.threads, (unsigned long long)size, metrics[i],
-                   values[i]);
+        print_record(bench, size, "aggregate_rate", aggregate, "ops/s");
+        print_record(bench, size, "per_rank_rate", per_rank, "ops/s");
     } else {
         printf("%-34s %-6s ranks %-3d threads %-2d size %-9llu %8.2f Mops/s per rank %8.2f Mops/s aggregate\n", bench,
                pgdds_transport_name(ctx), nranks, opt.threads, (unsigned long long)size, per_rank / 1e6,
                aggregate / 1e6);
     }
+    if (per_rank > 0) report_cost(bench, size, opt.threads / per_rank);
     fflush(stdout);
 }
 
@@ -131,6 +185,61 @@ static double timed(body_fn body, void *arg, uint64_t total)
     double seconds = now() - t0;
     check(pgdds_barrier(ctx), "pgdds_barrier");
     return seconds;
+}
+
+/* --- the remote operations of the formulas ------------------------------------------------- */
+enum { BUCKET_BYTES = 24 }; /* a hash map bucket of 8-byte keys and values: state word, key, value */
+struct primitive_run {
+    int kind; /* 0: A, a 32-bit compare-and-swap; 1: R, a bucket read; 2: W, a key+value put and flush */
+    const pgdds_gptr_t *regions;
+    uint64_t buckets; /* per rank */
+};
+
+static void primitive_body(void *p, int thread, uint64_t first, uint64_t count)
+{
+    const struct primitive_run *r = p;
+    uint64_t buf[BUCKET_BYTES / 8] = {0};
+    for (uint64_t i = first; i < first + count; ++i) {
+        uint64_t x = mix(i ^ ((uint64_t)me << 40) ^ ((uint64_t)thread << 32) ^ ((uint64_t)r->kind << 56));
+        pgdds_gptr_t b = pgdds_gptr_add(r->regions[x % (uint64_t)nranks], (int64_t)(mix(x) % r->buckets * BUCKET_BYTES));
+        if (r->kind == 0) {
+            uint32_t old;
+            check(pgdds_atomic_cswap_u32(ctx, b, 1, 2, &old), "pgdds_atomic_cswap_u32");
+        } else if (r->kind == 1) {
+            check(pgdds_get(ctx, buf, b, BUCKET_BYTES), "pgdds_get");
+        } else {
+            check(pgdds_put(ctx, pgdds_gptr_add(b, 8), buf, 16), "pgdds_put");
+            check(pgdds_flush(ctx), "pgdds_flush");
+        }
+    }
+}
+
+static void measure_primitives(void)
+{
+    int wanted = selected("primitive");
+    for (size_t i = 0; i < sizeof formulas / sizeof formulas[0]; ++i) wanted |= selected(formulas[i].prefix);
+    if (!wanted) return;
+    uint64_t buckets = opt.capacity / (uint64_t)nranks, ops = opt.keys < 100000 ? opt.keys : 100000;
+    if (buckets > ((uint64_t)64 << 20) / BUCKET_BYTES) buckets = ((uint64_t)64 << 20) / BUCKET_BYTES;
+    pgdds_gptr_t mine, *regions = malloc(sizeof *regions * (size_t)nranks);
+    check(pgdds_alloc(ctx, buckets * BUCKET_BYTES, 64, &mine), "pgdds_alloc");
+    memset(pgdds_gptr_to_local(ctx, mine), 0, buckets * BUCKET_BYTES);
+    check(pgdds_allgather(ctx, &mine, regions, sizeof mine), "pgdds_allgather");
+    const char *names[3] = {"primitive_atomic_cas32", "primitive_read_bucket", "primitive_write_flush"};
+    double *costs[3] = {&cost_a, &cost_r, &cost_w};
+    for (int kind = 0; kind < 3; ++kind) {
+        struct primitive_run r = {kind, regions, buckets};
+        double s = timed(primitive_body, &r, ops), slowest;
+        check(pgdds_allreduce(ctx, &s, &slowest, 1, PGDDS_DOUBLE, PGDDS_OP_MAX), "pgdds_allreduce");
+        *costs[kind] = slowest * opt.threads / (double)ops;
+        if (me != 0) continue;
+        if (opt.json) print_record(names[kind], BUCKET_BYTES, "latency", *costs[kind] * 1e6, "us");
+        else printf("%-34s %-6s %.3f us per operation and thread (%c in the formulas)\n", names[kind],
+                    pgdds_transport_name(ctx), *costs[kind] * 1e6, "ARW"[kind]);
+    }
+    check(pgdds_barrier(ctx), "pgdds_barrier");
+    check(pgdds_free(ctx, mine), "pgdds_free");
+    free(regions);
 }
 
 /* --- hash map ------------------------------------------------------------------------------ */
@@ -349,7 +458,8 @@ static void usage(void)
     fprintf(stderr,
             "usage: pgdds-bench-containers [options]\n"
             "  --json              one JSON object per measurement\n"
-            "  --bench LIST        comma-separated name prefixes (hashmap, hashmap_find, queue_fast, bloom, ...)\n"
+            "  --bench LIST        comma-separated name prefixes (hashmap, hashmap_find, queue_fast, bloom,\n"
+            "                      primitive, ...)\n"
             "  --keys N            hash map keys inserted per rank (default 1000000)\n"
             "  --capacity N        hash map buckets in total (default 2 x all keys: half full)\n"
             "  --ops N             queue and Bloom operations per rank (default --keys)\n"
@@ -386,6 +496,7 @@ int main(int argc, char **argv)
     if (opt.ops == 0) opt.ops = opt.keys;
     if (opt.message > opt.keys) opt.message = opt.keys;
 
+    measure_primitives();
     bench_map_insert("hashmap_insert_atomic", 0, 0, 0);
     bench_map_insert("hashmap_insert_cp_insert", PGDDS_CP_INSERT, 0, 0);
     bench_map_insert("hashmap_insert_many_atomic", 0, 1, 0);

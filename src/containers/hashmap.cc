@@ -28,6 +28,10 @@ constexpr uint32_t erase_flip = state::reserved ^ state::tombstone;
 // Groups of keys hashed and prefetched together by the batched operations.
 constexpr size_t batch_group = 32;
 
+// The bytes a CP_FIND read takes at once (at least one bucket): five buckets of 8-byte keys and
+// values.
+constexpr uint64_t find_window_bytes = 128;
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -276,23 +280,23 @@ status hash_map::find_with(Mem &m, const char *who, const uint8_t *key, uint8_t 
                            bool atomic) const
 {
     const hash_table &t = table_;
-    scratch_buffer scratch(bucket_bytes_);
+    if (!atomic) {
+        scratch_buffer scratch(find_window(t, 0, t.probe_limit) * bucket_bytes_);
+        for (uint64_t i = 0; i < t.probe_limit;) {
+            const uint64_t slot = probe_slot(p.home, i, t.part_capacity), k = find_window(t, slot, t.probe_limit - i);
+            const uint8_t *window = m.view(bucket<Mem>(t, p.owner, slot), k * bucket_bytes_, scratch.data());
+            if (m.failed()) return m.result();
+            scan_outcome o = scan_window(window, k, key, p, value);
+            if (o != scan_outcome::undecided) return o == scan_outcome::found ? PGDDS_OK : PGDDS_ERR_NOT_FOUND;
+            i += k;
+        }
+        return PGDDS_ERR_NOT_FOUND;
+    }
+    scratch_buffer scratch(key_size_ + value_size_);
     spinner spin(rt);
-    unsigned reader_choice = atomic ? first_reader_bit(rt->rank()) : 0;
+    unsigned reader_choice = first_reader_bit(rt->rank());
     for (uint64_t i = 0; i < t.probe_limit; ++i) {
         auto b = bucket<Mem>(t, p.owner, probe_slot(p.home, i, t.part_capacity));
-        if (!atomic) {
-            const uint8_t *bk = m.view(b, bucket_bytes_, scratch.data());
-            if (m.failed()) return m.result();
-            uint32_t w = state_of(bk);
-            if (state::status(w) == state::free) return PGDDS_ERR_NOT_FOUND;
-            if (state::status(w) == state::ready && state::fingerprint(w) == p.fingerprint &&
-                same_bytes(bk + bucket_key_offset, key, key_size_)) {
-                copy_bytes(value, bk + bucket_key_offset + key_size_, value_size_);
-                return PGDDS_OK;
-            }
-            continue;
-        }
         for (;;) {  // until this bucket is decided
             uint32_t bit = reader_bit(reader_choice);
             uint32_t w = m.fetch_or32(b, bit);
@@ -318,6 +322,27 @@ status hash_map::find_with(Mem &m, const char *who, const uint8_t *key, uint8_t 
         }
     }
     return PGDDS_ERR_NOT_FOUND;
+}
+
+uint64_t hash_map::find_window(const hash_table &t, uint64_t slot, uint64_t probes_left) const
+{
+    return std::min({std::max<uint64_t>(1, find_window_bytes / bucket_bytes_), t.part_capacity - slot, probes_left});
+}
+
+hash_map::scan_outcome hash_map::scan_window(const uint8_t *buckets, uint64_t count, const uint8_t *key,
+                                             const key_place &p, uint8_t *value) const
+{
+    for (uint64_t i = 0; i < count; ++i) {
+        const uint8_t *bk = buckets + i * bucket_bytes_;
+        uint32_t w = state_of(bk);
+        if (state::status(w) == state::free) return scan_outcome::absent;
+        if (state::status(w) == state::ready && state::fingerprint(w) == p.fingerprint &&
+            same_bytes(bk + bucket_key_offset, key, key_size_)) {
+            copy_bytes(value, bk + bucket_key_offset + key_size_, value_size_);
+            return scan_outcome::found;
+        }
+    }
+    return scan_outcome::undecided;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -355,20 +380,24 @@ status hash_map::find_group(Mem &m, const char *who, size_t n, const uint8_t *ke
         places[j] = place(table_, keys + j * key_size_);
         prefetch(m, table_, places[j]);
     }
-    // A CP_FIND group decides every key whose home bucket is its own or free straight from that
-    // bucket (over the network: all home buckets read together, one flush); the others probe one
-    // by one below.
+    // A CP_FIND group decides every key found in, or missing from, the first window of its probe
+    // sequence straight from that window (over the network: all windows read together, one
+    // flush); the others probe on one by one below.
     bool decided[batch_group] = {};
     if (!atomic) {
-        const uint8_t *home[batch_group];
-        scratch_buffer copies(Mem::load_store ? 0 : n * bucket_bytes_);
+        const uint8_t *windows[batch_group];
+        uint64_t sizes[batch_group];
+        const uint64_t most = find_window(table_, 0, table_.probe_limit);
+        scratch_buffer copies(Mem::load_store ? 0 : n * most * bucket_bytes_);
         for (size_t j = 0; j < n; ++j) {
             auto b = bucket<Mem>(table_, places[j].owner, places[j].home);
+            sizes[j] = find_window(table_, places[j].home, table_.probe_limit);
             if constexpr (Mem::load_store) {
-                home[j] = b;
+                windows[j] = b;
             } else {
-                home[j] = copies.data() + j * bucket_bytes_;
-                m.get_nbi(copies.data() + j * bucket_bytes_, b, bucket_bytes_);
+                uint8_t *copy = copies.data() + j * most * bucket_bytes_;
+                windows[j] = copy;
+                m.get_nbi(copy, b, sizes[j] * bucket_bytes_);
             }
         }
         if constexpr (!Mem::load_store) {
@@ -376,17 +405,9 @@ status hash_map::find_group(Mem &m, const char *who, size_t n, const uint8_t *ke
             if (m.failed()) return m.result();
         }
         for (size_t j = 0; j < n; ++j) {
-            const uint8_t *bk = home[j];
-            uint32_t w = state_of(bk);
-            if (state::status(w) == state::free) {
-                found[j] = 0;
-                decided[j] = true;
-            } else if (state::status(w) == state::ready && state::fingerprint(w) == places[j].fingerprint &&
-                       same_bytes(bk + bucket_key_offset, keys + j * key_size_, key_size_)) {
-                copy_bytes(values + j * value_size_, bk + bucket_key_offset + key_size_, value_size_);
-                found[j] = 1;
-                decided[j] = true;
-            }
+            scan_outcome o = scan_window(windows[j], sizes[j], keys + j * key_size_, places[j], values + j * value_size_);
+            found[j] = o == scan_outcome::found;
+            decided[j] = o != scan_outcome::undecided;
         }
     }
     for (size_t j = 0; j < n; ++j) {

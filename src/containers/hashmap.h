@@ -86,6 +86,15 @@ class hash_map : public container {
                           const key_place &p, bool atomic) const;
     template <class Mem>
     status find_with(Mem &m, const char *who, const uint8_t *key, uint8_t *value, const key_place &p, bool atomic) const;
+    // A CP_FIND find reads the buckets of a probe sequence a window at a time: one read of a few
+    // consecutive buckets costs about what one bucket does, and at load factor 1/2 a key lies
+    // 1.5 buckets from home on average. The window at `slot`, with `probes_left` buckets left to
+    // probe, stops at the end of the part.
+    uint64_t find_window(const hash_table &t, uint64_t slot, uint64_t probes_left) const;
+    enum class scan_outcome { found, absent, undecided };
+    // Looks for the key in `count` consecutive buckets read by one CP_FIND read.
+    scan_outcome scan_window(const uint8_t *buckets, uint64_t count, const uint8_t *key, const key_place &p,
+                             uint8_t *value) const;
     template <class Mem> status erase_with(Mem &m, const char *who, const uint8_t *key, const key_place &p) const;
     template <class Mem>
     status find_group(Mem &m, const char *who, size_t n, const uint8_t *keys, uint8_t *values, unsigned char *found,

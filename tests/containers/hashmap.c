@@ -256,13 +256,38 @@ static void test_resize_and_erase(void)
     T_OK(pgdds_hashmap_capacity(map, &cap));
     T_CHECK(cap >= per * (uint64_t)n + 16 && cap % (uint64_t)n == 0);
     uint64_t inserted = 0;
+    unsigned char *in = calloc(per, 1);
     for (uint64_t i = 0; i < per; ++i) {
         uint64_t key = (uint64_t)me * per + i;
         struct t_value v = t_value_of(key, 5);
         pgdds_status_t st = pgdds_hashmap_insert(map, &key, &v, 0);
-        if (st == PGDDS_OK) inserted++;
+        if (st == PGDDS_OK) inserted++, in[i] = 1;
         else T_STATUS(st, PGDDS_ERR_FULL);
     }
+    T_OK(pgdds_barrier(ctx));
+    /* Nearly full, probe sequences run long and wrap around the ends of the parts: CP_FIND
+     * finds (read a window of buckets at a time) and batched ones still see exactly what is
+     * there, and stop at the probe limit for an absent key. */
+    enum { B = 50 };
+    uint64_t wrong = 0, keys[B];
+    struct t_value vals[B];
+    unsigned char found[B];
+    for (uint64_t i = 0; i < per; i += B) {
+        uint64_t c = per - i < B ? per - i : B;
+        for (uint64_t j = 0; j < c; ++j) {
+            keys[j] = (uint64_t)me * per + i + j;
+            pgdds_status_t st = pgdds_hashmap_find(map, &keys[j], &vals[j], PGDDS_CP_FIND);
+            wrong += in[i + j] ? st != PGDDS_OK || !t_value_ok(&vals[j], keys[j]) : st != PGDDS_ERR_NOT_FOUND;
+        }
+        T_OK(pgdds_hashmap_find_many(map, c, keys, vals, found, PGDDS_CP_FIND));
+        for (uint64_t j = 0; j < c; ++j) wrong += found[j] != in[i + j] || (found[j] && !t_value_ok(&vals[j], keys[j]));
+    }
+    for (uint64_t key = 1000000; key < 1000000 + t_work(200, 50); ++key) {
+        struct t_value v;
+        wrong += pgdds_hashmap_find(map, &key, &v, PGDDS_CP_FIND) != PGDDS_ERR_NOT_FOUND;
+    }
+    T_CHECK_MSG(wrong == 0, "%llu CP_FIND results wrong in a nearly full map", (unsigned long long)wrong);
+    free(in);
     T_OK(pgdds_barrier(ctx));
     uint64_t size = 0, total = 0;
     T_OK(pgdds_allreduce(ctx, &inserted, &total, 1, PGDDS_UINT64, PGDDS_OP_SUM));
@@ -292,7 +317,7 @@ static void test_resize_and_erase(void)
     T_OK(pgdds_barrier(ctx));
     T_OK(pgdds_hashmap_size(map, &size));
     T_CHECK(size == per * (uint64_t)n / 2);
-    uint64_t wrong = 0;
+    wrong = 0;
     for (uint64_t key = 0; key < per * (uint64_t)n; ++key) {
         struct t_value v;
         pgdds_status_t st = pgdds_hashmap_find(map, &key, &v, PGDDS_CP_FIND);
