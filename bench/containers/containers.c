@@ -1,7 +1,8 @@
 /* Container microbenchmarks (BCL paper §8.3, thesis Figures 5.4-5.6 and 6.5): hash map insert
  * (fully atomic, CP_INSERT, buffered, batched) and find (fully atomic, CP_FIND, batched), queue
  * push and pop on one queue and on one queue per rank for every queue kind, Bloom filter insert
- * and contains. Every operation goes to a random owner or queue.
+ * and contains. Every operation goes to a random owner or queue. On one node, the FastQueue push
+ * has its peer: the bare CPU instructions of its protocol (raw_fetch_add_store_push_many).
  *
  *   pgdds-run -n 2 pgdds-bench-containers [--json] [--bench hashmap,queue_fast] [--keys N] ...
  *
@@ -411,6 +412,52 @@ static void bench_queue(int kind, int per_rank)
     }
 }
 
+/* The floor of the FastQueue push on one node, measured beside it: the same two steps written
+ * as bare CPU instructions on queues in the segments (a fetch-add on a random queue's tail, an
+ * 8-byte store into the slot it returned), with none of the library around them. Only where
+ * every segment is load/store-reachable. */
+struct raw_push_run {
+    uint64_t **queues; /* per rank: the tail word, then the slots */
+};
+
+static void raw_push_body(void *p, int thread, uint64_t first, uint64_t count)
+{
+    struct raw_push_run *r = p;
+    (void)thread;
+    for (uint64_t i = first; i < first + count; ++i) {
+        uint64_t *q = r->queues[mix(i ^ ((uint64_t)me << 32)) % (uint64_t)nranks];
+        uint64_t t = __atomic_fetch_add(&q[0], 1, __ATOMIC_SEQ_CST);
+        q[8 + t] = i; /* the slots start on the next cache line */
+    }
+}
+
+static void bench_raw_push(void)
+{
+    const char *name = "raw_fetch_add_store_push_many";
+    if (!selected(name)) return;
+    uint64_t slots = opt.ops * (uint64_t)nranks;
+    pgdds_gptr_t mine, *all = malloc(sizeof *all * (size_t)nranks);
+    uint64_t **queues = malloc(sizeof *queues * (size_t)nranks);
+    check(pgdds_alloc(ctx, (8 + slots) * sizeof(uint64_t), 64, &mine), "pgdds_alloc");
+    memset(pgdds_gptr_to_local(ctx, mine), 0, (8 + slots) * sizeof(uint64_t));
+    check(pgdds_allgather(ctx, &mine, all, sizeof mine), "pgdds_allgather");
+    int direct = 1, everywhere = 0;
+    for (int r = 0; r < nranks; ++r) direct &= (queues[r] = pgdds_gptr_to_local(ctx, all[r])) != NULL;
+    check(pgdds_allreduce(ctx, &direct, &everywhere, 1, PGDDS_INT32, PGDDS_OP_MIN), "pgdds_allreduce");
+    if (everywhere) {
+        /* touch every page of every queue first, as queue creation does */
+        for (int r = 0; r < nranks; ++r)
+            for (uint64_t i = 0; i < 8 + slots; i += 512) __atomic_fetch_add(&queues[r][i], 0, __ATOMIC_RELAXED);
+        struct raw_push_run run = {queues};
+        double s = timed(raw_push_body, &run, opt.ops);
+        report(name, opt.ops, opt.ops, s);
+    }
+    check(pgdds_barrier(ctx), "pgdds_barrier");
+    check(pgdds_free(ctx, mine), "pgdds_free");
+    free(queues);
+    free(all);
+}
+
 /* --- Bloom filter -------------------------------------------------------------------------- */
 struct bloom_run {
     pgdds_bloom_t bloom;
@@ -507,6 +554,7 @@ int main(int argc, char **argv)
         bench_queue(kind, 0);
         bench_queue(kind, 1);
     }
+    bench_raw_push();
     bench_bloom();
     check(pgdds_finalize(ctx), "pgdds_finalize");
     return 0;
