@@ -471,7 +471,7 @@ PGDDS_API pgdds_status_t pgdds_progress(pgdds_context_t ctx)
     vci *v;
     status st = caller_vci(rt, "pgdds_progress", v);
     if (st == PGDDS_OK) st = rt->progress(*v);
-    if (st == PGDDS_OK) st = rt->progress_all();
+    if (st == PGDDS_OK) st = rt->progress_unattended(v);
     return st == PGDDS_OK ? st : fail_prefix(st, "pgdds_progress");
 }
 

@@ -520,17 +520,27 @@ status runtime::bind(unsigned index)
 status runtime::progress(vci &v)
 {
     status st = progress_one(v);
-    if (st == PGDDS_OK && PGDDS_UNLIKELY((++tls_progressed & 255) == 0)) {
-        for (auto &other : vcis_) {
-            if (other.get() == &v || st != PGDDS_OK) continue;
-            // A VCI whose owner is inside an operation, or whose lock another thread holds, is
-            // being attended: borrowing it would only wait for that thread.
-            if (threaded_ && (other->in_op.load(std::memory_order_relaxed) || !other->lock.try_lock())) continue;
-            if (threaded_) other->lock.unlock();
-            st = progress_one(*other);
-        }
-    }
+    if (st == PGDDS_OK && PGDDS_UNLIKELY((++tls_progressed & 255) == 0)) st = progress_unattended(&v);
     return st;
+}
+
+status runtime::progress_unattended(const vci *mine)
+{
+    for (auto &other : vcis_) {
+        if (other.get() == mine) continue;
+        if (threaded_) {
+            // A VCI progressed since the last sweep looked, whose owner is inside an operation,
+            // or whose lock another thread holds, is being attended: borrowing it would only
+            // wait for that thread.
+            uint64_t rounds = other->progress_rounds.load(std::memory_order_relaxed);
+            if (other->rounds_at_sweep.exchange(rounds, std::memory_order_relaxed) != rounds) continue;
+            if (other->in_op.load(std::memory_order_relaxed) || !other->lock.try_lock()) continue;
+            other->lock.unlock();
+        }
+        status st = progress_one(*other);
+        if (st != PGDDS_OK) return st;
+    }
+    return PGDDS_OK;
 }
 
 status runtime::progress_one(vci &v)
@@ -538,20 +548,12 @@ status runtime::progress_one(vci &v)
     status st = PGDDS_OK;
     {
         vci_scope scope(v, threaded_, !is_mine(v));
+        v.progress_rounds.store(v.progress_rounds.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
         if (net_) st = net_->progress(v.index);
         if (st == PGDDS_OK && shm_) st = shm_->progress(v.index);
     }
     if (!tls_in_handler && v.inbox_count.load(std::memory_order_acquire)) run_handlers(v);
     return st;
-}
-
-status runtime::progress_all()
-{
-    for (auto &v : vcis_) {
-        status st = progress_one(*v);
-        if (st != PGDDS_OK) return st;
-    }
-    return PGDDS_OK;
 }
 
 // Peers' gets, atomics and flushes that target a rank waiting in a collective complete only

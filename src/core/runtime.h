@@ -136,11 +136,11 @@ class runtime {
     // PGDDS_TIMEOUT.
     template <class Pred> status wait(const char *who, vci &v, Pred pred);
     // One round of progress on v, then runs the handlers of complete active messages; every
-    // 256th call of a thread also progresses every other VCI, so that no operation waits for a
-    // VCI nobody attends (the VCI thesis' starvation example).
+    // 256th call of a thread also progresses the other VCIs nobody attends, so that no operation
+    // waits for a VCI nobody attends (the VCI thesis' starvation example).
     status progress(vci &v);
-    // Progresses every VCI (borrowing those owned by other threads).
-    status progress_all();
+    // Progresses every VCI but `mine` that nobody attends (borrowing those of other threads).
+    status progress_unattended(const vci *mine);
     // While a thread waits in a collective: progresses the user VCIs it answers for, all of
     // them when only one thread calls the library, else its own.
     status attend_user_vcis();

@@ -39,6 +39,12 @@ struct alignas(cache_line) vci {
     std::atomic<int> owners{0};        // threads bound to this VCI
     std::recursive_mutex lock;
     std::atomic<int> debug_users{0};   // ownership assertion (debug builds)
+    // Rounds of progress made on the VCI (counted under its scope), and the count other threads'
+    // sweeps saw last (a line of its own: they write it, the owner never does). A sweep borrows
+    // a VCI only when nobody attended it in between, so busy threads do not pay for borrowing
+    // each other's VCIs (an asymmetric barrier each).
+    std::atomic<uint64_t> progress_rounds{0};
+    alignas(cache_line) std::atomic<uint64_t> rounds_at_sweep{0};
 
     // --- state touched only under the VCI's scope -----------------------------------------
     pgdds_request *free_requests = nullptr;  // per-VCI request pool
