@@ -1,9 +1,14 @@
 /* Message rate vs threads: 8-byte put_nbi and fetch-add, three ways:
- *   --mode vcis    2 ranks, T threads each, thread t on VCI t       (PGDDS_NUM_VCIS >= T)
+ *   --mode vcis    2 ranks, T threads each, thread t on VCI t       (PGDDS_NUM_VCIS >= T; with
+ *                  T + 1 the main thread, idle meanwhile, takes the last one)
  *   --mode shared  2 ranks, T threads each, all on VCI 0
  *   --mode procs   2T single-threaded ranks: rank i < T drives rank i + T
  * The driving side issues; the other side keeps its VCIs progressed (target-side progress is
  * what several transports need) until told to stop. bench/micro/vci_rate.sh runs all three.
+ * Every mode places its streams alike on the CPUs this process may use: driving stream t on the
+ * t-th, serving stream t on the (T + t)-th, wrapping around; with more streams than CPUs each
+ * CPU then holds one driving and one serving stream in every mode, where left to the scheduler
+ * two threads of one process often shared a CPU while processes spread.
  * usage: vci-rate --mode vcis|shared|procs [--threads T] [--ops N] [--json] */
 #include <pgdds/pgdds.h>
 
@@ -37,14 +42,35 @@ static pgdds_gptr_t target_of(int t)
     return pgdds_gptr_add(bufs[peer], 64 * (t + 1));
 }
 
+/* Streams per side, and which one thread t of this rank is (in procs mode, each rank is one). */
+static int streams(void) { return n == 2 ? threads : n / 2; }
+static int stream_of(int t) { return n == 2 ? t : me % (n / 2); }
+
 struct job {
     int t, metric;
     double seconds;
 };
 
+static cpu_set_t allowed; /* the CPUs this process may use, read at start */
+
+/* Pins the calling thread as stream `t` of its side (see the top of the file). */
+static void place(int t, int driving, int streams)
+{
+    int count = CPU_COUNT(&allowed), want = ((driving ? 0 : streams) + t) % count, seen = 0;
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+        if (!CPU_ISSET(cpu, &allowed) || seen++ != want) continue;
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+        return;
+    }
+}
+
 static void *drive(void *arg)
 {
     struct job *j = arg;
+    place(stream_of(j->t), 1, streams());
     check(pgdds_vci_bind(ctx, shared_vci ? 0 : (unsigned)j->t), "pgdds_vci_bind");
     pgdds_gptr_t dst = target_of(j->t);
     uint64_t v = 1, f;
@@ -67,6 +93,7 @@ static void *drive(void *arg)
 static void *serve(void *arg)
 {
     struct job *j = arg;
+    place(stream_of(j->t), 0, streams());
     check(pgdds_vci_bind(ctx, shared_vci ? 0 : (unsigned)j->t), "pgdds_vci_bind");
     volatile uint64_t *stop = pgdds_gptr_to_local(ctx, bufs[me]);
     pthread_barrier_wait(&start_line);
@@ -92,6 +119,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    sched_getaffinity(0, sizeof allowed, &allowed);
     int procs = strcmp(mode, "procs") == 0;
     shared_vci = strcmp(mode, "shared") == 0;
     if (procs) threads = 1;
@@ -110,6 +138,10 @@ int main(int argc, char **argv)
     check(pgdds_alloc(ctx, 64 * (size_t)(threads + 1), 64, &mine), "pgdds_alloc");
     memset(pgdds_gptr_to_local(ctx, mine), 0, 64 * (size_t)(threads + 1));
     check(pgdds_allgather(ctx, &mine, bufs, sizeof mine), "pgdds_allgather");
+    /* The main thread waits in pthread_join while the streams run: it leaves their VCIs to them
+     * (a VCI with two bound threads locks), on a VCI of its own when there is one. */
+    if (threads > 1 && !shared_vci && pgdds_num_vcis(ctx) > (unsigned)threads)
+        check(pgdds_vci_bind(ctx, (unsigned)threads), "pgdds_vci_bind");
     pthread_barrier_init(&start_line, NULL, (unsigned)threads);
     struct job *jobs = calloc((size_t)threads, sizeof *jobs);
     pthread_t *th = calloc((size_t)threads, sizeof *th);

@@ -19,7 +19,7 @@ done
 run=$build/tools/pgdds-run
 exe=$build/bench/micro/vci-rate
 for ((t = 1; t <= max; t *= 2)); do
-  PGDDS_THREAD_LEVEL=multiple PGDDS_NUM_VCIS=$t "$run" -n 2 --bind-to none "$exe" --mode vcis --threads "$t" --ops "$ops" $json
+  PGDDS_THREAD_LEVEL=multiple PGDDS_NUM_VCIS=$((t + 1)) "$run" -n 2 --bind-to none "$exe" --mode vcis --threads "$t" --ops "$ops" $json
   PGDDS_THREAD_LEVEL=multiple PGDDS_NUM_VCIS=1 "$run" -n 2 --bind-to none "$exe" --mode shared --threads "$t" --ops "$ops" $json
   "$run" -n $((2 * t)) --bind-to none "$exe" --mode procs --ops "$ops" $json
 done

@@ -187,8 +187,9 @@ typedef void (*pgdds_am_handler_t)(pgdds_context_t ctx, int src_rank,
 #define PGDDS_AM_MAX_PAYLOAD ((size_t)1 << 28)
 PGDDS_API pgdds_status_t pgdds_am_register(pgdds_context_t ctx, pgdds_am_handler_t h, void *arg, uint32_t *id); /* collective */
 PGDDS_API pgdds_status_t pgdds_am_send(pgdds_context_t ctx, int dst_rank, uint32_t id, const void *payload, size_t size);
-/* Progresses the calling thread's VCI, then every other VCI that no thread attends (one that
- * nobody progressed since the last look; VCIs their threads are busy on are left to them). */
+/* Progresses the calling thread's VCI, and the other VCIs: all of them when one thread uses the
+ * library; with several threads, every 256th call, those no thread attends (nobody progressed
+ * them since the last look; VCIs their threads are busy on are left to them). */
 PGDDS_API pgdds_status_t pgdds_progress(pgdds_context_t ctx);
 
 /* ------------------------------------------------------------------------------------------ */

@@ -471,7 +471,10 @@ PGDDS_API pgdds_status_t pgdds_progress(pgdds_context_t ctx)
     vci *v;
     status st = caller_vci(rt, "pgdds_progress", v);
     if (st == PGDDS_OK) st = rt->progress(*v);
-    if (st == PGDDS_OK) st = rt->progress_unattended(v);
+    // One thread: the other VCIs have nobody else. Several: progress() sweeps the unattended
+    // ones every 256th call; every call would borrow an idle thread's VCI over and over, an
+    // asymmetric barrier each time.
+    if (st == PGDDS_OK && !rt->threaded()) st = rt->progress_unattended(v);
     return st == PGDDS_OK ? st : fail_prefix(st, "pgdds_progress");
 }
 

@@ -133,7 +133,8 @@ status runtime::init(const pgdds_init_params_t *params)
         int usable = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
         int online = int(sysconf(_SC_NPROCESSORS_ONLN));
         // Bound to fewer cores than the node has: the launcher placed us; trust the placement.
-        oversubscribed_ = local_nranks_ > (usable < online ? online : usable);
+        node_cores_ = usable < online ? online : usable;
+        oversubscribed_ = local_nranks_ > node_cores_;
         st = choose_transports();
     }
     st = agree(*boot_, "transport", st);
@@ -482,6 +483,7 @@ vci &runtime::bind_slow(int requested)
         if (it != bound.end()) unbind(it->second);
         vci &v = *vcis_[index];
         v.owners.fetch_add(1);
+        bound_threads_.fetch_add(1, std::memory_order_relaxed);
         update_mode(v);
         bound[id_] = index;
     }
@@ -492,6 +494,7 @@ vci &runtime::bind_slow(int requested)
 void runtime::unbind(unsigned index)
 {
     vcis_[index]->owners.fetch_sub(1);
+    bound_threads_.fetch_sub(1, std::memory_order_relaxed);
     update_mode(*vcis_[index]);
 }
 

@@ -225,6 +225,8 @@ class runtime {
     bool threaded_ = false;
     bool cpu_atomics_ = false;
     bool oversubscribed_ = false;  // more ranks on this node than cores this process may use
+    int node_cores_ = 1;           // the cores of this node the ranks share
+    std::atomic<int> bound_threads_{0};  // this rank's threads bound to a VCI
     pthread_t init_pthread_{};
 
     uint8_t *seg_base_ = nullptr;
@@ -278,8 +280,11 @@ template <class Pred> status runtime::wait(const char *who, vci &v, Pred pred)
         if (collective && st == PGDDS_OK) st = attend_user_vcis();
         if (PGDDS_UNLIKELY(st != PGDDS_OK)) return fail_prefix(st, who);
         if (pred()) break;
-        // More ranks than cores here: a spinning waiter holds the core its peer needs.
-        if (oversubscribed_) sched_yield();
+        // More ranks, or more ranks times this rank's threads, than cores on this node: a
+        // spinning waiter holds the core its peer (or the thread that progresses the peer's
+        // side) needs.
+        if (oversubscribed_ || (threaded_ && local_nranks_ * bound_threads_.load(std::memory_order_relaxed) > node_cores_))
+            sched_yield();
         if (PGDDS_UNLIKELY((++spins & 255) == 0)) {
             double t = now_seconds();
             if (start == 0) start = t;
