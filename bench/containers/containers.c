@@ -126,7 +126,9 @@ static void report_cost(const char *bench, uint64_t size, double seconds_per_op)
     for (int i = 0; i < 3; ++i) {
         if (!counts[i]) continue;
         size_t at = strlen(text);
-        snprintf(text + at, sizeof text - at, "%s%.0d%s", at ? "+" : "", counts[i] > 1 ? counts[i] : 0, terms[i]);
+        if (at) text[at++] = '+';
+        if (counts[i] > 1) at += (size_t)snprintf(text + at, sizeof text - at, "%d", counts[i]);
+        snprintf(text + at, sizeof text - at, "%s", terms[i]);
     }
     printf("%-34s %-6s %.3f us per operation = %.2f x its formula %s (%.3f us)\n", bench, pgdds_transport_name(ctx),
            seconds_per_op * 1e6, ratio, text, cost * 1e6);

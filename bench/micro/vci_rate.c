@@ -54,9 +54,9 @@ struct job {
 static cpu_set_t allowed; /* the CPUs this process may use, read at start */
 
 /* Pins the calling thread as stream `t` of its side (see the top of the file). */
-static void place(int t, int driving, int streams)
+static void place(int t, int driving, int per_side)
 {
-    int count = CPU_COUNT(&allowed), want = ((driving ? 0 : streams) + t) % count, seen = 0;
+    int count = CPU_COUNT(&allowed), want = ((driving ? 0 : per_side) + t) % count, seen = 0;
     for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
         if (!CPU_ISSET(cpu, &allowed) || seen++ != want) continue;
         cpu_set_t one;
