@@ -475,6 +475,10 @@ PGDDS_API pgdds_status_t pgdds_progress(pgdds_context_t ctx)
     // ones every 256th call; every call would borrow an idle thread's VCI over and over, an
     // asymmetric barrier each time.
     if (st == PGDDS_OK && !rt->threaded()) st = rt->progress_unattended(v);
+    // A caller polling in a loop on an oversubscribed node gives the core away between rounds
+    // (Open MPI's yield_when_idle): the peer, or this rank's thread waiting for a shared VCI's
+    // lock, may need it to make the progress this caller polls for.
+    if (st == PGDDS_OK && rt->cores_oversubscribed()) sched_yield();
     return st == PGDDS_OK ? st : fail_prefix(st, "pgdds_progress");
 }
 

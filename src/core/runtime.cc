@@ -527,11 +527,12 @@ status runtime::progress(vci &v)
     return st;
 }
 
-status runtime::progress_unattended(const vci *mine)
+status runtime::progress_unattended(const vci *mine, bool ownerless_only)
 {
     for (auto &other : vcis_) {
         if (other.get() == mine) continue;
         if (threaded_) {
+            if (ownerless_only && other->owners.load(std::memory_order_relaxed) != 0) continue;
             // A VCI progressed since the last sweep looked, whose owner is inside an operation,
             // or whose lock another thread holds, is being attended: borrowing it would only
             // wait for that thread.
@@ -542,6 +543,9 @@ status runtime::progress_unattended(const vci *mine)
         }
         status st = progress_one(*other);
         if (st != PGDDS_OK) return st;
+        // The sweep's own round is no sign that anybody else attends the VCI.
+        if (threaded_)
+            other->rounds_at_sweep.store(other->progress_rounds.load(std::memory_order_relaxed), std::memory_order_relaxed);
     }
     return PGDDS_OK;
 }
@@ -562,7 +566,9 @@ status runtime::progress_one(vci &v)
 // Peers' gets, atomics and flushes that target a rank waiting in a collective complete only
 // when it progresses the VCI they arrive on (manual-progress transports: libfabric's tcp and
 // shm, UCX's tcp). The periodic sweep of progress() alone would leave them waiting hundreds of
-// progress rounds, each a system call on a socket-based transport.
+// progress rounds, each a system call on a socket-based transport. With several threads the
+// waiter attends its own VCI and those no thread is bound to any more (their threads ended):
+// nobody else would. VCIs of live threads are theirs, and the periodic sweep's.
 status runtime::attend_user_vcis()
 {
     if (!threaded_) {
@@ -572,7 +578,9 @@ status runtime::attend_user_vcis()
         }
         return PGDDS_OK;
     }
-    return is_bound() ? progress_one(current_vci()) : PGDDS_OK;
+    const vci *mine = is_bound() ? &current_vci() : nullptr;
+    status st = mine ? progress_one(current_vci()) : PGDDS_OK;
+    return st == PGDDS_OK ? progress_unattended(mine, true) : st;
 }
 
 void runtime::progress_thread_main()

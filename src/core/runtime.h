@@ -139,11 +139,20 @@ class runtime {
     // 256th call of a thread also progresses the other VCIs nobody attends, so that no operation
     // waits for a VCI nobody attends (the VCI thesis' starvation example).
     status progress(vci &v);
-    // Progresses every VCI but `mine` that nobody attends (borrowing those of other threads).
-    status progress_unattended(const vci *mine);
+    // Progresses every VCI but `mine` that nobody attends (borrowing those of other threads),
+    // or only those no thread is bound to.
+    status progress_unattended(const vci *mine, bool ownerless_only = false);
     // While a thread waits in a collective: progresses the user VCIs it answers for, all of
     // them when only one thread calls the library, else its own.
     status attend_user_vcis();
+    // More ranks, or more ranks times this rank's bound threads, than cores on this node: a
+    // spinning thread holds the core its peer (or the thread that progresses the peer's side,
+    // or a thread of its own waiting for a shared VCI's lock) needs, so it should yield.
+    bool cores_oversubscribed() const
+    {
+        return oversubscribed_ ||
+               (threaded_ && local_nranks_ * bound_threads_.load(std::memory_order_relaxed) > node_cores_);
+    }
     // Runs a transport call, retrying after progress while it says PGDDS_ERR_AGAIN.
     template <class Op> status retry(const char *who, vci &v, Op op);
 
@@ -280,11 +289,7 @@ template <class Pred> status runtime::wait(const char *who, vci &v, Pred pred)
         if (collective && st == PGDDS_OK) st = attend_user_vcis();
         if (PGDDS_UNLIKELY(st != PGDDS_OK)) return fail_prefix(st, who);
         if (pred()) break;
-        // More ranks, or more ranks times this rank's threads, than cores on this node: a
-        // spinning waiter holds the core its peer (or the thread that progresses the peer's
-        // side) needs.
-        if (oversubscribed_ || (threaded_ && local_nranks_ * bound_threads_.load(std::memory_order_relaxed) > node_cores_))
-            sched_yield();
+        if (cores_oversubscribed()) sched_yield();
         if (PGDDS_UNLIKELY((++spins & 255) == 0)) {
             double t = now_seconds();
             if (start == 0) start = t;

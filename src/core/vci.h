@@ -87,7 +87,10 @@ class vci_scope {
                     v.in_op.store(0, std::memory_order_release);
                 } else {
                     v.borrowers.fetch_add(1, std::memory_order_seq_cst);
-                    asymmetric_barrier();
+                    // No owner, no barrier: a thread that binds later announces itself as a
+                    // borrower too (runtime::update_mode), after this increment, so its own
+                    // operations see ours.
+                    if (v.owners.load(std::memory_order_seq_cst) != 0) asymmetric_barrier();
                     v.lock.lock();
                     // The owner finishes its operation; it may be descheduled meanwhile when
                     // threads outnumber cores.
