@@ -189,7 +189,8 @@ PGDDS_API pgdds_status_t pgdds_am_register(pgdds_context_t ctx, pgdds_am_handler
 PGDDS_API pgdds_status_t pgdds_am_send(pgdds_context_t ctx, int dst_rank, uint32_t id, const void *payload, size_t size);
 /* Progresses the calling thread's VCI, and the other VCIs: all of them when one thread uses the
  * library; with several threads, every 256th call, those no thread attends (nobody progressed
- * them since the last look; VCIs their threads are busy on are left to them). */
+ * them since the last look; VCIs their threads are busy on are left to them). On a node with
+ * more ranks (times bound threads) than cores it then yields the CPU, as waits do. */
 PGDDS_API pgdds_status_t pgdds_progress(pgdds_context_t ctx);
 
 /* ------------------------------------------------------------------------------------------ */
