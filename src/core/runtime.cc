@@ -571,15 +571,10 @@ status runtime::progress_one(vci &v)
 // nobody else would. VCIs of live threads are theirs, and the periodic sweep's.
 status runtime::attend_user_vcis()
 {
-    if (!threaded_) {
-        for (unsigned i = 0; i < num_vcis_; ++i) {
-            status st = progress_one(*vcis_[i]);
-            if (st != PGDDS_OK) return st;
-        }
-        return PGDDS_OK;
-    }
-    const vci *mine = is_bound() ? &current_vci() : nullptr;
-    status st = mine ? progress_one(current_vci()) : PGDDS_OK;
+    // One thread: every VCI but the service VCI, which the waiter progresses itself.
+    if (!threaded_) return progress_unattended(&vci_at(service_vci()));
+    vci *mine = is_bound() ? &current_vci() : nullptr;
+    status st = mine ? progress_one(*mine) : PGDDS_OK;
     return st == PGDDS_OK ? progress_unattended(mine, true) : st;
 }
 

@@ -143,7 +143,7 @@ class runtime {
     // or only those no thread is bound to.
     status progress_unattended(const vci *mine, bool ownerless_only = false);
     // While a thread waits in a collective: progresses the user VCIs it answers for, all of
-    // them when only one thread calls the library, else its own.
+    // them when only one thread calls the library, else its own and those no thread is bound to.
     status attend_user_vcis();
     // More ranks, or more ranks times this rank's bound threads, than cores on this node: a
     // spinning thread holds the core its peer (or the thread that progresses the peer's side,
