@@ -4,8 +4,6 @@
 
 #include "../transport/shm/shm.h"
 
-#define XXH_INLINE_ALL  // the key hashes are on every operation's path
-#include <xxhash.h>
 
 #include <algorithm>
 #include <map>
@@ -186,59 +184,6 @@ class segment_access {
 };
 
 // ---------------------------------------------------------------------------------------------
-// The readers' entry cache
-// ---------------------------------------------------------------------------------------------
-entry_cache::entry_cache(uint64_t lines) : lines_(new line[lines]), count_(lines) {}
-
-entry_cache::line *entry_cache::line_for(int owner, uint64_t tag) const
-{
-    // The tag's high bits are match bits, mixed already; the owner is spread over them.
-    return &lines_[scale_to(tag ^ uint64_t(owner) * 0x9e3779b97f4a7c15ull, count_)];
-}
-
-bool entry_cache::find(int owner, uint64_t tag, entry_ref &out) const
-{
-    const line &l = *line_for(owner, tag);
-    uint64_t seq = l.seq.load(std::memory_order_acquire);
-    if (seq & 1) return false;
-    entry_ref e{int(l.owner.load(std::memory_order_relaxed)) - 1, l.slot.load(std::memory_order_relaxed),
-                l.meta.load(std::memory_order_relaxed), l.loc.load(std::memory_order_relaxed),
-                l.value_len.load(std::memory_order_relaxed)};
-    uint64_t line_tag = l.tag.load(std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_acquire);
-    if (l.seq.load(std::memory_order_relaxed) != seq || e.owner != owner || line_tag != tag) return false;
-    out = e;
-    return true;
-}
-
-void entry_cache::store(uint64_t tag, const entry_ref &e)
-{
-    line &l = *line_for(e.owner, tag);
-    uint64_t seq = l.seq.load(std::memory_order_relaxed);
-    // A line another thread is writing is left to it.
-    if ((seq & 1) || !l.seq.compare_exchange_strong(seq, seq + 1, std::memory_order_acquire)) return;
-    std::atomic_thread_fence(std::memory_order_release);
-    l.owner.store(uint64_t(e.owner) + 1, std::memory_order_relaxed);
-    l.tag.store(tag, std::memory_order_relaxed);
-    l.slot.store(e.slot, std::memory_order_relaxed);
-    l.meta.store(e.meta, std::memory_order_relaxed);
-    l.loc.store(e.loc, std::memory_order_relaxed);
-    l.value_len.store(e.value_len, std::memory_order_relaxed);
-    l.seq.store(seq + 2, std::memory_order_release);
-}
-
-void entry_cache::forget(int owner, uint64_t tag)
-{
-    line &l = *line_for(owner, tag);
-    uint64_t seq = l.seq.load(std::memory_order_relaxed);
-    if ((seq & 1) || !l.seq.compare_exchange_strong(seq, seq + 1, std::memory_order_acquire)) return;
-    std::atomic_thread_fence(std::memory_order_release);
-    if (l.owner.load(std::memory_order_relaxed) == uint64_t(owner) + 1 && l.tag.load(std::memory_order_relaxed) == tag)
-        l.owner.store(0, std::memory_order_relaxed);
-    l.seq.store(seq + 2, std::memory_order_release);
-}
-
-// ---------------------------------------------------------------------------------------------
 // Records in the segment
 // ---------------------------------------------------------------------------------------------
 status table::records_in_segment::alloc(size_t bytes, uint64_t &offset)
@@ -360,22 +305,15 @@ status table::destroy()
 // ---------------------------------------------------------------------------------------------
 key_ref table::address(const void *key, size_t len) const
 {
-    // The fingerprint must tell apart keys that the hash does not, so it never comes from an
-    // application's hash.
-    uint64_t hash;
-    uint32_t fingerprint;
-    if (hash_) {
-        hash = hash_(key, len, hash_arg_);
-        fingerprint = uint32_t(XXH3_64bits(key, len));
-    } else {
-        // Match bits come from mix64(hash) (address_of), the fingerprint from its raw high half:
-        // keys whose match bits agree still differ here, but for a hint any value would do.
-        hash = XXH3_64bits(key, len);
-        fingerprint = uint32_t(hash >> 32);
-    }
+    // The fingerprint must tell apart keys that the hash does not, so, like the identity, it
+    // never comes from an application's hash. Match bits come from mix64(hash) (address_of), the
+    // fingerprint from the identity's raw high half: keys whose match bits agree still differ
+    // there, but for a hint any value would do.
+    const uint64_t id = key_identity(key, len);
+    const uint64_t hash = hash_ ? hash_(key, len, hash_arg_) : id;
     key_address a = address_of(hash, nranks_);
     return key_ref{static_cast<const uint8_t *>(key), len, a.owner, a.match_base,
-                   home_bucket(a.match_base, nbuckets_), fingerprint};
+                   home_bucket(a.match_base, nbuckets_), id, uint32_t(id >> 32)};
 }
 
 status table::not_found(const char *who, const key_ref &k) const
@@ -415,9 +353,8 @@ status table::read_record_bytes(segment_access &a, const key_ref &k, uint64_t lo
     const size_t value_at = record_value_offset(k.len);
     uint8_t *buf = record_space(value_at + max_value_size_);
     size_t first = value_at + size_t(std::min<uint64_t>(value_guess, max_value_size_));
-    // A record that would end past the segment is not key k's (a stale entry's): no match.
     h = record_header{0, 0, 0};
-    if (loc_offset(loc) + value_at + max_value_size_ > segment_size_[size_t(k.owner)]) return PGDDS_OK;
+    if (!fits_in_segment(k, loc)) return PGDDS_OK;  // not key k's record: no match
     status st = a.read(k.owner, loc_offset(loc), buf, first);
     if (st != PGDDS_OK) return st;
     memcpy(&h, buf, sizeof h);
@@ -439,7 +376,7 @@ status table::read_record(segment_access &a, const key_ref &k, uint64_t slot, ui
     status st = read_record_bytes(a, k, loc, value_guess, h);
     if (st != PGDDS_OK) return st;
     out.value_len = h.value_len;
-    if (holds_key(k, h) && record_sealed(record_at)) {  // validated by its seal
+    if (holds_key(k, h) && record_sealed(record_at, k.id)) {  // validated by its seal
         out.matched = true;
         out.meta_after = meta;
         return PGDDS_OK;
@@ -605,7 +542,7 @@ status table::insert(const void *key, size_t key_len, const void *value, size_t 
 {
     const char *who = "pgdds_keytable_insert";
     runtime *rt;
-    vci *v;
+    vci *v = nullptr;
     status st = enter(who, rt, v);
     if (st != PGDDS_OK) return st;
     key_ref k = address(key, key_len);
@@ -623,16 +560,36 @@ status table::insert(const void *key, size_t key_len, const void *value, size_t 
     return request(*rt, *v, who, k.owner, message);
 }
 
+bool table::get_remembered(segment_access &a, const key_ref &k, void *value, size_t capacity, size_t &value_len,
+                           status &st)
+{
+    entry_ref e;
+    if (!cache_ || k.owner == rank_ || !cache_->find(k.owner, k.cache_tag(), e) || e.value_len > capacity ||
+        !fits_in_segment(k, e.loc))
+        return false;
+    const size_t value_at = record_value_offset(k.len);
+    uint8_t *r = record_space(value_at + size_t(e.value_len));
+    st = a.read(k.owner, loc_offset(e.loc), r, value_at + size_t(e.value_len));
+    if (st != PGDDS_OK) return false;
+    record_header h;
+    memcpy(&h, r, sizeof h);
+    if (h.value_len != e.value_len || !holds_key(k, h) || !record_sealed(r, k.id)) return false;
+    if (h.value_len) copy_bytes(value, r + value_at, h.value_len);
+    value_len = h.value_len;
+    return true;
+}
+
 status table::get(const void *key, size_t key_len, void *value, size_t *value_len)
 {
     const char *who = "pgdds_keytable_get";
     runtime *rt;
-    vci *v;
+    vci *v = nullptr;
     status st = enter(who, rt, v);
     if (st != PGDDS_OK) return st;
     const size_t capacity = *value_len;
     key_ref k = address(key, key_len);
     segment_access a(*rt, *v, who);
+    if (get_remembered(a, k, value, capacity, *value_len, st) || st != PGDDS_OK) return st;
     return retry_until_settled(*rt, *v, who, [&](bool &settled) {
         entry_ref e;
         outcome o;
@@ -654,7 +611,7 @@ status table::get(const void *key, size_t key_len, void *value, size_t *value_le
 template <class Held> status table::with_entry_held(const char *who, const void *key, size_t key_len, Held held)
 {
     runtime *rt;
-    vci *v;
+    vci *v = nullptr;
     status st = enter(who, rt, v);
     if (st != PGDDS_OK) return st;
     key_ref k = address(key, key_len);
@@ -749,7 +706,7 @@ status table::foreach_local(pgdds_keytable_visit_t visit, void *arg)
 {
     const char *who = "pgdds_keytable_foreach_local";
     runtime *rt;
-    vci *v;
+    vci *v = nullptr;
     status st = enter(who, rt, v);
     if (st != PGDDS_OK) return st;
     if (visiting.t == this)
@@ -835,7 +792,8 @@ void table::on_message(runtime &rt, int src, const uint8_t *payload, size_t size
             st = fail(PGDDS_ERR_INVALID_ARG, "malformed insert request");
         else
             st = owner_insert(key_ref{body + sizeof b, size_t(b.key_len), rank_, b.match_base,
-                                      home_bucket(b.match_base, nbuckets_), uint32_t(b.fingerprint)},
+                                      home_bucket(b.match_base, nbuckets_), key_identity(body + sizeof b, b.key_len),
+                                      uint32_t(b.fingerprint)},
                               body + sizeof b + b.key_len, size_t(b.value_len));
     } else if (h.kind == msg_remove && body_len == sizeof(remove_body)) {
         remove_body b;

@@ -25,6 +25,7 @@
 // communication (atomics stay in the job's atomicity domain).
 #pragma once
 
+#include "entry_cache.h"
 #include "match_table.h"
 
 #include "../core/runtime.h"
@@ -59,40 +60,11 @@ struct key_ref {
     int owner;
     uint64_t base;         // match bits without alias
     uint64_t home;         // bucket
+    uint64_t id;           // key_identity() of the key's bytes
     uint32_t fingerprint;  // of the key's bytes, independent of the hash
 
     // What the readers' cache knows the key's entry by.
     uint64_t cache_tag() const { return base ^ fingerprint; }
-};
-
-// An entry as a reader last validated it.
-struct entry_ref {
-    int owner;
-    uint64_t slot;
-    uint64_t meta;
-    uint64_t loc;
-    uint64_t value_len;
-};
-
-// The readers' cache of resolved entries, by owner and key_ref::cache_tag (which keys may
-// share: users check the key in the record). Direct-mapped, each line a small seqlock so
-// threads share it without a mutex.
-class entry_cache {
-  public:
-    explicit entry_cache(uint64_t lines);
-    bool find(int owner, uint64_t tag, entry_ref &out) const;
-    void store(uint64_t tag, const entry_ref &e);
-    void forget(int owner, uint64_t tag);
-
-  private:
-    struct alignas(64) line {
-        std::atomic<uint64_t> seq{0};
-        std::atomic<uint64_t> owner{0};  // + 1, 0 when empty
-        std::atomic<uint64_t> tag{0}, slot{0}, meta{0}, loc{0}, value_len{0};
-    };
-    line *line_for(int owner, uint64_t tag) const;
-    std::unique_ptr<line[]> lines_;
-    uint64_t count_;
 };
 
 class segment_access;
@@ -154,12 +126,23 @@ class table {
     status read_record_bytes(segment_access &a, const key_ref &k, uint64_t loc, uint64_t value_guess,
                              record_header &h);
     bool holds_key(const key_ref &k, const record_header &h) const;
+    // Whether key k's record could be at loc: one that would end past the owner's segment is a
+    // stale entry's, never read.
+    bool fits_in_segment(const key_ref &k, uint64_t loc) const
+    {
+        return loc_offset(loc) + record_value_offset(k.len) + max_value_size_ <= segment_size_[size_t(k.owner)];
+    }
     status read_record(segment_access &a, const key_ref &k, uint64_t slot, uint64_t meta, uint64_t loc,
                        uint64_t value_guess, record_read &out);
     status resolve(segment_access &a, const key_ref &k, bool want_value, const char *who, entry_ref &e,
                    outcome &result);
     status find(segment_access &a, const key_ref &k, bool want_value, const char *who, entry_ref &e,
                 outcome &result);
+    // The common case of a get, kept apart for its latency: another rank's key, remembered, whose
+    // record validates by its seal, in one read. False (st PGDDS_OK) when anything is unusual: the
+    // general protocol then takes over.
+    bool get_remembered(segment_access &a, const key_ref &k, void *value, size_t capacity, size_t &value_len,
+                        status &st);
     // Finds and holds (locks) an entry; busy when someone else holds it or it changed.
     status lock_entry(segment_access &a, const key_ref &k, const char *who, entry_ref &e, outcome &result);
     status release_entry(segment_access &a, const entry_ref &e, uint64_t meta);

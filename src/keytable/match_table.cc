@@ -3,8 +3,6 @@
 
 #include <atomic>
 
-#define XXH_INLINE_ALL  // every validated read checks a seal
-#include <xxhash.h>
 
 namespace pgdds::keytable {
 
@@ -12,21 +10,36 @@ namespace {
 void store_word(uint64_t &w, uint64_t v) { __atomic_store_n(&w, v, __ATOMIC_RELAXED); }
 }  // namespace
 
-uint64_t record_seal(const uint8_t *r)
+namespace {
+uint64_t seal_of(const uint8_t *r, uint64_t key_id)
 {
     record_header h;
     memcpy(&h, r, sizeof h);
     uint64_t lengths = uint64_t(h.key_len) | uint64_t(h.value_len) << 32;
-    uint64_t seal = XXH3_64bits_withSeed(r + sizeof h, record_value_offset(h.key_len) - sizeof h + h.value_len, lengths);
+    uint64_t seal = XXH3_64bits_withSeed(r + record_value_offset(h.key_len), h.value_len, key_id ^ lengths);
     return seal ? seal : 1;
 }
 
-bool record_sealed(const uint8_t *r)
+uint64_t seal_in(const uint8_t *r)
 {
     uint64_t seal;
     memcpy(&seal, r + offsetof(record_header, seal), sizeof seal);
-    return seal && seal == record_seal(r);
+    return seal;
 }
+
+uint64_t identity_of_key_in(const uint8_t *r)
+{
+    record_header h;
+    memcpy(&h, r, sizeof h);
+    return key_identity(r + sizeof h, h.key_len);
+}
+}  // namespace
+
+uint64_t record_seal(const uint8_t *r) { return seal_of(r, identity_of_key_in(r)); }
+
+bool record_sealed(const uint8_t *r) { return seal_in(r) && seal_in(r) == record_seal(r); }
+
+bool record_sealed(const uint8_t *r, uint64_t key_id) { return seal_in(r) && seal_in(r) == seal_of(r, key_id); }
 
 void seal_record(uint8_t *r, bool sealed)
 {
@@ -39,7 +52,7 @@ void write_record(uint8_t *r, const void *key, size_t key_len, const void *value
     record_header h{uint32_t(key_len), uint32_t(value_len), 0};
     memcpy(r, &h, sizeof h);
     memcpy(r + sizeof h, key, key_len);
-    memset(r + sizeof h + key_len, 0, value_at - sizeof h - key_len);  // the seal covers the padding
+    memset(r + sizeof h + key_len, 0, value_at - sizeof h - key_len);
     if (value_len) memcpy(r + value_at, value, value_len);
     if (sealed) seal_record(r, true);
 }

@@ -39,7 +39,8 @@
 //     is written with plain stores, since no compare-and-swap from another rank can succeed on
 //     it (they expect an active meta).
 //
-//   - A record's `seal` is a checksum of its lengths, key and value, or 0. A record read in one
+//   - A record's `seal` is a checksum of its lengths, key and value, or 0 (the value hashed with
+//     a seed made of the lengths and the key's 64-bit identity, which a reader has at hand). A record read in one
 //     piece whose seal matches its bytes is the key's current record as it stood at some moment
 //     of the read (Pilaf's self-verifying objects, Mitchell et al., ATC'13): a reader with a
 //     cached entry reads the record alone, one read, without the meta word after it. Only a
@@ -57,6 +58,9 @@
 
 #include <cstring>
 #include <mutex>
+
+#define XXH_INLINE_ALL  // key identities and seals are on every read's path
+#include <xxhash.h>
 
 namespace pgdds::keytable {
 
@@ -201,11 +205,17 @@ struct record_header {
 static_assert(sizeof(record_header) == 16, "a record header is two words");
 constexpr size_t record_value_offset(size_t key_len) { return (sizeof(record_header) + key_len + 7) & ~size_t(7); }
 
-// The seal of the record at r: a checksum of its lengths, key, padding and value (never 0).
+// A key's identity: a 64-bit hash of its bytes (XXH3), never an application's hash. Seals bind
+// a value to it, and readers have it already (they derive a key's address from it).
+inline uint64_t key_identity(const void *key, size_t len) { return XXH3_64bits(key, len); }
+// The seal of the record at r: a checksum of its value seeded with its lengths and its key's
+// identity, so it covers the lengths, the key and the value (never 0).
 uint64_t record_seal(const uint8_t *r);
 // Whether the record at r (header, key, value, as long as the header says) is sealed and its
-// bytes are the ones the seal was made for.
+// bytes are the ones the seal was made for. The second form is a reader's, who has compared the
+// record's key with its own, whose identity is key_id: only the value is hashed.
 bool record_sealed(const uint8_t *r);
+bool record_sealed(const uint8_t *r, uint64_t key_id);
 // Seals the record at r, or clears its seal (`sealed` false).
 void seal_record(uint8_t *r, bool sealed);
 // Writes a whole record at r (room for record_value_offset(key_len) + value_len bytes).

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "../../src/core/segment_allocator.h"
+#include "../../src/keytable/entry_cache.h"
 #include "../../src/keytable/match_table.h"
 
 #include <map>
@@ -292,7 +293,8 @@ TEST_CASE("capacity, and removal making room", "[keytable]")
     CHECK(p.table.live() == 0);
 }
 
-TEST_CASE("records carry a seal only while a slot names them, and a seal covers every byte", "[keytable]")
+TEST_CASE("records carry a seal only while a slot names them, and a seal covers lengths, key and value",
+          "[keytable]")
 {
     partition p(4, 8);
     const uint64_t base = address_of(9, 1).match_base;
@@ -306,6 +308,9 @@ TEST_CASE("records carry a seal only while a slot names them, and a seal covers 
     record_header h;
     memcpy(&h, r, sizeof h);
     CHECK(h.seal == record_seal(r));
+    // A reader, who has compared the key, checks the seal against its own key's identity.
+    CHECK(record_sealed(r, key_identity("key", 3)));
+    CHECK_FALSE(record_sealed(r, key_identity("kez", 3)));
     // Any byte of the lengths, the key or the value changed: the seal no longer matches.
     for (size_t at : {size_t(0), size_t(4), sizeof h, sizeof h + 2, record_value_offset(3), record_value_offset(3) + 4}) {
         r[at] ^= 0x10;
@@ -323,4 +328,35 @@ TEST_CASE("records carry a seal only while a slot names them, and a seal covers 
     memcpy(&h, r, sizeof h);
     CHECK(h.seal == 0);
     CHECK_FALSE(record_sealed(r));
+}
+
+TEST_CASE("the entry cache keeps two keys that meet in one set, and replaces one of them for a third",
+          "[keytable]")
+{
+    entry_cache cache(2);  // one set of two lines: every key meets there
+    entry_ref a{1, 10, 100, 1000, 8}, b{1, 11, 101, 1001, 16}, c{2, 12, 102, 1002, 4}, out{};
+    CHECK_FALSE(cache.find(1, 0xa, out));
+    cache.store(0xa, a);
+    cache.store(0xb, b);
+    REQUIRE(cache.find(1, 0xa, out));
+    CHECK((out.slot == 10 && out.meta == 100 && out.loc == 1000 && out.value_len == 8));
+    REQUIRE(cache.find(1, 0xb, out));
+    CHECK((out.slot == 11 && out.value_len == 16));
+    CHECK_FALSE(cache.find(2, 0xa, out));  // the same tag on another owner is another key
+    // A key stored again updates its own line, whichever it is.
+    b.value_len = 24;
+    cache.store(0xb, b);
+    REQUIRE(cache.find(1, 0xb, out));
+    CHECK(out.value_len == 24);
+    REQUIRE(cache.find(1, 0xa, out));
+    // A third key takes one of the two lines, never both.
+    cache.store(0xc, c);
+    REQUIRE(cache.find(2, 0xc, out));
+    CHECK(out.slot == 12);
+    entry_ref x;
+    CHECK(int(cache.find(1, 0xa, x)) + int(cache.find(1, 0xb, x)) == 1);
+    cache.forget(2, 0xc);
+    CHECK_FALSE(cache.find(2, 0xc, out));
+    cache.forget(2, 0xc);  // forgetting a key that is not there changes nothing
+    CHECK(int(cache.find(1, 0xa, x)) + int(cache.find(1, 0xb, x)) == 1);
 }
