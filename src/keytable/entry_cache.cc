@@ -10,15 +10,16 @@ entry_cache::entry_cache(uint64_t lines)
 {
 }
 
-entry_cache::line *entry_cache::set_for(int owner, uint64_t tag) const
+entry_cache::line *entry_cache::set_for(uint64_t tag) const
 {
-    // The tag's high bits are match bits, mixed already; the owner is spread over them.
-    return &lines_[scale_to(tag ^ uint64_t(owner) * 0x9e3779b97f4a7c15ull, sets_) * ways];
+    // Tags are hashes already. The owner is left out so that finding the set waits for nothing
+    // but the tag.
+    return &lines_[scale_to(tag, sets_) * ways];
 }
 
 bool entry_cache::find(int owner, uint64_t tag, entry_ref &out) const
 {
-    const line *set = set_for(owner, tag);
+    const line *set = set_for(tag);
     for (unsigned w = 0; w < ways; ++w) {
         const line &l = set[w];
         uint64_t seq = l.seq.load(std::memory_order_acquire);
@@ -46,7 +47,7 @@ bool entry_cache::begin_write(line &l, uint64_t &seq)
 void entry_cache::store(uint64_t tag, const entry_ref &e)
 {
     // The key's own line, else an empty one, else the set's next victim (round robin).
-    line *set = set_for(e.owner, tag);
+    line *set = set_for(tag);
     unsigned w = 0;
     while (w < ways && !holds(set[w], e.owner, tag)) ++w;
     if (w == ways) {
@@ -68,7 +69,7 @@ void entry_cache::store(uint64_t tag, const entry_ref &e)
 
 void entry_cache::forget(int owner, uint64_t tag)
 {
-    line *set = set_for(owner, tag);
+    line *set = set_for(tag);
     for (unsigned w = 0; w < ways; ++w) {
         line &l = set[w];
         uint64_t seq;

@@ -18,8 +18,8 @@ struct entry_ref {
     uint64_t value_len;
 };
 
-// The readers' cache of resolved entries, by owner and key_ref::cache_tag (which keys may
-// share: users check the key in the record). Two-way set associative, so that a handful of hot
+// The readers' cache of resolved entries, by owner and key_ref::cache_tag, a 64-bit hash of the
+// key (which keys may share: users check the key in the record). Two-way set associative, so that a handful of hot
 // keys whose tags meet in one place do not evict each other on every access; each line is a
 // small seqlock so threads share the cache without a mutex.
 class entry_cache {
@@ -37,7 +37,7 @@ class entry_cache {
         std::atomic<uint64_t> tag{0}, slot{0}, meta{0}, loc{0}, value_len{0};
         std::atomic<uint64_t> victim{0};  // in a set's first line: the way store() replaces next
     };
-    line *set_for(int owner, uint64_t tag) const;
+    line *set_for(uint64_t tag) const;
     // Starts writing line l (false: another thread is writing it, leave it to that thread).
     static bool begin_write(line &l, uint64_t &seq);
     static bool holds(const line &l, int owner, uint64_t tag)

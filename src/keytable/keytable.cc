@@ -494,7 +494,7 @@ status table::find(segment_access &a, const key_ref &k, bool want_value, const c
 status table::lock_entry(segment_access &a, const key_ref &k, const char *who, entry_ref &e, outcome &result)
 {
     // A remembered entry is locked straight away: the compare-and-swap succeeds only if the
-    // entry did not change since it was validated. The cache knows entries by match bits, so
+    // entry did not change since it was validated. The cache knows entries by a hash of the key, so
     // the key is then checked in the held record, which cannot change meanwhile.
     const bool remembered = cache_ && k.owner != rank_ && cache_->find(k.owner, k.cache_tag(), e);
     status st = PGDDS_OK;
@@ -516,7 +516,7 @@ status table::lock_entry(segment_access &a, const key_ref &k, const char *who, e
             e.value_len = h.value_len;
             return PGDDS_OK;
         }
-        // Another key's entry (one with the same match bits), or the read failed: let go.
+        // Another key's entry (one with the same hash), or the read failed: let go.
         status rst = release_entry(a, e, e.meta);
         if (st != PGDDS_OK || rst != PGDDS_OK) return st != PGDDS_OK ? st : rst;
     }

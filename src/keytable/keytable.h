@@ -63,8 +63,9 @@ struct key_ref {
     uint64_t id;           // key_identity() of the key's bytes
     uint32_t fingerprint;  // of the key's bytes, independent of the hash
 
-    // What the readers' cache knows the key's entry by.
-    uint64_t cache_tag() const { return base ^ fingerprint; }
+    // What the readers' cache knows the key's entry by: the identity, which it is indexed by
+    // too (it is ready before the key's address is).
+    uint64_t cache_tag() const { return id; }
 };
 
 class segment_access;
