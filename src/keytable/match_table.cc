@@ -3,14 +3,11 @@
 
 #include <atomic>
 
-
 namespace pgdds::keytable {
 
 namespace {
 void store_word(uint64_t &w, uint64_t v) { __atomic_store_n(&w, v, __ATOMIC_RELAXED); }
-}  // namespace
 
-namespace {
 uint64_t seal_of(const uint8_t *r, uint64_t key_id)
 {
     record_header h;
@@ -52,7 +49,7 @@ void write_record(uint8_t *r, const void *key, size_t key_len, const void *value
     record_header h{uint32_t(key_len), uint32_t(value_len), 0};
     memcpy(r, &h, sizeof h);
     memcpy(r + sizeof h, key, key_len);
-    memset(r + sizeof h + key_len, 0, value_at - sizeof h - key_len);
+    memset(r + sizeof h + key_len, 0, value_at - sizeof h - key_len);  // no stale bytes in a record
     if (value_len) memcpy(r + value_at, value, value_len);
     if (sealed) seal_record(r, true);
 }
