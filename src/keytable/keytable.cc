@@ -4,7 +4,6 @@
 
 #include "../transport/shm/shm.h"
 
-
 #include <algorithm>
 #include <map>
 #include <set>
@@ -37,7 +36,6 @@ struct msg_header {
 };
 struct insert_body {  // followed by the key and the value
     uint64_t match_base;
-    uint64_t fingerprint;
     uint64_t key_len;
     uint64_t value_len;
 };
@@ -218,7 +216,7 @@ status table::create(pgdds_context_t ctx, const pgdds_keytable_params_t &params,
     // Every rank must describe the same table; hashes are compared on a probe key.
     const char probe[] = "pgdds key table";
     const key_ref probed = t->address(probe, sizeof probe);
-    uint64_t mine[4] = {t->max_value_size_, t->capacity_, t->hash_ != nullptr, probed.base ^ probed.fingerprint};
+    uint64_t mine[4] = {t->max_value_size_, t->capacity_, t->hash_ != nullptr, probed.base ^ probed.fingerprint()};
     uint64_t both[8], agreed[8];
     for (int i = 0; i < 4; ++i) both[2 * i] = mine[i], both[2 * i + 1] = ~mine[i];
     status st = rt->allreduce(who, both, agreed, 8, PGDDS_UINT64, PGDDS_OP_MAX);
@@ -305,15 +303,11 @@ status table::destroy()
 // ---------------------------------------------------------------------------------------------
 key_ref table::address(const void *key, size_t len) const
 {
-    // The fingerprint must tell apart keys that the hash does not, so, like the identity, it
-    // never comes from an application's hash. Match bits come from mix64(hash) (address_of), the
-    // fingerprint from the identity's raw high half: keys whose match bits agree still differ
-    // there, but for a hint any value would do.
     const uint64_t id = key_identity(key, len);
     const uint64_t hash = hash_ ? hash_(key, len, hash_arg_) : id;
     key_address a = address_of(hash, nranks_);
     return key_ref{static_cast<const uint8_t *>(key), len, a.owner, a.match_base,
-                   home_bucket(a.match_base, nbuckets_), id, uint32_t(id >> 32)};
+                   home_bucket(a.match_base, nbuckets_), id};
 }
 
 status table::not_found(const char *who, const key_ref &k) const
@@ -412,7 +406,7 @@ status table::resolve(segment_access &a, const key_ref &k, bool want_value, cons
     const uint64_t extent = std::min(load_word(home.extent), nbuckets_ - 1);
     bool busy = false, found = false;
     auto consider = [&](uint64_t slot, const slot_words &s) {
-        if (found || st != PGDDS_OK || hint_fingerprint(s.hint) != k.fingerprint) return;
+        if (found || st != PGDDS_OK || hint_fingerprint(s.hint) != k.fingerprint()) return;
         if (s.meta & meta_locked) {
             bool visited;
             st = check_not_visiting(k, slot, who, visited);
@@ -551,7 +545,7 @@ status table::insert(const void *key, size_t key_len, const void *value, size_t 
         return st == PGDDS_OK ? st : fail_prefix(st, who);
     }
     msg_header h{msg_insert, id_, 0};
-    insert_body b{k.base, k.fingerprint, key_len, value_len};
+    insert_body b{k.base, key_len, value_len};
     std::vector<uint8_t> message(sizeof h + sizeof b + key_len + value_len);
     memcpy(message.data(), &h, sizeof h);
     memcpy(message.data() + sizeof h, &b, sizeof b);
@@ -638,7 +632,7 @@ status table::put(const void *key, size_t key_len, const void *value, size_t val
         const size_t record_len = record_value_offset(key_len) + value_len;
         uint8_t *image = record_space(record_len);
         write_record(image, key, key_len, value, value_len, true);
-        const uint64_t new_len = value_len, hint = make_hint(k.fingerprint, new_len);
+        const uint64_t new_len = value_len, hint = make_hint(k.fingerprint(), new_len);
         const uint64_t hint_at =
             index_offset_[size_t(k.owner)] + slot_offset_in_index(e.slot) + offsetof(slot_words, hint);
         status st = a.write(k.owner, record, image, record_len);
@@ -749,7 +743,7 @@ status table::owner_insert(const key_ref &k, const void *value, size_t value_len
 {
     std::lock_guard<std::mutex> guard(local_->mutex());
     match_table::pending_entry p;
-    status st = local_->append_pending(k.bytes, k.len, k.fingerprint, value, value_len, p);
+    status st = local_->append_pending(k.bytes, k.len, k.fingerprint(), value, value_len, p);
     if (st != PGDDS_OK) return st;
     match_table::placement where;
     st = local_->activate(p, k.base, where);
@@ -792,8 +786,7 @@ void table::on_message(runtime &rt, int src, const uint8_t *payload, size_t size
             st = fail(PGDDS_ERR_INVALID_ARG, "malformed insert request");
         else
             st = owner_insert(key_ref{body + sizeof b, size_t(b.key_len), rank_, b.match_base,
-                                      home_bucket(b.match_base, nbuckets_), key_identity(body + sizeof b, b.key_len),
-                                      uint32_t(b.fingerprint)},
+                                      home_bucket(b.match_base, nbuckets_), key_identity(body + sizeof b, b.key_len)},
                               body + sizeof b + b.key_len, size_t(b.value_len));
     } else if (h.kind == msg_remove && body_len == sizeof(remove_body)) {
         remove_body b;

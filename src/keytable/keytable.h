@@ -61,8 +61,11 @@ struct key_ref {
     uint64_t base;         // match bits without alias
     uint64_t home;         // bucket
     uint64_t id;           // key_identity() of the key's bytes
-    uint32_t fingerprint;  // of the key's bytes, independent of the hash
 
+    // The slot's hint of the key. Like the identity it never comes from an application's hash,
+    // so it tells apart keys that hash alike; it is the identity's high half, which address_of
+    // does not use raw (match bits come from mix64(hash)), though for a hint any value would do.
+    uint32_t fingerprint() const { return uint32_t(id >> 32); }
     // What the readers' cache knows the key's entry by: the identity, which it is indexed by
     // too (it is ready before the key's address is).
     uint64_t cache_tag() const { return id; }
