@@ -27,6 +27,8 @@ constexpr uint32_t erase_flip = state::reserved ^ state::tombstone;
 
 // Groups of keys hashed and prefetched together by the batched operations.
 constexpr size_t batch_group = 32;
+// Records a drain hashes and prefetches ahead of the one it inserts.
+constexpr size_t drain_lookahead = 16;
 
 // The bytes a CP_FIND read takes at once (at least one bucket): five buckets of 8-byte keys and
 // values.
@@ -532,22 +534,39 @@ status hash_map::find_many(const char *who, size_t count, const uint8_t *keys, u
     });
 }
 
+// The drains visit each record with its place, hashed and prefetched `drain_lookahead` records
+// before its visit: the bucket fetches stay in flight all along, where a group at a time lets
+// them run dry at the end of every group.
+template <class Visit>
+void hash_map::visit_placed(const hash_table &t, size_t count, const uint8_t *records, Visit visit) const
+{
+    exclusive_memory m;
+    const size_t stride = key_size_ + value_size_;
+    key_place ahead[drain_lookahead];
+    auto start = [&](size_t i) {
+        key_place &p = ahead[i % drain_lookahead];
+        p = place(t, records + i * stride);
+        prefetch(m, t, p);
+    };
+    for (size_t i = 0; i < std::min(drain_lookahead, count); ++i) start(i);
+    for (size_t i = 0; i < count; ++i) {
+        const key_place p = ahead[i % drain_lookahead];
+        if (i + drain_lookahead < count) start(i + drain_lookahead);
+        visit(records + i * stride, p);
+    }
+}
+
 status hash_map::insert_own_records(const char *who, size_t count, const uint8_t *records, uint64_t &dropped)
 {
     exclusive_memory m;
-    size_t stride = key_size_ + value_size_;
     status first_failure = PGDDS_OK;
-    for (size_t i = 0; i < count;) {
-        size_t n = std::min(batch_group, count - i), done = 0;
-        const uint8_t *r = records + i * stride;
-        status st = insert_group(m, table_, who, n, r, stride, r + key_size_, stride, false, done);
-        i += done;
+    visit_placed(table_, count, records, [&](const uint8_t *key, const key_place &p) {
+        status st = insert_with(m, table_, who, key, key + key_size_, p, false);
         if (st != PGDDS_OK) {  // skip the record that does not fit and go on
             if (first_failure == PGDDS_OK) first_failure = st;
             ++dropped;
-            ++i;
         }
-    }
+    });
     return first_failure;
 }
 
@@ -556,40 +575,29 @@ status hash_map::combine_own_records(const char *who, size_t count, const uint8_
 {
     exclusive_memory m;
     const hash_table &t = table_;
-    const size_t stride = key_size_ + value_size_;
     status first_failure = PGDDS_OK;
-    for (size_t i = 0; i < count; i += batch_group) {
-        const size_t n = std::min(batch_group, count - i);
-        const uint8_t *group = records + i * stride;
-        key_place places[batch_group];
-        for (size_t j = 0; j < n; ++j) {
-            places[j] = place(t, group + j * stride);
-            prefetch(m, t, places[j]);
+    visit_placed(t, count, records, [&](const uint8_t *key, const key_place &p) {
+        const uint8_t *value = key + key_size_;
+        uint8_t *stored = nullptr;
+        for (uint64_t probe = 0; probe < t.probe_limit && !stored; ++probe) {
+            uint8_t *b = bucket<exclusive_memory>(t, p.owner, probe_slot(p.home, probe, t.part_capacity));
+            uint32_t w = m.load32(b);
+            if (state::status(w) == state::free) break;
+            if (state::status(w) == state::ready && state::fingerprint(w) == p.fingerprint &&
+                same_bytes(b + bucket_key_offset, key, key_size_))
+                stored = b + bucket_key_offset + key_size_;
         }
-        for (size_t j = 0; j < n; ++j) {
-            const uint8_t *key = group + j * stride, *value = key + key_size_;
-            const key_place &p = places[j];
-            uint8_t *stored = nullptr;
-            for (uint64_t probe = 0; probe < t.probe_limit && !stored; ++probe) {
-                uint8_t *b = bucket<exclusive_memory>(t, p.owner, probe_slot(p.home, probe, t.part_capacity));
-                uint32_t w = m.load32(b);
-                if (state::status(w) == state::free) break;
-                if (state::status(w) == state::ready && state::fingerprint(w) == p.fingerprint &&
-                    same_bytes(b + bucket_key_offset, key, key_size_))
-                    stored = b + bucket_key_offset + key_size_;
-            }
-            if (stored) {
-                if (combine) combine(stored, value, arg);
-                else copy_bytes(stored, value, value_size_);
-            } else if (!update_only) {
-                status st = insert_with(m, t, who, key, value, p, false);
-                if (st != PGDDS_OK) {  // skip the record that does not fit and go on
-                    if (first_failure == PGDDS_OK) first_failure = st;
-                    ++dropped;
-                }
+        if (stored) {
+            if (combine) combine(stored, value, arg);
+            else copy_bytes(stored, value, value_size_);
+        } else if (!update_only) {
+            status st = insert_with(m, t, who, key, value, p, false);
+            if (st != PGDDS_OK) {  // skip the record that does not fit and go on
+                if (first_failure == PGDDS_OK) first_failure = st;
+                ++dropped;
             }
         }
-    }
+    });
     return first_failure;
 }
 

@@ -104,6 +104,8 @@ class hash_map : public container {
                         size_t key_stride, const uint8_t *values, size_t value_stride, bool atomic,
                         size_t &done) const;
 
+    template <class Visit> void visit_placed(const hash_table &t, size_t count, const uint8_t *records, Visit visit) const;
+
     status make_table(const char *who, uint64_t capacity, hash_table &t, pgdds_gptr_t &mine) const;
 
     size_t key_size_ = 0, value_size_ = 0;
