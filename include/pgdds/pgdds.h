@@ -158,6 +158,15 @@ PGDDS_API pgdds_status_t pgdds_atomic_u32(pgdds_context_t ctx, pgdds_gptr_t targ
                                           uint32_t operand, uint32_t *fetched);
 PGDDS_API pgdds_status_t pgdds_atomic_cswap_u32(pgdds_context_t ctx, pgdds_gptr_t target,
                                                 uint32_t expected, uint32_t desired, uint32_t *old);
+/* Addition: non-blocking, non-fetching atomics (OpenSHMEM's shmem_atomic_*_nbi without a fetch).
+ * They return once issued; the update is applied at the target by the calling thread's next
+ * pgdds_flush (or pgdds_barrier), which also reports a failure of it. Until then it is not ordered
+ * with the thread's later operations. op is ADD, AND, OR, XOR or SWAP (an atomic set). Several in
+ * flight to different words overlap, where the blocking forms cost a round trip each. */
+PGDDS_API pgdds_status_t pgdds_atomic_u64_nbi(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
+                                              uint64_t operand);
+PGDDS_API pgdds_status_t pgdds_atomic_u32_nbi(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
+                                              uint32_t operand);
 /* Addition: atomic loads (a fetching no-op in the job's atomicity domain). */
 PGDDS_API pgdds_status_t pgdds_atomic_load_u64(pgdds_context_t ctx, pgdds_gptr_t target, uint64_t *value);
 PGDDS_API pgdds_status_t pgdds_atomic_load_u32(pgdds_context_t ctx, pgdds_gptr_t target, uint32_t *value);

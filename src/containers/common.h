@@ -146,6 +146,9 @@ class spinner {
 // expected value); the protocols check failed() in every loop that waits for a change, and the
 // caller returns result(). direct_memory cannot fail, so those checks compile away.
 // Every atomic is sequentially consistent; flush() orders earlier puts before later atomics.
+// A posted update (and32_posted) is issued without waiting: it lands by the next flush(), which
+// the protocol owes before it returns, and it is not ordered with later operations on its word
+// until then.
 
 class direct_memory {
   public:
@@ -179,6 +182,7 @@ class direct_memory {
     static void and32(address a, uint32_t v) { __atomic_fetch_and(reinterpret_cast<uint32_t *>(a), v, __ATOMIC_SEQ_CST); }
     static void xor32(address a, uint32_t v) { __atomic_fetch_xor(reinterpret_cast<uint32_t *>(a), v, __ATOMIC_SEQ_CST); }
     static void add64(address a, uint64_t v) { __atomic_fetch_add(reinterpret_cast<uint64_t *>(a), v, __ATOMIC_SEQ_CST); }
+    static void and32_posted(address a, uint32_t v) { and32(a, v); }
 
     // A plain read of an aligned word that atomics may be changing (one R, not an atomic).
     static uint64_t read64(address a) { return __atomic_load_n(reinterpret_cast<uint64_t *>(a), __ATOMIC_RELAXED); }
@@ -242,6 +246,11 @@ class fabric_memory {
     void and32(address a, uint32_t v) { fetch32(a, PGDDS_AOP_AND, v); }
     void xor32(address a, uint32_t v) { fetch32(a, PGDDS_AOP_XOR, v); }
     void add64(address a, uint64_t v) { fetch64(a, PGDDS_AOP_ADD, v); }
+    // Overlaps the update with what follows; the protocol's next flush() lands it.
+    void and32_posted(address a, uint32_t v)
+    {
+        if (!failed()) note(pgdds_atomic_u32_nbi(ctx_, a, PGDDS_AOP_AND, v));
+    }
 
     uint64_t read64(address a)
     {
@@ -343,6 +352,7 @@ class exclusive_memory : public direct_memory {
     }
     static void and32(address a, uint32_t v) { store(a, plain<uint32_t>(a) & v); }
     static void xor32(address a, uint32_t v) { store(a, plain<uint32_t>(a) ^ v); }
+    static void and32_posted(address a, uint32_t v) { and32(a, v); }
 
   private:
     template <class T> static T plain(address a)

@@ -187,74 +187,110 @@ status hash_map::insert_with(Mem &m, const hash_table &t, const char *who, const
     const uint32_t claimed = (atomic ? state::reserved : state::ready) | p.fingerprint;
     auto home = bucket<Mem>(t, p.owner, p.home);
     // The common case: the home bucket has never been used, so the key is nowhere else.
-    if (m.cas32(home, state::free, claimed) == state::free) {
-        m.put2(Mem::offset(home, bucket_key_offset), key, key_size_, value, value_size_);
-        if (atomic) {
-            m.flush();
-            m.xor32(home, state::reserved ^ state::ready);
-        }
-        return m.result();
-    }
-    if (!atomic) return insert_probing(m, t, who, key, value, p, false);
+    uint32_t home_word = m.cas32(home, state::free, claimed);
+    if (m.failed()) return m.result();
+    if (home_word == state::free) return fill(m, home, key, value, atomic);
+    if (!atomic) return insert_probing(m, t, who, key, value, p, false, home_word, [] {});
     // A collision: hold the home bucket's chain lock while probing, so that no other insert of a
     // key with this home (this key in particular) probes at the same time and two inserts of one
-    // key cannot both decide it is absent (tombstones make their probe sequences differ).
+    // key cannot both decide it is absent (tombstones make their probe sequences differ). The
+    // lock's fetch-or also tells the probe what the home bucket holds.
     spinner spin(rt);
-    while (m.fetch_or32(home, state::chain_lock) & state::chain_lock) {
+    while ((home_word = m.fetch_or32(home, state::chain_lock)) & state::chain_lock) {
         if (m.failed()) return m.result();
         while (m.load32(home) & state::chain_lock)
             if (m.failed() || !spin.again(m, who)) return m.failed() ? m.result() : PGDDS_ERR_TIMEOUT;
     }
-    status st = insert_probing(m, t, who, key, value, p, true);
-    m.and32(home, ~state::chain_lock);
+    if (m.failed()) return m.result();
+    // Released as soon as the key's bucket is fixed (see insert_probing), posted so that it
+    // overlaps the entry's write; the write's flush lands it.
+    bool held = true;
+    auto release = [&] {
+        m.and32_posted(home, ~state::chain_lock);
+        held = false;
+    };
+    status st = insert_probing(m, t, who, key, value, p, true, home_word, release);
+    if (held) m.and32(home, ~state::chain_lock);  // the probe gave up (full, timed out)
     return st != PGDDS_OK ? st : m.result();
 }
 
-// Probes for the key: assigns it in place if found before the first free bucket; otherwise fills
-// the first tombstone passed, or that free bucket.
+// Writes an entry into bucket b, which this insert claimed, and publishes it.
 template <class Mem>
+status hash_map::fill(Mem &m, typename Mem::address b, const uint8_t *key, const uint8_t *value, bool atomic) const
+{
+    m.put2(Mem::offset(b, bucket_key_offset), key, key_size_, value, value_size_);
+    if (atomic) {
+        m.flush();
+        m.xor32(b, state::reserved ^ state::ready);
+    }
+    return m.result();
+}
+
+// Probes for the key from its home bucket, whose word `first` the caller has seen: assigns the
+// value in place if the key is found before the first free bucket; otherwise fills the first
+// tombstone passed, or that free bucket. Each bucket costs one atomic: a free bucket with no
+// tombstone before it is probed and claimed by the same compare-and-swap, a bucket whose word
+// shows another key is passed on that word, and only one whose word shows the key's fingerprint
+// is locked and read. release() runs once the key's bucket is fixed (locked, or claimed for
+// it): from then on another insert of the key waits on that bucket, so the chain lock need not
+// be held while the entry is written.
+template <class Mem, class Release>
 status hash_map::insert_probing(Mem &m, const hash_table &t, const char *who, const uint8_t *key, const uint8_t *value,
-                                const key_place &p, bool atomic) const
+                                const key_place &p, bool atomic, uint32_t first, Release release) const
 {
     const uint32_t claimed = (atomic ? state::reserved : state::ready) | p.fingerprint;
     scratch_buffer scratch(key_size_);
     spinner spin(rt);
-    for (;;) {  // until the entry is written; a claim lost to another writer probes again
+    for (bool first_pass = true;; first_pass = false) {  // a claim lost to another writer probes again
         typename Mem::address target{};
         uint32_t target_word = 0;
         bool have_target = false, at_free = false;
         for (uint64_t i = 0; i < t.probe_limit && !at_free; ++i) {
             auto b = bucket<Mem>(t, p.owner, probe_slot(p.home, i, t.part_capacity));
             uint32_t w;
-            if (atomic) {
-                lock_outcome r = lock_candidate(m, b, p.fingerprint, w, spin, who);
-                if (r == lock_outcome::failed) return m.failed() ? m.result() : PGDDS_ERR_TIMEOUT;
-                if (r == lock_outcome::locked) {
-                    if (holds_key(m, b, key, scratch.data())) {  // assign in place
-                        m.put(Mem::offset(b, bucket_key_offset + key_size_), value, value_size_);
-                        m.flush();
-                        m.xor32(b, lock_flip);
-                        return m.result();
-                    }
-                    m.xor32(b, lock_flip);
-                    continue;
+            if (i == 0 && first_pass) {
+                w = first;
+            } else if (!have_target) {
+                w = m.cas32(b, state::free, claimed);
+                if (m.failed()) return m.result();
+                if (w == state::free) {
+                    release();
+                    return fill(m, b, key, value, atomic);
                 }
             } else {
                 w = m.load32(b);
                 if (m.failed()) return m.result();
-                if (state::status(w) == state::ready && state::fingerprint(w) == p.fingerprint &&
-                    holds_key(m, b, key, scratch.data())) {
+            }
+            uint32_t s = state::status(w);
+            if (s == state::free || s == state::tombstone) {
+                at_free = s == state::free;
+                if (!have_target) {
+                    target = b;
+                    target_word = w;
+                    have_target = true;
+                }
+                continue;
+            }
+            if (state::fingerprint(w) != p.fingerprint) continue;
+            if (!atomic) {  // only inserts of other keys overlap: a reserved bucket is not this key
+                if (s == state::ready && holds_key(m, b, key, scratch.data())) {
                     m.put(Mem::offset(b, bucket_key_offset + key_size_), value, value_size_);
                     return m.result();
                 }
+                continue;
             }
-            uint32_t s = state::status(w);
-            if (s == state::free) at_free = true;
-            if ((s == state::free || s == state::tombstone) && !have_target) {
-                target = b;
-                target_word = w;
-                have_target = true;
+            uint32_t locked_word;
+            lock_outcome r = lock_candidate(m, b, p.fingerprint, locked_word, spin, who);
+            if (r == lock_outcome::failed) return m.failed() ? m.result() : PGDDS_ERR_TIMEOUT;
+            if (r != lock_outcome::locked) continue;
+            if (holds_key(m, b, key, scratch.data())) {  // assign in place
+                release();
+                m.put(Mem::offset(b, bucket_key_offset + key_size_), value, value_size_);
+                m.flush();
+                m.xor32(b, lock_flip);
+                return m.result();
             }
+            m.xor32(b, lock_flip);
         }
         if (!have_target)
             return fail(PGDDS_ERR_FULL, "%s: no free bucket within %llu probes on rank %d (capacity %llu per rank)",
@@ -262,12 +298,8 @@ status hash_map::insert_probing(Mem &m, const hash_table &t, const char *who, co
         claim_outcome c = try_claim(m, target, target_word, claimed, spin, who);
         if (c == claim_outcome::failed) return m.failed() ? m.result() : PGDDS_ERR_TIMEOUT;
         if (c == claim_outcome::lost) continue;
-        m.put2(Mem::offset(target, bucket_key_offset), key, key_size_, value, value_size_);
-        if (atomic) {
-            m.flush();
-            m.xor32(target, state::reserved ^ state::ready);
-        }
-        return m.result();
+        release();
+        return fill(m, target, key, value, atomic);
     }
 }
 
@@ -297,15 +329,22 @@ status hash_map::find_with(Mem &m, const char *who, const uint8_t *key, uint8_t 
     scratch_buffer scratch(key_size_ + value_size_);
     spinner spin(rt);
     unsigned reader_choice = first_reader_bit(rt->rank());
+    // A bucket passed over releases its reader bit with a posted update that overlaps the next
+    // probe; the find lands them all with one flush before it returns.
+    bool posted = false;
+    auto finish = [&](status st) {
+        if (posted) m.flush();
+        return m.failed() ? m.result() : st;
+    };
     for (uint64_t i = 0; i < t.probe_limit; ++i) {
         auto b = bucket<Mem>(t, p.owner, probe_slot(p.home, i, t.part_capacity));
         for (;;) {  // until this bucket is decided
             uint32_t bit = reader_bit(reader_choice);
             uint32_t w = m.fetch_or32(b, bit);
-            if (m.failed()) return m.result();
+            if (m.failed()) return finish(PGDDS_OK);
             if (w & bit) {  // another reader holds this bit
                 ++reader_choice;
-                if (!spin.again(m, who)) return PGDDS_ERR_TIMEOUT;
+                if (!spin.again(m, who)) return finish(PGDDS_ERR_TIMEOUT);
                 continue;
             }
             uint32_t s = state::status(w);
@@ -315,15 +354,21 @@ status hash_map::find_with(Mem &m, const char *who, const uint8_t *key, uint8_t 
                 match = !m.failed() && same_bytes(kv, key, key_size_);
                 if (match) copy_bytes(value, kv + key_size_, value_size_);
             }
-            m.and32(b, ~bit);
-            if (m.failed()) return m.result();
-            if (match) return PGDDS_OK;
-            if (s == state::free) return PGDDS_ERR_NOT_FOUND;
-            if (s != state::reserved || !same_print) break;  // tombstone or another key: next bucket
-            if (!spin.again(m, who)) return PGDDS_ERR_TIMEOUT;  // being written, maybe with this key
+            const bool decided = match || s == state::free, next = s != state::reserved || !same_print;
+            if (decided && posted) {
+                m.and32_posted(b, ~bit);
+            } else if (!decided && next) {
+                m.and32_posted(b, ~bit);
+                posted = true;
+            } else {  // the last bucket, or this one again: its bit must be clear before a new fetch-or
+                m.and32(b, ~bit);
+            }
+            if (decided) return finish(match ? PGDDS_OK : PGDDS_ERR_NOT_FOUND);
+            if (next) break;  // tombstone or another key: next bucket
+            if (!spin.again(m, who)) return finish(PGDDS_ERR_TIMEOUT);  // being written, maybe with this key
         }
     }
-    return PGDDS_ERR_NOT_FOUND;
+    return finish(PGDDS_ERR_NOT_FOUND);
 }
 
 uint64_t hash_map::find_window(const hash_table &t, uint64_t slot, uint64_t probes_left) const

@@ -82,8 +82,10 @@ class hash_map : public container {
     status insert_with(Mem &m, const hash_table &t, const char *who, const uint8_t *key, const uint8_t *value,
                        const key_place &p, bool atomic) const;
     template <class Mem>
+    status fill(Mem &m, typename Mem::address b, const uint8_t *key, const uint8_t *value, bool atomic) const;
+    template <class Mem, class Release>
     status insert_probing(Mem &m, const hash_table &t, const char *who, const uint8_t *key, const uint8_t *value,
-                          const key_place &p, bool atomic) const;
+                          const key_place &p, bool atomic, uint32_t first, Release release) const;
     template <class Mem>
     status find_with(Mem &m, const char *who, const uint8_t *key, uint8_t *value, const key_place &p, bool atomic) const;
     // A CP_FIND find reads the buckets of a probe sequence a window at a time: one read of a few

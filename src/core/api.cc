@@ -97,8 +97,10 @@ status check_request(runtime *rt, const char *who, pgdds_request_t req)
     return PGDDS_OK;
 }
 
+// posted: a non-fetching atomic that completes at the caller's next flush (the _nbi forms).
 template <class T>
-status atomic_op(pgdds_context_t ctx, const char *who, pgdds_gptr_t target, amo_op op, T operand, T compare, T *fetched)
+status atomic_op(pgdds_context_t ctx, const char *who, pgdds_gptr_t target, amo_op op, T operand, T compare, T *fetched,
+                 bool posted = false)
 {
     runtime *rt;
     if (status est = enter(ctx, who, rt); est != PGDDS_OK) return est;
@@ -112,7 +114,7 @@ status atomic_op(pgdds_context_t ctx, const char *who, pgdds_gptr_t target, amo_
     vci *v;
     st = caller_vci(rt, who, v);
     if (st != PGDDS_OK) return st;
-    return rt->amo(who, *v, target, a);
+    return posted ? rt->amo_posted(who, *v, target, a) : rt->amo(who, *v, target, a);
 }
 
 status bad_aop(const char *who, const pgdds_aop_t &op)
@@ -346,6 +348,16 @@ PGDDS_API pgdds_status_t pgdds_atomic_u32(pgdds_context_t ctx, pgdds_gptr_t targ
 {
     if (!aop_valid(op)) return bad_aop("pgdds_atomic_u32", op);
     return atomic_op<uint32_t>(ctx, "pgdds_atomic_u32", target, amo_op(op), operand, 0, fetched);
+}
+PGDDS_API pgdds_status_t pgdds_atomic_u64_nbi(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op, uint64_t operand)
+{
+    if (!aop_valid(op)) return bad_aop("pgdds_atomic_u64_nbi", op);
+    return atomic_op<uint64_t>(ctx, "pgdds_atomic_u64_nbi", target, amo_op(op), operand, 0, nullptr, true);
+}
+PGDDS_API pgdds_status_t pgdds_atomic_u32_nbi(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op, uint32_t operand)
+{
+    if (!aop_valid(op)) return bad_aop("pgdds_atomic_u32_nbi", op);
+    return atomic_op<uint32_t>(ctx, "pgdds_atomic_u32_nbi", target, amo_op(op), operand, 0, nullptr, true);
 }
 PGDDS_API pgdds_status_t pgdds_atomic_cswap_u64(pgdds_context_t ctx, pgdds_gptr_t target, uint64_t expected,
                                                 uint64_t desired, uint64_t *old)

@@ -627,6 +627,11 @@ status runtime::amo(const char *who, vci &v, pgdds_gptr_t target, const amo_args
     return done.result == PGDDS_OK ? PGDDS_OK : fail_prefix(done.result, who);
 }
 
+status runtime::amo_posted(const char *who, vci &v, pgdds_gptr_t target, const amo_args &a)
+{
+    return retry(who, v, [&] { return net_->amo(v.index, gptr::rank(target), gptr::offset(target), a, nullptr); });
+}
+
 status runtime::flush(const char *who, vci &v)
 {
     std::atomic_thread_fence(std::memory_order_seq_cst);

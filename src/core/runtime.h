@@ -160,6 +160,8 @@ class runtime {
     status net_put(const char *who, vci &v, pgdds_gptr_t dst, const void *src, size_t n, op_completion *done);
     status net_get(const char *who, vci &v, void *dst, pgdds_gptr_t src, size_t n, op_completion *done);
     status amo(const char *who, vci &v, pgdds_gptr_t target, const amo_args &a);
+    // A non-fetching atomic that completes at v's next flush (a failure is reported there).
+    status amo_posted(const char *who, vci &v, pgdds_gptr_t target, const amo_args &a);
     status flush(const char *who, vci &v);
     status flush_all(const char *who);
     pgdds_request *request_get(vci &v);

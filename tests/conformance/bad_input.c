@@ -149,6 +149,16 @@ static void test_rma_bounds(void)
     T_STATUS(pgdds_atomic_u64(ctx, bad_rank, PGDDS_AOP_ADD, 1, NULL), PGDDS_ERR_OUT_OF_BOUNDS);
     T_STATUS(pgdds_atomic_u64(ctx, pgdds_gptr_add(end, 32), PGDDS_AOP_ADD, 1, NULL), PGDDS_ERR_OUT_OF_BOUNDS);
     T_STATUS(pgdds_atomic_load_u32(ctx, PGDDS_GPTR_NULL, &f32), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_atomic_u64_nbi(ctx, pgdds_gptr_add(peer, 4), PGDDS_AOP_ADD, 1), PGDDS_ERR_INVALID_ARG);
+    T_CHECK(strstr(pgdds_last_error(), "pgdds_atomic_u64_nbi") != NULL);
+    T_STATUS(pgdds_atomic_u32_nbi(ctx, pgdds_gptr_add(peer, 2), PGDDS_AOP_OR, 1), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_atomic_u64_nbi(ctx, peer, (pgdds_aop_t)99, 1), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_atomic_u32_nbi(ctx, peer, (pgdds_aop_t)-1, 1), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_atomic_u32_nbi(ctx, bad_rank, PGDDS_AOP_ADD, 1), PGDDS_ERR_OUT_OF_BOUNDS);
+    T_STATUS(pgdds_atomic_u64_nbi(ctx, pgdds_gptr_add(end, 32), PGDDS_AOP_XOR, 1), PGDDS_ERR_OUT_OF_BOUNDS);
+    T_STATUS(pgdds_atomic_u32_nbi(ctx, PGDDS_GPTR_NULL, PGDDS_AOP_ADD, 1), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_atomic_u64_nbi(NULL, peer, PGDDS_AOP_ADD, 1), PGDDS_ERR_INVALID_ARG);
+    T_OK(pgdds_flush(ctx)); /* nothing refused was left in flight */
     T_CHECK(f == 0 && f32 == 0); /* outputs untouched on failure */
 
     T_OK(pgdds_barrier(ctx));
@@ -262,6 +272,7 @@ int main(void)
     T_CHECK(strstr(pgdds_last_error(), "finalized") != NULL);
     T_STATUS(pgdds_finalize(dead), PGDDS_ERR_STATE);
     T_STATUS(pgdds_flush(dead), PGDDS_ERR_STATE);
+    T_STATUS(pgdds_atomic_u32_nbi(dead, 1, PGDDS_AOP_ADD, 1), PGDDS_ERR_STATE);
     T_CHECK(pgdds_rank(dead) == -1);
     return verdict || t_failures ? 1 : 0;
 }

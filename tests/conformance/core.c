@@ -146,10 +146,12 @@ static void test_rma(void)
 static void test_atomics(void)
 {
     /* Words on rank 0: [0] u64 add counter, [1] u64 or-bits, [2] u64 cswap counter, [3] xor,
-     * [4] and-mask, [5] swap, [6..7] u32 add counter and u32 cswap counter (one 8-byte word). */
-    pgdds_gptr_t *all = alloc_all(8 * 8, 8);
+     * [4] and-mask, [5] swap, [6..7] u32 add counter and u32 cswap counter (one 8-byte word);
+     * then the posted (_nbi) atomics' words: [8] u64 add counter, [9] u32 add counter and u32
+     * or-bits; [10] on every rank: set by its left neighbour. */
+    pgdds_gptr_t *all = alloc_all(11 * 8, 8);
     uint64_t *w = pgdds_gptr_to_local(ctx, all[me]);
-    memset(w, 0, 64);
+    memset(w, 0, 11 * 8);
     w[4] = ~(uint64_t)0;
     T_OK(pgdds_barrier(ctx));
     pgdds_gptr_t base = all[0];
@@ -208,6 +210,30 @@ static void test_atomics(void)
     memcpy(u32, &v[6], sizeof u32);
     T_CHECK_MSG(u32[0] == (uint32_t)total, "u32 add %u, expected %llu", u32[0], (unsigned long long)total);
     T_CHECK_MSG(u32[1] == (uint32_t)total, "u32 cswap %u, expected %llu", u32[1], (unsigned long long)total);
+
+    /* Posted atomics: many in flight, every one applied by the issuer's next flush. */
+    for (int i = 0; i < iters; ++i) {
+        T_OK(pgdds_atomic_u64_nbi(ctx, pgdds_gptr_add(base, 64), PGDDS_AOP_ADD, 1));
+        T_OK(pgdds_atomic_u32_nbi(ctx, pgdds_gptr_add(base, 72), PGDDS_AOP_ADD, 1));
+    }
+    T_OK(pgdds_atomic_u32_nbi(ctx, pgdds_gptr_add(base, 76), PGDDS_AOP_OR, 1u << (me % 32)));
+    pgdds_gptr_t right = pgdds_gptr_add(all[(me + 1) % n], 80);
+    T_OK(pgdds_atomic_u64_nbi(ctx, right, PGDDS_AOP_SWAP, (uint64_t)me + 1));
+    T_OK(pgdds_flush(ctx));
+    uint64_t set = 0;
+    T_OK(pgdds_atomic_load_u64(ctx, right, &set)); /* visible to the issuer once it flushed */
+    T_CHECK_MSG(set == (uint64_t)me + 1, "posted swap left %llu, expected %d", (unsigned long long)set, me + 1);
+    T_OK(pgdds_barrier(ctx));
+    uint64_t posted[2];
+    T_OK(pgdds_get(ctx, posted, pgdds_gptr_add(base, 64), sizeof posted));
+    memcpy(u32, &posted[1], sizeof u32);
+    uint32_t or_expected = 0;
+    for (int r = 0; r < n; ++r) or_expected |= 1u << (r % 32);
+    T_CHECK_MSG(posted[0] == total, "posted u64 add %llu, expected %llu", (unsigned long long)posted[0],
+                (unsigned long long)total);
+    T_CHECK_MSG(u32[0] == (uint32_t)total, "posted u32 add %u, expected %llu", u32[0], (unsigned long long)total);
+    T_CHECK_MSG(u32[1] == or_expected, "posted u32 or %#x, expected %#x", u32[1], or_expected);
+    T_CHECK(w[10] == (uint64_t)((me + n - 1) % n) + 1);
 
     /* 32-bit bitwise ops on both halves of one word are independent. */
     T_OK(pgdds_barrier(ctx)); /* everyone has read the totals */
