@@ -466,19 +466,18 @@ status hash_map::find_group(Mem &m, const char *who, size_t n, const uint8_t *ke
     return PGDDS_OK;
 }
 
-// Inserts up to n keys; `done` tells how many before the first failure.
+// Inserts n keys (stopping at the first failure).
 template <class Mem>
-status hash_map::insert_group(Mem &m, const hash_table &t, const char *who, size_t n, const uint8_t *keys,
-                              size_t key_stride, const uint8_t *values, size_t value_stride, bool atomic,
-                              size_t &done) const
+status hash_map::insert_group(Mem &m, const char *who, size_t n, const uint8_t *keys, const uint8_t *values,
+                              bool atomic) const
 {
     key_place places[batch_group];
     for (size_t j = 0; j < n; ++j) {
-        places[j] = place(t, keys + j * key_stride);
-        prefetch(m, t, places[j]);
+        places[j] = place(table_, keys + j * key_size_);
+        prefetch(m, table_, places[j]);
     }
-    for (done = 0; done < n; ++done) {
-        status st = insert_with(m, t, who, keys + done * key_stride, values + done * value_stride, places[done], atomic);
+    for (size_t j = 0; j < n; ++j) {
+        status st = insert_with(m, table_, who, keys + j * key_size_, values + j * value_size_, places[j], atomic);
         if (st != PGDDS_OK) return st;
     }
     return PGDDS_OK;
@@ -546,9 +545,8 @@ status hash_map::insert_many(const char *who, size_t count, const uint8_t *keys,
     bool atomic = (concurrent & ~PGDDS_CP_LOCAL) != PGDDS_CP_INSERT;
     return with_memory(who, local, [&](auto &m) {
         for (size_t i = 0; i < count; i += batch_group) {
-            size_t n = std::min(batch_group, count - i), done;
-            status s = insert_group(m, table_, who, n, keys + i * key_size_, key_size_, values + i * value_size_,
-                                    value_size_, atomic, done);
+            size_t n = std::min(batch_group, count - i);
+            status s = insert_group(m, who, n, keys + i * key_size_, values + i * value_size_, atomic);
             if (s != PGDDS_OK) return s;
         }
         return PGDDS_OK;

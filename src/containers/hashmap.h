@@ -102,10 +102,10 @@ class hash_map : public container {
     status find_group(Mem &m, const char *who, size_t n, const uint8_t *keys, uint8_t *values, unsigned char *found,
                       bool atomic) const;
     template <class Mem>
-    status insert_group(Mem &m, const hash_table &t, const char *who, size_t n, const uint8_t *keys,
-                        size_t key_stride, const uint8_t *values, size_t value_stride, bool atomic,
-                        size_t &done) const;
-
+    status insert_group(Mem &m, const char *who, size_t n, const uint8_t *keys, const uint8_t *values,
+                        bool atomic) const;
+    // Calls visit(record, its place) for `count` packed records (key then value) in order,
+    // prefetching ahead: the drains of a hash map buffer.
     template <class Visit> void visit_placed(const hash_table &t, size_t count, const uint8_t *records, Visit visit) const;
 
     status make_table(const char *who, uint64_t capacity, hash_table &t, pgdds_gptr_t &mine) const;

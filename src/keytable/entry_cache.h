@@ -19,9 +19,9 @@ struct entry_ref {
 };
 
 // The readers' cache of resolved entries, by owner and key_ref::cache_tag, a 64-bit hash of the
-// key (which keys may share: users check the key in the record). Two-way set associative, so that a handful of hot
-// keys whose tags meet in one place do not evict each other on every access; each line is a
-// small seqlock so threads share the cache without a mutex.
+// key (which keys may share: users check the key in the record). Two-way set associative, so
+// that a handful of hot keys whose tags meet in one place do not evict each other on every
+// access; each line is a small seqlock so threads share the cache without a mutex.
 class entry_cache {
   public:
     explicit entry_cache(uint64_t lines);

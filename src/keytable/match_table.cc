@@ -34,9 +34,17 @@ uint64_t identity_of_key_in(const uint8_t *r)
 
 uint64_t record_seal(const uint8_t *r) { return seal_of(r, identity_of_key_in(r)); }
 
-bool record_sealed(const uint8_t *r) { return seal_in(r) && seal_in(r) == record_seal(r); }
+bool record_sealed(const uint8_t *r)
+{
+    const uint64_t seal = seal_in(r);
+    return seal && seal == record_seal(r);
+}
 
-bool record_sealed(const uint8_t *r, uint64_t key_id) { return seal_in(r) && seal_in(r) == seal_of(r, key_id); }
+bool record_sealed(const uint8_t *r, uint64_t key_id)
+{
+    const uint64_t seal = seal_in(r);
+    return seal && seal == seal_of(r, key_id);
+}
 
 void seal_record(uint8_t *r, bool sealed)
 {

@@ -40,14 +40,14 @@
 //     it (they expect an active meta).
 //
 //   - A record's `seal` is a checksum of its lengths, key and value, or 0 (the value hashed with
-//     a seed made of the lengths and the key's 64-bit identity, which a reader has at hand). A record read in one
-//     piece whose seal matches its bytes is the key's current record as it stood at some moment
-//     of the read (Pilaf's self-verifying objects, Mitchell et al., ATC'13): a reader with a
-//     cached entry reads the record alone, one read, without the meta word after it. Only a
-//     record that an active slot names carries a seal: it is sealed after the slot is
-//     published, re-sealed by every writer that replaces its bytes, and its seal is cleared
-//     before the slot is taken out of use (so a freed record never validates). A record without
-//     a valid seal (one an atomic changed, or one caught mid-change) is validated by meta.
+//     a seed made of the lengths and the key's 64-bit identity, which a reader has at hand). A
+//     record read in one piece whose seal matches its bytes is the key's current record as it
+//     stood at some moment of the read (Pilaf's self-verifying objects, Mitchell et al.,
+//     ATC'13): a reader with a cached entry reads the record alone, one read, without the meta
+//     word after it. Only a record that an active slot names carries a seal: it is sealed after
+//     the slot is published, re-sealed by every writer that replaces its bytes, and its seal is
+//     cleared before the slot is taken out of use (so a freed record never validates). A record
+//     without a valid seal (one an atomic changed, or one caught mid-change) is validated by meta.
 //
 // Inserts (§3.3): an entry is first *appended pending* — its record allocated and written, but
 // no slot names it, so no lookup can see it — then *activated*: placed in the index with an
