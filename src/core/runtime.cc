@@ -3,7 +3,9 @@
 
 #include "../transport/shm/shm.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
@@ -537,9 +539,14 @@ status runtime::progress_unattended(const vci *mine, bool ownerless_only)
             // or whose lock another thread holds, is being attended: borrowing it would only
             // wait for that thread.
             uint64_t rounds = other->progress_rounds.load(std::memory_order_relaxed);
-            if (other->rounds_at_sweep.exchange(rounds, std::memory_order_relaxed) != rounds) continue;
+            if (other->rounds_at_sweep.exchange(rounds, std::memory_order_relaxed) != rounds) {
+                other->idle_borrows.store(0, std::memory_order_relaxed);
+                other->next_borrow_at.store(0, std::memory_order_relaxed);
+                continue;
+            }
             if (other->in_op.load(std::memory_order_relaxed) || !other->lock.try_lock()) continue;
             other->lock.unlock();
+            if (other->owners.load(std::memory_order_relaxed) != 0 && !idle_owner_due(*other)) continue;
         }
         status st = progress_one(*other);
         if (st != PGDDS_OK) return st;
@@ -548,6 +555,24 @@ status runtime::progress_unattended(const vci *mine, bool ownerless_only)
             other->rounds_at_sweep.store(other->progress_rounds.load(std::memory_order_relaxed), std::memory_order_relaxed);
     }
     return PGDDS_OK;
+}
+
+// Whether a sweep may borrow v, whose owner has not progressed it since the last sweep, now.
+// The first borrows in a row come at every sweep, so a short absence costs its peers nothing;
+// then the interval doubles up to max_interval.
+bool runtime::idle_owner_due(vci &v)
+{
+    constexpr unsigned free_borrows = 4;
+    constexpr double first_interval = 2e-6, max_interval = 500e-6;
+    double now = now_seconds(), due = v.next_borrow_at.load(std::memory_order_relaxed);
+    if (now < due) return false;
+    unsigned n = v.idle_borrows.fetch_add(1, std::memory_order_relaxed);
+    if (n >= free_borrows) {
+        double wait = std::min(max_interval, std::ldexp(first_interval, int(std::min(n - free_borrows, 16u))));
+        // One sweeper wins the slot; the others see the new time and pass by.
+        if (!v.next_borrow_at.compare_exchange_strong(due, now + wait, std::memory_order_relaxed)) return false;
+    }
+    return true;
 }
 
 status runtime::progress_one(vci &v)

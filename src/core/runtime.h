@@ -220,6 +220,7 @@ class runtime {
     static thread_local unsigned tls_progressed;   // progress calls, for periodic sweeps
     static thread_local bool tls_library_thread;   // the progress thread
     status progress_one(vci &v);
+    bool idle_owner_due(vci &v);
     static std::atomic<uint64_t> next_id;
 
     pgdds_context_t handle_ = nullptr;
