@@ -35,11 +35,16 @@ static void check(pgdds_status_t st, const char *what)
     }
 }
 
-/* The target of thread t (or of this rank in procs mode), one cache line per stream. */
+/* Each stream's target word has a block of its own: two cache lines, because the L2 spatial
+ * prefetcher of x86 cores fetches lines in 128-byte pairs, and streams on neighbouring lines
+ * would then contend as if they shared one (processes target separate segments anyway). */
+enum { stream_block = 128 };
+
+/* The target of thread t (or of this rank in procs mode). */
 static pgdds_gptr_t target_of(int t)
 {
     int peer = n == 2 ? 1 - me : (me + n / 2) % n;
-    return pgdds_gptr_add(bufs[peer], 64 * (t + 1));
+    return pgdds_gptr_add(bufs[peer], stream_block * (t + 1));
 }
 
 /* Streams per side, and which one thread t of this rank is (in procs mode, each rank is one). */
@@ -135,8 +140,8 @@ int main(int argc, char **argv)
     driver = procs ? me < n / 2 : me == 0;
     bufs = malloc(sizeof *bufs * (size_t)n);
     pgdds_gptr_t mine;
-    check(pgdds_alloc(ctx, 64 * (size_t)(threads + 1), 64, &mine), "pgdds_alloc");
-    memset(pgdds_gptr_to_local(ctx, mine), 0, 64 * (size_t)(threads + 1));
+    check(pgdds_alloc(ctx, stream_block * (size_t)(threads + 1), stream_block, &mine), "pgdds_alloc");
+    memset(pgdds_gptr_to_local(ctx, mine), 0, stream_block * (size_t)(threads + 1));
     check(pgdds_allgather(ctx, &mine, bufs, sizeof mine), "pgdds_allgather");
     /* The main thread waits in pthread_join while the streams run: it leaves their VCIs to them
      * (a VCI with two bound threads locks), on a VCI of its own when there is one. */

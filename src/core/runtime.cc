@@ -557,22 +557,23 @@ status runtime::progress_unattended(const vci *mine, bool ownerless_only)
     return PGDDS_OK;
 }
 
-// Whether a sweep may borrow v, whose owner has not progressed it since the last sweep, now.
-// The first borrows in a row come at every sweep, so a short absence costs its peers nothing;
-// then the interval doubles up to max_interval.
+// Whether a sweep may borrow v now, whose owner has not progressed it since the last sweep
+// looked. An owner away for less than first_wait is most likely descheduled or between two
+// calls: borrowing would only wait for it. After that, borrows come at intervals that double
+// up to max_wait while the owner stays away.
 bool runtime::idle_owner_due(vci &v)
 {
-    constexpr unsigned free_borrows = 4;
-    constexpr double first_interval = 2e-6, max_interval = 500e-6;
+    constexpr double first_wait = 20e-6, max_wait = 500e-6;
     double now = now_seconds(), due = v.next_borrow_at.load(std::memory_order_relaxed);
-    if (now < due) return false;
-    unsigned n = v.idle_borrows.fetch_add(1, std::memory_order_relaxed);
-    if (n >= free_borrows) {
-        double wait = std::min(max_interval, std::ldexp(first_interval, int(std::min(n - free_borrows, 16u))));
-        // One sweeper wins the slot; the others see the new time and pass by.
-        if (!v.next_borrow_at.compare_exchange_strong(due, now + wait, std::memory_order_relaxed)) return false;
+    if (due == 0) {  // the absence starts now
+        v.next_borrow_at.compare_exchange_strong(due, now + first_wait, std::memory_order_relaxed);
+        return false;
     }
-    return true;
+    if (now < due) return false;
+    unsigned n = std::min(v.idle_borrows.fetch_add(1, std::memory_order_relaxed), 16u);
+    double wait = std::min(max_wait, std::ldexp(first_wait, int(n)));
+    // One sweeper wins the slot; the others see the new time and pass by.
+    return v.next_borrow_at.compare_exchange_strong(due, now + wait, std::memory_order_relaxed);
 }
 
 status runtime::progress_one(vci &v)

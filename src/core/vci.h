@@ -42,14 +42,14 @@ struct alignas(cache_line) vci {
     // Rounds of progress made on the VCI (counted under its scope), and the count other threads'
     // sweeps saw last (a line of its own: they write it, the owner never does). A sweep borrows
     // a VCI only when nobody attended it in between, so busy threads do not pay for borrowing
-    // each other's VCIs (an asymmetric barrier each). An owner that stays away (computing, or
-    // blocked outside the library) is borrowed at growing intervals: every borrow interrupts
-    // each running thread of the process, and at every sweep that took a fifth of a busy
-    // thread's time.
+    // each other's VCIs (an asymmetric barrier each). An owner that stays away (computing,
+    // blocked outside the library, descheduled) is borrowed only after a while and then at
+    // growing intervals (runtime::idle_owner_due): every borrow interrupts each running thread
+    // of the process, and at every sweep that took a fifth of a busy thread's time.
     std::atomic<uint64_t> progress_rounds{0};
     alignas(cache_line) std::atomic<uint64_t> rounds_at_sweep{0};
-    std::atomic<unsigned> idle_borrows{0};   // borrows in a row that found the owner away
-    std::atomic<double> next_borrow_at{0};   // now_seconds() before which sweeps leave it alone
+    std::atomic<unsigned> idle_borrows{0};  // borrows since the owner was last seen
+    std::atomic<double> next_borrow_at{0};  // now_seconds() of the next borrow; 0: owner seen
 
     // --- state touched only under the VCI's scope -----------------------------------------
     pgdds_request *free_requests = nullptr;  // per-VCI request pool
