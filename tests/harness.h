@@ -42,6 +42,18 @@ static int t_rank = -1;
         }                                                                                         \
     } while (0)
 
+/* T_OK for a program's threads: counts a failure into an atomic counter of the caller's (the
+ * includer brings <stdatomic.h>), which the main thread adds to t_failures at the end. */
+#define T_OK_COUNTED(counter, expr)                                                               \
+    do {                                                                                          \
+        pgdds_status_t t_st_ = (expr);                                                            \
+        if (t_st_ != PGDDS_OK) {                                                                  \
+            atomic_fetch_add(&(counter), 1);                                                      \
+            fprintf(stderr, "FAIL rank %d %s:%d: %s: %s\n", t_rank, __FILE__, __LINE__, #expr,   \
+                    pgdds_last_error());                                                          \
+        }                                                                                         \
+    } while (0)
+
 /* Expects a given failure status and a non-empty explanation. */
 #define T_STATUS(expr, expected)                                                                  \
     do {                                                                                          \

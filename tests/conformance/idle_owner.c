@@ -21,14 +21,7 @@ static pgdds_gptr_t *words; /* per rank: [0] counter, [1] done flag, [2..2+OPS) 
 static pthread_barrier_t bound, release;
 static atomic_int thread_failures;
 
-#define TH_OK(expr)                                                                                 \
-    do {                                                                                            \
-        pgdds_status_t st_ = (expr);                                                                \
-        if (st_ != PGDDS_OK) {                                                                      \
-            atomic_fetch_add(&thread_failures, 1);                                                  \
-            fprintf(stderr, "FAIL rank %d %s:%d: %s: %s\n", me, __FILE__, __LINE__, #expr, pgdds_last_error()); \
-        }                                                                                           \
-    } while (0)
+#define TH_OK(expr) T_OK_COUNTED(thread_failures, expr)
 
 /* Even rank: own VCI 1, then stay out of the library until released. */
 static void *absent_owner(void *arg)

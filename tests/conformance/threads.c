@@ -23,15 +23,7 @@ static atomic_int flush_done;
 static uint32_t am_id;
 static atomic_int failures_in_threads;
 
-#define TT_OK(expr)                                                                                 \
-    do {                                                                                            \
-        pgdds_status_t st_ = (expr);                                                                \
-        if (st_ != PGDDS_OK) {                                                                      \
-            atomic_fetch_add(&failures_in_threads, 1);                                              \
-            fprintf(stderr, "FAIL rank %d thread %d %s:%d: %s: %s\n", me, t, __FILE__, __LINE__, #expr, \
-                    pgdds_last_error());                                                            \
-        }                                                                                           \
-    } while (0)
+#define TT_OK(expr) T_OK_COUNTED(failures_in_threads, expr)
 
 static void on_msg(pgdds_context_t c, int src, const void *payload, size_t size, void *arg)
 {
