@@ -599,16 +599,20 @@ void hash_map::visit_placed(const hash_table &t, size_t count, const uint8_t *re
     }
 }
 
+// A drain skips a record that does not fit and goes on; it reports the first failure.
+static void count_dropped(status st, status &first_failure, uint64_t &dropped)
+{
+    if (st == PGDDS_OK) return;
+    if (first_failure == PGDDS_OK) first_failure = st;
+    ++dropped;
+}
+
 status hash_map::insert_own_records(const char *who, size_t count, const uint8_t *records, uint64_t &dropped)
 {
     exclusive_memory m;
     status first_failure = PGDDS_OK;
     visit_placed(table_, count, records, [&](const uint8_t *key, const key_place &p) {
-        status st = insert_with(m, table_, who, key, key + key_size_, p, false);
-        if (st != PGDDS_OK) {  // skip the record that does not fit and go on
-            if (first_failure == PGDDS_OK) first_failure = st;
-            ++dropped;
-        }
+        count_dropped(insert_with(m, table_, who, key, key + key_size_, p, false), first_failure, dropped);
     });
     return first_failure;
 }
@@ -634,11 +638,7 @@ status hash_map::combine_own_records(const char *who, size_t count, const uint8_
             if (combine) combine(stored, value, arg);
             else copy_bytes(stored, value, value_size_);
         } else if (!update_only) {
-            status st = insert_with(m, t, who, key, value, p, false);
-            if (st != PGDDS_OK) {  // skip the record that does not fit and go on
-                if (first_failure == PGDDS_OK) first_failure = st;
-                ++dropped;
-            }
+            count_dropped(insert_with(m, t, who, key, value, p, false), first_failure, dropped);
         }
     });
     return first_failure;

@@ -535,18 +535,19 @@ status runtime::progress_unattended(const vci *mine, bool ownerless_only)
         if (other.get() == mine) continue;
         if (threaded_) {
             if (ownerless_only && other->owners.load(std::memory_order_relaxed) != 0) continue;
-            // A VCI progressed since the last sweep looked, whose owner is inside an operation,
-            // or whose lock another thread holds, is being attended: borrowing it would only
-            // wait for that thread.
+            // A VCI progressed since the last sweep looked, whose owner is inside an operation
+            // or only briefly away, or whose lock another thread holds, is being attended:
+            // borrowing it would only wait for that thread. The cheap checks come first.
             uint64_t rounds = other->progress_rounds.load(std::memory_order_relaxed);
             if (other->rounds_at_sweep.exchange(rounds, std::memory_order_relaxed) != rounds) {
                 other->idle_borrows.store(0, std::memory_order_relaxed);
                 other->next_borrow_at.store(0, std::memory_order_relaxed);
                 continue;
             }
-            if (other->in_op.load(std::memory_order_relaxed) || !other->lock.try_lock()) continue;
-            other->lock.unlock();
+            if (other->in_op.load(std::memory_order_relaxed)) continue;
             if (other->owners.load(std::memory_order_relaxed) != 0 && !idle_owner_due(*other)) continue;
+            if (!other->lock.try_lock()) continue;
+            other->lock.unlock();
         }
         status st = progress_one(*other);
         if (st != PGDDS_OK) return st;
