@@ -26,6 +26,12 @@ const std::vector<config_var> &config_table()
          "operation and width pgdds uses, otherwise emulated: messages that the target's CPU "
          "executes. native fails where the provider lacks one; emulated forces the emulation. "
          "Every rank must agree."},
+        {"PGDDS_OFI_DOMAINS", var_type::choice, "auto", "auto|shared|vci",
+         "Domains of the ofi transport. shared: one domain and address vector for every VCI, "
+         "each registration made once. vci: a domain, address vector and registrations per VCI, "
+         "so no provider lock is shared between VCIs. auto: vci on the shm provider (a "
+         "registration there pins nothing, and its domain lock is taken for every RMA a target "
+         "serves), shared elsewhere (a NIC pins and keys every registration per domain)."},
         {"PGDDS_VERBS_DEVICE", var_type::string, "", nullptr,
          "RDMA device and port for the verbs transport, \"mlx5_0\" or \"mlx5_0:1\". Empty: the "
          "first active port."},
@@ -212,6 +218,7 @@ status config_load(const pgdds_init_params_t *params, config &out, std::vector<s
     for (auto &ch : c.transport) ch = char(tolower((unsigned char)ch));
     c.ofi_provider = lookup("PGDDS_OFI_PROVIDER", warnings);
     c.ofi_atomics = parse_choice(lookup("PGDDS_OFI_ATOMICS", warnings), "auto|native|emulated");
+    c.ofi_domains = parse_choice(lookup("PGDDS_OFI_DOMAINS", warnings), "auto|shared|vci");
     c.verbs_device = lookup("PGDDS_VERBS_DEVICE", warnings);
     parse_size(lookup("PGDDS_SEGMENT_SIZE", warnings), c.segment_size);
     parse_count(lookup("PGDDS_NUM_VCIS", warnings), c.num_vcis);

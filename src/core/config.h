@@ -33,6 +33,7 @@ struct config {
     std::string transport = "auto";
     std::string ofi_provider;
     int ofi_atomics = 0;  // PGDDS_OFI_ATOMICS: 0 auto, 1 native, 2 emulated
+    int ofi_domains = 0;  // PGDDS_OFI_DOMAINS: 0 auto, 1 shared, 2 one per VCI
     std::string verbs_device;
     size_t segment_size = 0;
     unsigned num_vcis = 1;

@@ -712,10 +712,16 @@ void test_bad_input()
     munmap(p, 1 << 20);
 }
 
-void run_variant(const char *name, const ofi_options &o)
+// Returns how many domains the transport opened (0 when the variant could not run).
+size_t run_variant(const char *name, const ofi_options &o)
 {
     under_test u{o};
-    if (!bring_up(u, name)) return;
+    if (!bring_up(u, name)) return 0;
+    const size_t per_vci = rt->num_endpoints();
+    const bool shm = strcmp(u.t.name(), "ofi/shm") == 0;
+    // PGDDS_OFI_DOMAINS=auto: a domain per VCI on shm, one for all elsewhere.
+    T_CHECK_MSG(u.t.domains() == (o.domains == 1 ? 1 : o.domains == 2 || shm ? per_vci : 1),
+                "%s opened %zu domains for %zu VCIs with the layout %d", u.t.name(), u.t.domains(), per_vci, o.domains);
     if (o.emulate_atomics) T_CHECK(u.t.atomics_emulated());
     if (o.delivery_complete) T_CHECK(u.t.flushes_by_delivery_complete());
     if (!(o.mr_mode_offer & FI_MR_VIRT_ADDR)) T_CHECK(!(u.t.mr_mode() & FI_MR_VIRT_ADDR));
@@ -733,6 +739,7 @@ void run_variant(const char *name, const ofi_options &o)
     // Nobody may close while a peer still issues operations to it.
     u.barrier();
     T_OK(pgdds_barrier(ctx));
+    return u.t.domains();
 }
 
 }  // namespace
@@ -747,7 +754,12 @@ int main()
     T_OK(pgdds_am_register(ctx, on_signal, nullptr, &signal_handler));
 
     ofi_options native;
-    run_variant("native", native);
+    const size_t domains = run_variant("native", native);
+
+    // The layout of domains that PGDDS_OFI_DOMAINS=auto did not take for this provider.
+    ofi_options other_layout;
+    other_layout.domains = domains == 1 ? 2 : 1;
+    if (domains) run_variant(domains == 1 ? "domain-per-vci" : "shared-domain", other_layout);
 
     ofi_options emulated;
     emulated.emulate_atomics = true;

@@ -262,6 +262,8 @@ struct transport_ofi::rma_chunk {
 };
 
 struct transport_ofi::endpoint {
+    fid_domain *domain = nullptr;  // owned by domains_ and avs_, maybe shared with other VCIs
+    fid_av *av = nullptr;
     fid_ep *ep = nullptr;
     fid_cq *cq = nullptr;
     fid_mr *arena_mr = nullptr;
@@ -473,19 +475,9 @@ status transport_ofi::open(runtime &rt)
 
     int rc = fi_fabric(info_->fabric_attr, &fabric_, nullptr);
     if (rc) return call_failed(PGDDS_ERR_TRANSPORT, rc, "fi_fabric(%s, %s)", prov, info_->fabric_attr->name);
-    rc = fi_domain(fabric_, info_, &domain_, nullptr);
-    if (rc) return call_failed(PGDDS_ERR_TRANSPORT, rc, "fi_domain(%s, %s)", prov, info_->domain_attr->name);
+    st = open_domains();
+    if (st != PGDDS_OK) return st;
     const fi_domain_attr *dom = info_->domain_attr;
-    if ((dom->ep_cnt && nendpoints_ > dom->ep_cnt) || (dom->cq_cnt && nendpoints_ > dom->cq_cnt))
-        return fail(PGDDS_ERR_UNSUPPORTED, "ofi: provider %s allows %zu endpoints and %zu completion queues per "
-                    "domain, but %u VCIs need %u of each (PGDDS_NUM_VCIS plus the service VCI)", prov,
-                    dom->ep_cnt, dom->cq_cnt, rt.num_vcis(), nendpoints_);
-    fi_av_attr av_attr{};
-    av_attr.type = FI_AV_TABLE;
-    av_attr.count = size_t(nranks_) * nendpoints_;
-    rc = fi_av_open(domain_, &av_attr, &av_, nullptr);
-    if (rc) return call_failed(PGDDS_ERR_TRANSPORT, rc, "fi_av_open(%s) for %zu addresses", prov, av_attr.count);
-
     mr_mode_ = uint64_t(dom->mr_mode);
     local_mr_ = (mr_mode_ & FI_MR_LOCAL) || opts_.local_descriptors;
     inject_size_ = info_->tx_attr->inject_size;
@@ -504,10 +496,40 @@ status transport_ofi::open(runtime &rt)
     st = validate_atomics();
     if (st != PGDDS_OK) return st;
     choose_flush_method();
-    PGDDS_LOG(LOG_INFO, "ofi: provider %s, fabric %s, domain %s, mr_mode [%s], inject %zu, largest transfer %zu, "
-              "atomics %s, flush by %s", prov, info_->fabric_attr->name, dom->name,
+    PGDDS_LOG(LOG_INFO, "ofi: provider %s, fabric %s, domain %s (%s), mr_mode [%s], inject %zu, largest transfer "
+              "%zu, atomics %s, flush by %s", prov, info_->fabric_attr->name, dom->name,
+              domains_.size() == 1 ? "one for every VCI" : "one per VCI",
               fi_tostr(&dom->mr_mode, FI_TYPE_MR_MODE), inject_size_, max_transfer_, atomics_note_.c_str(),
               delivery_complete_puts_ ? "FI_DELIVERY_COMPLETE" : "read-back");
+    return PGDDS_OK;
+}
+
+// One domain and address vector for every VCI, or one of each per VCI (see PGDDS_OFI_DOMAINS).
+status transport_ofi::open_domains()
+{
+    const char *prov = info_->fabric_attr->prov_name;
+    const int wanted = opts_.domains >= 0 ? opts_.domains : rt_->cfg().ofi_domains;  // 0 auto, 1 shared, 2 per VCI
+    const bool per_vci = wanted == 2 || (wanted == 0 && is_shm(info_));
+    const fi_domain_attr *dom = info_->domain_attr;
+    const unsigned per_domain = per_vci ? 1 : nendpoints_;
+    if ((dom->ep_cnt && per_domain > dom->ep_cnt) || (dom->cq_cnt && per_domain > dom->cq_cnt))
+        return fail(PGDDS_ERR_UNSUPPORTED, "ofi: provider %s allows %zu endpoints and %zu completion queues per "
+                    "domain, but %u VCIs need %u of each (PGDDS_NUM_VCIS plus the service VCI); "
+                    "PGDDS_OFI_DOMAINS=vci gives each VCI a domain", prov, dom->ep_cnt, dom->cq_cnt, rt_->num_vcis(),
+                    per_domain);
+    for (unsigned i = 0; i < nendpoints_ / per_domain; ++i) {
+        fid_domain *domain = nullptr;
+        int rc = fi_domain(fabric_, info_, &domain, nullptr);
+        if (rc) return call_failed(PGDDS_ERR_TRANSPORT, rc, "fi_domain(%s, %s)", prov, dom->name);
+        domains_.push_back(domain);
+        fi_av_attr av_attr{};
+        av_attr.type = FI_AV_TABLE;
+        av_attr.count = size_t(nranks_) * per_domain;
+        fid_av *av = nullptr;
+        rc = fi_av_open(domain, &av_attr, &av, nullptr);
+        if (rc) return call_failed(PGDDS_ERR_TRANSPORT, rc, "fi_av_open(%s) for %zu addresses", prov, av_attr.count);
+        avs_.push_back(av);
+    }
     return PGDDS_OK;
 }
 
@@ -516,16 +538,18 @@ status transport_ofi::open_endpoint(unsigned index)
     eps_.emplace_back(new endpoint());
     endpoint &e = *eps_.back();
     const char *prov = info_->fabric_attr->prov_name;
+    e.domain = domains_[domains_.size() == 1 ? 0 : index];
+    e.av = avs_[avs_.size() == 1 ? 0 : index];
 
     fi_cq_attr cq_attr{};
     cq_attr.format = FI_CQ_FORMAT_MSG;
     cq_attr.size = record_count + recv_slots;  // every operation that can complete at once
     cq_attr.wait_obj = FI_WAIT_NONE;
-    int rc = fi_cq_open(domain_, &cq_attr, &e.cq, nullptr);
+    int rc = fi_cq_open(e.domain, &cq_attr, &e.cq, nullptr);
     if (rc) return call_failed(PGDDS_ERR_TRANSPORT, rc, "fi_cq_open(%s) for VCI %u", prov, index);
-    rc = fi_endpoint(domain_, info_, &e.ep, nullptr);
+    rc = fi_endpoint(e.domain, info_, &e.ep, nullptr);
     if (rc) return call_failed(PGDDS_ERR_TRANSPORT, rc, "fi_endpoint(%s) for VCI %u", prov, index);
-    rc = fi_ep_bind(e.ep, &av_->fid, 0);
+    rc = fi_ep_bind(e.ep, &e.av->fid, 0);
     if (rc) return call_failed(PGDDS_ERR_TRANSPORT, rc, "binding the address vector to VCI %u", index);
     rc = fi_ep_bind(e.ep, &e.cq->fid, FI_TRANSMIT | FI_RECV);
     if (rc) return call_failed(PGDDS_ERR_TRANSPORT, rc, "binding the completion queue of VCI %u", index);
@@ -540,7 +564,7 @@ status transport_ofi::open_endpoint(unsigned index)
                     strerror(errno));
     e.arena = static_cast<uint8_t *>(arena);
     if (local_mr_) {
-        rc = fi_mr_reg(domain_, e.arena, e.arena_bytes, FI_SEND | FI_RECV | FI_READ | FI_WRITE, 0, next_key_++, 0,
+        rc = fi_mr_reg(e.domain, e.arena, e.arena_bytes, FI_SEND | FI_RECV | FI_READ | FI_WRITE, 0, next_key_++, 0,
                        &e.arena_mr, nullptr);
         if (rc) return call_failed(PGDDS_ERR_TRANSPORT, rc, "registering %zu bytes of buffers for VCI %u", e.arena_bytes, index);
         status st = bind_mr(e.arena_mr, index, "the buffers");
@@ -625,14 +649,15 @@ status transport_ofi::bind_mr(fid_mr *mr, unsigned vci, const char *what)
 
 status transport_ofi::register_segment(void *base, size_t size)
 {
-    if (!domain_) return fail(PGDDS_ERR_STATE, "ofi: register_segment before open");
+    if (eps_.size() != nendpoints_) return fail(PGDDS_ERR_STATE, "ofi: register_segment before open");
     seg_base_ = static_cast<uint8_t *>(base);
     seg_size_ = size;
-    // With FI_MR_ENDPOINT a registration serves one endpoint, so each VCI gets its own.
-    unsigned count = (mr_mode_ & FI_MR_ENDPOINT) ? nendpoints_ : 1;
+    // A registration serves one domain, and with FI_MR_ENDPOINT one endpoint: then each VCI
+    // gets its own.
+    unsigned count = (mr_mode_ & FI_MR_ENDPOINT) || domains_.size() > 1 ? nendpoints_ : 1;
     for (unsigned i = 0; i < count; ++i) {
         fid_mr *mr = nullptr;
-        int rc = fi_mr_reg(domain_, base, size, FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE, 0,
+        int rc = fi_mr_reg(eps_[i]->domain, base, size, FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE, 0,
                            next_key_++, 0, &mr, nullptr);
         if (rc) return call_failed(PGDDS_ERR_TRANSPORT, rc, "registering the segment (%zu bytes at %p)", size, base);
         seg_mrs_.push_back(mr);
@@ -677,7 +702,7 @@ status transport_ofi::address(std::vector<uint8_t> &blob)
 
 status transport_ofi::connect(const std::vector<std::vector<uint8_t>> &peers)
 {
-    if (!av_) return fail(PGDDS_ERR_STATE, "ofi: connect before open");
+    if (eps_.size() != nendpoints_) return fail(PGDDS_ERR_STATE, "ofi: connect before open");
     if (peers.size() != size_t(nranks_))
         return fail(PGDDS_ERR_INVALID_ARG, "ofi: connection data of %zu ranks for a job of %d", peers.size(), nranks_);
     const size_t n = size_t(nranks_) * nendpoints_;
@@ -701,7 +726,7 @@ status transport_ofi::connect(const std::vector<std::vector<uint8_t>> &peers)
         memcpy(&peer_keys_[size_t(r) * nendpoints_], p, nendpoints_ * sizeof(uint64_t));
         p += nendpoints_ * sizeof(uint64_t);
         for (unsigned i = 0; i < nendpoints_; ++i, p += h.addr_len) {
-            int rc = fi_av_insert(av_, p, 1, &peer_addrs_[size_t(r) * nendpoints_ + i], 0, nullptr);
+            int rc = fi_av_insert(eps_[i]->av, p, 1, &peer_addrs_[size_t(r) * nendpoints_ + i], 0, nullptr);
             if (rc != 1)
                 return call_failed(PGDDS_ERR_TRANSPORT, rc < 0 ? rc : -FI_EINVAL,
                                    "inserting rank %d's address of VCI %u", r, i);
@@ -728,12 +753,12 @@ void transport_ofi::close()
         if (e.arena) munmap(e.arena, e.arena_bytes);
     }
     eps_.clear();
-    if (av_) fi_close(&av_->fid);
-    if (domain_) fi_close(&domain_->fid);
+    for (fid_av *av : avs_) fi_close(&av->fid);
+    for (fid_domain *domain : domains_) fi_close(&domain->fid);
+    avs_.clear();
+    domains_.clear();
     if (fabric_) fi_close(&fabric_->fid);
     if (info_) fi_freeinfo(info_);
-    av_ = nullptr;
-    domain_ = nullptr;
     fabric_ = nullptr;
     info_ = nullptr;
 }
@@ -799,7 +824,7 @@ status transport_ofi::register_local(void *buf, size_t len, unsigned vci, regist
 {
     auto *reg = new (std::nothrow) registration();
     if (!reg) return fail(PGDDS_ERR_NO_MEMORY, "ofi: out of host memory for a registration");
-    int rc = fi_mr_reg(domain_, buf, len, FI_READ | FI_WRITE, 0, next_key_++, 0, &reg->mr, nullptr);
+    int rc = fi_mr_reg(eps_[vci]->domain, buf, len, FI_READ | FI_WRITE, 0, next_key_++, 0, &reg->mr, nullptr);
     if (rc) {
         delete reg;
         return call_failed(PGDDS_ERR_TRANSPORT, rc, "registering %zu bytes of local memory at %p", len, buf);

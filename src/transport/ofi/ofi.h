@@ -1,6 +1,8 @@
 // The libfabric transport: RDM endpoints of one provider (shm, tcp;ofi_rxm, verbs;ofi_rxm, cxi,
-// efa, ...). One fabric, domain and address vector shared by every VCI; per VCI one endpoint
-// with its own completion queue, and endpoint i of every rank talks to endpoint i of every peer.
+// efa, ...). One fabric; per VCI one endpoint with its own completion queue, and endpoint i of
+// every rank talks to endpoint i of every peer. The endpoints share one domain and address
+// vector, or each VCI has its own with its own registrations (PGDDS_OFI_DOMAINS): a provider
+// may serialize a domain's operations under one lock, as shm does for every RMA a target serves.
 //
 // Put/get are fi_write/fi_read (fi_inject_write when small), atomics fi_atomic / fi_fetch_atomic
 // / fi_compare_atomic when the provider validates every operation we need, otherwise *all*
@@ -35,6 +37,7 @@ struct ofi_options {
     uint64_t mr_mode_offer = ~uint64_t(0);  // narrows the mr_mode bits offered to fi_getinfo
     size_t max_transfer = 0;         // split transfers above this many bytes (0: max_msg_size)
     bool delivery_complete = false;  // flush by FI_DELIVERY_COMPLETE even where a read-back would do
+    int domains = -1;                // 1 shared, 2 one per VCI; -1: PGDDS_OFI_DOMAINS decides
 };
 
 class transport_ofi final : public transport {
@@ -67,6 +70,7 @@ class transport_ofi final : public transport {
     uint64_t mr_mode() const { return mr_mode_; }
     size_t max_transfer() const { return max_transfer_; }
     bool flushes_by_delivery_complete() const { return delivery_complete_puts_; }
+    size_t domains() const { return domains_.size(); }
 
     struct endpoint;
     struct op_record;
@@ -75,6 +79,7 @@ class transport_ofi final : public transport {
 
   private:
     status select_provider(const std::string &wanted);
+    status open_domains();
     status open_endpoint(unsigned index);
     status validate_atomics();
     void choose_flush_method();
@@ -121,8 +126,8 @@ class transport_ofi final : public transport {
 
     fi_info *info_ = nullptr;
     fid_fabric *fabric_ = nullptr;
-    fid_domain *domain_ = nullptr;
-    fid_av *av_ = nullptr;
+    std::vector<fid_domain *> domains_;  // one, or one per VCI
+    std::vector<fid_av *> avs_;          // one per domain
     std::vector<std::unique_ptr<endpoint>> eps_;
 
     uint64_t mr_mode_ = 0;
@@ -135,11 +140,11 @@ class transport_ofi final : public transport {
     bool manual_progress_ = true;
     bool delivery_complete_puts_ = false;  // flush by FI_DELIVERY_COMPLETE instead of a read-back
     bool delivery_complete_amos_ = false;
-    std::atomic<uint64_t> next_key_{1};  // requested keys must be unique within the domain
+    std::atomic<uint64_t> next_key_{1};  // requested keys must be unique within a domain
 
     uint8_t *seg_base_ = nullptr;
     size_t seg_size_ = 0;
-    std::vector<fid_mr *> seg_mrs_;  // one, or one per endpoint with FI_MR_ENDPOINT
+    std::vector<fid_mr *> seg_mrs_;  // one, or one per endpoint (FI_MR_ENDPOINT, or a domain per VCI)
     std::vector<uint64_t> seg_keys_;
 
     std::vector<uint64_t> peer_base_;   // [rank]
