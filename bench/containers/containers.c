@@ -79,22 +79,26 @@ static int selected(const char *name)
  * (BCL paper §5, thesis Tables 5.2 and 6.1): A an atomic, R a read, W a write made visible (put
  * and flush). They are measured first, in this run and with the containers' pattern (every rank
  * at once, a random rank, a random bucket-sized place in a region the size of a hash map part),
- * and every measurement below that has a formula is also reported as its cost in that formula. */
+ * and every measurement below that has a formula is also reported as its cost in that formula.
+ * A CP_FIND reads a window of buckets at once (src/containers/hashmap.cc, find_window_bytes), so
+ * that a key pushed a few buckets from its home by collisions costs no second read: its R is a
+ * read of that window, Rw. */
 struct formula {
     const char *prefix; /* the measurements it applies to */
     int a, r, w;
+    int window; /* its reads are window reads */
 };
 static const struct formula formulas[] = {
-    {"hashmap_insert_atomic", 2, 0, 1},      {"hashmap_insert_many_atomic", 2, 0, 1},
-    {"hashmap_insert_cp_insert", 1, 0, 1},   {"hashmap_insert_many_cp_insert", 1, 0, 1},
-    {"hashmap_find_atomic", 2, 1, 0},        {"hashmap_find_many_atomic", 2, 1, 0},
-    {"hashmap_find_cp_find", 0, 1, 0},       {"hashmap_find_many_cp_find", 0, 1, 0},
-    {"queue_fast_push", 1, 0, 1},            {"queue_fast_pop", 1, 1, 0},
-    {"queue_circular_push", 2, 0, 1},        {"queue_circular_pop", 2, 1, 0},
-    {"queue_checksum_push", 1, 0, 2},        {"queue_checksum_pop", 2, 2, 0}, /* elements + checksums */
-    {"bloom_insert", 1, 0, 0},               {"bloom_contains", 0, 1, 0},
+    {"hashmap_insert_atomic", 2, 0, 1, 0},      {"hashmap_insert_many_atomic", 2, 0, 1, 0},
+    {"hashmap_insert_cp_insert", 1, 0, 1, 0},   {"hashmap_insert_many_cp_insert", 1, 0, 1, 0},
+    {"hashmap_find_atomic", 2, 1, 0, 0},        {"hashmap_find_many_atomic", 2, 1, 0, 0},
+    {"hashmap_find_cp_find", 0, 1, 0, 1},       {"hashmap_find_many_cp_find", 0, 1, 0, 1},
+    {"queue_fast_push", 1, 0, 1, 0},            {"queue_fast_pop", 1, 1, 0, 0},
+    {"queue_circular_push", 2, 0, 1, 0},        {"queue_circular_pop", 2, 1, 0, 0},
+    {"queue_checksum_push", 1, 0, 2, 0},        {"queue_checksum_pop", 2, 2, 0, 0}, /* elements + checksums */
+    {"bloom_insert", 1, 0, 0, 0},               {"bloom_contains", 0, 1, 0, 0},
 };
-static double cost_a, cost_r, cost_w; /* seconds per operation and thread; 0: not measured */
+static double cost_a, cost_r, cost_w, cost_rw; /* seconds per operation and thread; 0: not measured */
 
 static const struct formula *formula_of(const char *bench)
 {
@@ -115,13 +119,13 @@ static void report_cost(const char *bench, uint64_t size, double seconds_per_op)
 {
     const struct formula *f = formula_of(bench);
     if (!f || cost_a == 0) return;
-    double cost = f->a * cost_a + f->r * cost_r + f->w * cost_w, ratio = seconds_per_op / cost;
+    double cost = f->a * cost_a + f->r * (f->window ? cost_rw : cost_r) + f->w * cost_w, ratio = seconds_per_op / cost;
     if (opt.json) {
         print_record(bench, size, "cost_in_formula", ratio, "x");
         return;
     }
     char text[32] = "";
-    const char *terms[3] = {"A", "R", "W"};
+    const char *terms[3] = {"A", f->window ? "Rw" : "R", "W"};
     int counts[3] = {f->a, f->r, f->w};
     for (int i = 0; i < 3; ++i) {
         if (!counts[i]) continue;
@@ -192,8 +196,10 @@ static double timed(body_fn body, void *arg, uint64_t total)
 
 /* --- the remote operations of the formulas ------------------------------------------------- */
 enum { BUCKET_BYTES = 24 }; /* a hash map bucket of 8-byte keys and values: state word, key, value */
+enum { WINDOW_BYTES = 128 / BUCKET_BYTES * BUCKET_BYTES }; /* the buckets a CP_FIND reads at once */
 struct primitive_run {
-    int kind; /* 0: A, a 32-bit compare-and-swap; 1: R, a bucket read; 2: W, a key+value put and flush */
+    int kind; /* 0: A, a 32-bit compare-and-swap; 1: R, a bucket read; 2: W, a key+value put and flush;
+               * 3: Rw, a read of a CP_FIND window */
     const pgdds_gptr_t *regions;
     uint64_t buckets; /* per rank */
 };
@@ -201,15 +207,16 @@ struct primitive_run {
 static void primitive_body(void *p, int thread, uint64_t first, uint64_t count)
 {
     const struct primitive_run *r = p;
-    uint64_t buf[BUCKET_BYTES / 8] = {0};
+    uint64_t buf[WINDOW_BYTES / 8] = {0};
     for (uint64_t i = first; i < first + count; ++i) {
         uint64_t x = mix(i ^ ((uint64_t)me << 40) ^ ((uint64_t)thread << 32) ^ ((uint64_t)r->kind << 56));
-        pgdds_gptr_t b = pgdds_gptr_add(r->regions[x % (uint64_t)nranks], (int64_t)(mix(x) % r->buckets * BUCKET_BYTES));
+        uint64_t bucket = mix(x) % (r->buckets - WINDOW_BYTES / BUCKET_BYTES + 1);
+        pgdds_gptr_t b = pgdds_gptr_add(r->regions[x % (uint64_t)nranks], (int64_t)(bucket * BUCKET_BYTES));
         if (r->kind == 0) {
             uint32_t old;
             check(pgdds_atomic_cswap_u32(ctx, b, 1, 2, &old), "pgdds_atomic_cswap_u32");
-        } else if (r->kind == 1) {
-            check(pgdds_get(ctx, buf, b, BUCKET_BYTES), "pgdds_get");
+        } else if (r->kind == 1 || r->kind == 3) {
+            check(pgdds_get(ctx, buf, b, r->kind == 1 ? BUCKET_BYTES : WINDOW_BYTES), "pgdds_get");
         } else {
             check(pgdds_put(ctx, pgdds_gptr_add(b, 8), buf, 16), "pgdds_put");
             check(pgdds_flush(ctx), "pgdds_flush");
@@ -228,17 +235,19 @@ static void measure_primitives(void)
     check(pgdds_alloc(ctx, buckets * BUCKET_BYTES, 64, &mine), "pgdds_alloc");
     memset(pgdds_gptr_to_local(ctx, mine), 0, buckets * BUCKET_BYTES);
     check(pgdds_allgather(ctx, &mine, regions, sizeof mine), "pgdds_allgather");
-    const char *names[3] = {"primitive_atomic_cas32", "primitive_read_bucket", "primitive_write_flush"};
-    double *costs[3] = {&cost_a, &cost_r, &cost_w};
-    for (int kind = 0; kind < 3; ++kind) {
+    const char *names[4] = {"primitive_atomic_cas32", "primitive_read_bucket", "primitive_write_flush",
+                            "primitive_read_window"};
+    double *costs[4] = {&cost_a, &cost_r, &cost_w, &cost_rw};
+    for (int kind = 0; kind < 4; ++kind) {
         struct primitive_run r = {kind, regions, buckets};
         double s = timed(primitive_body, &r, ops), slowest;
         check(pgdds_allreduce(ctx, &s, &slowest, 1, PGDDS_DOUBLE, PGDDS_OP_MAX), "pgdds_allreduce");
         *costs[kind] = slowest * opt.threads / (double)ops;
         if (me != 0) continue;
-        if (opt.json) print_record(names[kind], BUCKET_BYTES, "latency", *costs[kind] * 1e6, "us");
-        else printf("%-34s %-6s %.3f us per operation and thread (%c in the formulas)\n", names[kind],
-                    pgdds_transport_name(ctx), *costs[kind] * 1e6, "ARW"[kind]);
+        const char *term[4] = {"A", "R", "W", "Rw"};
+        if (opt.json) print_record(names[kind], kind == 3 ? WINDOW_BYTES : BUCKET_BYTES, "latency", *costs[kind] * 1e6, "us");
+        else printf("%-34s %-6s %.3f us per operation and thread (%s in the formulas)\n", names[kind],
+                    pgdds_transport_name(ctx), *costs[kind] * 1e6, term[kind]);
     }
     check(pgdds_barrier(ctx), "pgdds_barrier");
     check(pgdds_free(ctx, mine), "pgdds_free");
