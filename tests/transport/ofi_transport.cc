@@ -687,10 +687,17 @@ void test_threads(under_test &u)
 
 void test_bad_input()
 {
+    void *p = mmap(nullptr, 1 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    {
+        under_test unopened{ofi_options()};
+        std::vector<uint8_t> none;
+        T_STATUS(unopened.t.register_segment(p, 1 << 20), PGDDS_ERR_STATE);
+        T_STATUS(unopened.t.address(none), PGDDS_ERR_STATE);
+        T_STATUS(unopened.t.connect(std::vector<std::vector<uint8_t>>(size_t(n))), PGDDS_ERR_STATE);
+    }
     under_test u{ofi_options()};
     T_OK(u.t.open(*rt));
     T_STATUS(u.t.open(*rt), PGDDS_ERR_STATE);
-    void *p = mmap(nullptr, 1 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     T_OK(u.t.register_segment(p, 1 << 20));
     std::vector<std::vector<uint8_t>> garbage(size_t(n), std::vector<uint8_t>{1, 2, 3});
     T_STATUS(u.t.connect(garbage), PGDDS_ERR_TRANSPORT);

@@ -649,7 +649,7 @@ status transport_ofi::bind_mr(fid_mr *mr, unsigned vci, const char *what)
 
 status transport_ofi::register_segment(void *base, size_t size)
 {
-    if (eps_.size() != nendpoints_) return fail(PGDDS_ERR_STATE, "ofi: register_segment before open");
+    if (!opened()) return fail(PGDDS_ERR_STATE, "ofi: register_segment before open");
     seg_base_ = static_cast<uint8_t *>(base);
     seg_size_ = size;
     // A registration serves one domain, and with FI_MR_ENDPOINT one endpoint: then each VCI
@@ -674,7 +674,7 @@ status transport_ofi::register_segment(void *base, size_t size)
 
 status transport_ofi::address(std::vector<uint8_t> &blob)
 {
-    if (eps_.size() != nendpoints_ || seg_keys_.empty()) return fail(PGDDS_ERR_STATE, "ofi: address before open and register_segment");
+    if (!opened() || seg_keys_.empty()) return fail(PGDDS_ERR_STATE, "ofi: address before open and register_segment");
     std::vector<std::vector<uint8_t>> names(nendpoints_);
     size_t addr_len = 0;
     for (unsigned i = 0; i < nendpoints_; ++i) {
@@ -702,7 +702,7 @@ status transport_ofi::address(std::vector<uint8_t> &blob)
 
 status transport_ofi::connect(const std::vector<std::vector<uint8_t>> &peers)
 {
-    if (eps_.size() != nendpoints_) return fail(PGDDS_ERR_STATE, "ofi: connect before open");
+    if (!opened()) return fail(PGDDS_ERR_STATE, "ofi: connect before open");
     if (peers.size() != size_t(nranks_))
         return fail(PGDDS_ERR_INVALID_ARG, "ofi: connection data of %zu ranks for a job of %d", peers.size(), nranks_);
     const size_t n = size_t(nranks_) * nendpoints_;

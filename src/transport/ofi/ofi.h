@@ -78,6 +78,7 @@ class transport_ofi final : public transport {
     struct rma_chunk;
 
   private:
+    bool opened() const { return !eps_.empty() && eps_.size() == nendpoints_; }
     status select_provider(const std::string &wanted);
     status open_domains();
     status open_endpoint(unsigned index);
