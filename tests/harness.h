@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int t_failures = 0;
 static int t_rank = -1;
@@ -53,6 +54,14 @@ static int t_rank = -1;
                     pgdds_last_error());                                                          \
         }                                                                                         \
     } while (0)
+
+/* Seconds on the monotonic clock, for deadlines inside a test. */
+static inline double t_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 /* Expects a given failure status and a non-empty explanation. */
 #define T_STATUS(expr, expected)                                                                  \

@@ -99,6 +99,7 @@ static const struct formula formulas[] = {
     {"bloom_insert", 1, 0, 0, 0},               {"bloom_contains", 0, 1, 0, 0},
 };
 static double cost_a, cost_r, cost_w, cost_rw; /* seconds per operation and thread; 0: not measured */
+static const char *const term_names[4] = {"A", "R", "W", "Rw"}; /* of cost_a, cost_r, cost_w, cost_rw */
 
 static const struct formula *formula_of(const char *bench)
 {
@@ -125,7 +126,7 @@ static void report_cost(const char *bench, uint64_t size, double seconds_per_op)
         return;
     }
     char text[32] = "";
-    const char *terms[3] = {"A", f->window ? "Rw" : "R", "W"};
+    const char *terms[3] = {term_names[0], term_names[f->window ? 3 : 1], term_names[2]};
     int counts[3] = {f->a, f->r, f->w};
     for (int i = 0; i < 3; ++i) {
         if (!counts[i]) continue;
@@ -244,10 +245,9 @@ static void measure_primitives(void)
         check(pgdds_allreduce(ctx, &s, &slowest, 1, PGDDS_DOUBLE, PGDDS_OP_MAX), "pgdds_allreduce");
         *costs[kind] = slowest * opt.threads / (double)ops;
         if (me != 0) continue;
-        const char *term[4] = {"A", "R", "W", "Rw"};
         if (opt.json) print_record(names[kind], kind == 3 ? WINDOW_BYTES : BUCKET_BYTES, "latency", *costs[kind] * 1e6, "us");
         else printf("%-34s %-6s %.3f us per operation and thread (%s in the formulas)\n", names[kind],
-                    pgdds_transport_name(ctx), *costs[kind] * 1e6, term[kind]);
+                    pgdds_transport_name(ctx), *costs[kind] * 1e6, term_names[kind]);
     }
     check(pgdds_barrier(ctx), "pgdds_barrier");
     check(pgdds_free(ctx, mine), "pgdds_free");

@@ -11,7 +11,6 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
-#include <time.h>
 
 #define OPS 300 /* fetch-adds, gets and puts each */
 
@@ -54,13 +53,6 @@ static void *driver(void *arg)
     return NULL;
 }
 
-static double seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 int main(void)
 {
     ctx = t_init(NULL);
@@ -89,8 +81,8 @@ int main(void)
         pthread_create(&th, NULL, absent_owner, NULL);
         pthread_barrier_wait(&bound);
         T_OK(pgdds_barrier(ctx)); /* the partner starts only once VCI 1 has its absent owner */
-        double start = seconds();
-        while (local[1] == 0 && seconds() - start < 60) T_OK(pgdds_progress(ctx));
+        double start = t_seconds();
+        while (local[1] == 0 && t_seconds() - start < 60) T_OK(pgdds_progress(ctx));
         T_CHECK_MSG(local[1] == 1, "the partner did not finish within 60 s");
         pthread_barrier_wait(&release);
         pthread_join(th, NULL);

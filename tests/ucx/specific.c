@@ -9,7 +9,6 @@
 #include "../harness.h"
 
 #include <stdint.h>
-#include <time.h>
 
 static pgdds_context_t ctx;
 static int me, n;
@@ -29,13 +28,6 @@ static void free_all(pgdds_gptr_t *all)
     T_OK(pgdds_barrier(ctx));
     T_OK(pgdds_free(ctx, all[me]));
     free(all);
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* Each rank applies every fetching bitwise operation once to words of its right neighbour,
@@ -207,8 +199,8 @@ static void test_one_sided(void)
         T_OK(pgdds_put(ctx, peer, &wake, 8));
         T_OK(pgdds_flush(ctx));
     } else if (me % 2 == 1) {
-        double deadline = now() + 20.0;
-        while (w[0] == 0 && now() < deadline) {
+        double deadline = t_seconds() + 20.0;
+        while (w[0] == 0 && t_seconds() < deadline) {
         }
         T_CHECK_MSG(w[0] == 1, "rank %d's operations did not complete while this rank stayed out of the library",
                     me - 1);
