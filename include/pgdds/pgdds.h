@@ -212,6 +212,23 @@ PGDDS_API unsigned       pgdds_num_vcis(pgdds_context_t ctx);   /* 0 for an inva
 PGDDS_API pgdds_status_t pgdds_vci_bind(pgdds_context_t ctx, unsigned vci);   /* bind the calling thread */
 PGDDS_API int            pgdds_vci_current(pgdds_context_t ctx);             /* -1 for an invalid context */
 
+/* Addition: counts of the one-sided operations this context handed to its network transport
+ * (ofi, ucx, verbs), summed over its VCIs since pgdds_init, so that a program (or a benchmark)
+ * can see what its calls cost in remote operations. Containers over the network count through
+ * the same calls. Not counted: operations served by load/store on memory this rank maps (the
+ * shm transport, PGDDS_SHM peers, its own segment), active messages, collectives (the flushes a
+ * barrier makes are counted). The counters only grow: take differences. Any thread may call
+ * it; operations other threads issue meanwhile may or may not be in the counts yet. */
+typedef struct pgdds_net_counts {
+    uint64_t puts, gets;           /* blocking, _nbi and _nb forms alike */
+    uint64_t put_bytes, get_bytes;
+    uint64_t atomics;              /* waited for: fetching, non-fetching, compare-and-swap, load */
+    uint64_t atomics_posted;       /* the _nbi forms, completed by a flush */
+    uint64_t flushes;              /* per VCI flushed */
+    uint64_t reserved[9];          /* zero: room for more counters in this ABI */
+} pgdds_net_counts_t;
+PGDDS_API pgdds_status_t pgdds_net_counts(pgdds_context_t ctx, pgdds_net_counts_t *counts);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Containers (collective create/destroy; every other call is one-sided)                      */
 /* ------------------------------------------------------------------------------------------ */

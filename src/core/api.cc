@@ -517,4 +517,22 @@ PGDDS_API int pgdds_vci_current(pgdds_context_t ctx)
     return int(rt->current_vci().index);
 }
 
+PGDDS_API pgdds_status_t pgdds_net_counts(pgdds_context_t ctx, pgdds_net_counts_t *counts)
+{
+    runtime *rt = runtime::from(ctx);
+    if (!rt) return bad_context("pgdds_net_counts", ctx);
+    if (!counts) return null_arg("pgdds_net_counts", "counts");
+    uint64_t c[net_count_kinds];
+    rt->net_counts(c);
+    *counts = pgdds_net_counts_t{};
+    counts->puts = c[count_puts];
+    counts->gets = c[count_gets];
+    counts->put_bytes = c[count_put_bytes];
+    counts->get_bytes = c[count_get_bytes];
+    counts->atomics = c[count_atomics];
+    counts->atomics_posted = c[count_atomics_posted];
+    counts->flushes = c[count_flushes];
+    return PGDDS_OK;
+}
+
 }  // extern "C"

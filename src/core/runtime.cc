@@ -634,20 +634,29 @@ status runtime::check_peers(const char *who)
 // ----------------------------------------------------------------------------------------------
 // Transport operations, flush, requests
 // ----------------------------------------------------------------------------------------------
+// Each transport call that succeeds is counted on its VCI, under the VCI's scope.
 status runtime::net_put(const char *who, vci &v, pgdds_gptr_t dst, const void *src, size_t n, op_completion *done)
 {
-    return retry(who, v, [&] { return net_->put(v.index, gptr::rank(dst), gptr::offset(dst), src, n, done); });
+    return retry(who, v, [&] {
+        status st = net_->put(v.index, gptr::rank(dst), gptr::offset(dst), src, n, done);
+        return counted(v, st, count_puts, count_put_bytes, n);
+    });
 }
 
 status runtime::net_get(const char *who, vci &v, void *dst, pgdds_gptr_t src, size_t n, op_completion *done)
 {
-    return retry(who, v, [&] { return net_->get(v.index, gptr::rank(src), gptr::offset(src), dst, n, done); });
+    return retry(who, v, [&] {
+        status st = net_->get(v.index, gptr::rank(src), gptr::offset(src), dst, n, done);
+        return counted(v, st, count_gets, count_get_bytes, n);
+    });
 }
 
 status runtime::amo(const char *who, vci &v, pgdds_gptr_t target, const amo_args &a)
 {
     op_completion done(op_completion::one);
-    status st = retry(who, v, [&] { return net_->amo(v.index, gptr::rank(target), gptr::offset(target), a, &done); });
+    status st = retry(who, v, [&] {
+        return counted(v, net_->amo(v.index, gptr::rank(target), gptr::offset(target), a, &done), count_atomics);
+    });
     if (st != PGDDS_OK) return st;
     st = wait(who, v, [&] { return done.done(); });
     if (st != PGDDS_OK) return st;
@@ -656,7 +665,10 @@ status runtime::amo(const char *who, vci &v, pgdds_gptr_t target, const amo_args
 
 status runtime::amo_posted(const char *who, vci &v, pgdds_gptr_t target, const amo_args &a)
 {
-    return retry(who, v, [&] { return net_->amo(v.index, gptr::rank(target), gptr::offset(target), a, nullptr); });
+    return retry(who, v, [&] {
+        return counted(v, net_->amo(v.index, gptr::rank(target), gptr::offset(target), a, nullptr),
+                       count_atomics_posted);
+    });
 }
 
 status runtime::flush(const char *who, vci &v)
@@ -664,11 +676,18 @@ status runtime::flush(const char *who, vci &v)
     std::atomic_thread_fence(std::memory_order_seq_cst);
     if (!net_) return PGDDS_OK;
     op_completion done(op_completion::one);
-    status st = retry(who, v, [&] { return net_->flush(v.index, &done); });
+    status st = retry(who, v, [&] { return counted(v, net_->flush(v.index, &done), count_flushes); });
     if (st != PGDDS_OK) return st;
     st = wait(who, v, [&] { return done.done(); });
     if (st != PGDDS_OK) return st;
     return done.result == PGDDS_OK ? PGDDS_OK : fail_prefix(done.result, who);
+}
+
+void runtime::net_counts(uint64_t (&out)[net_count_kinds]) const
+{
+    for (auto &c : out) c = 0;
+    for (auto &v : vcis_)
+        for (int k = 0; k < net_count_kinds; ++k) out[k] += v->counts[k].load(std::memory_order_relaxed);
 }
 
 status runtime::flush_all(const char *who)

@@ -155,6 +155,15 @@ class runtime {
     }
     // Runs a transport call, retrying after progress while it says PGDDS_ERR_AGAIN.
     template <class Op> status retry(const char *who, vci &v, Op op);
+    // Counts one operation of `kind` on v, and its bytes under `bytes_kind`, when the transport
+    // took it (st: what the transport call returned).
+    static status counted(vci &v, status st, net_count kind, net_count bytes_kind = net_count_kinds, size_t bytes = 0)
+    {
+        if (st != PGDDS_OK) return st;
+        v.count(kind);
+        if (bytes_kind != net_count_kinds) v.count(bytes_kind, bytes);
+        return st;
+    }
 
     // --- one-sided operations through the transport (the caller checked the access) ---------
     status net_put(const char *who, vci &v, pgdds_gptr_t dst, const void *src, size_t n, op_completion *done);
@@ -164,6 +173,8 @@ class runtime {
     status amo_posted(const char *who, vci &v, pgdds_gptr_t target, const amo_args &a);
     status flush(const char *who, vci &v);
     status flush_all(const char *who);
+    // The operations of every VCI so far (net_count order), for pgdds_net_counts.
+    void net_counts(uint64_t (&out)[net_count_kinds]) const;
     pgdds_request *request_get(vci &v);
     void request_put(vci &v, pgdds_request *r);
 

@@ -29,6 +29,10 @@ struct am_message {
     std::vector<uint8_t> payload;
 };
 
+// What pgdds_net_counts reports, one counter each.
+enum net_count { count_puts, count_gets, count_put_bytes, count_get_bytes, count_atomics, count_atomics_posted,
+                 count_flushes, net_count_kinds };
+
 struct alignas(cache_line) vci {
     unsigned index = 0;
     // --- ownership -------------------------------------------------------------------------
@@ -52,6 +56,13 @@ struct alignas(cache_line) vci {
     std::atomic<double> next_borrow_at{0};  // now_seconds() of the next borrow; 0: owner seen
 
     // --- state touched only under the VCI's scope -----------------------------------------
+    // Operations handed to the transport (pgdds_net_counts): written under the scope only, so
+    // a plain load and store suffice; atomic so that a reader on another thread may sum them.
+    std::atomic<uint64_t> counts[net_count_kinds] = {};
+    void count(net_count kind, uint64_t n = 1)
+    {
+        counts[kind].store(counts[kind].load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+    }
     pgdds_request *free_requests = nullptr;  // per-VCI request pool
     uint64_t next_am_id = 0;
     struct partial_am {

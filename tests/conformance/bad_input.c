@@ -44,6 +44,11 @@ static void test_handles(void)
     T_CHECK(pgdds_transport_name(NULL) == NULL);
     T_CHECK(pgdds_num_vcis(NULL) == 0 && pgdds_vci_current(NULL) == -1);
     T_CHECK(pgdds_gptr_to_local(NULL, 0) == NULL);
+    pgdds_net_counts_t counts;
+    T_STATUS(pgdds_net_counts(NULL, &counts), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_net_counts(bogus, &counts), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_net_counts(ctx, NULL), PGDDS_ERR_INVALID_ARG);
+    T_CHECK(strstr(pgdds_last_error(), "counts is NULL") != NULL);
     T_CHECK(strcmp(pgdds_strerror(PGDDS_ERR_FULL), "container full") == 0);
     T_CHECK(strcmp(pgdds_strerror(12345), "unknown status") == 0);
 }
@@ -272,6 +277,8 @@ int main(void)
     T_CHECK(strstr(pgdds_last_error(), "finalized") != NULL);
     T_STATUS(pgdds_finalize(dead), PGDDS_ERR_STATE);
     T_STATUS(pgdds_flush(dead), PGDDS_ERR_STATE);
+    pgdds_net_counts_t counts;
+    T_STATUS(pgdds_net_counts(dead, &counts), PGDDS_ERR_STATE);
     T_STATUS(pgdds_atomic_u32_nbi(dead, 1, PGDDS_AOP_ADD, 1), PGDDS_ERR_STATE);
     T_CHECK(pgdds_rank(dead) == -1);
     return verdict || t_failures ? 1 : 0;

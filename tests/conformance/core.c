@@ -421,6 +421,53 @@ static void test_active_messages(void)
     T_OK(pgdds_barrier(ctx));
 }
 
+/* pgdds_net_counts: each kind of one-sided call to the next rank is counted exactly once, with
+ * its bytes, on the network; nothing is counted where the next rank's memory is mapped. */
+static void test_net_counts(void)
+{
+    pgdds_gptr_t *all = alloc_all(256, 64);
+    pgdds_gptr_t peer = all[(me + 1) % n];
+    int network = pgdds_gptr_to_local(ctx, peer) == NULL;
+    unsigned char buf[100] = {0};
+    uint64_t fetched;
+    uint32_t old32;
+    pgdds_request_t req;
+    pgdds_net_counts_t before, after;
+    T_OK(pgdds_net_counts(ctx, &before));
+    T_OK(pgdds_put(ctx, peer, buf, 100));
+    T_OK(pgdds_put_nbi(ctx, pgdds_gptr_add(peer, 100), buf, 50));
+    T_OK(pgdds_put_nb(ctx, peer, buf, 8, &req));
+    T_OK(pgdds_wait(ctx, req));
+    T_OK(pgdds_get(ctx, buf, peer, 40));
+    T_OK(pgdds_get_nb(ctx, buf, peer, 16, &req));
+    T_OK(pgdds_wait(ctx, req));
+    T_OK(pgdds_atomic_u64(ctx, pgdds_gptr_add(peer, 192), PGDDS_AOP_ADD, 1, &fetched));
+    T_OK(pgdds_atomic_u64(ctx, pgdds_gptr_add(peer, 192), PGDDS_AOP_ADD, 1, NULL));
+    T_OK(pgdds_atomic_cswap_u32(ctx, pgdds_gptr_add(peer, 200), 0, 0, &old32));
+    T_OK(pgdds_atomic_load_u64(ctx, pgdds_gptr_add(peer, 192), &fetched));
+    T_OK(pgdds_atomic_u64_nbi(ctx, pgdds_gptr_add(peer, 208), PGDDS_AOP_OR, 1));
+    T_OK(pgdds_atomic_u32_nbi(ctx, pgdds_gptr_add(peer, 216), PGDDS_AOP_XOR, 1));
+    T_OK(pgdds_flush(ctx));
+    T_OK(pgdds_net_counts(ctx, &after));
+    uint64_t k = network ? 1 : 0;
+    T_CHECK_MSG(after.puts - before.puts == 3 * k, "puts: %llu", (unsigned long long)(after.puts - before.puts));
+    T_CHECK_MSG(after.put_bytes - before.put_bytes == 158 * k, "put bytes: %llu",
+                (unsigned long long)(after.put_bytes - before.put_bytes));
+    T_CHECK_MSG(after.gets - before.gets == 2 * k, "gets: %llu", (unsigned long long)(after.gets - before.gets));
+    T_CHECK_MSG(after.get_bytes - before.get_bytes == 56 * k, "get bytes: %llu",
+                (unsigned long long)(after.get_bytes - before.get_bytes));
+    T_CHECK_MSG(after.atomics - before.atomics == 4 * k, "atomics: %llu",
+                (unsigned long long)(after.atomics - before.atomics));
+    T_CHECK_MSG(after.atomics_posted - before.atomics_posted == 2 * k, "posted atomics: %llu",
+                (unsigned long long)(after.atomics_posted - before.atomics_posted));
+    /* a flush is counted wherever a network transport is open, whatever it had to flush */
+    int flushed = strncmp(pgdds_transport_name(ctx), "shm", 3) != 0;
+    T_CHECK_MSG(after.flushes - before.flushes == (uint64_t)flushed, "flushes: %llu",
+                (unsigned long long)(after.flushes - before.flushes));
+    for (size_t i = 0; i < sizeof after.reserved / sizeof after.reserved[0]; ++i) T_CHECK(after.reserved[i] == 0);
+    free_all(all);
+}
+
 int main(void)
 {
     ctx = t_init(NULL);
@@ -433,5 +480,6 @@ int main(void)
     test_fetch_values_exact();
     test_collectives();
     test_active_messages();
+    test_net_counts();
     return t_finish(ctx, "conformance/core");
 }
