@@ -115,14 +115,59 @@ static void print_record(const char *bench, uint64_t size, const char *metric, d
            bench, pgdds_transport_name(ctx), nranks, opt.threads, (unsigned long long)size, metric, value, unit);
 }
 
-/* One operation's cost in its formula: its time per operation and thread over the formula's. */
-static void report_cost(const char *bench, uint64_t size, double seconds_per_op)
+/* The remote operations a timed run issued on the network (pgdds_net_counts): atomics waited
+ * for, gets, puts, and, not priced in the formulas, posted atomics (they overlap) and flushes. */
+enum { ISSUED_A, ISSUED_R, ISSUED_W, ISSUED_POSTED, ISSUED_FLUSH, ISSUED_KINDS };
+static uint64_t issued[ISSUED_KINDS]; /* this rank's, over the last timed() run */
+/* The cost of one A, R, W and Rw that goes over the network: the primitive's time over the
+ * network operations it issued (a random rank's memory is this rank's own now and then, and a
+ * read or write of it is a local copy). 0: not measured or not over the network. */
+static double net_a, net_r, net_w, net_rw;
+
+static void count_issued(const pgdds_net_counts_t *before, const pgdds_net_counts_t *after)
+{
+    issued[ISSUED_A] = after->atomics - before->atomics;
+    issued[ISSUED_R] = after->gets - before->gets;
+    issued[ISSUED_W] = after->puts - before->puts;
+    issued[ISSUED_POSTED] = after->atomics_posted - before->atomics_posted;
+    issued[ISSUED_FLUSH] = after->flushes - before->flushes;
+}
+
+/* Every rank's issued operations of the last timed() run over every rank's my_ops; returns
+ * whether any went over the network. Collective. */
+static int issued_per_op(uint64_t my_ops, double per_op[ISSUED_KINDS])
+{
+    uint64_t ops = 0, all[ISSUED_KINDS], any = 0;
+    check(pgdds_allreduce(ctx, &my_ops, &ops, 1, PGDDS_UINT64, PGDDS_OP_SUM), "pgdds_allreduce");
+    check(pgdds_allreduce(ctx, issued, all, ISSUED_KINDS, PGDDS_UINT64, PGDDS_OP_SUM), "pgdds_allreduce");
+    for (int k = 0; k < ISSUED_KINDS; ++k) {
+        per_op[k] = ops ? (double)all[k] / (double)ops : 0;
+        any |= all[k];
+    }
+    return any != 0;
+}
+
+/* An operation's cost against its formula, twice: the best case the formula states (the key's
+ * own bucket is free or holds it), and the formula at the network operations the operation
+ * issued on average (collisions probe more buckets, an atomic each; keys of this rank's own part
+ * are read and written locally). per_op: issued per operation, NULL when nothing went over the
+ * network. */
+static void report_cost(const char *bench, uint64_t size, double seconds_per_op, const double *per_op)
 {
     const struct formula *f = formula_of(bench);
     if (!f || cost_a == 0) return;
     double cost = f->a * cost_a + f->r * (f->window ? cost_rw : cost_r) + f->w * cost_w, ratio = seconds_per_op / cost;
+    double counted = 0;
+    if (per_op)
+        counted = per_op[ISSUED_A] * net_a + per_op[ISSUED_R] * (f->window ? net_rw : net_r) + per_op[ISSUED_W] * net_w;
     if (opt.json) {
         print_record(bench, size, "cost_in_formula", ratio, "x");
+        if (counted > 0) {
+            print_record(bench, size, "cost_in_issued_formula", seconds_per_op / counted, "x");
+            const char *metrics[ISSUED_KINDS] = {"issued_atomics", "issued_reads", "issued_writes",
+                                                 "issued_posted_atomics", "issued_flushes"};
+            for (int k = 0; k < ISSUED_KINDS; ++k) print_record(bench, size, metrics[k], per_op[k], "per op");
+        }
         return;
     }
     char text[32] = "";
@@ -137,14 +182,19 @@ static void report_cost(const char *bench, uint64_t size, double seconds_per_op)
     }
     printf("%-34s %-6s %.3f us per operation = %.2f x its formula %s (%.3f us)\n", bench, pgdds_transport_name(ctx),
            seconds_per_op * 1e6, ratio, text, cost * 1e6);
+    if (counted > 0)
+        printf("%-34s %-6s issued %.2f A + %.2f %s + %.2f W on the network (%.3f us; and %.2f posted A, %.2f "
+               "flushes): %.2f x\n", bench, pgdds_transport_name(ctx), per_op[ISSUED_A], per_op[ISSUED_R], terms[1],
+               per_op[ISSUED_W], counted * 1e6, per_op[ISSUED_POSTED], per_op[ISSUED_FLUSH], seconds_per_op / counted);
 }
 
 static void report(const char *bench, uint64_t size, uint64_t my_ops, double my_seconds)
 {
     uint64_t ops = 0;
-    double seconds = 0;
+    double seconds = 0, per_op[ISSUED_KINDS];
     check(pgdds_allreduce(ctx, &my_ops, &ops, 1, PGDDS_UINT64, PGDDS_OP_SUM), "pgdds_allreduce");
     check(pgdds_allreduce(ctx, &my_seconds, &seconds, 1, PGDDS_DOUBLE, PGDDS_OP_MAX), "pgdds_allreduce");
+    int network = issued_per_op(my_ops, per_op);
     if (me != 0) return;
     double aggregate = seconds > 0 ? (double)ops / seconds : 0, per_rank = aggregate / nranks;
     if (opt.json) {
@@ -155,7 +205,7 @@ static void report(const char *bench, uint64_t size, uint64_t my_ops, double my_
                pgdds_transport_name(ctx), nranks, opt.threads, (unsigned long long)size, per_rank / 1e6,
                aggregate / 1e6);
     }
-    if (per_rank > 0) report_cost(bench, size, opt.threads / per_rank);
+    if (per_rank > 0) report_cost(bench, size, opt.threads / per_rank, network ? per_op : NULL);
     fflush(stdout);
 }
 
@@ -180,7 +230,9 @@ static double timed(body_fn body, void *arg, uint64_t total)
     pthread_t tid[MAX_THREADS];
     struct slice s[MAX_THREADS];
     int t = opt.threads;
+    pgdds_net_counts_t before, after;
     check(pgdds_barrier(ctx), "pgdds_barrier");
+    check(pgdds_net_counts(ctx, &before), "pgdds_net_counts");
     double t0 = now();
     for (int i = 0; i < t; ++i) {
         s[i] = (struct slice){body, arg, i, total * (uint64_t)i / (uint64_t)t,
@@ -191,6 +243,8 @@ static double timed(body_fn body, void *arg, uint64_t total)
     if (t > 1)
         for (int i = 0; i < t; ++i) pthread_join(tid[i], NULL);
     double seconds = now() - t0;
+    check(pgdds_net_counts(ctx, &after), "pgdds_net_counts");
+    count_issued(&before, &after);
     check(pgdds_barrier(ctx), "pgdds_barrier");
     return seconds;
 }
@@ -209,15 +263,21 @@ static void primitive_body(void *p, int thread, uint64_t first, uint64_t count)
 {
     const struct primitive_run *r = p;
     uint64_t buf[WINDOW_BYTES / 8] = {0};
+    /* Each operation's address depends on what the one before returned (always 0: the regions
+     * are zeroed and never changed), so that the CPU cannot overlap a local read with the next
+     * one any more than a probe can: the formulas count latencies. */
+    uint64_t chain = 0;
     for (uint64_t i = first; i < first + count; ++i) {
-        uint64_t x = mix(i ^ ((uint64_t)me << 40) ^ ((uint64_t)thread << 32) ^ ((uint64_t)r->kind << 56));
+        uint64_t x = mix(i ^ ((uint64_t)me << 40) ^ ((uint64_t)thread << 32) ^ ((uint64_t)r->kind << 56) ^ chain);
         uint64_t bucket = mix(x) % (r->buckets - WINDOW_BYTES / BUCKET_BYTES + 1);
         pgdds_gptr_t b = pgdds_gptr_add(r->regions[x % (uint64_t)nranks], (int64_t)(bucket * BUCKET_BYTES));
         if (r->kind == 0) {
             uint32_t old;
             check(pgdds_atomic_cswap_u32(ctx, b, 1, 2, &old), "pgdds_atomic_cswap_u32");
+            chain = old;
         } else if (r->kind == 1 || r->kind == 3) {
             check(pgdds_get(ctx, buf, b, r->kind == 1 ? BUCKET_BYTES : WINDOW_BYTES), "pgdds_get");
+            chain = buf[0];
         } else {
             check(pgdds_put(ctx, pgdds_gptr_add(b, 8), buf, 16), "pgdds_put");
             check(pgdds_flush(ctx), "pgdds_flush");
@@ -238,12 +298,15 @@ static void measure_primitives(void)
     check(pgdds_allgather(ctx, &mine, regions, sizeof mine), "pgdds_allgather");
     const char *names[4] = {"primitive_atomic_cas32", "primitive_read_bucket", "primitive_write_flush",
                             "primitive_read_window"};
-    double *costs[4] = {&cost_a, &cost_r, &cost_w, &cost_rw};
+    double *costs[4] = {&cost_a, &cost_r, &cost_w, &cost_rw}, *net_costs[4] = {&net_a, &net_r, &net_w, &net_rw};
+    const int issued_kind[4] = {ISSUED_A, ISSUED_R, ISSUED_W, ISSUED_R};
     for (int kind = 0; kind < 4; ++kind) {
         struct primitive_run r = {kind, regions, buckets};
-        double s = timed(primitive_body, &r, ops), slowest;
+        double s = timed(primitive_body, &r, ops), slowest, per_op[ISSUED_KINDS];
         check(pgdds_allreduce(ctx, &s, &slowest, 1, PGDDS_DOUBLE, PGDDS_OP_MAX), "pgdds_allreduce");
         *costs[kind] = slowest * opt.threads / (double)ops;
+        if (issued_per_op(ops, per_op) && per_op[issued_kind[kind]] > 0)
+            *net_costs[kind] = *costs[kind] / per_op[issued_kind[kind]];
         if (me != 0) continue;
         if (opt.json) print_record(names[kind], kind == 3 ? WINDOW_BYTES : BUCKET_BYTES, "latency", *costs[kind] * 1e6, "us");
         else printf("%-34s %-6s %.3f us per operation and thread (%s in the formulas)\n", names[kind],
