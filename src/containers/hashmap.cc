@@ -17,6 +17,14 @@ unsigned first_reader_bit(int rank)
     return unsigned(mix64(uint64_t(rank) << 32 ^ uint64_t(reinterpret_cast<uintptr_t>(&on_stack) >> 12)));
 }
 uint32_t reader_bit(unsigned choice) { return 1u << (state::reader_shift + choice % state::reader_bits); }
+// The first reader bit from `choice` on that `word` does not have (0: all are taken); `choice`
+// moves to it, so that a reader that found its bit taken tries another.
+uint32_t free_reader_bit(uint32_t word, unsigned &choice)
+{
+    for (unsigned k = 0; k < state::reader_bits; ++k, ++choice)
+        if (!(word & reader_bit(choice))) return reader_bit(choice);
+    return 0;
+}
 
 // The state word at the start of a bucket view (no concurrent writer: see the callers).
 uint32_t state_of(const uint8_t *bucket) { return __atomic_load_n(reinterpret_cast<const uint32_t *>(bucket), __ATOMIC_ACQUIRE); }
@@ -306,7 +314,7 @@ status hash_map::insert_probing(Mem &m, const hash_table &t, const char *who, co
 // ---------------------------------------------------------------------------------------------
 // Find
 // ---------------------------------------------------------------------------------------------
-// atomic: fully atomic (Table 6.1c): fetch-or a reader bit, read key and value, clear it (2A+R).
+// atomic: fully atomic (Table 6.1c): set a reader bit, read key and value, clear it (2A+R).
 // Otherwise only finds overlap (CP_FIND, Table 6.1d): one read of the whole bucket (R).
 // Returns PGDDS_ERR_NOT_FOUND without a message (the callers add one where it is wanted).
 template <class Mem>
@@ -329,46 +337,38 @@ status hash_map::find_with(Mem &m, const char *who, const uint8_t *key, uint8_t 
     scratch_buffer scratch(key_size_ + value_size_);
     spinner spin(rt);
     unsigned reader_choice = first_reader_bit(rt->rank());
-    // A bucket passed over releases its reader bit with a posted update that overlaps the next
-    // probe; the find lands them all with one flush before it returns.
-    bool posted = false;
-    auto finish = [&](status st) {
-        if (posted) m.flush();
-        return m.failed() ? m.result() : st;
-    };
     for (uint64_t i = 0; i < t.probe_limit; ++i) {
         auto b = bucket<Mem>(t, p.owner, probe_slot(p.home, i, t.part_capacity));
+        // A reader bit is taken by compare-and-swap from the word the key's bucket usually has,
+        // so a bucket of another key (or free, or a tombstone) is decided by the word the CAS
+        // returns and left untouched: each further bucket costs one atomic, with no release.
+        uint32_t expected = state::ready | p.fingerprint;
         for (;;) {  // until this bucket is decided
-            uint32_t bit = reader_bit(reader_choice);
-            uint32_t w = m.fetch_or32(b, bit);
-            if (m.failed()) return finish(PGDDS_OK);
-            if (w & bit) {  // another reader holds this bit
-                ++reader_choice;
-                if (!spin.again(m, who)) return finish(PGDDS_ERR_TIMEOUT);
-                continue;
+            const uint32_t bit = free_reader_bit(expected, reader_choice);  // expected leaves one free
+            const uint32_t w = m.cas32(b, expected, expected | bit);
+            if (m.failed()) return m.result();
+            if (w == expected) {  // holding a reader bit: no writer can change the bucket
+                const uint8_t *kv = m.view(Mem::offset(b, bucket_key_offset), key_size_ + value_size_, scratch.data());
+                bool match = !m.failed() && same_bytes(kv, key, key_size_);
+                if (match) copy_bytes(value, kv + key_size_, value_size_);
+                m.and32(b, ~bit);
+                if (m.failed()) return m.result();
+                if (match) return PGDDS_OK;
+                break;  // another key with the same fingerprint: next bucket
             }
             uint32_t s = state::status(w);
-            bool same_print = state::fingerprint(w) == p.fingerprint, match = false;
-            if (s == state::ready && same_print) {
-                const uint8_t *kv = m.view(Mem::offset(b, bucket_key_offset), key_size_ + value_size_, scratch.data());
-                match = !m.failed() && same_bytes(kv, key, key_size_);
-                if (match) copy_bytes(value, kv + key_size_, value_size_);
+            if (s == state::free) return PGDDS_ERR_NOT_FOUND;
+            if (s == state::tombstone || state::fingerprint(w) != p.fingerprint) break;  // next bucket
+            if (s == state::ready && (w & state::reader_mask) != state::reader_mask) {
+                expected = w;  // other readers or an insert's chain lock: take a bit beside them
+                continue;
             }
-            const bool decided = match || s == state::free, next = s != state::reserved || !same_print;
-            if (decided && posted) {
-                m.and32_posted(b, ~bit);
-            } else if (!decided && next) {
-                m.and32_posted(b, ~bit);
-                posted = true;
-            } else {  // the last bucket, or this one again: its bit must be clear before a new fetch-or
-                m.and32(b, ~bit);
-            }
-            if (decided) return finish(match ? PGDDS_OK : PGDDS_ERR_NOT_FOUND);
-            if (next) break;  // tombstone or another key: next bucket
-            if (!spin.again(m, who)) return finish(PGDDS_ERR_TIMEOUT);  // being written, maybe with this key
+            // Being written (maybe with this key), or every reader bit taken: wait for it.
+            if (!spin.again(m, who)) return m.failed() ? m.result() : PGDDS_ERR_TIMEOUT;
+            expected = state::ready | p.fingerprint;
         }
     }
-    return finish(PGDDS_ERR_NOT_FOUND);
+    return PGDDS_ERR_NOT_FOUND;
 }
 
 uint64_t hash_map::find_window(const hash_table &t, uint64_t slot, uint64_t probes_left) const

@@ -68,6 +68,40 @@ static void test_atomic_contended(void)
     T_OK(pgdds_hashmap_destroy(map));
 }
 
+/* Every rank reads the same few keys over and over while every rank also assigns them: the
+ * readers' bits pile up on those buckets' words, so a reader's compare-and-swap often finds
+ * other readers there and must take a bit beside theirs. Every read must find a whole value. */
+static void test_hot_keys(void)
+{
+    enum { HOT = 3 };
+    const uint64_t rounds = t_work(400, 40);
+    pgdds_hashmap_t map = make_map(64, NULL);
+    for (uint64_t k = 0; k < HOT; ++k) {
+        struct t_value v = t_value_of(k, 0);
+        if (me == 0) T_OK(pgdds_hashmap_insert(map, &k, &v, 0));
+    }
+    T_OK(pgdds_barrier(ctx));
+    uint64_t torn = 0, missing = 0;
+    for (uint64_t i = 0; i < rounds; ++i) {
+        for (uint64_t k = 0; k < HOT; ++k) {
+            struct t_value v;
+            pgdds_status_t st = pgdds_hashmap_find(map, &k, &v, 0);
+            if (st == PGDDS_OK) torn += !t_value_ok(&v, k);
+            else missing += 1;
+        }
+        uint64_t k = i % HOT;
+        struct t_value v = t_value_of(k, (uint64_t)me * rounds + i);
+        if (i % 4 == (uint64_t)me % 4) T_OK(pgdds_hashmap_insert(map, &k, &v, 0));
+    }
+    T_CHECK_MSG(torn == 0 && missing == 0, "%llu torn and %llu missing reads of keys always present",
+                (unsigned long long)torn, (unsigned long long)missing);
+    T_OK(pgdds_barrier(ctx));
+    uint64_t size = 0;
+    T_OK(pgdds_hashmap_size(map, &size));
+    T_CHECK_MSG(size == HOT, "size %llu, expected %d", (unsigned long long)size, HOT);
+    T_OK(pgdds_hashmap_destroy(map));
+}
+
 /* Phases under promises: CP_INSERT inserts, then CP_FIND finds (one read), CP_LOCAL inserts of
  * owned keys, batched finds. */
 static void test_promises(void)
@@ -395,6 +429,7 @@ int main(void)
     n = pgdds_nranks(ctx);
     t_detect_network(ctx);
     test_atomic_contended();
+    test_hot_keys();
     test_promises();
     test_collisions();
     test_resize_and_erase();
