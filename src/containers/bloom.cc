@@ -119,13 +119,15 @@ status bloom_filter::contains_many(const char *who, size_t count, const uint8_t 
         uint64_t words[bloom_group];
         for (size_t i = 0; i < count; i += bloom_group) {
             size_t n = std::min(bloom_group, count - i);
+            // Network: several reads in flight, landed by one flush; a lone read is a blocking
+            // get (a flush can cost a round trip of its own). Load/store: prefetch, then load.
+            const bool overlap = !Mem::load_store && n > 1;
             for (size_t j = 0; j < n; ++j) {
                 places[j] = place(keys + (i + j) * key_len, key_len);
-                if constexpr (!Mem::load_store)
-                    m.get_nbi(&words[j], block<Mem>(places[j].block), sizeof words[j]);
-                else m.prefetch(block<Mem>(places[j].block));
+                if constexpr (Mem::load_store) m.prefetch(block<Mem>(places[j].block));
+                else if (overlap) m.get_nbi(&words[j], block<Mem>(places[j].block), sizeof words[j]);
             }
-            if constexpr (!Mem::load_store) m.flush();
+            if (overlap) m.flush();
             else
                 for (size_t j = 0; j < n; ++j) words[j] = m.read64(block<Mem>(places[j].block));
             if (m.failed()) return m.result();

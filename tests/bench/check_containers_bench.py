@@ -3,7 +3,8 @@
 every measurement of every container is there with a positive rate, each formula ratio is
 positive, and, where the operations go over the network, the remote operations they issued
 (pgdds_net_counts) are what their protocols issue: one atomic per Bloom filter insert, none per
-contains or CP_FIND, at least the formula's atomics per hash map and queue operation. Where every
+contains or CP_FIND, at least the formula's atomics per hash map and queue operation, no flush
+for a single read or a fully atomic find. Where every
 rank's memory is mapped (the shm transport) nothing is counted.
 
   check_containers_bench.py --run PGDDS_RUN --bench EXE (--network | --direct)
@@ -81,6 +82,11 @@ def main():
             a = value(bench, "issued_atomics")
             if a is not None and not low <= a <= high:
                 failures.append("%s: %g atomics per operation, expected %g..%g" % (bench, a, low, high))
+        # a lone read is a blocking get: no flush of its own
+        for bench in ("bloom_contains", "hashmap_find_cp_find", "hashmap_find_atomic"):
+            flushes = value(bench, "issued_flushes")
+            if flushes is not None and flushes != 0:
+                failures.append("%s: %g flushes per operation, expected none" % (bench, flushes))
         # half the keys belong to this rank on 2 ranks: read locally, the others over the network
         for bench in ("bloom_contains", "hashmap_find_cp_find"):
             reads = value(bench, "issued_reads")
