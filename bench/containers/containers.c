@@ -7,7 +7,10 @@
  *   pgdds-run -n 2 pgdds-bench-containers [--json] [--bench hashmap,queue_fast] [--keys N] ...
  *
  * Each measurement reports the aggregate rate (all operations of all ranks over the slowest
- * rank's time) and the per-rank rate (aggregate / ranks). With --json, one object per line:
+ * rank's time) and the per-rank rate (aggregate / ranks), and an operation's time against its
+ * BCL cost formula, with the formula's A, R and W measured in the same run; over the network
+ * also what the operations issued (pgdds_net_counts) and the formula at those counts. With
+ * --json, one object per line:
  * {"bench":..,"transport":..,"ranks":..,"threads":..,"size":..,"metric":..,"value":..,"unit":..} */
 #include <pgdds/pgdds.h>
 
