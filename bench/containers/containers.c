@@ -136,12 +136,11 @@ static void count_issued(const pgdds_net_counts_t *before, const pgdds_net_count
     issued[ISSUED_FLUSH] = after->flushes - before->flushes;
 }
 
-/* Every rank's issued operations of the last timed() run over every rank's my_ops; returns
- * whether any went over the network. Collective. */
-static int issued_per_op(uint64_t my_ops, double per_op[ISSUED_KINDS])
+/* Every rank's issued operations of the last timed() run over `ops`, every rank's operations
+ * together; returns whether any went over the network. Collective. */
+static int issued_per_op(uint64_t ops, double per_op[ISSUED_KINDS])
 {
-    uint64_t ops = 0, all[ISSUED_KINDS], any = 0;
-    check(pgdds_allreduce(ctx, &my_ops, &ops, 1, PGDDS_UINT64, PGDDS_OP_SUM), "pgdds_allreduce");
+    uint64_t all[ISSUED_KINDS], any = 0;
     check(pgdds_allreduce(ctx, issued, all, ISSUED_KINDS, PGDDS_UINT64, PGDDS_OP_SUM), "pgdds_allreduce");
     for (int k = 0; k < ISSUED_KINDS; ++k) {
         per_op[k] = ops ? (double)all[k] / (double)ops : 0;
@@ -197,7 +196,7 @@ static void report(const char *bench, uint64_t size, uint64_t my_ops, double my_
     double seconds = 0, per_op[ISSUED_KINDS];
     check(pgdds_allreduce(ctx, &my_ops, &ops, 1, PGDDS_UINT64, PGDDS_OP_SUM), "pgdds_allreduce");
     check(pgdds_allreduce(ctx, &my_seconds, &seconds, 1, PGDDS_DOUBLE, PGDDS_OP_MAX), "pgdds_allreduce");
-    int network = issued_per_op(my_ops, per_op);
+    int network = issued_per_op(ops, per_op);
     if (me != 0) return;
     double aggregate = seconds > 0 ? (double)ops / seconds : 0, per_rank = aggregate / nranks;
     if (opt.json) {
@@ -308,7 +307,7 @@ static void measure_primitives(void)
         double s = timed(primitive_body, &r, ops), slowest, per_op[ISSUED_KINDS];
         check(pgdds_allreduce(ctx, &s, &slowest, 1, PGDDS_DOUBLE, PGDDS_OP_MAX), "pgdds_allreduce");
         *costs[kind] = slowest * opt.threads / (double)ops;
-        if (issued_per_op(ops, per_op) && per_op[issued_kind[kind]] > 0)
+        if (issued_per_op(ops * (uint64_t)nranks, per_op) && per_op[issued_kind[kind]] > 0)
             *net_costs[kind] = *costs[kind] / per_op[issued_kind[kind]];
         if (me != 0) continue;
         if (opt.json) print_record(names[kind], kind == 3 ? WINDOW_BYTES : BUCKET_BYTES, "latency", *costs[kind] * 1e6, "us");

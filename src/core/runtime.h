@@ -155,14 +155,17 @@ class runtime {
     }
     // Runs a transport call, retrying after progress while it says PGDDS_ERR_AGAIN.
     template <class Op> status retry(const char *who, vci &v, Op op);
-    // Counts one operation of `kind` on v, and its bytes under `bytes_kind`, when the transport
-    // took it (st: what the transport call returned).
-    static status counted(vci &v, status st, net_count kind, net_count bytes_kind = net_count_kinds, size_t bytes = 0)
+    // Counts one operation of `kind` on v (and its bytes under `bytes_kind`) when the transport
+    // took it; st: what the transport call returned.
+    static status counted(vci &v, status st, net_count kind)
     {
-        if (st != PGDDS_OK) return st;
-        v.count(kind);
-        if (bytes_kind != net_count_kinds) v.count(bytes_kind, bytes);
+        if (st == PGDDS_OK) v.count(kind);
         return st;
+    }
+    static status counted(vci &v, status st, net_count kind, net_count bytes_kind, size_t bytes)
+    {
+        if (st == PGDDS_OK) v.count(bytes_kind, bytes);
+        return counted(v, st, kind);
     }
 
     // --- one-sided operations through the transport (the caller checked the access) ---------
