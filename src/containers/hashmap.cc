@@ -530,11 +530,13 @@ status hash_map::erase(const char *who, const void *key, unsigned concurrent)
     return with_memory(who, concurrent & PGDDS_CP_LOCAL, [&](auto &m) { return erase_with(m, who, k, p); });
 }
 
-status hash_map::insert_many(const char *who, size_t count, const uint8_t *keys, const uint8_t *values,
-                             unsigned concurrent)
+// The checks of a batched call, then group(m, first, n) for each group of up to batch_group keys;
+// `plain` is the promise under which the keys take the protocol without atomics.
+template <class Group>
+status hash_map::in_groups(const char *who, size_t count, const uint8_t *keys, unsigned concurrent, unsigned plain,
+                           Group group)
 {
     if (count && !keys) return fail(PGDDS_ERR_INVALID_ARG, "%s: keys is NULL", who);
-    if (count && !values && value_size_) return fail(PGDDS_ERR_INVALID_ARG, "%s: values is NULL", who);
     status st = check_promise(who, concurrent, PGDDS_CP_INSERT | PGDDS_CP_FIND);
     if (st != PGDDS_OK) return st;
     bool local = concurrent & PGDDS_CP_LOCAL;
@@ -542,38 +544,32 @@ status hash_map::insert_many(const char *who, size_t count, const uint8_t *keys,
         st = check_local(who, concurrent, owner(keys + i * key_size_));
         if (st != PGDDS_OK) return st;
     }
-    bool atomic = (concurrent & ~PGDDS_CP_LOCAL) != PGDDS_CP_INSERT;
+    bool atomic = (concurrent & ~PGDDS_CP_LOCAL) != plain;
     return with_memory(who, local, [&](auto &m) {
         for (size_t i = 0; i < count; i += batch_group) {
-            size_t n = std::min(batch_group, count - i);
-            status s = insert_group(m, who, n, keys + i * key_size_, values + i * value_size_, atomic);
+            status s = group(m, i, std::min(batch_group, count - i), atomic);
             if (s != PGDDS_OK) return s;
         }
         return PGDDS_OK;
     });
 }
 
+status hash_map::insert_many(const char *who, size_t count, const uint8_t *keys, const uint8_t *values,
+                             unsigned concurrent)
+{
+    if (count && keys && !values && value_size_) return fail(PGDDS_ERR_INVALID_ARG, "%s: values is NULL", who);
+    return in_groups(who, count, keys, concurrent, PGDDS_CP_INSERT, [&](auto &m, size_t i, size_t n, bool atomic) {
+        return insert_group(m, who, n, keys + i * key_size_, values + i * value_size_, atomic);
+    });
+}
+
 status hash_map::find_many(const char *who, size_t count, const uint8_t *keys, uint8_t *values, unsigned char *found,
                            unsigned concurrent)
 {
-    if (count && !keys) return fail(PGDDS_ERR_INVALID_ARG, "%s: keys is NULL", who);
-    if (count && !values && value_size_) return fail(PGDDS_ERR_INVALID_ARG, "%s: values is NULL", who);
-    if (count && !found) return fail(PGDDS_ERR_INVALID_ARG, "%s: found is NULL", who);
-    status st = check_promise(who, concurrent, PGDDS_CP_INSERT | PGDDS_CP_FIND);
-    if (st != PGDDS_OK) return st;
-    bool local = concurrent & PGDDS_CP_LOCAL;
-    for (size_t i = 0; local && i < count; ++i) {
-        st = check_local(who, concurrent, owner(keys + i * key_size_));
-        if (st != PGDDS_OK) return st;
-    }
-    bool atomic = (concurrent & ~PGDDS_CP_LOCAL) != PGDDS_CP_FIND;
-    return with_memory(who, local, [&](auto &m) {
-        for (size_t i = 0; i < count; i += batch_group) {
-            size_t n = std::min(batch_group, count - i);
-            status s = find_group(m, who, n, keys + i * key_size_, values + i * value_size_, found + i, atomic);
-            if (s != PGDDS_OK) return s;
-        }
-        return PGDDS_OK;
+    if (count && keys && !values && value_size_) return fail(PGDDS_ERR_INVALID_ARG, "%s: values is NULL", who);
+    if (count && keys && !found) return fail(PGDDS_ERR_INVALID_ARG, "%s: found is NULL", who);
+    return in_groups(who, count, keys, concurrent, PGDDS_CP_FIND, [&](auto &m, size_t i, size_t n, bool atomic) {
+        return find_group(m, who, n, keys + i * key_size_, values + i * value_size_, found + i, atomic);
     });
 }
 

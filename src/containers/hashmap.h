@@ -104,6 +104,9 @@ class hash_map : public container {
     template <class Mem>
     status insert_group(Mem &m, const char *who, size_t n, const uint8_t *keys, const uint8_t *values,
                         bool atomic) const;
+    template <class Group>
+    status in_groups(const char *who, size_t count, const uint8_t *keys, unsigned concurrent, unsigned plain,
+                     Group group);
     // Calls visit(record, its place) for `count` packed records (key then value) in order,
     // prefetching ahead: the drains of a hash map buffer.
     template <class Visit> void visit_placed(const hash_table &t, size_t count, const uint8_t *records, Visit visit) const;

@@ -50,6 +50,32 @@ struct op_completion {
     }
 };
 
+// The first failure of an operation issued without an op_completion, with its message, kept
+// until a flush reports it: that is how a failed fire-and-forget operation reaches its caller.
+class deferred_failure {
+  public:
+    void keep(status st)
+    {
+        if (st == PGDDS_OK || st_ != PGDDS_OK) return;
+        st_ = st;
+        msg_ = pgdds_last_error();
+    }
+    bool pending() const { return st_ != PGDDS_OK; }
+    // The kept failure, made the calling thread's last error again, and forgotten; or PGDDS_OK.
+    status take()
+    {
+        if (st_ == PGDDS_OK) return PGDDS_OK;
+        status st = fail(st_, "%s", msg_.c_str());
+        st_ = PGDDS_OK;
+        msg_.clear();
+        return st;
+    }
+
+  private:
+    status st_ = PGDDS_OK;
+    std::string msg_;
+};
+
 // Atomic operations. The first five equal pgdds_aop_t.
 enum amo_op : int { AMO_ADD = 0, AMO_AND, AMO_OR, AMO_XOR, AMO_SWAP, AMO_CSWAP, AMO_LOAD, AMO_COUNT };
 const char *amo_op_name(amo_op op);

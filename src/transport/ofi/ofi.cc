@@ -283,7 +283,7 @@ struct transport_ofi::endpoint {
     std::vector<uint8_t> dirty;       // per rank: dirty_rma | dirty_amo since the last flush
     std::vector<int> dirty_ranks;
     size_t outstanding = 0;           // counted operations in flight
-    status deferred = PGDDS_OK;       // first failure of an operation issued without `done`
+    deferred_failure deferred;
     std::vector<uint8_t> staging;     // assembles messages small enough to inject
 
     uint8_t *send_slot(size_t i) { return arena + i * slot_bytes; }
@@ -291,6 +291,18 @@ struct transport_ofi::endpoint {
 };
 
 static_assert(offsetof(transport_ofi::op_record, context) == 0, "a completion context is its record");
+
+namespace {
+// Fills in the record of an operation just issued and counts it among those a flush waits for.
+void track(transport_ofi::endpoint &e, transport_ofi::op_record &rec, op_kind kind, int rank, op_completion *done)
+{
+    rec.kind = kind;
+    rec.rank = rank;
+    rec.done = done;
+    rec.counted = true;
+    ++e.outstanding;
+}
+}  // namespace
 
 // ---------------------------------------------------------------------------------------------
 // Set-up
@@ -858,7 +870,7 @@ void transport_ofi::mark_dirty(endpoint &e, int rank, uint8_t what)
 void transport_ofi::finish(endpoint &e, op_record &rec, status st)
 {
     if (rec.done) rec.done->complete(st);
-    else if (st != PGDDS_OK && e.deferred == PGDDS_OK) e.deferred = st;
+    else e.deferred.keep(st);
     if (rec.reg) release_registration(rec.reg);
     if (rec.slot >= 0) e.free_slots.push_back(uint32_t(rec.slot));
     if (rec.counted) --e.outstanding;
@@ -868,8 +880,7 @@ void transport_ofi::finish(endpoint &e, op_record &rec, status st)
 void transport_ofi::complete_flushes(endpoint &e)
 {
     if (e.flushes.empty() || e.outstanding || !e.backlog.empty()) return;
-    status st = e.deferred;
-    e.deferred = PGDDS_OK;
+    status st = e.deferred.take();
     for (op_completion *d : e.flushes) d->complete(st);
     e.flushes.clear();
 }
@@ -980,12 +991,8 @@ status transport_ofi::issue_chunk(endpoint &e, unsigned vci, const rma_chunk &c)
         release_record(e, *rec);
         return rc == -FI_EAGAIN ? PGDDS_ERR_AGAIN : op_failed(rc, c.write ? "fi_writemsg" : "fi_readmsg", c.rank, c.len, vci);
     }
-    rec->kind = c.write ? op_kind::write : op_kind::read;
-    rec->rank = c.rank;
-    rec->done = c.done;
+    track(e, *rec, c.write ? op_kind::write : op_kind::read, c.rank, c.done);
     rec->reg = c.reg;
-    rec->counted = true;
-    ++e.outstanding;
     if (c.write && !delivery_complete_puts_) mark_dirty(e, c.rank, dirty_rma);
     return PGDDS_OK;
 }
@@ -1040,13 +1047,9 @@ status transport_ofi::amo_native(endpoint &e, unsigned vci, int rank, uint64_t o
         release_record(e, *rec);
         return rc == -FI_EAGAIN ? PGDDS_ERR_AGAIN : op_failed(rc, "an atomic", rank, args.width, vci);
     }
-    rec->kind = fetching ? op_kind::fetch : op_kind::atomic;
-    rec->rank = rank;
-    rec->done = done;
+    track(e, *rec, fetching ? op_kind::fetch : op_kind::atomic, rank, done);
     rec->result = args.result;
     rec->length = args.width;
-    rec->counted = true;
-    ++e.outstanding;
     return PGDDS_OK;
 }
 
@@ -1068,13 +1071,9 @@ status transport_ofi::amo_emulated(endpoint &e, unsigned vci, int rank, uint64_t
         return st;
     }
     if (carrier) carrier->linked = int(rec->index);
-    rec->kind = op_kind::remote_amo;
-    rec->rank = rank;
-    rec->done = done;
+    track(e, *rec, op_kind::remote_amo, rank, done);
     rec->result = args.result;
     rec->length = args.width;
-    rec->counted = true;
-    ++e.outstanding;
     return PGDDS_OK;
 }
 
@@ -1212,10 +1211,7 @@ status transport_ofi::issue_probe(endpoint &e, unsigned vci, int rank, bool atom
         release_record(e, *rec);
         return rc == -FI_EAGAIN ? PGDDS_ERR_AGAIN : op_failed(rc, "a flush read-back", rank, sizeof(uint64_t), vci);
     }
-    rec->kind = op_kind::probe;
-    rec->rank = rank;
-    rec->counted = true;
-    ++e.outstanding;
+    track(e, *rec, op_kind::probe, rank, nullptr);
     return PGDDS_OK;
 }
 
@@ -1266,7 +1262,7 @@ status transport_ofi::drain_backlogs(endpoint &e, unsigned vci)
         if (st == PGDDS_ERR_AGAIN) break;
         if (st != PGDDS_OK) {
             if (c.done) c.done->complete(st);
-            else if (e.deferred == PGDDS_OK) e.deferred = st;
+            else e.deferred.keep(st);
             if (c.reg) release_registration(c.reg);
         }
         e.backlog.pop_front();

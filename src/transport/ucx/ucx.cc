@@ -33,8 +33,8 @@ bool is_cpu_memory_tl(const std::string &tl)
 
 bool is_shared_memory_tl(const std::string &tl) { return is_cpu_memory_tl(tl) || tl == "cma" || tl == "knem"; }
 
-// Text written by one of UCX's ucp_*_print_info functions.
-template <class Fn> std::string capture(Fn fn)
+// The lines of text written by one of UCX's ucp_*_print_info functions.
+template <class Fn> std::vector<std::string> captured_lines(Fn fn)
 {
     char *buf = nullptr;
     size_t len = 0;
@@ -44,7 +44,14 @@ template <class Fn> std::string capture(Fn fn)
     fclose(f);
     std::string text(buf ? buf : "", len);
     free(buf);
-    return text;
+    std::vector<std::string> lines;
+    for (size_t pos = 0; pos < text.size();) {
+        size_t end = text.find('\n', pos);
+        if (end == std::string::npos) end = text.size();
+        lines.push_back(text.substr(pos, end - pos));
+        pos = end + 1;
+    }
+    return lines;
 }
 
 // The transport name in "<index>:<tl>/<device>" or "-- <tl>/<device>", starting at `from`.
@@ -57,14 +64,8 @@ std::string tl_at(const std::string &line, size_t from)
 // Transports of the context's resources ("#  resource 1  :  md 1  dev 1  flags -- tcp/lo").
 std::vector<std::string> context_transports(ucp_context_h ctx)
 {
-    std::string text = capture([&](FILE *f) { ucp_context_print_info(ctx, f); });
     std::vector<std::string> out;
-    size_t pos = 0;
-    while (pos < text.size()) {
-        size_t end = text.find('\n', pos);
-        if (end == std::string::npos) end = text.size();
-        std::string line = text.substr(pos, end - pos);
-        pos = end + 1;
+    for (const std::string &line : captured_lines([&](FILE *f) { ucp_context_print_info(ctx, f); })) {
         size_t dashes = line.find("-- ");
         if (line.find("resource") == std::string::npos || dashes == std::string::npos) continue;
         std::string tl = tl_at(line, dashes + 3);
@@ -81,14 +82,8 @@ struct lane_info {
 
 lane_info endpoint_lanes(ucp_ep_h ep)
 {
-    std::string text = capture([&](FILE *f) { ucp_ep_print_info(ep, f); });
     lane_info info;
-    size_t pos = 0;
-    while (pos < text.size()) {
-        size_t end = text.find('\n', pos);
-        if (end == std::string::npos) end = text.size();
-        std::string line = text.substr(pos, end - pos);
-        pos = end + 1;
+    for (const std::string &line : captured_lines([&](FILE *f) { ucp_ep_print_info(ep, f); })) {
         size_t lane = line.find("lane[");
         if (lane == std::string::npos) continue;
         size_t colon = line.find("]:", lane);
@@ -208,16 +203,7 @@ struct transport_ucx::vci_state {
     size_t am_in_flight = 0;          // bytes of sent packets not yet released by UCX
     std::vector<uint8_t *> am_pool;   // free buffers of am_small_bytes
     uint64_t discard = 0;             // reply buffer of non-fetching swaps
-    // First failure of an operation issued without an op_completion, reported by flush.
-    status deferred = PGDDS_OK;
-    std::string deferred_msg;
-
-    void defer(status st)
-    {
-        if (deferred != PGDDS_OK) return;
-        deferred = st;
-        deferred_msg = pgdds_last_error();
-    }
+    deferred_failure deferred;
 
     // Explains a failed operation and returns its status.
     status error(int rank, ucs_status_t s, const char *what)
@@ -282,7 +268,7 @@ void on_send_done(void *request, ucs_status_t s, void *)
     auto *info = static_cast<request_info *>(request);
     status st = s == UCS_OK ? PGDDS_OK : info->v->error(info->rank, s, info->what);
     if (info->done) info->done->complete(st);
-    else if (st != PGDDS_OK) info->v->defer(st);
+    else info->v->deferred.keep(st);
     ucp_request_free(request);
 }
 
@@ -293,7 +279,7 @@ void on_am_sent(void *request, ucs_status_t s, void *)
     v.am_in_flight -= info->len;
     v.return_buffer(info->buffer, info->len);
     if (s != UCS_OK) {
-        v.defer(v.error(info->rank, s, "active message"));
+        v.deferred.keep(v.error(info->rank, s, "active message"));
         PGDDS_LOG(LOG_ERROR, "%s", pgdds_last_error());
     }
     ucp_request_free(request);
@@ -787,7 +773,7 @@ status cas_run(transport_ucx::cas_loop &c, bool &finished)
 void cas_end(transport_ucx::cas_loop *c, status st)
 {
     if (c->done) c->done->complete(st);
-    else if (st != PGDDS_OK) c->v->defer(st);
+    else c->v->deferred.keep(st);
     transport_ucx::vci_state &v = *c->v;
     delete c;
     if (--v.cas_loops == 0) {
@@ -839,10 +825,8 @@ status transport_ucx::cas_loop_start(vci_state &v, int rank, uint64_t remote_add
 status transport_ucx::flush(unsigned vci, op_completion *done)
 {
     vci_state &v = *vcis_[vci];
-    if (v.deferred != PGDDS_OK) {
-        status st = fail(v.deferred, "%s", v.deferred_msg.c_str());
-        v.deferred = PGDDS_OK;
-        done->complete(st);
+    if (v.deferred.pending()) {
+        done->complete(v.deferred.take());
         return PGDDS_OK;
     }
     ucp_request_param_t prm;

@@ -77,15 +77,7 @@ struct transport_verbs::vci_state {
     unsigned loops = 0;               // loops not finished
     std::vector<pending_flush> flushes;
     std::vector<wr_action> retiring;  // scratch of progress()
-    status deferred = PGDDS_OK;       // first failure of an operation nobody waits for
-    std::string deferred_msg;
-
-    void defer(status st)
-    {
-        if (deferred != PGDDS_OK) return;
-        deferred = st;
-        deferred_msg = pgdds_last_error();
-    }
+    deferred_failure deferred;
     uint8_t *bounce_at(uint32_t slot) { return bounce + size_t(slot) * packet_bytes; }
 };
 
@@ -521,7 +513,7 @@ void transport_verbs::run_action(vci_state &v, wr_action &a, status st)
     }
     if (a.mr) ibv_dereg_mr(a.mr);
     if (a.done) a.done->complete(st);
-    else if (st != PGDDS_OK) v.defer(st);
+    else v.deferred.keep(st);
 }
 
 // WR `seq` of the QP to `rank` completed with `st`: every earlier WR completed before it.
@@ -734,7 +726,7 @@ void transport_verbs::loop_finish(vci_state &v, amo_loop *l, status st)
     if (st == PGDDS_OK && l->result) store_value(l->result, l->state.fetched(), l->state.width());
     v.free_results.push_back(l->slot);
     if (l->done) l->done->complete(st);
-    else if (st != PGDDS_OK) v.defer(st);
+    else v.deferred.keep(st);
     v.loops--;
     delete l;
 }
@@ -742,10 +734,8 @@ void transport_verbs::loop_finish(vci_state &v, amo_loop *l, status st)
 status transport_verbs::flush(unsigned vci, op_completion *done)
 {
     vci_state &v = *vcis_[vci];
-    if (v.deferred != PGDDS_OK) {
-        status st = fail(v.deferred, "%s", v.deferred_msg.c_str());
-        v.deferred = PGDDS_OK;
-        done->complete(st);
+    if (v.deferred.pending()) {
+        done->complete(v.deferred.take());
         return PGDDS_OK;
     }
     vci_state::pending_flush f{done, {}};
