@@ -16,6 +16,7 @@ void queue::set_storage(int host, pgdds_gptr_t base, uint64_t capacity)
     host_ = host;
     base_ = base;
     capacity_ = capacity;
+    lap_start_.store(0, std::memory_order_relaxed);
     local_ = rt->direct(base);
     map_ahead(rt, base, queue_layout::bytes(kind_, elem_size_, capacity));
 }

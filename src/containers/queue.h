@@ -104,6 +104,18 @@ class queue : public container {
     status full(const char *who, size_t count, uint64_t head, uint64_t tail) const;
     status empty(const char *who) const;
     void renumber_local(uint64_t head, uint64_t tail);
+    // The slot of element `index`: index % capacity, without a division while the index is in
+    // the lap last seen. A push's store, or a pop's load, waits for this address, and the next
+    // locked instruction waits for that access: a division here costs a one-node FastQueue
+    // about a tenth of its rate.
+    uint64_t slot_of(uint64_t index) const
+    {
+        uint64_t lap = lap_start_.load(std::memory_order_relaxed);  // a multiple of capacity_
+        if (PGDDS_LIKELY(index - lap < capacity_)) return index - lap;
+        uint64_t slot = index % capacity_;
+        lap_start_.store(index - slot, std::memory_order_relaxed);
+        return slot;
+    }
     void recompute_checksums_local(uint64_t head, uint64_t tail);
 
     int kind_;
@@ -114,6 +126,7 @@ class queue : public container {
     uint8_t *local_ = nullptr;  // load/store address of the storage, if reachable
     // Counters as last seen by this rank: lower bounds that save a remote read most of the time.
     std::atomic<uint64_t> head_seen_{0}, tail_seen_{0}, head_ready_seen_{0}, tail_ready_seen_{0};
+    mutable std::atomic<uint64_t> lap_start_{0};  // slot_of's cache: the first index of a lap
 
     friend status resolve_queue(pgdds_queue *, const char *, queue *&);
 };
@@ -130,7 +143,7 @@ void queue::copy_ring(Mem &m, uint64_t offset, size_t unit, uint64_t first, uint
         if (to_queue) m.put(a, b, n * unit);
         else m.get(b, a, n * unit);
     };
-    uint64_t slot = first % capacity_;
+    uint64_t slot = slot_of(first);
     size_t first_run = size_t(std::min<uint64_t>(count, capacity_ - slot));
     transfer(slot, buf, first_run);
     if (count > first_run) transfer(0, buf + first_run * unit, count - first_run);

@@ -255,6 +255,53 @@ static void test_local_resize_migrate(int kind)
     T_OK(pgdds_queue_destroy(q));
 }
 
+/* Resize after the ranks have gone round the ring many times: each rank's slot arithmetic must
+ * follow the new capacity. The ranks take turns pushing and popping 7 elements on a queue of
+ * capacity 10 for seven rounds, rank 0 leaves 6 in it, and after a resize to 25 the last rank
+ * pushes 5 more; then all 11 must pop in order, whole. */
+static void test_resize_after_laps(int kind)
+{
+    pgdds_queue_t q = make_queue(kind, 10, 0);
+    struct elem buf[8];
+    size_t got = 0;
+    uint64_t seq = 0; /* the same on every rank: the turns are in rank order */
+    int in_order = 1;
+    for (int round = 0; round < 7; ++round)
+        for (int r = 0; r < n; ++r, seq += 7) {
+            if (me == r) {
+                for (uint64_t i = 0; i < 7; ++i) buf[i] = elem_of(0, seq + i);
+                T_OK(pgdds_queue_push(q, buf, 7, 0));
+                T_OK(pgdds_queue_pop(q, buf, 7, &got, 0));
+                in_order &= got == 7;
+                for (size_t i = 0; i < got; ++i) in_order &= buf[i].id == seq + i && buf[i].check == t_mix(seq + i);
+            }
+            T_OK(pgdds_barrier(ctx));
+        }
+    if (me == 0) {
+        for (uint64_t i = 0; i < 6; ++i) buf[i] = elem_of(0, seq + i);
+        T_OK(pgdds_queue_push(q, buf, 6, 0));
+    }
+    T_OK(pgdds_barrier(ctx));
+    T_OK(pgdds_queue_resize(q, 25));
+    if (me == n - 1) {
+        for (uint64_t i = 6; i < 11; ++i) buf[i - 6] = elem_of(0, seq + i);
+        T_OK(pgdds_queue_push(q, buf, 5, 0));
+    }
+    T_OK(pgdds_barrier(ctx));
+    if (me == (n > 1 ? 1 : 0)) {
+        for (uint64_t s = seq; s < seq + 11;) {
+            T_OK(pgdds_queue_pop(q, buf, 4, &got, 0));
+            if (got == 0) break;
+            for (size_t i = 0; i < got; ++i) in_order &= buf[i].id == s + i && buf[i].check == t_mix(s + i);
+            s += got;
+        }
+        T_STATUS(pgdds_queue_pop(q, buf, 4, &got, 0), PGDDS_ERR_EMPTY);
+    }
+    T_CHECK_MSG(in_order, "%s: elements lost or out of order over laps and a resize", kind_name[kind]);
+    T_OK(pgdds_barrier(ctx));
+    T_OK(pgdds_queue_destroy(q));
+}
+
 static void test_bad_input(void)
 {
     pgdds_queue_params_t p = {0, PGDDS_QUEUE_FAST, 8, 16, 0};
@@ -310,6 +357,7 @@ int main(void)
         if (kind != PGDDS_QUEUE_FAST) test_concurrent_single_queue(kind);
         test_queue_per_rank(kind);
         test_local_resize_migrate(kind);
+        test_resize_after_laps(kind);
     }
     test_bad_input();
     return t_finish(ctx, "containers/queue");
