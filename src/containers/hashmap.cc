@@ -530,13 +530,13 @@ status hash_map::erase(const char *who, const void *key, unsigned concurrent)
     return with_memory(who, concurrent & PGDDS_CP_LOCAL, [&](auto &m) { return erase_with(m, who, k, p); });
 }
 
-// The checks of a batched call, then group(m, first, n) for each group of up to batch_group keys;
-// `plain` is the promise under which the keys take the protocol without atomics.
+// The promise and owner checks of a batched call (its pointers checked), then
+// group(m, first, n, atomic) for each group of up to batch_group keys; `plain` is the promise
+// under which the keys take the protocol without atomics.
 template <class Group>
 status hash_map::in_groups(const char *who, size_t count, const uint8_t *keys, unsigned concurrent, unsigned plain,
                            Group group)
 {
-    if (count && !keys) return fail(PGDDS_ERR_INVALID_ARG, "%s: keys is NULL", who);
     status st = check_promise(who, concurrent, PGDDS_CP_INSERT | PGDDS_CP_FIND);
     if (st != PGDDS_OK) return st;
     bool local = concurrent & PGDDS_CP_LOCAL;
@@ -557,7 +557,8 @@ status hash_map::in_groups(const char *who, size_t count, const uint8_t *keys, u
 status hash_map::insert_many(const char *who, size_t count, const uint8_t *keys, const uint8_t *values,
                              unsigned concurrent)
 {
-    if (count && keys && !values && value_size_) return fail(PGDDS_ERR_INVALID_ARG, "%s: values is NULL", who);
+    if (count && !keys) return fail(PGDDS_ERR_INVALID_ARG, "%s: keys is NULL", who);
+    if (count && !values && value_size_) return fail(PGDDS_ERR_INVALID_ARG, "%s: values is NULL", who);
     return in_groups(who, count, keys, concurrent, PGDDS_CP_INSERT, [&](auto &m, size_t i, size_t n, bool atomic) {
         return insert_group(m, who, n, keys + i * key_size_, values + i * value_size_, atomic);
     });
@@ -566,8 +567,9 @@ status hash_map::insert_many(const char *who, size_t count, const uint8_t *keys,
 status hash_map::find_many(const char *who, size_t count, const uint8_t *keys, uint8_t *values, unsigned char *found,
                            unsigned concurrent)
 {
-    if (count && keys && !values && value_size_) return fail(PGDDS_ERR_INVALID_ARG, "%s: values is NULL", who);
-    if (count && keys && !found) return fail(PGDDS_ERR_INVALID_ARG, "%s: found is NULL", who);
+    if (count && !keys) return fail(PGDDS_ERR_INVALID_ARG, "%s: keys is NULL", who);
+    if (count && !values && value_size_) return fail(PGDDS_ERR_INVALID_ARG, "%s: values is NULL", who);
+    if (count && !found) return fail(PGDDS_ERR_INVALID_ARG, "%s: found is NULL", who);
     return in_groups(who, count, keys, concurrent, PGDDS_CP_FIND, [&](auto &m, size_t i, size_t n, bool atomic) {
         return find_group(m, who, n, keys + i * key_size_, values + i * value_size_, found + i, atomic);
     });
