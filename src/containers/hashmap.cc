@@ -115,11 +115,6 @@ status hash_map::destroy(const char *who)
     return st;
 }
 
-key_place hash_map::place(const hash_table &t, const void *key) const
-{
-    return place_key(hash(key), rt->nranks(), t.part_capacity);
-}
-
 status hash_map::check_local(const char *who, unsigned concurrent, int owner) const
 {
     if (!(concurrent & PGDDS_CP_LOCAL) || owner == rt->rank()) return PGDDS_OK;
@@ -188,16 +183,26 @@ hash_map::claim_outcome hash_map::try_claim(Mem &m, typename Mem::address b, uin
 // atomic: fully atomic (Table 6.1a): claim as reserved, write, flush, publish as ready (2A+W).
 // Otherwise only inserts of other keys overlap (CP_INSERT, Table 8.2b): claim as ready, write
 // (A+W); the writes land by the next flush or barrier, before any find may look.
+// The common case, inline: the home bucket has never been used, so the key is nowhere else.
 template <class Mem>
-status hash_map::insert_with(Mem &m, const hash_table &t, const char *who, const uint8_t *key, const uint8_t *value,
-                             const key_place &p, bool atomic) const
+inline status hash_map::insert_with(Mem &m, const hash_table &t, const char *who, const uint8_t *key,
+                                    const uint8_t *value, const key_place &p, bool atomic) const
 {
     const uint32_t claimed = (atomic ? state::reserved : state::ready) | p.fingerprint;
     auto home = bucket<Mem>(t, p.owner, p.home);
-    // The common case: the home bucket has never been used, so the key is nowhere else.
     uint32_t home_word = m.cas32(home, state::free, claimed);
     if (m.failed()) return m.result();
     if (home_word == state::free) return fill(m, home, key, value, atomic);
+    return insert_collided(m, t, who, key, value, p, atomic, home_word);
+}
+
+// The home bucket was in use (its word is home_word).
+template <class Mem>
+PGDDS_NOINLINE status hash_map::insert_collided(Mem &m, const hash_table &t, const char *who, const uint8_t *key,
+                                                const uint8_t *value, const key_place &p, bool atomic,
+                                                uint32_t home_word) const
+{
+    auto home = bucket<Mem>(t, p.owner, p.home);
     if (!atomic) return insert_probing(m, t, who, key, value, p, false, home_word, [] {});
     // A collision: hold the home bucket's chain lock while probing, so that no other insert of a
     // key with this home (this key in particular) probes at the same time and two inserts of one

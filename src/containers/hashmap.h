@@ -60,7 +60,10 @@ class hash_map : public container {
   private:
     explicit hash_map(runtime *rt) : container(rt) {}
 
-    key_place place(const hash_table &t, const void *key) const;
+    key_place place(const hash_table &t, const void *key) const
+    {
+        return place_key(hash(key), rt->nranks(), t.part_capacity);
+    }
     uint64_t hash(const void *key) const { return hash_fn_ ? hash_fn_(key, key_size_, hash_arg_) : hash_bytes(key, key_size_); }
     status check_local(const char *who, unsigned concurrent, int owner) const;
     template <class Mem> typename Mem::address bucket(const hash_table &t, int owner, uint64_t slot) const
@@ -81,6 +84,9 @@ class hash_map : public container {
     template <class Mem>
     status insert_with(Mem &m, const hash_table &t, const char *who, const uint8_t *key, const uint8_t *value,
                        const key_place &p, bool atomic) const;
+    template <class Mem>
+    status insert_collided(Mem &m, const hash_table &t, const char *who, const uint8_t *key, const uint8_t *value,
+                           const key_place &p, bool atomic, uint32_t home_word) const;
     template <class Mem>
     status fill(Mem &m, typename Mem::address b, const uint8_t *key, const uint8_t *value, bool atomic) const;
     template <class Mem, class Release>

@@ -18,7 +18,15 @@ namespace pgdds::containers {
 // ---------------------------------------------------------------------------------------------
 // Hashing
 // ---------------------------------------------------------------------------------------------
-inline uint64_t hash_bytes(const void *p, size_t n) { return XXH3_64bits(p, n); }
+// Sizes common for keys get their length as a constant, so XXH3's dispatch on it folds away
+// (the same hash either way).
+inline uint64_t hash_bytes(const void *p, size_t n)
+{
+    if (n == 8) return XXH3_64bits(p, 8);
+    if (n == 4) return XXH3_64bits(p, 4);
+    if (n == 16) return XXH3_64bits(p, 16);
+    return XXH3_64bits(p, n);
+}
 
 // The splitmix64 finalizer: spreads the bits of a hash so that independent fields can be cut
 // from one 64-bit value.

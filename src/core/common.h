@@ -15,6 +15,8 @@ constexpr size_t cache_line = 64;
 
 #define PGDDS_LIKELY(x) __builtin_expect(!!(x), 1)
 #define PGDDS_UNLIKELY(x) __builtin_expect(!!(x), 0)
+// Keeps a rare path's code out of the hot caller it would otherwise be inlined into.
+#define PGDDS_NOINLINE __attribute__((noinline))
 
 // Records `st` with a printf-style explanation as the calling thread's last error and returns
 // `st`, so failure paths read `return fail(PGDDS_ERR_..., "pgdds_put: ...", ...)`.
