@@ -360,7 +360,11 @@ PGDDS_API pgdds_status_t pgdds_queue_local_view(pgdds_queue_t queue, void **elem
  *            + put (A+W), pop = fetch-add on the head + get (A+R). A reservation that overruns
  *            the queue is withdrawn by the first overrunning caller (one extra atomic), so a
  *            full queue keeps no holes. Declaring the other operation concurrent (CP_POP on a
- *            push) is PGDDS_ERR_INVALID_ARG.
+ *            push) is PGDDS_ERR_INVALID_ARG. Like a put, a push is complete once its caller has
+ *            flushed (pgdds_flush, or any pgdds_barrier): pops by other ranks or threads see it
+ *            from then on, the caller's own pops and local view at once. (On one node the
+ *            library keeps up to 16 small pushes' stores per network context back until then
+ *            and issues them together, which overlaps their cache-line transfers.)
  *  CIRCULAR  concurrent pushes and pops with ready counters: reserve with compare-and-swap, put,
  *            flush, then advance tail-ready in order with compare-and-swap (2A+W). Under
  *            CP_PUSH alone (no concurrent pop) tail-ready advances by fetch-add; pops likewise

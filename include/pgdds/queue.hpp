@@ -148,7 +148,8 @@ template <class T, int Kind> class queue {
 
 }  // namespace detail
 
-// Pushes and pops in separate phases (A+W / A+R).
+// Pushes and pops in separate phases (A+W / A+R). A push is complete, like a put, once its
+// caller has flushed (ctx.flush(), or any barrier).
 template <class T> using fast_queue = detail::queue<T, PGDDS_QUEUE_FAST>;
 // Concurrent pushes and pops, ready counters (2A+W / 2A+R; promise::push / promise::pop save an
 // in-order wait).

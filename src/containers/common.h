@@ -364,6 +364,24 @@ class exclusive_memory : public direct_memory {
     template <class T> static void store(address a, T v) { memcpy(a, &v, sizeof v); }
 };
 
+// Direct memory whose puts complete the way the memory model lets puts complete: at the calling
+// thread's next flush or any barrier (vci.h, deferred_stores), when they are small. For a
+// protocol whose last step is a put that nothing reads before the next barrier (a FastQueue
+// push). Holds the calling thread's VCI while it lives.
+class deferring_memory : public direct_memory {
+  public:
+    explicit deferring_memory(runtime *rt) : v_(rt->current_vci()), scope_(v_, rt->threaded(), false) {}
+    void put(address dst, const void *src, size_t n)
+    {
+        if (n <= deferred_stores::max_bytes) v_.deferred.add(dst, src, n);
+        else copy_bytes(dst, src, n);
+    }
+
+  private:
+    vci &v_;
+    vci_scope scope_;
+};
+
 // Scratch space for fabric_memory::view: on the stack when small, else on the heap.
 class scratch_buffer {
   public:

@@ -1,7 +1,9 @@
 // FastQueue (BCL paper §5.1, thesis ch. 5 and Table 5.1): pushes and pops in separate phases,
 // so no ready counters are needed. push = fetch-add on the tail + put (A+W); pop = fetch-add on
 // the head + get (A+R). The head seen by pushers and the tail seen by poppers are remembered,
-// which saves the overrun check its remote read almost always.
+// which saves the overrun check its remote read almost always. On one node the push's put is a
+// store kept back until the pusher's next flush or barrier (deferring_memory), as the memory
+// model lets a put be.
 //
 // A fetch-add cannot be undone by subtracting again once another reservation followed it (the
 // hole would be filled out of order), so an overrunning reservation is withdrawn differently:
@@ -37,7 +39,10 @@ status queue::fast_push(const char *who, bool local, const uint8_t *src, size_t 
             // still be room for this push once it has.
             if (!spin.again(m, who)) return PGDDS_ERR_TIMEOUT;
         }
-        put_elements(m, t, src, count);
+        if constexpr (Mem::load_store) {
+            deferring_memory later(rt);  // visible after a flush, as a put would be
+            put_elements(later, t, src, count);
+        } else put_elements(m, t, src, count);
         return m.result();
     });
 }

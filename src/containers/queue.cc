@@ -151,6 +151,7 @@ status queue::pop(const char *who, void *elems, size_t max, size_t &popped, unsi
     if (local && rt->rank() != host_)
         return fail(PGDDS_ERR_INVALID_ARG, "%s: PGDDS_CP_LOCAL is for the host (rank %d), not rank %d", who, host_,
                     rt->rank());
+    rt->complete_deferred(rt->current_vci());  // this thread's pushes come first
     unsigned others = concurrent & ~PGDDS_CP_LOCAL;
     auto dst = static_cast<uint8_t *>(elems);
     switch (kind_) {
@@ -203,6 +204,7 @@ status queue::local_view(const char *who, void *&elems, size_t &count)
     if (rt->rank() != host_)
         return fail(PGDDS_ERR_INVALID_ARG, "%s: only the host (rank %d) has a local view, not rank %d", who, host_,
                     rt->rank());
+    rt->complete_deferred(rt->current_vci());  // this thread's pushes come first
     uint64_t head = direct_memory::load64(local_ + queue_layout::head);
     uint64_t tail = direct_memory::load64(local_ + queue_layout::tail);
     uint64_t n = tail > head ? std::min(tail - head, capacity_) : 0;

@@ -284,10 +284,6 @@ PGDDS_API pgdds_status_t pgdds_flush(pgdds_context_t ctx)
 {
     runtime *rt;
     if (status est = enter(ctx, "pgdds_flush", rt); est != PGDDS_OK) return est;
-    if (!rt->network()) {
-        std::atomic_thread_fence(std::memory_order_seq_cst);
-        return PGDDS_OK;
-    }
     vci *v;
     status st = caller_vci(rt, "pgdds_flush", v);
     if (st != PGDDS_OK) return st;

@@ -673,6 +673,7 @@ status runtime::amo_posted(const char *who, vci &v, pgdds_gptr_t target, const a
 
 status runtime::flush(const char *who, vci &v)
 {
+    complete_deferred(v);
     std::atomic_thread_fence(std::memory_order_seq_cst);
     if (!net_) return PGDDS_OK;
     op_completion done(op_completion::one);

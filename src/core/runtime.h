@@ -175,6 +175,13 @@ class runtime {
     // A non-fetching atomic that completes at v's next flush (a failure is reported there).
     status amo_posted(const char *who, vci &v, pgdds_gptr_t target, const amo_args &a);
     status flush(const char *who, vci &v);
+    // Stores v's deferred stores (a flush does this first).
+    void complete_deferred(vci &v)
+    {
+        if (PGDDS_LIKELY(v.deferred.empty())) return;
+        vci_scope scope(v, threaded_, !is_mine(v));
+        v.deferred.complete();
+    }
     status flush_all(const char *who);
     // The operations of every VCI so far (net_count order), for pgdds_net_counts.
     void net_counts(uint64_t (&out)[net_count_kinds]) const;

@@ -302,6 +302,45 @@ static void test_resize_after_laps(int kind)
     T_OK(pgdds_queue_destroy(q));
 }
 
+/* A push is complete, like a put, once its caller has flushed: every rank pushes a few elements
+ * to rank 0's queue (fewer than the library keeps back on one node), flushes and then counts
+ * itself on rank 0 with an atomic; rank 0, once all have, pops every element, with no barrier
+ * in between. Rank 0's own pushes need no flush before its own pops. */
+static void test_push_complete_at_flush(int kind)
+{
+    enum { PER = 5 };
+    pgdds_queue_t q = make_queue(kind, PER * (uint64_t)n, 0);
+    pgdds_gptr_t arrived = PGDDS_GPTR_NULL;
+    if (me == 0) {
+        T_OK(pgdds_alloc(ctx, 8, 8, &arrived));
+        *(uint64_t *)pgdds_gptr_to_local(ctx, arrived) = 0;
+    }
+    T_OK(pgdds_broadcast(ctx, &arrived, sizeof arrived, 0));
+    struct tally t;
+    tally_init(&t, PER);
+    for (uint64_t s = 0; s < PER; ++s) {
+        struct elem e = elem_of(me, s);
+        T_OK(pgdds_queue_push(q, &e, 1, 0));
+    }
+    if (me != 0) {
+        T_OK(pgdds_flush(ctx));
+        T_OK(pgdds_atomic_u64(ctx, arrived, PGDDS_AOP_ADD, 1, NULL));
+    } else {
+        uint64_t others = 0;
+        for (double start = t_seconds(); others < (uint64_t)n - 1 && t_seconds() - start < 60;)
+            T_OK(pgdds_atomic_u64(ctx, arrived, PGDDS_AOP_ADD, 0, &others));
+        T_CHECK_MSG(others == (uint64_t)n - 1, "%s: %llu of %d ranks arrived", kind_name[kind],
+                    (unsigned long long)others, n - 1);
+        drain(q, &t, 4, 0);
+    }
+    uint64_t pushed[64];
+    for (int r = 0; r < n; ++r) pushed[r] = PER;
+    tally_check(&t, pushed, kind_name[kind]);
+    T_OK(pgdds_barrier(ctx));
+    if (me == 0) T_OK(pgdds_free(ctx, arrived));
+    T_OK(pgdds_queue_destroy(q));
+}
+
 static void test_bad_input(void)
 {
     pgdds_queue_params_t p = {0, PGDDS_QUEUE_FAST, 8, 16, 0};
@@ -358,6 +397,7 @@ int main(void)
         test_queue_per_rank(kind);
         test_local_resize_migrate(kind);
         test_resize_after_laps(kind);
+        test_push_complete_at_flush(kind);
     }
     test_bad_input();
     return t_finish(ctx, "containers/queue");
