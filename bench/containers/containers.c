@@ -87,7 +87,10 @@ static int selected(const char *name)
  * and every measurement below that has a formula is also reported as its cost in that formula.
  * A CP_FIND reads a window of buckets at once (src/containers/hashmap.cc, find_window_bytes), so
  * that a key pushed a few buckets from its home by collisions costs no second read: its R is a
- * read of that window, Rw. */
+ * read of that window, Rw.
+ * The operations on one queue (the "_one" measurements) all go to its host, rank 0, which then
+ * serves every other rank's operations besides issuing its own to itself: their formulas use A,
+ * R and W measured the same way, every rank at once aiming at rank 0. */
 struct formula {
     const char *prefix; /* the measurements it applies to */
     int a, r, w;
@@ -103,8 +106,14 @@ static const struct formula formulas[] = {
     {"queue_checksum_push", 1, 0, 2, 0},        {"queue_checksum_pop", 2, 2, 0, 0}, /* elements + checksums */
     {"bloom_insert", 1, 0, 0, 0},               {"bloom_contains", 0, 1, 0, 0},
 };
-static double cost_a, cost_r, cost_w, cost_rw; /* seconds per operation and thread; 0: not measured */
-static const char *const term_names[4] = {"A", "R", "W", "Rw"}; /* of cost_a, cost_r, cost_w, cost_rw */
+enum { TERM_A, TERM_R, TERM_W, TERM_RW, TERMS };
+static const char *const term_names[TERMS] = {"A", "R", "W", "Rw"};
+enum { TO_RANDOM_RANK, TO_RANK0, TARGETS }; /* where the primitives were aimed */
+/* seconds per operation and thread; 0: not measured */
+static double cost[TARGETS][TERMS];
+
+/* Whether a measurement's operations all go to one queue, hosted by rank 0. */
+static int to_rank0(const char *bench) { return strstr(bench, "_push_one") || strstr(bench, "_pop_one"); }
 
 static const struct formula *formula_of(const char *bench)
 {
@@ -127,7 +136,19 @@ static uint64_t issued[ISSUED_KINDS]; /* this rank's, over the last timed() run 
 /* The cost of one A, R, W and Rw that goes over the network: the primitive's time over the
  * network operations it issued (a random rank's memory is this rank's own now and then, and a
  * read or write of it is a local copy). 0: not measured or not over the network. */
-static double net_a, net_r, net_w, net_rw;
+static double net_cost[TARGETS][TERMS];
+
+/* What one pgdds_flush adds to the flushes pgdds_net_counts reports (1 over a network, else 0):
+ * timed() ends every thread's share with one, which is not the operations' own. */
+static uint64_t flushes_per_flush;
+static void count_flushes_per_flush(void)
+{
+    pgdds_net_counts_t before, after;
+    check(pgdds_net_counts(ctx, &before), "pgdds_net_counts");
+    check(pgdds_flush(ctx), "pgdds_flush");
+    check(pgdds_net_counts(ctx, &after), "pgdds_net_counts");
+    flushes_per_flush = after.flushes - before.flushes;
+}
 
 static void count_issued(const pgdds_net_counts_t *before, const pgdds_net_counts_t *after)
 {
@@ -135,7 +156,7 @@ static void count_issued(const pgdds_net_counts_t *before, const pgdds_net_count
     issued[ISSUED_R] = after->gets - before->gets;
     issued[ISSUED_W] = after->puts - before->puts;
     issued[ISSUED_POSTED] = after->atomics_posted - before->atomics_posted;
-    issued[ISSUED_FLUSH] = after->flushes - before->flushes;
+    issued[ISSUED_FLUSH] = after->flushes - before->flushes - (uint64_t)opt.threads * flushes_per_flush;
 }
 
 /* Every rank's issued operations of the last timed() run over `ops`, every rank's operations
@@ -159,11 +180,13 @@ static int issued_per_op(uint64_t ops, double per_op[ISSUED_KINDS])
 static void report_cost(const char *bench, uint64_t size, double seconds_per_op, const double *per_op)
 {
     const struct formula *f = formula_of(bench);
-    if (!f || cost_a == 0) return;
-    double cost = f->a * cost_a + f->r * (f->window ? cost_rw : cost_r) + f->w * cost_w, ratio = seconds_per_op / cost;
+    const double *c = cost[to_rank0(bench) ? TO_RANK0 : TO_RANDOM_RANK];
+    const double *net = net_cost[to_rank0(bench) ? TO_RANK0 : TO_RANDOM_RANK];
+    const int read = f && f->window ? TERM_RW : TERM_R;
+    if (!f || c[TERM_A] == 0) return;
+    double formula = f->a * c[TERM_A] + f->r * c[read] + f->w * c[TERM_W], ratio = seconds_per_op / formula;
     double counted = 0;
-    if (per_op)
-        counted = per_op[ISSUED_A] * net_a + per_op[ISSUED_R] * (f->window ? net_rw : net_r) + per_op[ISSUED_W] * net_w;
+    if (per_op) counted = per_op[ISSUED_A] * net[TERM_A] + per_op[ISSUED_R] * net[read] + per_op[ISSUED_W] * net[TERM_W];
     if (opt.json) {
         print_record(bench, size, "cost_in_formula", ratio, "x");
         if (counted > 0) {
@@ -175,7 +198,7 @@ static void report_cost(const char *bench, uint64_t size, double seconds_per_op,
         return;
     }
     char text[32] = "";
-    const char *terms[3] = {term_names[0], term_names[f->window ? 3 : 1], term_names[2]};
+    const char *terms[3] = {term_names[TERM_A], term_names[read], term_names[TERM_W]};
     int counts[3] = {f->a, f->r, f->w};
     for (int i = 0; i < 3; ++i) {
         if (!counts[i]) continue;
@@ -185,7 +208,7 @@ static void report_cost(const char *bench, uint64_t size, double seconds_per_op,
         snprintf(text + at, sizeof text - at, "%s", terms[i]);
     }
     printf("%-34s %-6s %.3f us per operation = %.2f x its formula %s (%.3f us)\n", bench, pgdds_transport_name(ctx),
-           seconds_per_op * 1e6, ratio, text, cost * 1e6);
+           seconds_per_op * 1e6, ratio, text, formula * 1e6);
     if (counted > 0)
         printf("%-34s %-6s issued %.2f A + %.2f %s + %.2f W on the network (%.3f us; and %.2f posted A, %.2f "
                "flushes): %.2f x\n", bench, pgdds_transport_name(ctx), per_op[ISSUED_A], per_op[ISSUED_R], terms[1],
@@ -258,8 +281,9 @@ static double timed(body_fn body, void *arg, uint64_t total)
 enum { BUCKET_BYTES = 24 }; /* a hash map bucket of 8-byte keys and values: state word, key, value */
 enum { WINDOW_BYTES = 128 / BUCKET_BYTES * BUCKET_BYTES }; /* the buckets a CP_FIND reads at once */
 struct primitive_run {
-    int kind; /* 0: A, a 32-bit compare-and-swap; 1: R, a bucket read; 2: W, a key+value put and flush;
-               * 3: Rw, a read of a CP_FIND window */
+    int kind; /* TERM_A: a 32-bit compare-and-swap; TERM_R: a bucket read; TERM_W: a key+value put
+               * and flush; TERM_RW: a read of a CP_FIND window */
+    int target; /* TO_RANDOM_RANK or TO_RANK0 */
     const pgdds_gptr_t *regions;
     uint64_t buckets; /* per rank */
 };
@@ -275,13 +299,14 @@ static void primitive_body(void *p, int thread, uint64_t first, uint64_t count)
     for (uint64_t i = first; i < first + count; ++i) {
         uint64_t x = mix(i ^ ((uint64_t)me << 40) ^ ((uint64_t)thread << 32) ^ ((uint64_t)r->kind << 56) ^ chain);
         uint64_t bucket = mix(x) % (r->buckets - WINDOW_BYTES / BUCKET_BYTES + 1);
-        pgdds_gptr_t b = pgdds_gptr_add(r->regions[x % (uint64_t)nranks], (int64_t)(bucket * BUCKET_BYTES));
-        if (r->kind == 0) {
+        int rank = r->target == TO_RANK0 ? 0 : (int)(x % (uint64_t)nranks);
+        pgdds_gptr_t b = pgdds_gptr_add(r->regions[rank], (int64_t)(bucket * BUCKET_BYTES));
+        if (r->kind == TERM_A) {
             uint32_t old;
             check(pgdds_atomic_cswap_u32(ctx, b, 1, 2, &old), "pgdds_atomic_cswap_u32");
             chain = old;
-        } else if (r->kind == 1 || r->kind == 3) {
-            check(pgdds_get(ctx, buf, b, r->kind == 1 ? BUCKET_BYTES : WINDOW_BYTES), "pgdds_get");
+        } else if (r->kind == TERM_R || r->kind == TERM_RW) {
+            check(pgdds_get(ctx, buf, b, r->kind == TERM_R ? BUCKET_BYTES : WINDOW_BYTES), "pgdds_get");
             chain = buf[0];
         } else {
             check(pgdds_put(ctx, pgdds_gptr_add(b, 8), buf, 16), "pgdds_put");
@@ -301,22 +326,27 @@ static void measure_primitives(void)
     check(pgdds_alloc(ctx, buckets * BUCKET_BYTES, 64, &mine), "pgdds_alloc");
     memset(pgdds_gptr_to_local(ctx, mine), 0, buckets * BUCKET_BYTES);
     check(pgdds_allgather(ctx, &mine, regions, sizeof mine), "pgdds_allgather");
-    const char *names[4] = {"primitive_atomic_cas32", "primitive_read_bucket", "primitive_write_flush",
-                            "primitive_read_window"};
-    double *costs[4] = {&cost_a, &cost_r, &cost_w, &cost_rw}, *net_costs[4] = {&net_a, &net_r, &net_w, &net_rw};
-    const int issued_kind[4] = {ISSUED_A, ISSUED_R, ISSUED_W, ISSUED_R};
-    for (int kind = 0; kind < 4; ++kind) {
-        struct primitive_run r = {kind, regions, buckets};
-        double s = timed(primitive_body, &r, ops), slowest, per_op[ISSUED_KINDS];
-        check(pgdds_allreduce(ctx, &s, &slowest, 1, PGDDS_DOUBLE, PGDDS_OP_MAX), "pgdds_allreduce");
-        *costs[kind] = slowest * opt.threads / (double)ops;
-        if (issued_per_op(ops * (uint64_t)nranks, per_op) && per_op[issued_kind[kind]] > 0)
-            *net_costs[kind] = *costs[kind] / per_op[issued_kind[kind]];
-        if (me != 0) continue;
-        if (opt.json) print_record(names[kind], kind == 3 ? WINDOW_BYTES : BUCKET_BYTES, "latency", *costs[kind] * 1e6, "us");
-        else printf("%-34s %-6s %.3f us per operation and thread (%s in the formulas)\n", names[kind],
-                    pgdds_transport_name(ctx), *costs[kind] * 1e6, term_names[kind]);
-    }
+    const char *names[TERMS] = {"primitive_atomic_cas32", "primitive_read_bucket", "primitive_write_flush",
+                                "primitive_read_window"};
+    const int issued_kind[TERMS] = {ISSUED_A, ISSUED_R, ISSUED_W, ISSUED_R};
+    for (int target = 0; target < TARGETS; ++target)
+        for (int kind = 0; kind < TERMS; ++kind) {
+            if (target == TO_RANK0 && kind == TERM_RW) continue; /* no window reads on a queue */
+            struct primitive_run r = {kind, target, regions, buckets};
+            double s = timed(primitive_body, &r, ops), slowest, per_op[ISSUED_KINDS];
+            check(pgdds_allreduce(ctx, &s, &slowest, 1, PGDDS_DOUBLE, PGDDS_OP_MAX), "pgdds_allreduce");
+            double *c = &cost[target][kind];
+            *c = slowest * opt.threads / (double)ops;
+            if (issued_per_op(ops * (uint64_t)nranks, per_op) && per_op[issued_kind[kind]] > 0)
+                net_cost[target][kind] = *c / per_op[issued_kind[kind]];
+            if (me != 0) continue;
+            char name[64];
+            snprintf(name, sizeof name, "%s%s", names[kind], target == TO_RANK0 ? "_to_rank0" : "");
+            if (opt.json) print_record(name, kind == TERM_RW ? WINDOW_BYTES : BUCKET_BYTES, "latency", *c * 1e6, "us");
+            else printf("%-34s %-6s %.3f us per operation and thread (%s in the formulas%s)\n", name,
+                        pgdds_transport_name(ctx), *c * 1e6, term_names[kind],
+                        target == TO_RANK0 ? " of the operations on one queue" : "");
+        }
     check(pgdds_barrier(ctx), "pgdds_barrier");
     check(pgdds_free(ctx, mine), "pgdds_free");
     free(regions);
@@ -644,6 +674,7 @@ int main(int argc, char **argv)
     if (opt.ops == 0) opt.ops = opt.keys;
     if (opt.message > opt.keys) opt.message = opt.keys;
 
+    count_flushes_per_flush();
     measure_primitives();
     bench_map_insert("hashmap_insert_atomic", 0, 0, 0);
     bench_map_insert("hashmap_insert_cp_insert", PGDDS_CP_INSERT, 0, 0);

@@ -367,8 +367,12 @@ PGDDS_API pgdds_status_t pgdds_queue_local_view(pgdds_queue_t queue, void **elem
  *            and issues them together, which overlaps their cache-line transfers.)
  *  CIRCULAR  concurrent pushes and pops with ready counters: reserve with compare-and-swap, put,
  *            flush, then advance tail-ready in order with compare-and-swap (2A+W). Under
- *            CP_PUSH alone (no concurrent pop) tail-ready advances by fetch-add; pops likewise
- *            (CP_POP alone: head-ready by fetch-add).
+ *            CP_PUSH alone (no concurrent pop) the tail is reserved by fetch-add, as a
+ *            FastQueue's, and tail-ready advances by fetch-add; pops likewise (CP_POP alone:
+ *            head and head-ready by fetch-add). These two promises make a phase: every push
+ *            beside one under CP_PUSH alone must be under CP_PUSH alone too (pops likewise),
+ *            as an in-order advance waits for a ready counter that a fetch-add has moved past
+ *            (it ends with PGDDS_ERR_TIMEOUT).
  *  CHECKSUM  concurrent pushes and pops without a tail-ready counter: every element is written
  *            with a 64-bit checksum that also encodes the lap of the ring (A + W(1+c)); a popper
  *            re-reads an element until its checksum is right for the lap (A + R(1+c)), then

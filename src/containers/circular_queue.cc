@@ -3,10 +3,12 @@
 // head_ready the slots read, so neither side overtakes the other.
 //  push: reserve by compare-and-swap on the tail (only if it fits before head_ready + capacity,
 //        so a full queue never leaves a reservation to undo), put, flush, then advance
-//        tail_ready in order by compare-and-swap (Table 5.2a) or, with no concurrent pop
-//        (PGDDS_CP_PUSH alone), by fetch-add (5.2b): 2A+W.
+//        tail_ready in order by compare-and-swap (Table 5.2a): 2A+W. With no concurrent pop
+//        (PGDDS_CP_PUSH alone) head_ready cannot move, so the tail is reserved by fetch-add as
+//        a FastQueue's is, and tail_ready advanced by fetch-add (5.2b): 2A+W with no retries
+//        when pushers contend.
 //  pop:  reserve by compare-and-swap on the head, up to tail_ready; get; advance head_ready in
-//        order (5.2d) or by fetch-add with no concurrent push (PGDDS_CP_POP alone, 5.2e): 2A+R.
+//        order (5.2d). With no concurrent push (PGDDS_CP_POP alone) both by fetch-add (5.2e).
 #include "queue.h"
 
 namespace pgdds::containers {
@@ -15,7 +17,8 @@ status queue::circular_push(const char *who, bool local, const uint8_t *src, siz
 {
     return with_memory(who, local, [&](auto &m) -> status {
         uint64_t first = 0;
-        status st = reserve_push(m, who, count, first);
+        status st = in_order ? reserve_push(m, who, count, first)
+                             : reserve_push_phased(m, who, count, queue_layout::head_ready, head_ready_seen_, first);
         if (st != PGDDS_OK) return st;
         put_elements(m, first, src, count);
         m.flush();
@@ -28,7 +31,8 @@ status queue::circular_pop(const char *who, bool local, uint8_t *dst, size_t max
     return with_memory(who, local, [&](auto &m) -> status {
         uint64_t first = 0;
         size_t count = 0;
-        status st = reserve_pop(m, who, max, queue_layout::tail_ready, tail_ready_seen_, first, count);
+        status st = in_order ? reserve_pop(m, who, max, queue_layout::tail_ready, tail_ready_seen_, first, count)
+                             : reserve_pop_phased(m, who, max, queue_layout::tail_ready, tail_ready_seen_, first, count);
         if (st != PGDDS_OK) return st;
         get_elements(m, first, dst, count);
         st = advance_ready(m, who, queue_layout::head_ready, first, count, in_order);

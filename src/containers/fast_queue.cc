@@ -20,29 +20,13 @@ namespace pgdds::containers {
 status queue::fast_push(const char *who, bool local, const uint8_t *src, size_t count)
 {
     return with_memory(who, local, [&](auto &m) -> status {
-        using Mem = std::decay_t<decltype(m)>;
-        spinner spin(rt);
-        uint64_t t;
-        for (;;) {
-            t = m.fetch_add64(at<Mem>(queue_layout::tail), count);
-            if (m.failed()) return m.result();
-            if (t + count <= head_seen_.load(std::memory_order_relaxed) + capacity_) break;
-            uint64_t h = m.load64(at<Mem>(queue_layout::head));
-            if (m.failed()) return m.result();
-            head_seen_.store(h, std::memory_order_relaxed);
-            if (t + count <= h + capacity_) break;
-            if (t <= h + capacity_) {  // the first overrunning reservation: withdraw it and all after it
-                m.swap64(at<Mem>(queue_layout::tail), t);
-                return m.failed() ? m.result() : full(who, count, h, t);
-            }
-            // An earlier reservation overran and is withdrawing this one with it; there may
-            // still be room for this push once it has.
-            if (!spin.again(m, who)) return PGDDS_ERR_TIMEOUT;
-        }
-        if constexpr (Mem::load_store) {
+        uint64_t first = 0;
+        status st = reserve_push_phased(m, who, count, queue_layout::head, head_seen_, first);
+        if (st != PGDDS_OK) return st;
+        if constexpr (std::decay_t<decltype(m)>::load_store) {
             deferring_memory later(rt);  // visible after a flush, as a put would be
-            put_elements(later, t, src, count);
-        } else put_elements(m, t, src, count);
+            put_elements(later, first, src, count);
+        } else put_elements(m, first, src, count);
         return m.result();
     });
 }
@@ -50,23 +34,13 @@ status queue::fast_push(const char *who, bool local, const uint8_t *src, size_t 
 status queue::fast_pop(const char *who, bool local, uint8_t *dst, size_t max, size_t &popped)
 {
     return with_memory(who, local, [&](auto &m) -> status {
-        using Mem = std::decay_t<decltype(m)>;
-        uint64_t h = m.fetch_add64(at<Mem>(queue_layout::head), max);
+        uint64_t first = 0;
+        size_t count = 0;
+        status st = reserve_pop_phased(m, who, max, queue_layout::tail, tail_seen_, first, count);
+        if (st != PGDDS_OK) return st;
+        get_elements(m, first, dst, count);
         if (m.failed()) return m.result();
-        uint64_t got = max;
-        if (h + max > tail_seen_.load(std::memory_order_relaxed)) {
-            uint64_t t = m.load64(at<Mem>(queue_layout::tail));
-            if (m.failed()) return m.result();
-            tail_seen_.store(t, std::memory_order_relaxed);
-            if (h + max > t) {
-                got = h < t ? t - h : 0;
-                if (h <= t) m.swap64(at<Mem>(queue_layout::head), t);
-            }
-        }
-        if (got == 0) return m.failed() ? m.result() : empty(who);
-        get_elements(m, h, dst, size_t(got));
-        if (m.failed()) return m.result();
-        popped = size_t(got);
+        popped = count;
         return PGDDS_OK;
     });
 }

@@ -83,6 +83,16 @@ class queue : public container {
     template <class Mem> void copy_ring(Mem &m, uint64_t offset, size_t unit, uint64_t first, uint8_t *buf, size_t count,
                                        bool to_queue) const;
 
+    // Reservations by fetch-add, for a phase in which the limit cannot move: a FastQueue's (the
+    // limit of pushes is the head, of pops the tail) and a circular queue's pushes under CP_PUSH
+    // alone (head_ready) or pops under CP_POP alone (tail_ready). An overrunning reservation is
+    // withdrawn as fast_queue.cc explains. One A, where compare-and-swap retries under contention.
+    template <class Mem>
+    status reserve_push_phased(Mem &m, const char *who, size_t count, uint64_t limit,
+                               std::atomic<uint64_t> &limit_seen, uint64_t &first);
+    template <class Mem>
+    status reserve_pop_phased(Mem &m, const char *who, size_t max, uint64_t limit, std::atomic<uint64_t> &limit_seen,
+                              uint64_t &first, size_t &count);
     // Steps of the circular and checksum queues: reserve space by compare-and-swap on the tail
     // (never past head_ready + capacity), reserve elements by compare-and-swap on the head (never
     // past `limit`), and mark a range finished on a ready counter.
@@ -165,6 +175,57 @@ template <class Mem> void queue::put_checksums(Mem &m, uint64_t first, const uin
 template <class Mem> void queue::get_checksums(Mem &m, uint64_t first, uint64_t *dst, size_t count) const
 {
     copy_ring(m, queue_layout::checksums, 8, first, reinterpret_cast<uint8_t *>(dst), count, false);
+}
+
+template <class Mem>
+status queue::reserve_push_phased(Mem &m, const char *who, size_t count, uint64_t limit,
+                                  std::atomic<uint64_t> &limit_seen, uint64_t &first)
+{
+    spinner spin(rt);
+    for (;;) {
+        uint64_t t = m.fetch_add64(at<Mem>(queue_layout::tail), count);
+        if (m.failed()) return m.result();
+        if (t + count <= limit_seen.load(std::memory_order_relaxed) + capacity_) {
+            first = t;
+            return PGDDS_OK;
+        }
+        uint64_t h = m.load64(at<Mem>(limit));
+        if (m.failed()) return m.result();
+        limit_seen.store(h, std::memory_order_relaxed);
+        if (t + count <= h + capacity_) {
+            first = t;
+            return PGDDS_OK;
+        }
+        if (t <= h + capacity_) {  // the first overrunning reservation: withdraw it and all after it
+            m.swap64(at<Mem>(queue_layout::tail), t);
+            return m.failed() ? m.result() : full(who, count, h, t);
+        }
+        // An earlier reservation overran and is withdrawing this one with it; there may still
+        // be room for this push once it has.
+        if (!spin.again(m, who)) return PGDDS_ERR_TIMEOUT;
+    }
+}
+
+template <class Mem>
+status queue::reserve_pop_phased(Mem &m, const char *who, size_t max, uint64_t limit,
+                                 std::atomic<uint64_t> &limit_seen, uint64_t &first, size_t &count)
+{
+    uint64_t h = m.fetch_add64(at<Mem>(queue_layout::head), max);
+    if (m.failed()) return m.result();
+    uint64_t got = max;
+    if (h + max > limit_seen.load(std::memory_order_relaxed)) {
+        uint64_t t = m.load64(at<Mem>(limit));
+        if (m.failed()) return m.result();
+        limit_seen.store(t, std::memory_order_relaxed);
+        if (h + max > t) {
+            got = h < t ? t - h : 0;
+            if (h <= t) m.swap64(at<Mem>(queue_layout::head), t);  // the first overrunning one
+        }
+    }
+    if (got == 0) return m.failed() ? m.result() : empty(who);
+    first = h;
+    count = size_t(got);
+    return PGDDS_OK;
 }
 
 template <class Mem> status queue::reserve_push(Mem &m, const char *who, size_t count, uint64_t &first)
