@@ -180,10 +180,10 @@ static int issued_per_op(uint64_t ops, double per_op[ISSUED_KINDS])
 static void report_cost(const char *bench, uint64_t size, double seconds_per_op, const double *per_op)
 {
     const struct formula *f = formula_of(bench);
-    const double *c = cost[to_rank0(bench) ? TO_RANK0 : TO_RANDOM_RANK];
-    const double *net = net_cost[to_rank0(bench) ? TO_RANK0 : TO_RANDOM_RANK];
-    const int read = f && f->window ? TERM_RW : TERM_R;
+    const int target = to_rank0(bench) ? TO_RANK0 : TO_RANDOM_RANK;
+    const double *c = cost[target], *net = net_cost[target];
     if (!f || c[TERM_A] == 0) return;
+    const int read = f->window ? TERM_RW : TERM_R;
     double formula = f->a * c[TERM_A] + f->r * c[read] + f->w * c[TERM_W], ratio = seconds_per_op / formula;
     double counted = 0;
     if (per_op) counted = per_op[ISSUED_A] * net[TERM_A] + per_op[ISSUED_R] * net[read] + per_op[ISSUED_W] * net[TERM_W];
