@@ -270,7 +270,9 @@ PGDDS_API pgdds_status_t pgdds_hashmap_size(pgdds_hashmap_t map, uint64_t *globa
  *  insert (CP_INSERT)       only inserts of other keys overlap (BCL's C_W): CAS free->ready then
  *                           one put, A+W; visible to finds after the next flush or barrier.
  *                           Two inserts of the same key must not overlap under this promise.
- *  find (0)                 set a reader bit by CAS, read key+value, clear the bit: 2A+R.
+ *  find (0)                 set a reader bit by CAS, read key+value, clear the bit: 2A+R. The
+ *                           clear is posted: it lands by the caller's next flush or barrier,
+ *                           and an insert or erase of that bucket waits for it until then.
  *  find (CP_FIND)           only finds overlap: one read of the whole bucket, validated: R.
  *  erase (any)              CAS ready->reserved, check the key, XOR to tombstone: 2A+R. Finds
  *                           skip tombstones; inserts reuse them.

@@ -146,9 +146,12 @@ class spinner {
 // expected value); the protocols check failed() in every loop that waits for a change, and the
 // caller returns result(). direct_memory cannot fail, so those checks compile away.
 // Every atomic is sequentially consistent; flush() orders earlier puts before later atomics.
-// A posted update (and32_posted) is issued without waiting: it lands by the next flush(), which
-// the protocol owes before it returns, and it is not ordered with later operations on its word
-// until then.
+// A posted update (and32_posted) is issued without waiting and is not ordered with later
+// operations on its word until it lands. It lands by the next flush(): one the protocol owes
+// before it returns (an insert's chain lock, released early), or, for the reader bit a fully
+// atomic find releases last, the calling thread's next pgdds_flush or any barrier: only writers
+// look at reader bits, and one that finds the bit still set waits for it as for any reader. An
+// update of this rank's own memory is waited for (see post32).
 
 class direct_memory {
   public:
@@ -206,7 +209,7 @@ class fabric_memory {
     using address = pgdds_gptr_t;
     static constexpr bool load_store = false;
 
-    explicit fabric_memory(pgdds_context_t ctx) : ctx_(ctx) {}
+    fabric_memory(pgdds_context_t ctx, int me) : ctx_(ctx), me_(me) {}
     static address offset(address a, uint64_t bytes) { return a + bytes; }  // stays inside one part
     bool failed() const { return st_ != PGDDS_OK; }
     status result() const { return st_; }
@@ -241,16 +244,13 @@ class fabric_memory {
     uint64_t swap64(address a, uint64_t v) { return fetch64(a, PGDDS_AOP_SWAP, v); }
     // The "non-fetching" updates fetch all the same: a transport may complete a non-fetching
     // atomic locally before applying it at the target (it lands by the next flush), and these
-    // updates (publishing a bucket, releasing a reader bit or lock, advancing a ready counter)
-    // must have landed when the operation returns. The cost is still one A.
+    // updates (publishing a bucket, releasing a lock, advancing a ready counter) must have
+    // landed when the operation returns. The cost is still one A.
     void and32(address a, uint32_t v) { fetch32(a, PGDDS_AOP_AND, v); }
     void xor32(address a, uint32_t v) { fetch32(a, PGDDS_AOP_XOR, v); }
     void add64(address a, uint64_t v) { fetch64(a, PGDDS_AOP_ADD, v); }
-    // Overlaps the update with what follows; the protocol's next flush() lands it.
-    void and32_posted(address a, uint32_t v)
-    {
-        if (!failed()) note(pgdds_atomic_u32_nbi(ctx_, a, PGDDS_AOP_AND, v));
-    }
+    // Overlaps the update with what follows (see above for when it lands).
+    void and32_posted(address a, uint32_t v) { post32(a, PGDDS_AOP_AND, v); }
 
     uint64_t read64(address a)
     {
@@ -300,6 +300,13 @@ class fabric_memory {
     }
 
   private:
+    // To this rank's own part, whose CP_LOCAL operations run on load/store memory without
+    // progressing the network, the update is waited for.
+    void post32(address a, pgdds_aop_t op, uint32_t v)
+    {
+        if (gptr::rank(a) == me_) fetch32(a, op, v);
+        else if (!failed()) note(pgdds_atomic_u32_nbi(ctx_, a, op, v));
+    }
     uint32_t fetch32(address a, pgdds_aop_t op, uint32_t v)
     {
         uint32_t old = 0;
@@ -318,6 +325,7 @@ class fabric_memory {
     }
 
     pgdds_context_t ctx_;
+    int me_;
     status st_ = PGDDS_OK;
 };
 
@@ -327,7 +335,7 @@ template <class Op> status container::with_memory(const char *who, bool local, O
         direct_memory m;
         return op(m);
     }
-    fabric_memory m(ctx);
+    fabric_memory m(ctx, rt->rank());
     status st = op(m);
     return m.failed() ? fail_prefix(m.result(), who) : st;
 }

@@ -319,7 +319,9 @@ status hash_map::insert_probing(Mem &m, const hash_table &t, const char *who, co
 // ---------------------------------------------------------------------------------------------
 // Find
 // ---------------------------------------------------------------------------------------------
-// atomic: fully atomic (Table 6.1c): set a reader bit, read key and value, clear it (2A+R).
+// atomic: fully atomic (Table 6.1c): set a reader bit, read key and value, clear it (2A+R). The
+// clear is posted: only writers look at reader bits, and one that finds this bit still set
+// waits for it as for any reader.
 // Otherwise only finds overlap (CP_FIND, Table 6.1d): one read of the whole bucket (R).
 // Returns PGDDS_ERR_NOT_FOUND without a message (the callers add one where it is wanted).
 template <class Mem>
@@ -356,7 +358,7 @@ status hash_map::find_with(Mem &m, const char *who, const uint8_t *key, uint8_t 
                 const uint8_t *kv = m.view(Mem::offset(b, bucket_key_offset), key_size_ + value_size_, scratch.data());
                 bool match = !m.failed() && same_bytes(kv, key, key_size_);
                 if (match) copy_bytes(value, kv + key_size_, value_size_);
-                m.and32(b, ~bit);
+                m.and32_posted(b, ~bit);  // the value is read: a writer waiting for it may go
                 if (m.failed()) return m.result();
                 if (match) return PGDDS_OK;
                 break;  // another key with the same fingerprint: next bucket

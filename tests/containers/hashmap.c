@@ -362,6 +362,65 @@ static void test_resize_and_erase(void)
     T_OK(pgdds_hashmap_destroy(map));
 }
 
+/* Waits until the word at w on rank 0 reaches `want` (at most 60 s); returns what it saw. */
+static uint64_t wait_word(pgdds_gptr_t w, uint64_t want)
+{
+    uint64_t seen = 0;
+    for (double start = t_seconds(); seen < want && t_seconds() - start < 60;)
+        T_OK(pgdds_atomic_u64(ctx, w, PGDDS_AOP_ADD, 0, &seen));
+    return seen;
+}
+
+/* A fully atomic find clears its reader bit with a posted update. The other ranks find rank 0's
+ * keys and then, with no flush or barrier, wait for rank 0 to erase every one of them: each
+ * erase waits for the finders' reader bits, so a release that never lands would end in
+ * PGDDS_ERR_TIMEOUT (or a stuck bit in a lost key) instead. */
+static void test_find_releases(void)
+{
+    enum { KEYS = 24, ROUNDS = 3 };
+    pgdds_hashmap_t map = make_map(256 * (uint64_t)n, NULL);
+    pgdds_gptr_t words = PGDDS_GPTR_NULL; /* on rank 0: ranks done finding, keys erased */
+    if (me == 0) {
+        T_OK(pgdds_alloc(ctx, 16, 8, &words));
+        memset(pgdds_gptr_to_local(ctx, words), 0, 16);
+    }
+    T_OK(pgdds_broadcast(ctx, &words, sizeof words, 0));
+    uint64_t keys[KEYS];
+    for (uint64_t k = 1, i = 0; i < KEYS; ++k) {
+        int owner = -1;
+        T_OK(pgdds_hashmap_owner(map, &k, &owner));
+        if (owner == 0) keys[i++] = k;
+    }
+    if (me == 0)
+        for (int i = 0; i < KEYS; ++i) {
+            struct t_value v = t_value_of(keys[i], 1);
+            T_OK(pgdds_hashmap_insert(map, &keys[i], &v, 0));
+        }
+    T_OK(pgdds_barrier(ctx));
+    const pgdds_gptr_t finished = words, erased = words + 8;
+    if (me != 0) {
+        for (int r = 0; r < ROUNDS; ++r)
+            for (int i = 0; i < KEYS; ++i) {
+                struct t_value v;
+                T_OK(pgdds_hashmap_find(map, &keys[i], &v, 0));
+                T_CHECK(t_value_ok(&v, keys[i]));
+            }
+        T_OK(pgdds_atomic_u64(ctx, finished, PGDDS_AOP_ADD, 1, NULL));
+        T_CHECK_MSG(wait_word(erased, 1) == 1, "rank 0 did not erase the keys the finders had read");
+    } else {
+        T_CHECK_MSG(wait_word(finished, (uint64_t)n - 1) == (uint64_t)n - 1, "not every finder finished");
+        for (int i = 0; i < KEYS; ++i) {
+            struct t_value v;
+            T_OK(pgdds_hashmap_erase(map, &keys[i], 0));
+            T_STATUS(pgdds_hashmap_find(map, &keys[i], &v, 0), PGDDS_ERR_NOT_FOUND);
+        }
+        T_OK(pgdds_atomic_u64(ctx, erased, PGDDS_AOP_ADD, 1, NULL));
+    }
+    T_OK(pgdds_barrier(ctx));
+    if (me == 0) T_OK(pgdds_free(ctx, words));
+    T_OK(pgdds_hashmap_destroy(map));
+}
+
 static void test_bad_input(void)
 {
     pgdds_hashmap_params_t p = {0, 8, 8, 64};
@@ -433,6 +492,7 @@ int main(void)
     test_promises();
     test_collisions();
     test_resize_and_erase();
+    test_find_releases();
     test_bad_input();
     return t_finish(ctx, "containers/hashmap");
 }
