@@ -52,4 +52,14 @@ static inline void t_detect_network(pgdds_context_t ctx)
 /* The amount of work: `on_node` where operations are memory accesses, else `over_network`. */
 static inline uint64_t t_work(uint64_t on_node, uint64_t over_network) { return t_network ? over_network : on_node; }
 
+/* Polls the 64-bit word at w (atomically, no flush) until it reaches `want`, for at most 60 s;
+ * returns the last value seen. */
+static inline uint64_t t_wait_word(pgdds_context_t ctx, pgdds_gptr_t w, uint64_t want)
+{
+    uint64_t seen = 0;
+    for (double start = t_seconds(); seen < want && t_seconds() - start < 60;)
+        T_OK(pgdds_atomic_u64(ctx, w, PGDDS_AOP_ADD, 0, &seen));
+    return seen;
+}
+
 #endif

@@ -362,15 +362,6 @@ static void test_resize_and_erase(void)
     T_OK(pgdds_hashmap_destroy(map));
 }
 
-/* Waits until the word at w on rank 0 reaches `want` (at most 60 s); returns what it saw. */
-static uint64_t wait_word(pgdds_gptr_t w, uint64_t want)
-{
-    uint64_t seen = 0;
-    for (double start = t_seconds(); seen < want && t_seconds() - start < 60;)
-        T_OK(pgdds_atomic_u64(ctx, w, PGDDS_AOP_ADD, 0, &seen));
-    return seen;
-}
-
 /* A fully atomic find clears its reader bit with a posted update. The other ranks find rank 0's
  * keys and then, with no flush or barrier, wait for rank 0 to erase every one of them: each
  * erase waits for the finders' reader bits, so a release that never lands would end in
@@ -406,9 +397,9 @@ static void test_find_releases(void)
                 T_CHECK(t_value_ok(&v, keys[i]));
             }
         T_OK(pgdds_atomic_u64(ctx, finished, PGDDS_AOP_ADD, 1, NULL));
-        T_CHECK_MSG(wait_word(erased, 1) == 1, "rank 0 did not erase the keys the finders had read");
+        T_CHECK_MSG(t_wait_word(ctx, erased, 1) == 1, "rank 0 did not erase the keys the finders had read");
     } else {
-        T_CHECK_MSG(wait_word(finished, (uint64_t)n - 1) == (uint64_t)n - 1, "not every finder finished");
+        T_CHECK_MSG(t_wait_word(ctx, finished, (uint64_t)n - 1) == (uint64_t)n - 1, "not every finder finished");
         for (int i = 0; i < KEYS; ++i) {
             struct t_value v;
             T_OK(pgdds_hashmap_erase(map, &keys[i], 0));

@@ -326,9 +326,7 @@ static void test_push_complete_at_flush(int kind)
         T_OK(pgdds_flush(ctx));
         T_OK(pgdds_atomic_u64(ctx, arrived, PGDDS_AOP_ADD, 1, NULL));
     } else {
-        uint64_t others = 0;
-        for (double start = t_seconds(); others < (uint64_t)n - 1 && t_seconds() - start < 60;)
-            T_OK(pgdds_atomic_u64(ctx, arrived, PGDDS_AOP_ADD, 0, &others));
+        uint64_t others = t_wait_word(ctx, arrived, (uint64_t)n - 1);
         T_CHECK_MSG(others == (uint64_t)n - 1, "%s: %llu of %d ranks arrived", kind_name[kind],
                     (unsigned long long)others, n - 1);
         drain(q, &t, 4, 0);
