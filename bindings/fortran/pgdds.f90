@@ -85,7 +85,7 @@ module pgdds
   public :: pgdds_transport_name, pgdds_version_string, pgdds_strerror, pgdds_last_error
   public :: pgdds_barrier, pgdds_broadcast, pgdds_allreduce, pgdds_allgather
   public :: pgdds_alloc, pgdds_free, pgdds_gptr_rank, pgdds_gptr_offset, pgdds_gptr_add, pgdds_gptr_to_local
-  public :: pgdds_put, pgdds_get, pgdds_flush
+  public :: pgdds_put, pgdds_get, pgdds_flush, pgdds_fence
   public :: pgdds_atomic, pgdds_atomic_fetch_add, pgdds_atomic_cswap, pgdds_atomic_load
   public :: pgdds_hashmap_create, pgdds_hashmap_destroy, pgdds_hashmap_insert, pgdds_hashmap_find
   public :: pgdds_hashmap_erase, pgdds_hashmap_size
@@ -263,6 +263,11 @@ module pgdds
       integer(c_int) :: st
     end function
     function c_flush(ctx) bind(C, name='pgdds_flush') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: ctx
+      integer(c_int) :: st
+    end function
+    function c_fence(ctx) bind(C, name='pgdds_fence') result(st)
       import :: c_ptr, c_int
       type(c_ptr), value :: ctx
       integer(c_int) :: st
@@ -857,6 +862,14 @@ contains
     type(pgdds_context), intent(in) :: ctx
     integer(c_int) :: st
     st = c_flush(ctx%handle)
+  end function
+
+  ! Orders the calling thread's earlier puts and atomics before its later ones at each target,
+  ! without completing them (OpenSHMEM's shmem_fence).
+  function pgdds_fence(ctx) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(c_int) :: st
+    st = c_fence(ctx%handle)
   end function
 
   ! --- 64-bit atomics (on 8-byte aligned words; values are the bits of an integer(int64)) -----

@@ -134,6 +134,14 @@ PGDDS_API pgdds_status_t pgdds_get(pgdds_context_t ctx, void *dst, pgdds_gptr_t 
 PGDDS_API pgdds_status_t pgdds_put_nbi(pgdds_context_t ctx, pgdds_gptr_t dst, const void *src, size_t n);
 PGDDS_API pgdds_status_t pgdds_get_nbi(pgdds_context_t ctx, void *dst, pgdds_gptr_t src, size_t n);
 PGDDS_API pgdds_status_t pgdds_flush(pgdds_context_t ctx);
+/* Addition: ordering without completion (OpenSHMEM's shmem_fence). Every put and atomic the
+ * calling thread issued before pgdds_fence is applied at its target before any put or atomic the
+ * thread issues after it to the same target: a flag raised by an atomic after a fence is seen
+ * only with the data put before it. It does not complete them (pgdds_flush does, and reports
+ * their failures). Where the transport applies operations to a peer in order (one node; ofi
+ * providers that promise FI_ORDER_RAW and FI_ORDER_WAW, as shm does; UCX, by ucp_worker_fence)
+ * it waits for nothing; elsewhere it is a pgdds_flush. */
+PGDDS_API pgdds_status_t pgdds_fence(pgdds_context_t ctx);
 
 typedef struct pgdds_request *pgdds_request_t;
 PGDDS_API pgdds_status_t pgdds_put_nb(pgdds_context_t ctx, pgdds_gptr_t dst, const void *src, size_t n, pgdds_request_t *req);
@@ -262,7 +270,7 @@ PGDDS_API pgdds_status_t pgdds_hashmap_size(pgdds_hashmap_t map, uint64_t *globa
  * XXH3 unless options->hash is given); collisions probe linearly *within the owner's part*, at
  * most max_probes buckets, so every bucket a key can use lives on its owner: local inserts,
  * buffered inserts and resizing never cross ranks. Keys are compared byte for byte.
- *  insert (0)               CAS free->reserved, put key+value, flush, XOR to ready: 2A+W when the
+ *  insert (0)               CAS free->reserved, put key+value, fence, XOR to ready: 2A+W when the
  *                           home bucket is free. On a collision the inserter takes a chain lock
  *                           bit on the home bucket, so inserts of one key never race; it looks
  *                           for the key up to the first free bucket, assigns it in place if found,
@@ -368,7 +376,7 @@ PGDDS_API pgdds_status_t pgdds_queue_local_view(pgdds_queue_t queue, void **elem
  *            library keeps up to 16 small pushes' stores per network context back until then
  *            and issues them together, which overlaps their cache-line transfers.)
  *  CIRCULAR  concurrent pushes and pops with ready counters: reserve with compare-and-swap, put,
- *            flush, then advance tail-ready in order with compare-and-swap (2A+W). Under
+ *            fence, then advance tail-ready in order with compare-and-swap (2A+W). Under
  *            CP_PUSH alone (no concurrent pop) the tail is reserved by fetch-add, as a
  *            FastQueue's, and tail-ready advances by fetch-add; pops likewise (CP_POP alone:
  *            head and head-ready by fetch-add). These two promises make a phase: every push

@@ -2,7 +2,7 @@
 // Besides the head and tail that reserve slots, tail_ready marks the elements written and
 // head_ready the slots read, so neither side overtakes the other.
 //  push: reserve by compare-and-swap on the tail (only if it fits before head_ready + capacity,
-//        so a full queue never leaves a reservation to undo), put, flush, then advance
+//        so a full queue never leaves a reservation to undo), put, fence, then advance
 //        tail_ready in order by compare-and-swap (Table 5.2a): 2A+W. With no concurrent pop
 //        (PGDDS_CP_PUSH alone) head_ready cannot move, so the tail is reserved by fetch-add as
 //        a FastQueue's is, and tail_ready advanced by fetch-add (5.2b): 2A+W with no retries
@@ -21,7 +21,7 @@ status queue::circular_push(const char *who, bool local, const uint8_t *src, siz
                              : reserve_push_phased(m, who, count, queue_layout::head_ready, head_ready_seen_, first);
         if (st != PGDDS_OK) return st;
         put_elements(m, first, src, count);
-        m.flush();
+        m.fence();  // a popper that sees the ready counter sees the elements
         return advance_ready(m, who, queue_layout::tail_ready, first, count, in_order);
     });
 }

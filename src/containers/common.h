@@ -145,10 +145,13 @@ class spinner {
 // call, fabric_memory issues nothing more and returns neutral values (loads 0, a CAS its
 // expected value); the protocols check failed() in every loop that waits for a change, and the
 // caller returns result(). direct_memory cannot fail, so those checks compile away.
-// Every atomic is sequentially consistent; flush() orders earlier puts before later atomics.
+// Every atomic is sequentially consistent; fence() orders earlier puts and posted updates before
+// later atomics (a publish seen means the entry seen), and flush() also completes them.
 // A posted update (and32_posted) is issued without waiting and is not ordered with later
-// operations on its word until it lands. It lands by the next flush(): one the protocol owes
-// before it returns (an insert's chain lock, released early), or, for the reader bit a fully
+// operations on its word until it lands. It lands by the next flush(), or with a later atomic
+// to the same rank that a fence() put behind it: one the protocol owes before it returns (an
+// insert's chain lock, released early, lands before the entry's publish), or, for the reader
+// bit a fully
 // atomic find releases last, the calling thread's next pgdds_flush or any barrier: only writers
 // look at reader bits, and one that finds the bit still set waits for it as for any reader. An
 // update of this rank's own memory is waited for (see post32).
@@ -200,6 +203,7 @@ class direct_memory {
     // Read access to n bytes: the memory itself, no copy.
     static const uint8_t *view(address src, size_t, uint8_t *) { return src; }
     static void flush() { std::atomic_thread_fence(std::memory_order_release); }
+    static void fence() { flush(); }
     static void prefetch(address a) { __builtin_prefetch(a, 1, 3); }
     static void idle() {}
 };
@@ -291,6 +295,10 @@ class fabric_memory {
     void flush()
     {
         if (!failed()) note(pgdds_flush(ctx_));
+    }
+    void fence()
+    {
+        if (!failed()) note(pgdds_fence(ctx_));
     }
     static void prefetch(address) {}
     // Between polls: progress, so operations of other ranks that need this rank's help finish.

@@ -180,7 +180,8 @@ hash_map::claim_outcome hash_map::try_claim(Mem &m, typename Mem::address b, uin
 // ---------------------------------------------------------------------------------------------
 // Insert
 // ---------------------------------------------------------------------------------------------
-// atomic: fully atomic (Table 6.1a): claim as reserved, write, flush, publish as ready (2A+W).
+// atomic: fully atomic (Table 6.1a): claim as reserved, write, fence, publish as ready (2A+W;
+// where the transport applies operations in order, the write overlaps the publish).
 // Otherwise only inserts of other keys overlap (CP_INSERT, Table 8.2b): claim as ready, write
 // (A+W); the writes land by the next flush or barrier, before any find may look.
 // The common case, inline: the home bucket has never been used, so the key is nowhere else.
@@ -216,7 +217,7 @@ PGDDS_NOINLINE status hash_map::insert_collided(Mem &m, const hash_table &t, con
     }
     if (m.failed()) return m.result();
     // Released as soon as the key's bucket is fixed (see insert_probing), posted so that it
-    // overlaps the entry's write; the write's flush lands it.
+    // overlaps the entry's write; the fence before the publish lands it first.
     bool held = true;
     auto release = [&] {
         m.and32_posted(home, ~state::chain_lock);
@@ -233,7 +234,7 @@ status hash_map::fill(Mem &m, typename Mem::address b, const uint8_t *key, const
 {
     m.put2(Mem::offset(b, bucket_key_offset), key, key_size_, value, value_size_);
     if (atomic) {
-        m.flush();
+        m.fence();  // whoever sees the publish sees the entry; no need to wait for the write
         m.xor32(b, state::reserved ^ state::ready);
     }
     return m.result();
@@ -299,7 +300,7 @@ status hash_map::insert_probing(Mem &m, const hash_table &t, const char *who, co
             if (holds_key(m, b, key, scratch.data())) {  // assign in place
                 release();
                 m.put(Mem::offset(b, bucket_key_offset + key_size_), value, value_size_);
-                m.flush();
+                m.fence();
                 m.xor32(b, lock_flip);
                 return m.result();
             }

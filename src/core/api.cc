@@ -290,6 +290,16 @@ PGDDS_API pgdds_status_t pgdds_flush(pgdds_context_t ctx)
     return rt->flush("pgdds_flush", *v);
 }
 
+PGDDS_API pgdds_status_t pgdds_fence(pgdds_context_t ctx)
+{
+    runtime *rt;
+    if (status est = enter(ctx, "pgdds_fence", rt); est != PGDDS_OK) return est;
+    vci *v;
+    status st = caller_vci(rt, "pgdds_fence", v);
+    if (st != PGDDS_OK) return st;
+    return rt->fence("pgdds_fence", *v);
+}
+
 PGDDS_API pgdds_status_t pgdds_test(pgdds_context_t ctx, pgdds_request_t req, int *done)
 {
     runtime *rt;

@@ -684,6 +684,21 @@ status runtime::flush(const char *who, vci &v)
     return done.result == PGDDS_OK ? PGDDS_OK : fail_prefix(done.result, who);
 }
 
+// Like flush, but only for order: kept-back stores go out and the transport orders what follows
+// behind what went before (waiting only where it cannot order otherwise).
+status runtime::fence(const char *who, vci &v)
+{
+    complete_deferred(v);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (!net_) return PGDDS_OK;
+    op_completion done(op_completion::one);
+    status st = retry(who, v, [&] { return net_->fence(v.index, &done); });
+    if (st != PGDDS_OK) return st;
+    st = wait(who, v, [&] { return done.done(); });
+    if (st != PGDDS_OK) return st;
+    return done.result == PGDDS_OK ? PGDDS_OK : fail_prefix(done.result, who);
+}
+
 void runtime::net_counts(uint64_t (&out)[net_count_kinds]) const
 {
     for (auto &c : out) c = 0;

@@ -175,6 +175,8 @@ class runtime {
     // A non-fetching atomic that completes at v's next flush (a failure is reported there).
     status amo_posted(const char *who, vci &v, pgdds_gptr_t target, const amo_args &a);
     status flush(const char *who, vci &v);
+    // Orders v's earlier puts and atomics before its later ones at each target (pgdds_fence).
+    status fence(const char *who, vci &v);
     // Stores v's deferred stores (a flush does this first).
     void complete_deferred(vci &v)
     {

@@ -152,6 +152,11 @@ class transport {
     // Starts completing every operation issued on this VCI, locally and at the targets
     // (remote visibility); done->pending drops to 0 when all of them are complete.
     virtual status flush(unsigned vci, op_completion *done) = 0;
+    // Orders: every put and atomic issued on this VCI before it is applied at its target before
+    // any issued after it to the same target (OpenSHMEM's shmem_fence). It need not wait for
+    // them; done completes once later operations may be issued. Backends whose operations to a
+    // peer are applied in order override it; the default waits for all of them.
+    virtual status fence(unsigned vci, op_completion *done) { return flush(vci, done); }
     // Advances this VCI: completions, target-side work, incoming active messages (delivered
     // with runtime::am_incoming).
     virtual status progress(unsigned vci) = 0;

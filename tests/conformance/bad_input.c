@@ -39,6 +39,8 @@ static void test_handles(void)
     T_STATUS(pgdds_finalize(NULL), PGDDS_ERR_INVALID_ARG);
     T_STATUS(pgdds_barrier(NULL), PGDDS_ERR_INVALID_ARG);
     T_STATUS(pgdds_barrier(bogus), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_fence(NULL), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_fence(bogus), PGDDS_ERR_INVALID_ARG);
     T_CHECK(pgdds_rank(NULL) == -1 && pgdds_nranks(NULL) == -1);
     T_CHECK(pgdds_local_rank(NULL) == -1 && pgdds_local_nranks(NULL) == -1);
     T_CHECK(pgdds_transport_name(NULL) == NULL);
@@ -277,6 +279,7 @@ int main(void)
     T_CHECK(strstr(pgdds_last_error(), "finalized") != NULL);
     T_STATUS(pgdds_finalize(dead), PGDDS_ERR_STATE);
     T_STATUS(pgdds_flush(dead), PGDDS_ERR_STATE);
+    T_STATUS(pgdds_fence(dead), PGDDS_ERR_STATE);
     pgdds_net_counts_t counts;
     T_STATUS(pgdds_net_counts(dead, &counts), PGDDS_ERR_STATE);
     T_STATUS(pgdds_atomic_u32_nbi(dead, 1, PGDDS_AOP_ADD, 1), PGDDS_ERR_STATE);

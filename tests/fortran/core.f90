@@ -104,6 +104,7 @@ contains
                   'put int64 array')
     reals = [(real(me, real32) + 0.25 * k, k = 1, 8)]
     call check_ok(pgdds_put(ctx, real_ptrs(right + 1), reals), 'put real32 array')
+    call check_ok(pgdds_fence(ctx), 'fence after puts')
     call check_ok(pgdds_barrier(ctx), 'barrier after puts')
 
     call check_ok(pgdds_get(ctx, row, mine), 'get own slots')

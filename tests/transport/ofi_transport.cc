@@ -732,6 +732,10 @@ size_t run_variant(const char *name, const ofi_options &o)
                 u.t.domains(), expected, o.domains);
     if (o.emulate_atomics) T_CHECK(u.t.atomics_emulated());
     if (o.delivery_complete) T_CHECK(u.t.flushes_by_delivery_complete());
+    // shm promises every ordering a fence needs; tcp;ofi_rxm does not (a fence there flushes),
+    // nor do atomics emulated with messages.
+    T_CHECK_MSG(u.t.fences_by_ordering() == (shm && !o.emulate_atomics), "%s fences by %s", u.t.name(),
+                u.t.fences_by_ordering() ? "ordering" : "flush");
     if (!(o.mr_mode_offer & FI_MR_VIRT_ADDR)) T_CHECK(!(u.t.mr_mode() & FI_MR_VIRT_ADDR));
     if (o.max_transfer) T_CHECK(u.t.max_transfer() <= o.max_transfer);
     int before = t_failures;

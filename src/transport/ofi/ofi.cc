@@ -191,16 +191,19 @@ constexpr uint64_t wanted_caps = FI_MSG | FI_RMA | FI_ATOMIC;
 // provider-chosen keys, registrations bound to endpoints, registering only allocated memory.
 constexpr uint64_t supported_mr_modes = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
 
-// A copy of entry p, asked for once more with reads ordered after writes and atomics to the same
-// peer: providers report only the orderings asked for, and with them a flush is one read-back
-// per peer (choose_flush_method). p itself where the provider does not offer them.
-fi_info *with_read_after_write(const fi_info *p, uint64_t mr_offer)
+// A copy of entry p, asked for once more with orderings: providers report only those asked for.
+// First every operation to one peer applied in order (then a fence costs nothing: see
+// choose_flush_method), else reads ordered after writes and atomics (then a flush is one
+// read-back per peer). p itself where the provider offers neither.
+fi_info *with_orderings(const fi_info *p, uint64_t mr_offer)
 {
-    info_ptr hints = make_hints(p->fabric_attr->prov_name, wanted_caps, mr_offer,
-                                FI_ORDER_RMA_RAW | FI_ORDER_ATOMIC_RAW);
-    fi_info *ordered = nullptr;
-    if (hints && fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), nullptr, nullptr, 0, hints.get(),
-                            &ordered) == 0) {
+    const uint64_t read_after_write = FI_ORDER_RMA_RAW | FI_ORDER_ATOMIC_RAW;
+    for (uint64_t order : {uint64_t(read_after_write | FI_ORDER_RAW | FI_ORDER_WAW), read_after_write}) {
+        info_ptr hints = make_hints(p->fabric_attr->prov_name, wanted_caps, mr_offer, order);
+        fi_info *ordered = nullptr;
+        if (!hints || fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), nullptr, nullptr, 0, hints.get(),
+                                 &ordered) != 0)
+            continue;
         info_ptr owner(ordered);
         for (fi_info *q = ordered; q; q = q->next)
             if (strcmp(q->fabric_attr->name, p->fabric_attr->name) == 0 &&
@@ -219,6 +222,14 @@ bool reads_follow_atomics(const fi_info *info)
 {
     return (info->tx_attr->msg_order & (FI_ORDER_RAW | FI_ORDER_ATOMIC_RAW)) &&
            info->ep_attr->max_order_raw_size >= sizeof(uint64_t);
+}
+// Whether RMA and atomic operations to one peer of up to `bytes` are applied there in the order
+// issued (writes and reads after writes): then an atomic issued after a put sees it.
+bool applies_in_order(const fi_info *info, size_t bytes)
+{
+    const uint64_t order = FI_ORDER_RAW | FI_ORDER_WAW;
+    return (info->tx_attr->msg_order & order) == order && info->ep_attr->max_order_raw_size >= bytes &&
+           info->ep_attr->max_order_waw_size >= bytes;
 }
 bool is_shm(const fi_info *info) { return strcmp(info->fabric_attr->prov_name, "shm") == 0; }
 
@@ -331,7 +342,7 @@ status transport_ofi::select_provider(const std::string &wanted)
     info_ptr all(rc == 0 ? list : nullptr);
     for (fi_info *p = all.get(); p; p = p->next) {
         if (wanted.empty() && skipped_unless_named(p->fabric_attr->prov_name)) continue;
-        info_ = with_read_after_write(p, mr_offer);
+        info_ = with_orderings(p, mr_offer);
         if (!info_) return fail(PGDDS_ERR_NO_MEMORY, "ofi: fi_dupinfo failed");
         return PGDDS_OK;
     }
@@ -451,7 +462,7 @@ void transport_ofi::probe(std::vector<transport_probe_entry> &out) const
     for (fi_info *p = owner.get(); p; p = p->next) {
         const std::string prov = p->fabric_attr->prov_name;
         if (!offered.insert(prov).second) continue;
-        info_ptr chosen(with_read_after_write(p, mr_offer));
+        info_ptr chosen(with_orderings(p, mr_offer));
         if (!chosen) continue;
         rows.push_back(probe_provider(chosen.get()));
         if (first.empty() && rows.back().usable == 1 && !skipped_unless_named(prov)) first = prov;
@@ -509,10 +520,10 @@ status transport_ofi::open(runtime &rt)
     if (st != PGDDS_OK) return st;
     choose_flush_method();
     PGDDS_LOG(LOG_INFO, "ofi: provider %s, fabric %s, domain %s (%s), mr_mode [%s], inject %zu, largest transfer "
-              "%zu, atomics %s, flush by %s", prov, info_->fabric_attr->name, dom->name,
+              "%zu, atomics %s, flush by %s, fence by %s", prov, info_->fabric_attr->name, dom->name,
               domains_.size() == 1 ? "one for every VCI" : "one per VCI",
               fi_tostr(&dom->mr_mode, FI_TYPE_MR_MODE), inject_size_, max_transfer_, atomics_note_.c_str(),
-              delivery_complete_puts_ ? "FI_DELIVERY_COMPLETE" : "read-back");
+              delivery_complete_puts_ ? "FI_DELIVERY_COMPLETE" : "read-back", ordered_ ? "ordering" : "flush");
     return PGDDS_OK;
 }
 
@@ -649,6 +660,25 @@ void transport_ofi::choose_flush_method()
     const bool shm = is_shm(info_);
     delivery_complete_puts_ = opts_.delivery_complete || !(shm || reads_follow_writes(info_, max_transfer_));
     delivery_complete_amos_ = !emulated_atomics_ && !shm && (opts_.delivery_complete || !reads_follow_atomics(info_));
+    // A fence orders by the provider's own ordering where it applies every put and atomic in
+    // order (shm asks nothing more), else by a flush. Emulated atomics are messages, which these
+    // orderings do not cover.
+    ordered_ = !emulated_atomics_ && applies_in_order(info_, max_transfer_);
+}
+
+// Operations already handed to an in-order provider are applied in that order: only those still
+// waiting for room (the backlog) must go first.
+status transport_ofi::fence(unsigned vci, op_completion *done)
+{
+    if (!ordered_) return flush(vci, done);
+    endpoint &e = *eps_[vci];
+    if (!e.backlog.empty()) {
+        status st = drain_backlogs(e, vci);
+        if (st != PGDDS_OK) return st;
+        if (!e.backlog.empty()) return PGDDS_ERR_AGAIN;
+    }
+    done->complete(PGDDS_OK);
+    return PGDDS_OK;
 }
 
 status transport_ofi::bind_mr(fid_mr *mr, unsigned vci, const char *what)

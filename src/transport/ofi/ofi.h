@@ -61,6 +61,7 @@ class transport_ofi final : public transport {
     status get(unsigned vci, int rank, uint64_t offset, void *dst, size_t n, op_completion *done) override;
     status amo(unsigned vci, int rank, uint64_t offset, const amo_args &args, op_completion *done) override;
     status flush(unsigned vci, op_completion *done) override;
+    status fence(unsigned vci, op_completion *done) override;
     status progress(unsigned vci) override;
     size_t am_max_packet() const override;
     status am_send(unsigned vci, int rank, const void *packet, size_t len) override;
@@ -70,6 +71,7 @@ class transport_ofi final : public transport {
     uint64_t mr_mode() const { return mr_mode_; }
     size_t max_transfer() const { return max_transfer_; }
     bool flushes_by_delivery_complete() const { return delivery_complete_puts_; }
+    bool fences_by_ordering() const { return ordered_; }
     size_t domains() const { return domains_.size(); }
 
     struct endpoint;
@@ -141,6 +143,7 @@ class transport_ofi final : public transport {
     bool manual_progress_ = true;
     bool delivery_complete_puts_ = false;  // flush by FI_DELIVERY_COMPLETE instead of a read-back
     bool delivery_complete_amos_ = false;
+    bool ordered_ = false;  // the provider applies puts and atomics to one peer in order
     std::atomic<uint64_t> next_key_{1};  // requested keys must be unique within a domain
 
     uint8_t *seg_base_ = nullptr;

@@ -846,6 +846,19 @@ status transport_ucx::flush(unsigned vci, op_completion *done)
     return st;
 }
 
+// UCX orders operations issued after ucp_worker_fence behind those issued before it, without
+// waiting for them. An emulated atomic still running issues its attempts later, and a failure
+// kept for the next flush must be reported: both take a flush.
+status transport_ucx::fence(unsigned vci, op_completion *done)
+{
+    vci_state &v = *vcis_[vci];
+    if (v.deferred.pending() || v.cas_loops) return flush(vci, done);
+    ucs_status_t s = ucp_worker_fence(v.worker);
+    if (s != UCS_OK) return v.error(-1, s, "fence");
+    done->complete(PGDDS_OK);
+    return PGDDS_OK;
+}
+
 status transport_ucx::progress(unsigned vci)
 {
     ucp_worker_progress(vcis_[vci]->worker);

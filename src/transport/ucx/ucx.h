@@ -61,6 +61,7 @@ class transport_ucx final : public transport {
     status get(unsigned vci, int rank, uint64_t offset, void *dst, size_t n, op_completion *done) override;
     status amo(unsigned vci, int rank, uint64_t offset, const amo_args &args, op_completion *done) override;
     status flush(unsigned vci, op_completion *done) override;
+    status fence(unsigned vci, op_completion *done) override;
     status progress(unsigned vci) override;
     size_t am_max_packet() const override { return am_packet_bytes; }
     status am_send(unsigned vci, int rank, const void *packet, size_t len) override;
