@@ -280,25 +280,18 @@ PGDDS_API pgdds_status_t pgdds_get_nb(pgdds_context_t ctx, void *dst, pgdds_gptr
     return rma(ctx, "pgdds_get_nb", false, src, dst, n, req, false);
 }
 
-PGDDS_API pgdds_status_t pgdds_flush(pgdds_context_t ctx)
+// pgdds_flush and pgdds_fence: `op` on the calling thread's VCI.
+static status on_caller_vci(pgdds_context_t ctx, const char *who, status (runtime::*op)(const char *, vci &))
 {
     runtime *rt;
-    if (status est = enter(ctx, "pgdds_flush", rt); est != PGDDS_OK) return est;
+    if (status est = enter(ctx, who, rt); est != PGDDS_OK) return est;
     vci *v;
-    status st = caller_vci(rt, "pgdds_flush", v);
+    status st = caller_vci(rt, who, v);
     if (st != PGDDS_OK) return st;
-    return rt->flush("pgdds_flush", *v);
+    return (rt->*op)(who, *v);
 }
-
-PGDDS_API pgdds_status_t pgdds_fence(pgdds_context_t ctx)
-{
-    runtime *rt;
-    if (status est = enter(ctx, "pgdds_fence", rt); est != PGDDS_OK) return est;
-    vci *v;
-    status st = caller_vci(rt, "pgdds_fence", v);
-    if (st != PGDDS_OK) return st;
-    return rt->fence("pgdds_fence", *v);
-}
+PGDDS_API pgdds_status_t pgdds_flush(pgdds_context_t ctx) { return on_caller_vci(ctx, "pgdds_flush", &runtime::flush); }
+PGDDS_API pgdds_status_t pgdds_fence(pgdds_context_t ctx) { return on_caller_vci(ctx, "pgdds_fence", &runtime::fence); }
 
 PGDDS_API pgdds_status_t pgdds_test(pgdds_context_t ctx, pgdds_request_t req, int *done)
 {

@@ -671,32 +671,31 @@ status runtime::amo_posted(const char *who, vci &v, pgdds_gptr_t target, const a
     });
 }
 
-status runtime::flush(const char *who, vci &v)
+// Issues v's kept-back stores, then `issue` (a transport flush or fence) and waits for it.
+template <class Issue> status runtime::after_deferred(const char *who, vci &v, Issue issue)
 {
     complete_deferred(v);
     std::atomic_thread_fence(std::memory_order_seq_cst);
     if (!net_) return PGDDS_OK;
     op_completion done(op_completion::one);
-    status st = retry(who, v, [&] { return counted(v, net_->flush(v.index, &done), count_flushes); });
+    status st = retry(who, v, [&] { return issue(done); });
     if (st != PGDDS_OK) return st;
     st = wait(who, v, [&] { return done.done(); });
     if (st != PGDDS_OK) return st;
     return done.result == PGDDS_OK ? PGDDS_OK : fail_prefix(done.result, who);
 }
 
+status runtime::flush(const char *who, vci &v)
+{
+    return after_deferred(who, v,
+                          [&](op_completion &done) { return counted(v, net_->flush(v.index, &done), count_flushes); });
+}
+
 // Like flush, but only for order: kept-back stores go out and the transport orders what follows
 // behind what went before (waiting only where it cannot order otherwise).
 status runtime::fence(const char *who, vci &v)
 {
-    complete_deferred(v);
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (!net_) return PGDDS_OK;
-    op_completion done(op_completion::one);
-    status st = retry(who, v, [&] { return net_->fence(v.index, &done); });
-    if (st != PGDDS_OK) return st;
-    st = wait(who, v, [&] { return done.done(); });
-    if (st != PGDDS_OK) return st;
-    return done.result == PGDDS_OK ? PGDDS_OK : fail_prefix(done.result, who);
+    return after_deferred(who, v, [&](op_completion &done) { return net_->fence(v.index, &done); });
 }
 
 void runtime::net_counts(uint64_t (&out)[net_count_kinds]) const

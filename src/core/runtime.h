@@ -218,6 +218,8 @@ class runtime {
     status check_peers(const char *who);
 
   private:
+    // Issues v's kept-back stores, then a transport flush or fence, and waits for it.
+    template <class Issue> status after_deferred(const char *who, vci &v, Issue issue);
     runtime() = default;
     status init(const pgdds_init_params_t *params);
     status exchange_node_info();
