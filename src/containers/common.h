@@ -151,10 +151,9 @@ class spinner {
 // operations on its word until it lands. It lands by the next flush(), or with a later atomic
 // to the same rank that a fence() put behind it: one the protocol owes before it returns (an
 // insert's chain lock, released early, lands before the entry's publish), or, for the reader
-// bit a fully
-// atomic find releases last, the calling thread's next pgdds_flush or any barrier: only writers
-// look at reader bits, and one that finds the bit still set waits for it as for any reader. An
-// update of this rank's own memory is waited for (see post32).
+// bit a fully atomic find releases last, the calling thread's next pgdds_flush or any barrier:
+// only writers look at reader bits, and one that finds the bit still set waits for it as for
+// any reader. An update of this rank's own memory is waited for (see post32).
 
 class direct_memory {
   public:
