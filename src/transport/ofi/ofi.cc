@@ -660,8 +660,8 @@ void transport_ofi::choose_flush_method()
     const bool shm = is_shm(info_);
     delivery_complete_puts_ = opts_.delivery_complete || !(shm || reads_follow_writes(info_, max_transfer_));
     delivery_complete_amos_ = !emulated_atomics_ && !shm && (opts_.delivery_complete || !reads_follow_atomics(info_));
-    // A fence orders by the provider's own ordering where it applies every put and atomic in
-    // order (shm asks nothing more), else by a flush. Emulated atomics are messages, which these
+    // A fence relies on the provider's ordering where it applies every put and atomic to a peer
+    // in order (shm promises it), else it flushes. Emulated atomics are messages, which these
     // orderings do not cover.
     ordered_ = !emulated_atomics_ && applies_in_order(info_, max_transfer_);
 }
@@ -671,14 +671,18 @@ void transport_ofi::choose_flush_method()
 status transport_ofi::fence(unsigned vci, op_completion *done)
 {
     if (!ordered_) return flush(vci, done);
-    endpoint &e = *eps_[vci];
-    if (!e.backlog.empty()) {
-        status st = drain_backlogs(e, vci);
-        if (st != PGDDS_OK) return st;
-        if (!e.backlog.empty()) return PGDDS_ERR_AGAIN;
-    }
+    if (status st = issue_backlog(*eps_[vci], vci); st != PGDDS_OK) return st;
     done->complete(PGDDS_OK);
     return PGDDS_OK;
+}
+
+// Hands the provider what waits in e's backlog; AGAIN while some of it still has no room.
+status transport_ofi::issue_backlog(endpoint &e, unsigned vci)
+{
+    if (e.backlog.empty()) return PGDDS_OK;
+    status st = drain_backlogs(e, vci);
+    if (st != PGDDS_OK) return st;
+    return e.backlog.empty() ? PGDDS_OK : PGDDS_ERR_AGAIN;
 }
 
 status transport_ofi::bind_mr(fid_mr *mr, unsigned vci, const char *what)
@@ -1249,11 +1253,7 @@ status transport_ofi::flush(unsigned vci, op_completion *done)
 {
     endpoint &e = *eps_[vci];
     // Read-backs must follow every chunk of earlier transfers.
-    if (!e.backlog.empty()) {
-        status st = drain_backlogs(e, vci);
-        if (st != PGDDS_OK) return st;
-        if (!e.backlog.empty()) return PGDDS_ERR_AGAIN;
-    }
+    if (status st = issue_backlog(e, vci); st != PGDDS_OK) return st;
     while (!e.dirty_ranks.empty()) {
         int r = e.dirty_ranks.back();
         for (uint8_t what : {dirty_rma, dirty_amo}) {

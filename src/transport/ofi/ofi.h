@@ -104,6 +104,7 @@ class transport_ofi final : public transport {
     void serve_amo_request(endpoint &e, unsigned vci, int src, const uint8_t *body, size_t len);
     void take_amo_reply(endpoint &e, const uint8_t *body, size_t len);
     status drain_backlogs(endpoint &e, unsigned vci);
+    status issue_backlog(endpoint &e, unsigned vci);
     void finish(endpoint &e, op_record &rec, status st);
     void complete_flushes(endpoint &e);
     void mark_dirty(endpoint &e, int rank, uint8_t what);
