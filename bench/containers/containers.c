@@ -10,7 +10,8 @@
  * Each measurement reports the aggregate rate (all operations of all ranks over the slowest
  * rank's time; each thread's share ends with a pgdds_flush, so every operation timed is
  * complete) and the per-rank rate (aggregate / ranks), and an operation's time against its
- * BCL cost formula, with the formula's A, R and W measured in the same run; over the network
+ * BCL cost formula, with the formula's A, R and W measured in the same run, right before and
+ * right after that measurement (--calibration); over the network
  * also what the operations issued (pgdds_net_counts) and the formula at those counts. With
  * --json, one object per line:
  * {"bench":..,"transport":..,"ranks":..,"threads":..,"size":..,"metric":..,"value":..,"unit":..} */
@@ -36,7 +37,8 @@ static struct {
     uint64_t message;       /* hash map buffer message size, in entries */
     int threads;            /* threads per rank */
     double fp_rate;         /* Bloom filter */
-} opt = {0, NULL, 1000000, 0, 0, 64, 1024, 1, 0.01};
+    uint64_t calibration;   /* primitive operations per rank measured beside each measurement */
+} opt = {0, NULL, 1000000, 0, 0, 64, 1024, 1, 0.01, 20000};
 
 static double now(void)
 {
@@ -111,6 +113,12 @@ static const char *const term_names[TERMS] = {"A", "R", "W", "Rw"};
 enum { TO_RANDOM_RANK, TO_RANK0, TARGETS }; /* where the primitives were aimed */
 /* seconds per operation and thread; 0: not measured */
 static double cost[TARGETS][TERMS];
+/* The costs of the terms a measurement's formula uses, measured beside it (--calibration):
+ * right before it into `before`, then the mean of that and right after it into `beside`. The
+ * machine's speed drifts over a run (other load; on few cores, the kernel's TCP work competes
+ * with the ranks), so the formula prices the operations at the speed they ran at. */
+static double before[TERMS], beside[TERMS], net_before[TERMS], net_beside[TERMS];
+static int calibrated; /* whether `beside` holds the last measurement's costs */
 
 /* Whether a measurement's operations all go to one queue, hosted by rank 0. */
 static int to_rank0(const char *bench) { return strstr(bench, "_push_one") || strstr(bench, "_pop_one"); }
@@ -181,13 +189,14 @@ static void report_cost(const char *bench, uint64_t size, double seconds_per_op,
 {
     const struct formula *f = formula_of(bench);
     const int target = to_rank0(bench) ? TO_RANK0 : TO_RANDOM_RANK;
-    const double *c = cost[target], *net = net_cost[target];
-    if (!f || c[TERM_A] == 0) return;
+    const double *c = calibrated ? beside : cost[target], *net = calibrated ? net_beside : net_cost[target];
+    if (!f || cost[target][TERM_A] == 0) return;
     const int read = f->window ? TERM_RW : TERM_R;
     double formula = f->a * c[TERM_A] + f->r * c[read] + f->w * c[TERM_W], ratio = seconds_per_op / formula;
     double counted = 0;
     if (per_op) counted = per_op[ISSUED_A] * net[TERM_A] + per_op[ISSUED_R] * net[read] + per_op[ISSUED_W] * net[TERM_W];
     if (opt.json) {
+        print_record(bench, size, "formula", formula * 1e6, "us");
         print_record(bench, size, "cost_in_formula", ratio, "x");
         if (counted > 0) {
             print_record(bench, size, "cost_in_issued_formula", seconds_per_op / counted, "x");
@@ -215,6 +224,8 @@ static void report_cost(const char *bench, uint64_t size, double seconds_per_op,
                per_op[ISSUED_W], counted * 1e6, per_op[ISSUED_POSTED], per_op[ISSUED_FLUSH], seconds_per_op / counted);
 }
 
+static void calibrate(const char *bench, int after);
+
 static void report(const char *bench, uint64_t size, uint64_t my_ops, double my_seconds)
 {
     uint64_t ops = 0;
@@ -222,6 +233,7 @@ static void report(const char *bench, uint64_t size, uint64_t my_ops, double my_
     check(pgdds_allreduce(ctx, &my_ops, &ops, 1, PGDDS_UINT64, PGDDS_OP_SUM), "pgdds_allreduce");
     check(pgdds_allreduce(ctx, &my_seconds, &seconds, 1, PGDDS_DOUBLE, PGDDS_OP_MAX), "pgdds_allreduce");
     int network = issued_per_op(ops, per_op);
+    calibrate(bench, 1);
     if (me != 0) return;
     double aggregate = seconds > 0 ? (double)ops / seconds : 0, per_rank = aggregate / nranks;
     if (opt.json) {
@@ -315,30 +327,46 @@ static void primitive_body(void *p, int thread, uint64_t first, uint64_t count)
     }
 }
 
+/* The regions the primitives aim at: one per rank, the size of a hash map part (at most 64 MiB). */
+static pgdds_gptr_t primitive_mine, *primitive_regions;
+static uint64_t primitive_buckets;
+
+/* Times `ops` operations of one primitive per rank; returns its cost (seconds per operation and
+ * thread) and sets *net to its cost per operation that went over the network (0: none did).
+ * Collective. */
+static double measure_primitive(int target, int kind, uint64_t ops, double *net)
+{
+    static const int issued_kind[TERMS] = {ISSUED_A, ISSUED_R, ISSUED_W, ISSUED_R};
+    struct primitive_run r = {kind, target, primitive_regions, primitive_buckets};
+    double s = timed(primitive_body, &r, ops), slowest, per_op[ISSUED_KINDS];
+    check(pgdds_allreduce(ctx, &s, &slowest, 1, PGDDS_DOUBLE, PGDDS_OP_MAX), "pgdds_allreduce");
+    double c = slowest * opt.threads / (double)ops;
+    *net = issued_per_op(ops * (uint64_t)nranks, per_op) && per_op[issued_kind[kind]] > 0
+               ? c / per_op[issued_kind[kind]] : 0;
+    return c;
+}
+
+/* Measures every primitive once, at the start: reported on their own, and the formulas' costs
+ * wherever --calibration 0 turns off the measurements beside each. */
 static void measure_primitives(void)
 {
     int wanted = selected("primitive");
     for (size_t i = 0; i < sizeof formulas / sizeof formulas[0]; ++i) wanted |= selected(formulas[i].prefix);
     if (!wanted) return;
-    uint64_t buckets = opt.capacity / (uint64_t)nranks, ops = opt.keys < 100000 ? opt.keys : 100000;
-    if (buckets > ((uint64_t)64 << 20) / BUCKET_BYTES) buckets = ((uint64_t)64 << 20) / BUCKET_BYTES;
-    pgdds_gptr_t mine, *regions = malloc(sizeof *regions * (size_t)nranks);
-    check(pgdds_alloc(ctx, buckets * BUCKET_BYTES, 64, &mine), "pgdds_alloc");
-    memset(pgdds_gptr_to_local(ctx, mine), 0, buckets * BUCKET_BYTES);
-    check(pgdds_allgather(ctx, &mine, regions, sizeof mine), "pgdds_allgather");
+    uint64_t ops = opt.keys < 100000 ? opt.keys : 100000;
+    primitive_buckets = opt.capacity / (uint64_t)nranks;
+    if (primitive_buckets > ((uint64_t)64 << 20) / BUCKET_BYTES) primitive_buckets = ((uint64_t)64 << 20) / BUCKET_BYTES;
+    primitive_regions = malloc(sizeof *primitive_regions * (size_t)nranks);
+    check(pgdds_alloc(ctx, primitive_buckets * BUCKET_BYTES, 64, &primitive_mine), "pgdds_alloc");
+    memset(pgdds_gptr_to_local(ctx, primitive_mine), 0, primitive_buckets * BUCKET_BYTES);
+    check(pgdds_allgather(ctx, &primitive_mine, primitive_regions, sizeof primitive_mine), "pgdds_allgather");
     const char *names[TERMS] = {"primitive_atomic_cas32", "primitive_read_bucket", "primitive_write_flush",
                                 "primitive_read_window"};
-    const int issued_kind[TERMS] = {ISSUED_A, ISSUED_R, ISSUED_W, ISSUED_R};
     for (int target = 0; target < TARGETS; ++target)
         for (int kind = 0; kind < TERMS; ++kind) {
             if (target == TO_RANK0 && kind == TERM_RW) continue; /* no window reads on a queue */
-            struct primitive_run r = {kind, target, regions, buckets};
-            double s = timed(primitive_body, &r, ops), slowest, per_op[ISSUED_KINDS];
-            check(pgdds_allreduce(ctx, &s, &slowest, 1, PGDDS_DOUBLE, PGDDS_OP_MAX), "pgdds_allreduce");
             double *c = &cost[target][kind];
-            *c = slowest * opt.threads / (double)ops;
-            if (issued_per_op(ops * (uint64_t)nranks, per_op) && per_op[issued_kind[kind]] > 0)
-                net_cost[target][kind] = *c / per_op[issued_kind[kind]];
+            *c = measure_primitive(target, kind, ops, &net_cost[target][kind]);
             if (me != 0) continue;
             char name[64];
             snprintf(name, sizeof name, "%s%s", names[kind], target == TO_RANK0 ? "_to_rank0" : "");
@@ -348,8 +376,49 @@ static void measure_primitives(void)
                         target == TO_RANK0 ? " of the operations on one queue" : "");
         }
     check(pgdds_barrier(ctx), "pgdds_barrier");
-    check(pgdds_free(ctx, mine), "pgdds_free");
-    free(regions);
+}
+
+static void free_primitives(void)
+{
+    if (!primitive_regions) return;
+    check(pgdds_free(ctx, primitive_mine), "pgdds_free");
+    free(primitive_regions);
+}
+
+/* Measures the terms of bench's formula beside its measurement: `after` 0 right before it (into
+ * `before`), 1 right after it (`beside` becomes the mean). Terms its formula does not use keep
+ * their costs from the start. Collective. */
+static void calibrate(const char *bench, int after)
+{
+    const struct formula *f = formula_of(bench);
+    if (!after || !f || !opt.calibration || !primitive_regions) calibrated = 0;
+    if (!f || !opt.calibration || !primitive_regions) return;
+    const int target = to_rank0(bench) ? TO_RANK0 : TO_RANDOM_RANK;
+    const int uses[TERMS] = {f->a, f->r && !f->window, f->w, f->r && f->window};
+    for (int kind = 0; kind < TERMS; ++kind) {
+        if (!uses[kind]) {
+            beside[kind] = cost[target][kind];
+            net_beside[kind] = net_cost[target][kind];
+            continue;
+        }
+        double net, c = measure_primitive(target, kind, opt.calibration, &net);
+        if (!after) {
+            before[kind] = c;
+            net_before[kind] = net;
+        } else {
+            beside[kind] = (before[kind] + c) / 2;
+            net_beside[kind] = (net_before[kind] + net) / 2;
+        }
+    }
+    calibrated = after;
+}
+
+/* A measurement of bench: timed(), with its formula's terms measured right before it (report()
+ * measures them right after). */
+static double measured(const char *bench, body_fn body, void *arg, uint64_t total)
+{
+    calibrate(bench, 0);
+    return timed(body, arg, total);
 }
 
 /* --- hash map ------------------------------------------------------------------------------ */
@@ -430,7 +499,7 @@ static void bench_map_insert(const char *name, unsigned promise, int batched, in
     if (buffered) check(pgdds_hashmap_buffer_create(map, opt.keys, opt.message, &r.buffer), "pgdds_hashmap_buffer_create");
     check(pgdds_barrier(ctx), "pgdds_barrier");
     double t0 = now();
-    double s = timed(map_body, &r, opt.keys);
+    double s = measured(name, map_body, &r, opt.keys);
     if (buffered) {
         check(pgdds_hashmap_buffer_flush(r.buffer), "pgdds_hashmap_buffer_flush"); /* the inserts are done only now */
         s = now() - t0;
@@ -458,7 +527,7 @@ static void bench_map_find(void)
     for (int i = 0; i < 4; ++i) {
         if (!selected(names[i])) continue;
         struct map_run r = {map, NULL, i % 2 ? PGDDS_CP_FIND : 0, 1, i >= 2, 0};
-        double s = timed(map_body, &r, opt.keys);
+        double s = measured(names[i], map_body, &r, opt.keys);
         report(names[i], opt.keys, opt.keys, s);
         if (r.missing) fprintf(stderr, "rank %d: %s missed %llu keys\n", me, names[i], (unsigned long long)r.missing);
     }
@@ -510,11 +579,11 @@ static void bench_queue(int kind, int per_rank)
             check(pgdds_queue_create(ctx, &p, &qs[i]), "pgdds_queue_create");
         }
         struct queue_run r = {qs, count, 0, atomic ? 0 : push_promise};
-        double s = timed(queue_body, &r, opt.ops);
+        double s = measured(push_name, queue_body, &r, opt.ops);
         report(push_name, opt.ops, opt.ops, s);
         r.pop = 1;
         r.promise = atomic ? 0 : pop_promise;
-        s = timed(queue_body, &r, opt.ops);
+        s = measured(pop_name, queue_body, &r, opt.ops);
         report(pop_name, opt.ops, opt.ops, s);
         for (int i = 0; i < count; ++i) check(pgdds_queue_destroy(qs[i]), "pgdds_queue_destroy");
         free(qs);
@@ -625,7 +694,7 @@ static void bench_bloom(void)
     for (int i = 0; i < 4; ++i) {
         if (!selected(names[i])) continue;
         struct bloom_run r = {bloom, i % 2, i >= 2};
-        double s = timed(bloom_body, &r, opt.ops);
+        double s = measured(names[i], bloom_body, &r, opt.ops);
         report(names[i], opt.ops, opt.ops, s);
     }
     check(pgdds_bloom_destroy(bloom), "pgdds_bloom_destroy");
@@ -644,7 +713,10 @@ static void usage(void)
             "  --batch N           keys per batched call (default 64, at most 256)\n"
             "  --message-size N    hash map buffer message, in entries (default 1024)\n"
             "  --threads N         threads per rank (default 1; needs PGDDS_THREAD_LEVEL=multiple)\n"
-            "  --fp-rate R         Bloom filter false-positive rate (default 0.01)\n");
+            "  --fp-rate R         Bloom filter false-positive rate (default 0.01)\n"
+            "  --calibration N     primitive operations per rank measured right before and right after\n"
+            "                      each measurement for its formula (default 20000; 0: the costs\n"
+            "                      measured at the start)\n");
     exit(2);
 }
 
@@ -662,6 +734,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--message-size")) opt.message = strtoull(v, NULL, 0), ++i;
         else if (!strcmp(a, "--threads")) opt.threads = atoi(v), ++i;
         else if (!strcmp(a, "--fp-rate")) opt.fp_rate = atof(v), ++i;
+        else if (!strcmp(a, "--calibration")) opt.calibration = strtoull(v, NULL, 0), ++i;
         else usage();
     }
     if (opt.keys == 0 || opt.batch == 0 || opt.message == 0 || opt.threads < 1 || opt.threads > 64) usage();
@@ -688,6 +761,7 @@ int main(int argc, char **argv)
     }
     bench_raw_push();
     bench_bloom();
+    free_primitives();
     check(pgdds_finalize(ctx), "pgdds_finalize");
     return 0;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs pgdds-bench-containers --json on 2 ranks with small sizes and checks what it reports:
-every measurement of every container is there with a positive rate, each formula ratio is
-positive, and, where the operations go over the network, the remote operations they issued
+every measurement of every container is there with a positive rate, each formula ratio and
+formula time (its terms measured beside the measurement) is positive, and, where the operations go over the network, the remote operations they issued
 (pgdds_net_counts) are what their protocols issue: one atomic per Bloom filter insert, none per
 contains or CP_FIND, at least the formula's atomics (waited for or posted) per hash map and queue
 operation, no flush for a single read or a fully atomic find. Where every rank's memory is mapped
@@ -72,8 +72,10 @@ def main():
         if rate is not None and not rate > 0:
             failures.append("%s: aggregate rate %g" % (bench, rate))
     for (bench, metric), v in records.items():
-        if metric.startswith("cost_in") and not v > 0:
+        if (metric.startswith("cost_in") or metric == "formula") and not v > 0:
             failures.append("%s: %s %g" % (bench, metric, v))
+        if metric == "cost_in_formula" and (bench, "formula") not in records:
+            failures.append("%s: a cost in its formula without the formula's time" % bench)
     counted = [key for key in records if key[1].startswith("issued_")]
     if args.direct and counted:
         failures.append("operations counted on the network where every rank's memory is mapped: %s" % counted[:3])
