@@ -391,7 +391,7 @@ static void free_primitives(void)
 static void calibrate(const char *bench, int after)
 {
     const struct formula *f = formula_of(bench);
-    if (!after || !f || !opt.calibration || !primitive_regions) calibrated = 0;
+    calibrated = 0;
     if (!f || !opt.calibration || !primitive_regions) return;
     const int target = to_rank0(bench) ? TO_RANK0 : TO_RANDOM_RANK;
     const int uses[TERMS] = {f->a, f->r && !f->window, f->w, f->r && f->window};
