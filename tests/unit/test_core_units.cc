@@ -1,6 +1,5 @@
 // Single-process units of the core: configuration parsing, global-pointer packing, the segment
 // allocator.
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 #include "../../src/core/config.h"

@@ -1,6 +1,5 @@
 // Match-entry tables, single process: the derivation of match bits, the words of a slot, the
 // placement of entries in the hashed index and their probing, and alias resolution (PDHT §3.7).
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 #include "../../src/core/segment_allocator.h"

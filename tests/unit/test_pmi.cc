@@ -2,7 +2,6 @@
 // Hydra and Slurm exchange), the binary-blob helpers, client selection from the environment,
 // and whole PMI-1 and PMI-2 conversations with a peer on the other end of a socket that
 // answers as Hydra and Slurm do.
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 #include "../../pmi/bootstrap.h"

@@ -1,6 +1,5 @@
 // The VCI ownership protocol: a lone owner takes no lock, borrowers exclude it through the
 // asymmetric barrier, shared VCIs lock, and (debug builds) two owners at once abort.
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 #include "../../src/core/vci.h"

@@ -1,7 +1,6 @@
 // The verbs transport's logic without a device: connection data, QP transitions, resource
 // sizing, send-queue signaling, work requests, and atomics emulated with compare-and-swap,
 // checked against the CPU's own atomics.
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 #include "transport/verbs/verbs_logic.h"
