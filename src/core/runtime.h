@@ -349,6 +349,9 @@ template <class Op> status runtime::retry(const char *who, vci &v, Op op)
         status pst = progress(v);
         if (pst == PGDDS_OK) pst = check_peers(who);
         if (pst != PGDDS_OK) return fail_prefix(pst, who);
+        // No room until a peer takes what waits for it: on a node with more ranks than cores
+        // that peer may need this core to do so (as in wait()).
+        if (cores_oversubscribed()) sched_yield();
     }
     return st == PGDDS_OK ? st : fail_prefix(st, who);
 }
