@@ -489,7 +489,7 @@ PGDDS_API pgdds_status_t pgdds_progress(pgdds_context_t ctx)
     // A caller polling in a loop on an oversubscribed node gives the core away between rounds
     // (Open MPI's yield_when_idle): the peer, or this rank's thread waiting for a shared VCI's
     // lock, may need it to make the progress this caller polls for.
-    if (st == PGDDS_OK && rt->cores_oversubscribed()) sched_yield();
+    if (st == PGDDS_OK) rt->yield_if_oversubscribed();
     return st == PGDDS_OK ? st : fail_prefix(st, "pgdds_progress");
 }
 

@@ -153,6 +153,11 @@ class runtime {
         return oversubscribed_ ||
                (threaded_ && local_nranks_ * bound_threads_.load(std::memory_order_relaxed) > node_cores_);
     }
+    // Between polls: gives the core away where it is oversubscribed.
+    void yield_if_oversubscribed() const
+    {
+        if (cores_oversubscribed()) sched_yield();
+    }
     // Runs a transport call, retrying after progress while it says PGDDS_ERR_AGAIN.
     template <class Op> status retry(const char *who, vci &v, Op op);
     // Counts one operation of `kind` on v (and its bytes under `bytes_kind`) when the transport
@@ -317,7 +322,7 @@ template <class Pred> status runtime::wait(const char *who, vci &v, Pred pred)
         if (collective && st == PGDDS_OK) st = attend_user_vcis();
         if (PGDDS_UNLIKELY(st != PGDDS_OK)) return fail_prefix(st, who);
         if (pred()) break;
-        if (cores_oversubscribed()) sched_yield();
+        yield_if_oversubscribed();
         if (PGDDS_UNLIKELY((++spins & 255) == 0)) {
             double t = now_seconds();
             if (start == 0) start = t;
@@ -351,7 +356,7 @@ template <class Op> status runtime::retry(const char *who, vci &v, Op op)
         if (pst != PGDDS_OK) return fail_prefix(pst, who);
         // No room until a peer takes what waits for it: on a node with more ranks than cores
         // that peer may need this core to do so (as in wait()).
-        if (cores_oversubscribed()) sched_yield();
+        yield_if_oversubscribed();
     }
     return st == PGDDS_OK ? st : fail_prefix(st, who);
 }

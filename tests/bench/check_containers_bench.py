@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Runs pgdds-bench-containers --json on 2 ranks with small sizes and checks what it reports:
 every measurement of every container is there with a positive rate, each formula ratio and
-formula time (its terms measured beside the measurement) is positive, and, where the operations go over the network, the remote operations they issued
-(pgdds_net_counts) are what their protocols issue: one atomic per Bloom filter insert, none per
-contains or CP_FIND, at least the formula's atomics (waited for or posted) per hash map and queue
-operation, no flush for a single read or a fully atomic find. Where every rank's memory is mapped
+formula time (its terms measured beside the measurement) is positive, and, where the operations
+go over the network, the remote operations they issued (pgdds_net_counts) are what their
+protocols issue: one atomic per Bloom filter insert, none per contains or CP_FIND, at least the
+formula's atomics (waited for or posted) per hash map and queue operation, no flush for a single
+read or a fully atomic find. Where every rank's memory is mapped
 (the shm transport) nothing is counted.
 
   check_containers_bench.py --run PGDDS_RUN --bench EXE (--network | --direct)
