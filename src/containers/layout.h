@@ -40,9 +40,6 @@ inline uint64_t mix64(uint64_t x)
     return x;
 }
 
-// Maps h onto [0, n) without a division (Lemire's multiply-shift); uses h's high bits.
-inline uint64_t scale(uint64_t h, uint64_t n) { return uint64_t((unsigned __int128)h * n >> 64); }
-
 inline uint64_t round_up(uint64_t x, uint64_t to) { return (x + to - 1) / to * to; }
 
 

@@ -63,6 +63,13 @@ double now_seconds();
 // referenced here, so they are not leaks.
 void retire_handle(void *cell);
 
+// Maps x onto [0, n) by its high bits, without a division (Lemire's multiply-shift).
+inline uint64_t scale(uint64_t x, uint64_t n)
+{
+    __extension__ using u128 = unsigned __int128;  // a GCC/Clang type; __extension__ keeps -Wpedantic quiet
+    return uint64_t(u128(x) * n >> 64);
+}
+
 // Byte copies and comparisons of keys and values: the common word sizes inline as single loads
 // and stores instead of calls into the C library.
 inline void copy_bytes(void *dst, const void *src, size_t n)

@@ -14,7 +14,7 @@ entry_cache::line *entry_cache::set_for(uint64_t tag) const
 {
     // Tags are hashes already. The owner is left out so that finding the set waits for nothing
     // but the tag.
-    return &lines_[scale_to(tag, sets_) * ways];
+    return &lines_[scale(tag, sets_) * ways];
 }
 
 bool entry_cache::find(int owner, uint64_t tag, entry_ref &out) const

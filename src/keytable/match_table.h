@@ -80,9 +80,6 @@ constexpr uint64_t mix64(uint64_t x)
     return x;
 }
 
-// Maps [0, 2^64) onto [0, n) by the high bits (Lemire's multiply-shift).
-inline uint64_t scale_to(uint64_t x, uint64_t n) { return uint64_t((unsigned __int128)x * n >> 64); }
-
 // Where a key lives: its owner and its match bits with the alias bits clear.
 struct key_address {
     int owner;
@@ -94,7 +91,7 @@ struct key_address {
 // still spreads keys over ranks and buckets.
 inline key_address address_of(uint64_t key_hash, int nranks)
 {
-    return key_address{int(scale_to(mix64(key_hash ^ 0x9e3779b97f4a7c15ull), uint64_t(nranks))),
+    return key_address{int(scale(mix64(key_hash ^ 0x9e3779b97f4a7c15ull), uint64_t(nranks))),
                        mix64(key_hash) & ~alias_mask};
 }
 
@@ -125,7 +122,7 @@ constexpr size_t bucket_bytes = sizeof(bucket_words);
 constexpr uint64_t buckets_for(uint64_t capacity) { return (capacity + 3) / 4; }
 
 // The home bucket: from the high bits of the match bits, which address_of has mixed already.
-inline uint64_t home_bucket(uint64_t match_base, uint64_t nbuckets) { return scale_to(match_base, nbuckets); }
+inline uint64_t home_bucket(uint64_t match_base, uint64_t nbuckets) { return scale(match_base, nbuckets); }
 
 // Byte offset of slot s (numbered bucket * 7 + position) from the start of the index.
 constexpr uint64_t slot_offset_in_index(uint64_t s)

@@ -11,6 +11,7 @@
 #include <vector>
 
 using namespace pgdds::containers;
+using pgdds::scale;
 
 TEST_CASE("scale maps hashes uniformly onto a range", "[containers]")
 {
