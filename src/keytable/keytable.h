@@ -94,7 +94,7 @@ class table {
     void on_message(runtime &rt, int src, const uint8_t *payload, size_t size);
 
   private:
-    class records_in_segment : public match_table::record_allocator {
+    class records_in_segment final : public match_table::record_allocator {
       public:
         explicit records_in_segment(segment_allocator &a) : a_(a) {}
         status alloc(size_t bytes, uint64_t &offset) override;

@@ -155,7 +155,6 @@ class transport_ofi final : public transport {
     std::vector<uint64_t> peer_base_;   // [rank]
     std::vector<uint64_t> peer_keys_;   // [rank * nendpoints_ + vci]
     std::vector<fi_addr_t> peer_addrs_; // [rank * nendpoints_ + vci]
-    bool connected_ = false;
 };
 
 }  // namespace pgdds
