@@ -241,9 +241,9 @@ class match_table {
 
     // Where activate() put an entry: its slot and the words that now name it.
     struct placement {
-        uint64_t slot;
-        uint64_t meta;
-        uint64_t loc;
+        uint64_t slot = 0;
+        uint64_t meta = 0;
+        uint64_t loc = 0;
     };
 
     // The index is the zeroed memory at segment + index_offset, nbuckets * 256 bytes.

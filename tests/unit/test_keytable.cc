@@ -39,7 +39,7 @@ struct partition : match_table::record_allocator {
         match_table::pending_entry p;
         status st = table.append_pending(key.data(), key.size(), fingerprint(key), value.data(), value.size(), p);
         if (st != PGDDS_OK) return st;
-        match_table::placement w{};
+        match_table::placement w;
         st = table.activate(p, base, w);
         if (st != PGDDS_OK) table.discard(p);
         else if (where) *where = w;
@@ -197,7 +197,7 @@ TEST_CASE("placement: the home bucket, then the next ones, recorded in the home'
     std::vector<uint64_t> bases = bases_with_home(home, nbuckets, 10);
     std::vector<uint64_t> slots;
     for (size_t i = 0; i < bases.size(); ++i) {
-        match_table::placement w{};
+        match_table::placement w;
         REQUIRE(p.insert("k" + std::to_string(i), "v", bases[i], &w) == PGDDS_OK);
         slots.push_back(w.slot);
     }
@@ -213,7 +213,7 @@ TEST_CASE("placement: the home bucket, then the next ones, recorded in the home'
     CHECK(p.table.bucket(home).extent == 0);
     // A freed home slot is taken first.
     p.remove(slots[2]);
-    match_table::placement w{};
+    match_table::placement w;
     REQUIRE(p.insert("again", "v", bases[8], &w) == PGDDS_OK);
     CHECK(w.slot == slots[2]);
 }
@@ -223,7 +223,7 @@ TEST_CASE("placement wraps around the end of the index", "[keytable]")
     const uint64_t nbuckets = 8, home = nbuckets - 1;
     partition p(nbuckets, 30);
     std::vector<uint64_t> bases = bases_with_home(home, nbuckets, slots_per_bucket + 2);
-    match_table::placement w{};
+    match_table::placement w;
     for (size_t i = 0; i < bases.size(); ++i) REQUIRE(p.insert("k" + std::to_string(i), "v", bases[i], &w) == PGDDS_OK);
     CHECK(w.slot / slots_per_bucket == 0);
     CHECK(p.table.bucket(home).extent == 1);
@@ -251,7 +251,7 @@ TEST_CASE("aliases tell apart keys with equal match bits", "[keytable]")
     // A freed alias is taken again; the others keep theirs.
     p.remove(where[1].slot);
     CHECK_FALSE(p.find("beta", base, s));
-    match_table::placement w{};
+    match_table::placement w;
     REQUIRE(p.insert("delta", "4", base, &w) == PGDDS_OK);
     CHECK(match_alias(p.table.slot(w.slot).match_bits) == 1);
     REQUIRE(p.find("gamma", base, s, &value));
@@ -283,7 +283,7 @@ TEST_CASE("capacity, and removal making room", "[keytable]")
     CHECK((after & meta_version_mask) != (before & meta_version_mask));
     CHECK(p.allocator.live_blocks() == 4);
     CHECK(p.table.live() == 4);
-    match_table::placement w{};
+    match_table::placement w;
     REQUIRE(p.insert("k5", "v", address_of(5, 1).match_base, &w) == PGDDS_OK);
     // A slot taken again carries a new gen, so readers tell its occupants apart.
     if (w.slot == where[3].slot) CHECK(meta_gen(w.meta) == meta_gen(before) + 1);
