@@ -43,11 +43,6 @@ const std::vector<build_option> &build_options()
 #else
         const bool verbs = false;
 #endif
-#ifdef PGDDS_HAVE_CUDA
-        const bool cuda = true;
-#else
-        const bool cuda = false;
-#endif
 #ifdef PGDDS_HAVE_PMIX
         const std::string pmix = PMIx_Get_version();
         const std::string bootstraps = "pmix pmi2 pmi1 singleton";
@@ -69,7 +64,6 @@ const std::vector<build_option> &build_options()
             {"verbs", yes_no(verbs)},
             {"bootstrap", bootstraps},
             {"pmix", pmix},
-            {"cuda", yes_no(cuda)},
             {"max_ranks", std::to_string(1u << PGDDS_GPTR_RANK_BITS)},
             {"max_segment_size", std::to_string(1ull << PGDDS_GPTR_OFFSET_BITS)},
         };

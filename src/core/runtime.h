@@ -296,8 +296,6 @@ class runtime {
     std::atomic<bool> progress_stop_{false};
     std::atomic<double> last_peer_check_{0};
     bool finalized_ = false;
-
-    friend class transport_shm;
 };
 
 // Header of every active-message packet; the payload fragment follows.

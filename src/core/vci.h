@@ -116,7 +116,7 @@ struct alignas(cache_line) vci {
         std::vector<uint8_t> data;
         uint32_t received = 0;
     };
-    std::unordered_map<uint64_t, partial_am> reassembly;  // key: src rank << 40 | message id
+    std::unordered_map<uint64_t, partial_am> reassembly;  // key: src rank << 32 | message id
     std::deque<am_message> inbox;                          // complete messages not yet handled
     std::atomic<uint32_t> inbox_count{0};                  // inbox.size(), readable without the VCI
     deferred_stores deferred;                              // complete at the next flush

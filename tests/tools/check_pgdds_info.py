@@ -32,6 +32,8 @@ def main():
     transports = {t["transport"] for t in doc["transports"]}
     expect({"shm", "ofi", "ucx", "verbs"} <= transports, f"transports {transports}")
     expect(doc["build"]["version"] == doc["version"], "one version")
+    # Only what has code behind it: the library has no CUDA code, so no CUDA claim.
+    expect(not any("cuda" in k.lower() for k in doc["build"]), f"build options {sorted(doc['build'])}")
 
     text = run(info)
     for name in names:
