@@ -3,7 +3,7 @@
 // from every rank at once, insert throughput; and a plain 8-byte pgdds_get in the same run, the
 // yardstick of "remote reads".
 //
-//   pgdds-run -n 2 keytable-bench [--json] [--min-entries N] [--max-entries N] [--value-size B]
+//   pgdds-run -n 2 pgdds-bench-keytable [--json] [--min-entries N] [--max-entries N] [--value-size B]
 //                                 [--sample N] [--ops N]
 //
 // Latencies are measured by rank 0 alone reading rank 1's keys while the other ranks wait in a
@@ -52,7 +52,7 @@ double now()
 void check(pgdds_status_t st, const char *what)
 {
     if (st == PGDDS_OK) return;
-    std::fprintf(stderr, "keytable-bench: rank %d: %s: %s\n", me, what, pgdds_last_error());
+    std::fprintf(stderr, "pgdds-bench-keytable: rank %d: %s: %s\n", me, what, pgdds_last_error());
     std::exit(1);
 }
 
@@ -212,7 +212,7 @@ bool parse(int argc, char **argv)
 int main(int argc, char **argv)
 {
     if (!parse(argc, argv)) {
-        std::fprintf(stderr, "usage: keytable-bench [--json] [--min-entries N] [--max-entries N] [--value-size B] "
+        std::fprintf(stderr, "usage: pgdds-bench-keytable [--json] [--min-entries N] [--max-entries N] [--value-size B] "
                              "[--sample N] [--ops N]\n");
         return 2;
     }

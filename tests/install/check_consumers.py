@@ -2,15 +2,19 @@
 """Installs libpgdds into a staging directory and builds outside programs against it.
 
 The build directory is installed with `meson install --destdir` into a temporary directory
-(pgdds.pc is relocatable, so the staged copy describes itself). Then a C, a C++ and (when
-the Fortran bindings are built) a Fortran program are compiled with nothing but
-`pkg-config --cflags --libs pgdds`, PKG_CONFIG_PATH pointing at the staged pkgconfig
-directory, and run on 2 ranks under the staged pgdds-run. They must find the staged
-library at run time by themselves (the rpath pgdds.pc gives outside /usr); the staged
-pgdds-info must too (its rpath is relative to itself). The C program must not depend on
-libpgdds_fortran.
+(pgdds.pc, pgdds-fortran.pc and pgdds's CMake package are relocatable, so the staged copy
+describes itself). Then a C, a C++ and (when the Fortran bindings are built) a Fortran program
+are compiled twice: with nothing but `pkg-config --cflags --libs pgdds` (`pgdds-fortran` for
+Fortran), PKG_CONFIG_PATH pointing at the staged pkgconfig directory; and (when CMake was found
+at setup) by a CMake project that calls find_package(pgdds) with CMAKE_PREFIX_PATH set to the
+staged prefix and links pgdds::pgdds or pgdds::fortran. Each runs on 2 ranks under the staged
+pgdds-run. They must find the staged library at run time by themselves (the rpath pgdds.pc
+gives outside /usr, the build rpath CMake gives); the staged pgdds-info and benchmark must too
+(their rpath is relative to themselves). C and C++ programs must not depend on
+libpgdds_fortran, nor see the Fortran module's directory.
 
-usage: check_consumers.py MESON BUILDDIR PREFIX LIBDIR SRCDIR --cc CC... --cxx CXX... [--fc FC...]
+usage: check_consumers.py MESON BUILDDIR PREFIX LIBDIR INCLUDEDIR SRCDIR [--cmake CMAKE]
+                          --cc CC... --cxx CXX... [--fc FC...]
 (MESON: the meson on PATH, used when the running Python cannot import Meson)
 """
 import json
@@ -22,15 +26,16 @@ import tempfile
 
 
 def parse_args(argv):
-    meson, builddir, prefix, libdir, srcdir = argv[:5]
+    meson, builddir, prefix, libdir, includedir, srcdir = argv[:6]
     compilers, current = {}, None
-    for a in argv[5:]:
-        if a in ("--cc", "--cxx", "--fc"):
+    for a in argv[6:]:
+        if a in ("--cmake", "--cc", "--cxx", "--fc"):
             current = a[2:]
             compilers[current] = []
         else:
             compilers[current].append(a)
-    return meson, builddir, prefix, libdir, srcdir, compilers
+    cmake = compilers.pop("cmake", [None])[0]
+    return meson, builddir, prefix, libdir, includedir, srcdir, cmake, compilers
 
 
 def run(cmd, env=None, cwd=None, show=True):
@@ -58,8 +63,37 @@ def staged(stage, path, prefix):
     return os.path.join(stage, full.lstrip("/"))
 
 
+def check_program(name, lang, exe, tmp, bindir_staged, env):
+    """The program loads the staged libpgdds, needs libpgdds_fortran only if it is Fortran, and
+    passes on 2 ranks under the staged pgdds-run."""
+    loaded = run(["ldd", exe], env=env, show=False)
+    lib_line = [line for line in loaded.splitlines() if "libpgdds.so" in line]
+    if not lib_line or tmp not in lib_line[0]:
+        raise SystemExit(f"{exe} does not load the staged libpgdds: {lib_line}")
+    needs_fortran = "libpgdds_fortran" in run(["readelf", "-d", exe], show=False)
+    if needs_fortran != (lang == "fc"):
+        raise SystemExit(f"{exe} {'depends' if needs_fortran else 'does not depend'} on libpgdds_fortran")
+    out = run([os.path.join(bindir_staged, "pgdds-run"), "-n", "2", "--timeout", "60", exe], env=env, cwd=tmp)
+    if f"{name}: passed on 2 ranks" not in out:
+        raise SystemExit(f"{exe} did not report success")
+
+
+def build_with_cmake(cmake, srcdir, tmp, stage_prefix, compilers, env):
+    """Configures and builds tests/install/cmake against the staged prefix; returns its build
+    directory. The compilers are the build's own (a launcher such as ccache is left out)."""
+    build = os.path.join(tmp, "cmake-build")
+    cmd = [cmake, "-S", os.path.join(srcdir, "cmake"), "-B", build, f"-DCMAKE_PREFIX_PATH={stage_prefix}",
+           f"-DCONSUMER_SOURCES={srcdir}", f"-DCMAKE_C_COMPILER={compilers['cc'][-1]}",
+           f"-DCMAKE_CXX_COMPILER={compilers['cxx'][-1]}", f"-DWITH_FORTRAN={'ON' if 'fc' in compilers else 'OFF'}"]
+    if "fc" in compilers:
+        cmd.append(f"-DCMAKE_Fortran_COMPILER={compilers['fc'][-1]}")
+    run(cmd, env=env)
+    run([cmake, "--build", build], env=env)
+    return build
+
+
 def main():
-    meson, builddir, prefix, libdir, srcdir, compilers = parse_args(sys.argv[1:])
+    meson, builddir, prefix, libdir, includedir, srcdir, cmake, compilers = parse_args(sys.argv[1:])
     tmp = tempfile.mkdtemp(prefix="pgdds-install-")
     try:
         stage = os.path.join(tmp, "stage")
@@ -71,14 +105,29 @@ def main():
         bindir_staged = staged(stage, "bin", prefix)
         env = dict(os.environ, PKG_CONFIG_PATH=os.path.join(libdir_staged, "pkgconfig"))
         env.pop("LD_LIBRARY_PATH", None)
-        flags = run([os.environ.get("PKG_CONFIG", "pkg-config"), "--cflags", "--libs", "pgdds"], env=env).split()
-        if "-Wl,-rpath," not in " ".join(flags):
+        pkg_config = os.environ.get("PKG_CONFIG", "pkg-config")
+        flags = {"cc": run([pkg_config, "--cflags", "--libs", "pgdds"], env=env).split()}
+        flags["cxx"] = flags["cc"]
+        if any("pgdds/fortran" in f or "pgdds_fortran" in f for f in flags["cc"]):
+            raise SystemExit("pgdds.pc gives C programs the Fortran module's directory or library")
+        if "fc" in compilers:
+            flags["fc"] = run([pkg_config, "--cflags", "--libs", "pgdds-fortran"], env=env).split()
+            module = os.path.join(staged(stage, includedir, prefix), "pgdds", "fortran", "pgdds.mod")
+            if not os.path.isfile(module):
+                raise SystemExit(f"pgdds.mod is not installed in {os.path.dirname(module)}")
+        if "-Wl,-rpath," not in " ".join(flags["cc"]):
             # Installed under /usr: the dynamic linker's own directories are expected to hold it.
             env["LD_LIBRARY_PATH"] = libdir_staged
 
         info = json.loads(run([os.path.join(bindir_staged, "pgdds-info"), "--json"], env=env, show=False))
         if not info["variables"] or info["version"] != info["build"]["version"]:
             raise SystemExit("the staged pgdds-info gives no variables or an inconsistent version")
+        # An installed benchmark runs from the staged prefix like the tools.
+        out = run([os.path.join(bindir_staged, "pgdds-run"), "-n", "2", "--timeout", "120",
+                   os.path.join(bindir_staged, "pgdds-bench-keytable"), "--max-entries", "1024", "--ops", "100"],
+                  env=env, cwd=tmp, show=False)
+        if "get_remote_latency_spread" not in out:
+            raise SystemExit(f"the staged pgdds-bench-keytable reported no measurement:\n{out}")
 
         programs = [("consumer-c", "cc", "consumer.c", ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror"]),
                     ("consumer-cxx", "cxx", "consumer.cpp", ["-std=c++17", "-Wall", "-Wextra", "-pedantic", "-Werror"])]
@@ -86,18 +135,15 @@ def main():
             programs.append(("consumer-fortran", "fc", "consumer.f90", ["-std=f2008", "-Wall"]))
         for name, lang, source, strict in programs:
             exe = os.path.join(tmp, name)
-            run(compilers[lang] + strict + [os.path.join(srcdir, source), "-o", exe] + flags, env=env)
-            loaded = run(["ldd", exe], env=env, show=False)
-            lib_line = [line for line in loaded.splitlines() if "libpgdds.so" in line]
-            if not lib_line or tmp not in lib_line[0]:
-                raise SystemExit(f"{name} does not load the staged libpgdds: {lib_line}")
-            needs_fortran = "libpgdds_fortran" in run(["readelf", "-d", exe], show=False)
-            if needs_fortran != (lang == "fc"):
-                raise SystemExit(f"{name} {'depends' if needs_fortran else 'does not depend'} on libpgdds_fortran")
-            out = run([os.path.join(bindir_staged, "pgdds-run"), "-n", "2", "--timeout", "60", exe], env=env, cwd=tmp)
-            if f"{name}: passed on 2 ranks" not in out:
-                raise SystemExit(f"{name} did not report success")
+            run(compilers[lang] + strict + [os.path.join(srcdir, source), "-o", exe] + flags[lang], env=env)
+            check_program(name, lang, exe, tmp, bindir_staged, env)
         print("every consumer built with pkg-config and ran on 2 ranks")
+
+        if cmake:
+            build = build_with_cmake(cmake, srcdir, tmp, staged(stage, "", prefix), compilers, env)
+            for name, lang, _, _ in programs:
+                check_program(name, lang, os.path.join(build, name), tmp, bindir_staged, env)
+            print("every consumer built with CMake (find_package(pgdds)) and ran on 2 ranks")
         return 0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
