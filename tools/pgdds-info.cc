@@ -5,6 +5,8 @@
 // from the same table the library parses the environment with.
 #include <pgdds/pgdds.h>
 
+#include "cli.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -34,25 +36,47 @@ void usage(FILE *f)
             "  -e, --env            PGDDS_* variables: type, default, current value, meaning\n"
             "      --json           one JSON object instead of text\n"
             "      --env-markdown   the variable reference of docs/environment.md\n"
+            "  -V, --version        the version\n"
             "  -h, --help           this text\n");
 }
 
 bool parse_args(int argc, char **argv, options &o)
 {
-    for (int i = 1; i < argc; ++i) {
-        std::string a = argv[i];
-        if (a == "-b" || a == "--build") o.build = true;
-        else if (a == "-t" || a == "--transports") o.transports = true;
-        else if (a == "-e" || a == "--env") o.env = true;
-        else if (a == "--json") o.json = true;
-        else if (a == "--env-markdown") o.markdown = true;
-        else if (a == "-h" || a == "--help") {
+    enum { opt_json = 256, opt_markdown };
+    static const option longopts[] = {
+        {"build", no_argument, nullptr, 'b'},
+        {"transports", no_argument, nullptr, 't'},
+        {"env", no_argument, nullptr, 'e'},
+        {"json", no_argument, nullptr, opt_json},
+        {"env-markdown", no_argument, nullptr, opt_markdown},
+        {"version", no_argument, nullptr, 'V'},
+        {"help", no_argument, nullptr, 'h'},
+        {nullptr, 0, nullptr, 0},
+    };
+    opterr = 0;
+    for (int c; (c = getopt_long(argc, argv, ":btehV", longopts, nullptr)) != -1;) {
+        switch (c) {
+        case 'b': o.build = true; break;
+        case 't': o.transports = true; break;
+        case 'e': o.env = true; break;
+        case opt_json: o.json = true; break;
+        case opt_markdown: o.markdown = true; break;
+        case 'V':
+            pgdds_cli_version("pgdds-info", pgdds_version_string());
+            exit(0);
+        case 'h':
             usage(stdout);
             exit(0);
-        } else {
-            fprintf(stderr, "pgdds-info: unknown option %s\n", a.c_str());
+        default: {
+            char why[160];
+            fprintf(stderr, "pgdds-info: %s\n", pgdds_cli_error(c, argv, why, sizeof why));
             return false;
         }
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "pgdds-info: unexpected argument %s\n", argv[optind]);
+        return false;
     }
     if (!o.build && !o.transports && !o.env) o.build = o.transports = o.env = true;
     return true;

@@ -3,6 +3,8 @@
 // passes the environment through, and ends the whole job when one rank fails, naming the rank
 // and the cause. Nothing is left behind: no process, no shared-memory file.
 #include "../pmi/pmi1_wire.h"
+#include "cli.h"
+#include "pgdds_config.h"
 
 #include <hwloc.h>
 
@@ -61,86 +63,107 @@ void usage(FILE *f)
 {
     fprintf(f,
             "usage: pgdds-run -n N [options] [--] program [args...]\n"
-            "Starts N ranks of program on this node and serves PMI-1 to them.\n"
-            "  -n, --np N            number of ranks\n"
+            "Starts N ranks of program on this node and serves PMI-1 to them. Options come before\n"
+            "the program; what follows it is the program's. Values attach as -n4, -n 4, --np=4 or\n"
+            "--np 4.\n"
+            "  -n, --np N            number of ranks, 1..4096 (-np N as with mpirun)\n"
             "  --bind-to core|none   bind each rank to a core with hwloc (default: core when\n"
             "                        there are at least N cores, else none)\n"
-            "  --prefix, --tag-output  prefix every output line with [rank]\n"
-            "  --timeout SECONDS     end the job if it runs longer\n"
+            "  --tag-output, --prefix  prefix every output line with [rank]\n"
+            "  --timeout SECONDS     end the job if it runs longer (exit status 124)\n"
             "  --grace SECONDS       when a rank fails, give the others this long to notice\n"
-            "                        (PGDDS_ERR_PEER_FAILED) and exit before ending them (default 0)\n"
+            "                        (PGDDS_ERR_PEER_FAILED) and exit before ending them; 0..600\n"
+            "                        (default 0)\n"
             "  -v, --verbose         report each rank's start and end\n"
+            "  -V, --version         the version\n"
             "  -h, --help            this text\n"
             "Exit status: 0 when every rank finalized and exited 0; else the failing rank's exit\n"
-            "code (128+signal for a signal, 124 for --timeout).\n");
+            "code (128+signal for a signal, 124 for --timeout); 2 for bad arguments.\n");
+}
+
+// A number in [lo, hi] from the whole of text.
+bool parse_number(const char *text, double lo, double hi, double &out)
+{
+    char *end;
+    out = strtod(text, &end);
+    return end != text && !*end && out >= lo && out <= hi;
 }
 
 bool parse_args(int argc, char **argv, options &o)
 {
-    int i = 1;
-    for (; i < argc; ++i) {
-        std::string a = argv[i];
-        auto value = [&](const char *name) -> const char * {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "pgdds-run: %s needs a value\n", name);
-                return nullptr;
+    enum { opt_bind = 256, opt_tag, opt_timeout, opt_grace };
+    static const option longopts[] = {
+        {"np", required_argument, nullptr, 'n'},
+        {"bind-to", required_argument, nullptr, opt_bind},
+        {"tag-output", no_argument, nullptr, opt_tag},
+        {"prefix", no_argument, nullptr, opt_tag},
+        {"timeout", required_argument, nullptr, opt_timeout},
+        {"grace", required_argument, nullptr, opt_grace},
+        {"verbose", no_argument, nullptr, 'v'},
+        {"version", no_argument, nullptr, 'V'},
+        {"help", no_argument, nullptr, 'h'},
+        {nullptr, 0, nullptr, 0},
+    };
+    opterr = 0;
+    // '+': the first argument that is not an option is the program; the rest are its own.
+    for (int c; (c = getopt_long(argc, argv, "+:n:vVh", longopts, nullptr)) != -1;) {
+        double v = 0;
+        switch (c) {
+        case 'n': {
+            // -np N (mpirun's spelling) reads as -n with the value "p": the count follows.
+            const char *count = optarg;
+            if (count[0] == 'p') {
+                if (count[1]) count += 1;
+                else if (optind < argc) count = argv[optind++];
+                else {
+                    fprintf(stderr, "pgdds-run: option -np needs a value\n");
+                    return false;
+                }
             }
-            return argv[++i];
-        };
-        if (a == "--") {
-            ++i;
-            break;
-        } else if (a == "-n" || a == "-np" || a == "--np") {
-            const char *v = value(a.c_str());
-            if (!v) return false;
-            char *end;
-            long n = strtol(v, &end, 10);
-            if (*end || n < 1 || n > 4096) {
-                fprintf(stderr, "pgdds-run: -n %s is not a rank count in 1..4096\n", v);
+            if (!parse_number(count, 1, 4096, v) || v != double(int(v))) {
+                fprintf(stderr, "pgdds-run: -n %s is not a rank count in 1..4096\n", count);
                 return false;
             }
-            o.nranks = int(n);
-        } else if (a == "--bind-to") {
-            const char *v = value("--bind-to");
-            if (!v) return false;
-            o.bind = v;
-            if (o.bind != "core" && o.bind != "none") {
-                fprintf(stderr, "pgdds-run: --bind-to %s: expected core or none\n", v);
-                return false;
-            }
-        } else if (a == "--prefix" || a == "--tag-output") {
-            o.prefix = true;
-        } else if (a == "--timeout") {
-            const char *v = value("--timeout");
-            if (!v) return false;
-            char *end;
-            o.timeout = strtod(v, &end);
-            if (*end || !(o.timeout > 0)) {
-                fprintf(stderr, "pgdds-run: --timeout %s is not a positive number of seconds\n", v);
-                return false;
-            }
-        } else if (a == "--grace") {
-            const char *v = value("--grace");
-            if (!v) return false;
-            char *end;
-            o.grace = strtod(v, &end);
-            if (*end || !(o.grace >= 0) || o.grace > 600) {
-                fprintf(stderr, "pgdds-run: --grace %s is not a number of seconds in 0..600\n", v);
-                return false;
-            }
-        } else if (a == "-v" || a == "--verbose") {
-            o.verbose = true;
-        } else if (a == "-h" || a == "--help") {
-            usage(stdout);
-            exit(0);
-        } else if (a.size() > 1 && a[0] == '-') {
-            fprintf(stderr, "pgdds-run: unknown option %s\n", a.c_str());
-            return false;
-        } else {
+            o.nranks = int(v);
             break;
         }
+        case opt_bind:
+            o.bind = optarg;
+            if (o.bind != "core" && o.bind != "none") {
+                fprintf(stderr, "pgdds-run: --bind-to %s: expected core or none\n", optarg);
+                return false;
+            }
+            break;
+        case opt_tag: o.prefix = true; break;
+        case opt_timeout:
+            if (!parse_number(optarg, 1e-9, 1e9, v)) {
+                fprintf(stderr, "pgdds-run: --timeout %s is not a positive number of seconds\n", optarg);
+                return false;
+            }
+            o.timeout = v;
+            break;
+        case opt_grace:
+            if (!parse_number(optarg, 0, 600, v)) {
+                fprintf(stderr, "pgdds-run: --grace %s is not a number of seconds in 0..600\n", optarg);
+                return false;
+            }
+            o.grace = v;
+            break;
+        case 'v': o.verbose = true; break;
+        case 'V':
+            pgdds_cli_version("pgdds-run", PGDDS_VERSION_TEXT);
+            exit(0);
+        case 'h':
+            usage(stdout);
+            exit(0);
+        default: {
+            char why[160];
+            fprintf(stderr, "pgdds-run: %s\n", pgdds_cli_error(c, argv, why, sizeof why));
+            return false;
+        }
+        }
     }
-    for (; i < argc; ++i) o.argv.push_back(argv[i]);
+    for (int i = optind; i < argc; ++i) o.argv.push_back(argv[i]);
     o.argv.push_back(nullptr);
     if (o.nranks == 0) {
         fprintf(stderr, "pgdds-run: -n N is required\n");

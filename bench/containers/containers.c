@@ -17,6 +17,8 @@
  * {"bench":..,"transport":..,"ranks":..,"threads":..,"size":..,"metric":..,"value":..,"unit":..} */
 #include <pgdds/pgdds.h>
 
+#include "../../tools/cli.h"
+
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -705,9 +707,9 @@ static void bench_bloom(void)
     check(pgdds_bloom_destroy(bloom), "pgdds_bloom_destroy");
 }
 
-static void usage(void)
+static void usage(FILE *f)
 {
-    fprintf(stderr,
+    fprintf(f,
             "usage: pgdds-bench-containers [options]\n"
             "  --json              one JSON object per measurement\n"
             "  --bench LIST        comma-separated name prefixes (hashmap, hashmap_find, queue_fast, bloom,\n"
@@ -721,28 +723,97 @@ static void usage(void)
             "  --fp-rate R         Bloom filter false-positive rate (default 0.01)\n"
             "  --calibration N     primitive operations per rank measured right before and right after\n"
             "                      each measurement for its formula (default 20000; 0: the costs\n"
-            "                      measured at the start)\n");
-    exit(2);
+            "                      measured at the start)\n"
+            "  -V, --version       the version\n"
+            "  -h, --help          this text\n"
+            "Values attach as --keys=1000 or --keys 1000.\n");
+}
+
+/* The first thing wrong with the command line; "" when it is good. */
+static char bad_args[160];
+
+static void bad_usage(const char *why)
+{
+    if (!bad_args[0]) snprintf(bad_args, sizeof bad_args, "%s", why);
+}
+
+/* A whole number from the whole of text, within [lo, hi]. */
+static uint64_t count_arg(const char *name, const char *text, uint64_t lo, uint64_t hi)
+{
+    char *end, why[160];
+    unsigned long long x = strtoull(text, &end, 0);
+    if (end == text || *end || text[0] == '-' || x < lo || x > hi) {
+        snprintf(why, sizeof why, "--%s %s is not a whole number in %llu..%llu", name, text,
+                 (unsigned long long)lo, (unsigned long long)hi);
+        bad_usage(why);
+    }
+    return x < lo ? lo : x;
 }
 
 int main(int argc, char **argv)
 {
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--json")) opt.json = 1;
-        else if (!v) usage();
-        else if (!strcmp(a, "--bench")) opt.only = v, ++i;
-        else if (!strcmp(a, "--keys")) opt.keys = strtoull(v, NULL, 0), ++i;
-        else if (!strcmp(a, "--capacity")) opt.capacity = strtoull(v, NULL, 0), ++i;
-        else if (!strcmp(a, "--ops")) opt.ops = strtoull(v, NULL, 0), ++i;
-        else if (!strcmp(a, "--batch")) opt.batch = strtoull(v, NULL, 0), ++i;
-        else if (!strcmp(a, "--message-size")) opt.message = strtoull(v, NULL, 0), ++i;
-        else if (!strcmp(a, "--threads")) opt.threads = atoi(v), ++i;
-        else if (!strcmp(a, "--fp-rate")) opt.fp_rate = atof(v), ++i;
-        else if (!strcmp(a, "--calibration")) opt.calibration = strtoull(v, NULL, 0), ++i;
-        else usage();
+    enum { opt_json = 256, opt_bench, opt_keys, opt_capacity, opt_ops, opt_batch, opt_message_size, opt_threads,
+           opt_fp_rate, opt_calibration };
+    static const struct option longopts[] = {
+        {"json", no_argument, NULL, opt_json},
+        {"bench", required_argument, NULL, opt_bench},
+        {"keys", required_argument, NULL, opt_keys},
+        {"capacity", required_argument, NULL, opt_capacity},
+        {"ops", required_argument, NULL, opt_ops},
+        {"batch", required_argument, NULL, opt_batch},
+        {"message-size", required_argument, NULL, opt_message_size},
+        {"threads", required_argument, NULL, opt_threads},
+        {"fp-rate", required_argument, NULL, opt_fp_rate},
+        {"calibration", required_argument, NULL, opt_calibration},
+        {"version", no_argument, NULL, 'V'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const uint64_t many = UINT64_C(1) << 40;
+    char why[160], *end;
+    int c, asked = 0; /* 'h' or 'V': help or version */
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":Vh", longopts, NULL)) != -1) {
+        switch (c) {
+        case opt_json: opt.json = 1; break;
+        case opt_bench: opt.only = optarg; break;
+        case opt_keys: opt.keys = count_arg("keys", optarg, 1, many); break;
+        case opt_capacity: opt.capacity = count_arg("capacity", optarg, 1, many); break;
+        case opt_ops: opt.ops = count_arg("ops", optarg, 1, many); break;
+        case opt_batch: opt.batch = count_arg("batch", optarg, 1, 256); break;
+        case opt_message_size: opt.message = count_arg("message-size", optarg, 1, many); break;
+        case opt_threads: opt.threads = (int)count_arg("threads", optarg, 1, 64); break;
+        case opt_fp_rate:
+            opt.fp_rate = strtod(optarg, &end);
+            if (end == optarg || *end || !(opt.fp_rate > 0 && opt.fp_rate < 1)) {
+                snprintf(why, sizeof why, "--fp-rate %s is not a rate between 0 and 1", optarg);
+                bad_usage(why);
+            }
+            break;
+        case opt_calibration: opt.calibration = count_arg("calibration", optarg, 0, many); break;
+        case 'V':
+        case 'h': asked = c; break;
+        default: bad_usage(pgdds_cli_error(c, argv, why, sizeof why));
+        }
     }
-    if (opt.keys == 0 || opt.batch == 0 || opt.message == 0 || opt.threads < 1 || opt.threads > 64) usage();
+    if (optind < argc) {
+        snprintf(why, sizeof why, "unexpected argument %s", argv[optind]);
+        bad_usage(why);
+    }
+    if (bad_args[0] || asked) {
+        /* Said once, by rank 0 of the job. */
+        if (pgdds_init(NULL, &ctx) != PGDDS_OK) return 2;
+        if (pgdds_rank(ctx) == 0 && bad_args[0]) {
+            fprintf(stderr, "pgdds-bench-containers: %s\n", bad_args);
+            usage(stderr);
+        } else if (pgdds_rank(ctx) == 0 && asked == 'h') {
+            usage(stdout);
+        } else if (pgdds_rank(ctx) == 0) {
+            pgdds_cli_version("pgdds-bench-containers", pgdds_version_string());
+        }
+        pgdds_finalize(ctx);
+        return bad_args[0] ? 2 : 0;
+    }
     pgdds_init_params_t params = {0, 0, 0, NULL, 0};
     if (opt.threads > 1) params.field_mask = PGDDS_INIT_FIELD_THREAD_LEVEL, params.thread_level = PGDDS_THREAD_MULTIPLE;
     check(pgdds_init(&params, &ctx), "pgdds_init");

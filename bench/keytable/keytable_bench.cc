@@ -11,6 +11,8 @@
 // every rank inserts N keys, which spread over all ranks.
 #include <pgdds/pgdds.h>
 
+#include "../../tools/cli.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -186,38 +188,73 @@ void run_size(uint64_t entries, pgdds_gptr_t *words)
     check(pgdds_keytable_destroy(t), "destroy");
 }
 
-bool parse(int argc, char **argv)
+const char usage[] =
+    "usage: pgdds-bench-keytable [--json] [--min-entries N] [--max-entries N] [--value-size B] [--sample N]\n"
+    "                            [--ops N] [--version] [--help]\n"
+    "Values attach as --ops=5000 or --ops 5000; counts are positive.\n";
+
+// "" when the command line is good, "help" or "version" when asked for, else what is wrong.
+std::string parse(int argc, char **argv)
 {
-    for (int i = 1; i < argc; ++i) {
-        std::string a = argv[i];
-        auto next = [&](uint64_t &out) {
-            if (i + 1 >= argc) return false;
-            out = std::strtoull(argv[++i], nullptr, 0);
-            return out > 0;
-        };
+    enum { opt_json = 256, opt_min, opt_max, opt_value_size, opt_sample, opt_ops };
+    static const option longopts[] = {
+        {"json", no_argument, nullptr, opt_json},
+        {"min-entries", required_argument, nullptr, opt_min},
+        {"max-entries", required_argument, nullptr, opt_max},
+        {"value-size", required_argument, nullptr, opt_value_size},
+        {"sample", required_argument, nullptr, opt_sample},
+        {"ops", required_argument, nullptr, opt_ops},
+        {"version", no_argument, nullptr, 'V'},
+        {"help", no_argument, nullptr, 'h'},
+        {nullptr, 0, nullptr, 0},
+    };
+    opterr = 0;
+    int index = -1;
+    for (int c; (index = -1, c = getopt_long(argc, argv, ":Vh", longopts, &index)) != -1;) {
         uint64_t v = 0;
-        if (a == "--json") opt.json = true;
-        else if (a == "--min-entries" && next(v)) opt.min_entries = v;
-        else if (a == "--max-entries" && next(v)) opt.max_entries = v;
-        else if (a == "--value-size" && next(v)) opt.value_size = size_t(v);
-        else if (a == "--sample" && next(v)) opt.sample = size_t(v);
-        else if (a == "--ops" && next(v)) opt.ops = size_t(v);
-        else return false;
+        if (c >= opt_min) {
+            char *end = nullptr;
+            v = std::strtoull(optarg, &end, 0);
+            if (end == optarg || *end || optarg[0] == '-' || v == 0)
+                return std::string("--") + longopts[index].name + " " + optarg + " is not a positive count";
+        }
+        switch (c) {
+        case opt_json: opt.json = true; break;
+        case opt_min: opt.min_entries = v; break;
+        case opt_max: opt.max_entries = v; break;
+        case opt_value_size: opt.value_size = size_t(v); break;
+        case opt_sample: opt.sample = size_t(v); break;
+        case opt_ops: opt.ops = size_t(v); break;
+        case 'V': return "version";
+        case 'h': return "help";
+        default: {
+            char why[160];
+            return pgdds_cli_error(c, argv, why, sizeof why);
+        }
+        }
     }
-    return opt.value_size <= PGDDS_KEYTABLE_MAX_VALUE_SIZE && opt.min_entries <= opt.max_entries;
+    if (optind < argc) return std::string("unexpected argument ") + argv[optind];
+    if (opt.value_size > PGDDS_KEYTABLE_MAX_VALUE_SIZE)
+        return "--value-size is at most " + std::to_string(PGDDS_KEYTABLE_MAX_VALUE_SIZE);
+    if (opt.min_entries > opt.max_entries) return "--min-entries is above --max-entries";
+    return "";
 }
 
 }  // namespace
 
 int main(int argc, char **argv)
 {
-    if (!parse(argc, argv)) {
-        std::fprintf(stderr, "usage: pgdds-bench-keytable [--json] [--min-entries N] [--max-entries N] [--value-size B] "
-                             "[--sample N] [--ops N]\n");
-        return 2;
-    }
+    const std::string bad = parse(argc, argv);
     check(pgdds_init(nullptr, &ctx), "pgdds_init");
     me = pgdds_rank(ctx);
+    if (!bad.empty()) {
+        // Said once, by rank 0.
+        if (me == 0 && bad == "help") std::printf("%s", usage);
+        else if (me == 0 && bad == "version") pgdds_cli_version("pgdds-bench-keytable", pgdds_version_string());
+        else if (me == 0) std::fprintf(stderr, "pgdds-bench-keytable: %s\n%s", bad.c_str(), usage);
+        check(pgdds_finalize(ctx), "finalize");
+        return bad == "help" || bad == "version" ? 0 : 2;
+    }
     nranks = pgdds_nranks(ctx);
     // One word per rank for the plain-get yardstick (rank 0 reads rank 1's).
     pgdds_gptr_t mine;

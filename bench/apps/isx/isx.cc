@@ -21,6 +21,8 @@
 //
 // --inject-error makes rank 0 spoil its sorted bucket before the verification (order: two keys
 // swapped; key: one key changed), so that tests can see the verification fail.
+#include "../../../tools/cli.h"
+
 #include <pgdds/containers.hpp>
 
 #include <algorithm>
@@ -63,54 +65,78 @@ uint64_t mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
-// An empty string on success, else what is wrong.
+// An empty string on success, "help" or "version" when asked for, else what is wrong.
 std::string parse(int argc, char **argv, options &o)
 {
-    for (int i = 1; i < argc; ++i) {
-        std::string a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
-        auto whole = [&](uint64_t lo, uint64_t hi, uint64_t &out) {
-            char *end = nullptr;
-            if (!v) return false;
-            unsigned long long x = std::strtoull(v, &end, 0);
-            ++i;
-            out = x;
-            return end != v && *end == '\0' && x >= lo && x <= hi && v[0] != '-';
-        };
+    enum { opt_keys = 256, opt_key_bits, opt_message_size, opt_iterations, opt_queue, opt_inject, opt_no_reference,
+           opt_json };
+    static const option longopts[] = {
+        {"keys-per-rank", required_argument, nullptr, opt_keys},
+        {"key-bits", required_argument, nullptr, opt_key_bits},
+        {"message-size", required_argument, nullptr, opt_message_size},
+        {"iterations", required_argument, nullptr, opt_iterations},
+        {"queue", required_argument, nullptr, opt_queue},
+        {"inject-error", required_argument, nullptr, opt_inject},
+        {"no-reference", no_argument, nullptr, opt_no_reference},
+        {"json", no_argument, nullptr, opt_json},
+        {"version", no_argument, nullptr, 'V'},
+        {"help", no_argument, nullptr, 'h'},
+        {nullptr, 0, nullptr, 0},
+    };
+    auto whole = [](uint64_t lo, uint64_t hi, uint64_t &out) {
+        char *end = nullptr;
+        unsigned long long x = std::strtoull(optarg, &end, 0);
+        out = x;
+        return end != optarg && *end == '\0' && x >= lo && x <= hi && optarg[0] != '-';
+    };
+    opterr = 0;
+    for (int c; (c = getopt_long(argc, argv, ":Vh", longopts, nullptr)) != -1;) {
         uint64_t x = 0;
-        if (a == "--keys-per-rank") {
+        switch (c) {
+        case opt_keys:
             if (!whole(1, uint64_t(1) << 32, x)) return "--keys-per-rank takes a count from 1 to 2^32";
             o.keys_per_rank = x;
-        } else if (a == "--key-bits") {
+            break;
+        case opt_key_bits:
             if (!whole(1, 32, x)) return "--key-bits takes 1 to 32";
             o.key_bits = int(x);
-        } else if (a == "--message-size") {
+            break;
+        case opt_message_size:
             if (!whole(1, uint64_t(1) << 24, x)) return "--message-size takes a count of keys from 1 to 2^24";
             o.message_size = size_t(x);
-        } else if (a == "--iterations") {
+            break;
+        case opt_iterations:
             if (!whole(1, 1000, x)) return "--iterations takes 1 to 1000";
             o.iterations = x;
-        } else if (a == "--queue" && v) {
-            ++i;
-            if (std::strcmp(v, "circular") == 0) o.circular = true;
-            else if (std::strcmp(v, "fast") == 0) o.circular = false;
-            else return std::string("--queue takes circular or fast, not ") + v;
-        } else if (a == "--inject-error" && v) {
-            ++i;
-            if (std::strcmp(v, "order") == 0) o.inject = 1;
-            else if (std::strcmp(v, "key") == 0) o.inject = 2;
-            else return std::string("--inject-error takes order or key, not ") + v;
-        } else if (a == "-h" || a == "--help") return "help";
-        else if (a == "--no-reference") o.reference = false;
-        else if (a == "--json") o.json = true;
-        else return "unknown argument " + a;
+            break;
+        case opt_queue:
+            if (std::strcmp(optarg, "circular") == 0) o.circular = true;
+            else if (std::strcmp(optarg, "fast") == 0) o.circular = false;
+            else return std::string("--queue takes circular or fast, not ") + optarg;
+            break;
+        case opt_inject:
+            if (std::strcmp(optarg, "order") == 0) o.inject = 1;
+            else if (std::strcmp(optarg, "key") == 0) o.inject = 2;
+            else return std::string("--inject-error takes order or key, not ") + optarg;
+            break;
+        case opt_no_reference: o.reference = false; break;
+        case opt_json: o.json = true; break;
+        case 'V': return "version";
+        case 'h': return "help";
+        default: {
+            char why[160];
+            return pgdds_cli_error(c, argv, why, sizeof why);
+        }
+        }
     }
+    if (optind < argc) return std::string("unexpected argument ") + argv[optind];
     return "";
 }
 
 const char usage[] = "usage: pgdds-isx [--keys-per-rank N] [--key-bits B] [--queue circular|fast] "
                      "[--message-size N] [--iterations N] [--no-reference] [--json]\n"
-                     "                 [--inject-error order|key]\n";
+                     "                 [--inject-error order|key] [--version] [--help]\n"
+                     "Values attach as --key-bits=20 or --key-bits 20.\n";
 
 template <class Queue> int sort_job(pgdds::context_ref ctx, const options &o)
 {
@@ -286,8 +312,9 @@ int main(int argc, char **argv)
     try {
         pgdds::context ctx;
         rank = ctx.rank();
-        if (bad == "help") {
-            if (rank == 0) std::printf("%s", usage);
+        if (bad == "help" || bad == "version") {
+            if (rank == 0 && bad == "help") std::printf("%s", usage);
+            if (rank == 0 && bad == "version") pgdds_cli_version("pgdds-isx", pgdds_version_string());
             return 0;
         }
         if (!bad.empty()) {

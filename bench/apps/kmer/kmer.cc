@@ -674,8 +674,9 @@ int main(int argc, char **argv)
         if (bad.empty() && !std::getenv("PGDDS_SEGMENT_SIZE") && need > (size_t(256) << 20)) init.segment_size(need);
         pgdds::context ctx(init);
         rank = ctx.rank();
-        if (bad == "help") {
-            if (rank == 0) std::printf(usage_text(), argv[0]);
+        if (bad == "help" || bad == "version") {
+            if (rank == 0 && bad == "help") std::printf(usage_text(), argv[0]);
+            if (rank == 0 && bad == "version") pgdds_cli_version("pgdds-kmer", pgdds_version_string());
             return 0;
         }
         if (!bad.empty()) {

@@ -3,6 +3,8 @@
 // de Bruijn graph's neighbours, and the summary they both print.
 #pragma once
 
+#include "../../../tools/cli.h"
+
 #include <sys/stat.h>
 #include <zlib.h>
 
@@ -267,11 +269,14 @@ inline const char *usage_text()
            "  --progress S        seconds between progress lines (default 5; 0: none)\n"
            "  --fp-rate R         Bloom filter false-positive rate (default 0.01)\n"
            "  --message-size N    hash map buffer message, in entries (default 4096)\n"
+           "  -V, --version       the version\n"
            "  -h, --help          this text\n"
+           "Values attach as -k25, -k 25, --kmer-size=25 or --kmer-size 25.\n"
            "Exit status: 0 done; 1 unreadable input or a failure while running; 2 bad arguments.\n";
 }
 
 // Parses argv into o; an empty string on success, "help" for -h/--help, else what is wrong.
+// "" when the command line is good, "help" or "version" when it asks for them, else what is wrong.
 inline std::string parse(int argc, char **argv, options &o)
 {
     auto number = [](const char *s, double lo, double hi, double &out) {
@@ -280,45 +285,63 @@ inline std::string parse(int argc, char **argv, options &o)
         out = std::strtod(s, &end);
         return errno == 0 && end != s && *end == '\0' && out >= lo && out <= hi;
     };
-    for (int i = 1; i < argc; ++i) {
-        std::string a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
+    enum { opt_min_count = 256, opt_contigs, opt_histo, opt_no_contigs, opt_json, opt_progress, opt_fp_rate,
+           opt_message_size };
+    static const option longopts[] = {
+        {"kmer-size", required_argument, nullptr, 'k'},
+        {"min-count", required_argument, nullptr, opt_min_count},
+        {"contigs", required_argument, nullptr, opt_contigs},
+        {"histo", required_argument, nullptr, opt_histo},
+        {"no-contigs", no_argument, nullptr, opt_no_contigs},
+        {"json", no_argument, nullptr, opt_json},
+        {"progress", required_argument, nullptr, opt_progress},
+        {"fp-rate", required_argument, nullptr, opt_fp_rate},
+        {"message-size", required_argument, nullptr, opt_message_size},
+        {"version", no_argument, nullptr, 'V'},
+        {"help", no_argument, nullptr, 'h'},
+        {nullptr, 0, nullptr, 0},
+    };
+    opterr = 0;
+    int index = -1;
+    for (int c; (index = -1, c = getopt_long(argc, argv, ":k:Vh", longopts, &index)) != -1;) {
+        // How the user spelled the option, for messages.
+        const std::string name = index >= 0 ? std::string("--") + longopts[index].name : "-" + std::string(1, char(c));
         double x = 0;
         auto value = [&](double lo, double hi) {
-            if (!v) throw std::invalid_argument(a + " needs a value");
-            if (!number(v, lo, hi, x)) throw std::invalid_argument(a + " " + v + " is not a number in range");
-            ++i;
+            if (!number(optarg, lo, hi, x)) throw std::invalid_argument(name + " " + optarg + " is not a number in range");
             return x;
         };
-        auto text = [&]() {
-            if (!v) throw std::invalid_argument(a + " needs a value");
-            ++i;
-            return std::string(v);
-        };
         try {
-            if (a == "-h" || a == "--help") return "help";
-            if (a == "-k" || a == "--kmer-size") {
-                if (!v || !number(v, 1, max_k, x) || x != double(int(x)))
+            switch (c) {
+            case 'h': return "help";
+            case 'V': return "version";
+            case 'k':
+                if (!number(optarg, 1, max_k, x) || x != double(int(x)))
                     return "k must be a whole number from 1 to 32 (a k-mer is packed into 64 bits), not " +
-                           std::string(v ? v : "missing");
+                           std::string(optarg);
                 o.k = int(x);
-                ++i;
-            } else if (a == "--min-count") o.min_count = uint32_t(value(1, 4294967295.0));
-            else if (a == "--contigs") o.contigs_path = text();
-            else if (a == "--histo") o.histo_path = text();
-            else if (a == "--no-contigs") o.contigs = false;
-            else if (a == "--json") o.json = true;
-            else if (a == "--progress") o.progress_seconds = value(0, 1e9);
-            else if (a == "--fp-rate") o.fp_rate = value(1e-9, 0.5);
-            else if (a == "--message-size") o.message_size = size_t(value(1, 1 << 24));
-            else if (!a.empty() && a[0] == '-') return "unknown option " + a;
-            else if (o.reads.empty()) o.reads = a;
-            else return "more than one input file (" + o.reads + ", " + a + ")";
+                break;
+            case opt_min_count: o.min_count = uint32_t(value(1, 4294967295.0)); break;
+            case opt_contigs: o.contigs_path = optarg; break;
+            case opt_histo: o.histo_path = optarg; break;
+            case opt_no_contigs: o.contigs = false; break;
+            case opt_json: o.json = true; break;
+            case opt_progress: o.progress_seconds = value(0, 1e9); break;
+            case opt_fp_rate: o.fp_rate = value(1e-9, 0.5); break;
+            case opt_message_size: o.message_size = size_t(value(1, 1 << 24)); break;
+            default: {
+                char why[160];
+                return pgdds_cli_error(c, argv, why, sizeof why);
+            }
+            }
         } catch (const std::invalid_argument &e) {
             return e.what();
         }
     }
-    if (o.reads.empty()) return "no input file";
+    // getopt_long has moved the arguments that are not options to the end.
+    if (optind >= argc) return "no input file";
+    o.reads = argv[optind];
+    if (optind + 1 < argc) return "more than one input file (" + o.reads + ", " + argv[optind + 1] + ")";
     if (!o.contigs && !o.contigs_path.empty()) return "--contigs and --no-contigs contradict each other";
     return "";
 }

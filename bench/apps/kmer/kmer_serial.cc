@@ -5,6 +5,7 @@
 //
 //   pgdds-kmer-serial [-k 31] [--min-count 2] [--contigs out.fa] [--histo FILE] [--json] READS
 #include "kmer.hpp"
+#include "pgdds_config.h"
 
 #include <optional>
 #include <unordered_map>
@@ -112,6 +113,10 @@ int main(int argc, char **argv)
     std::string bad = parse(argc, argv, o);
     if (bad == "help") {
         std::printf(usage_text(), argv[0]);
+        return 0;
+    }
+    if (bad == "version") {
+        pgdds_cli_version("pgdds-kmer-serial", PGDDS_VERSION_TEXT);
         return 0;
     }
     if (!bad.empty()) {
