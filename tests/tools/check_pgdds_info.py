@@ -32,6 +32,24 @@ def main():
     transports = {t["transport"] for t in doc["transports"]}
     expect({"shm", "ofi", "ucx", "verbs"} <= transports, f"transports {transports}")
     expect(doc["build"]["version"] == doc["version"], "one version")
+    # Every built backend describes what it finds: UCX its transports, verbs its RDMA devices
+    # (or that there is none).
+    rows = doc["transports"]
+    expect(not any("does not describe" in t["detail"] for t in rows), "a built backend describes nothing")
+    for kind in ("ucx", "verbs"):
+        built = [t for t in rows if t["transport"] == kind and t["built"]]
+        if not built:
+            continue
+        head = next((t for t in built if t["component"] == ""), None)
+        expect(head is not None and head["detail"], f"{kind} has no summary entry: {built}")
+        if kind == "ucx" and head["usable"]:
+            tls = {t["component"] for t in built if t["component"]}
+            expect(tls and all(t["atomics"] and t["progress"] for t in built if t["component"]), f"ucx transports {built}")
+            expect(head["detail"].startswith("UCX "), f"ucx summary {head}")
+        if kind == "verbs":
+            ports = [t for t in built if t["component"]]
+            expect(ports or (head["usable"] is False and "no RDMA device" in head["detail"]),
+                   f"verbs neither lists ports nor says there is no device: {built}")
     # Only what has code behind it: the library has no CUDA code, so no CUDA claim.
     expect(not any("cuda" in k.lower() for k in doc["build"]), f"build options {sorted(doc['build'])}")
 

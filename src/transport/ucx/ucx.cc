@@ -3,6 +3,7 @@
 #include "../../core/log.h"
 #include "../../core/runtime.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -350,6 +351,60 @@ transport_caps transport_ucx::caps() const
     c.atomics = one_sided ? "native (UCX shared-memory CPU atomics; fetching AND/OR/XOR as compare-and-swap loops)"
                           : "UCX (native where the transport has them, else emulated by UCX with active messages)";
     return c;
+}
+
+// pgdds-info: the transports and devices a UCP context gets here (under UCX_TLS and
+// UCX_NET_DEVICES as set), from the resource lines of ucp_context_print_info, one entry per
+// transport. Which lane carries atomics is chosen per endpoint, so atomics are named by what
+// the transport offers: CPU atomics on mapped memory, device atomics (rc, dc), or UCX's
+// emulation over active messages.
+void transport_ucx::probe(std::vector<transport_probe_entry> &out) const
+{
+    const std::string version = std::string("UCX ") + ucp_get_version_string();
+    ucp_config_t *config = nullptr;
+    ucs_status_t s = ucp_config_read(nullptr, nullptr, &config);
+    ucp_context_h ctx = nullptr;
+    if (s == UCS_OK) {
+        ucp_params_t params;
+        memset(&params, 0, sizeof params);
+        params.field_mask = UCP_PARAM_FIELD_FEATURES;
+        params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM;
+        s = ucp_init(&params, config, &ctx);
+        ucp_config_release(config);
+    }
+    if (s != UCS_OK) {
+        out.push_back({"", 0, "", "", version + "; ucp_init failed: " + ucs_status_string(s) +
+                                          " (check UCX_TLS and UCX_NET_DEVICES)"});
+        return;
+    }
+    // "#  resource 1  :  md 1  dev 1  flags -- tcp/lo": devices per transport, in UCX's order.
+    std::vector<std::pair<std::string, std::vector<std::string>>> tls;
+    for (const std::string &line : captured_lines([&](FILE *f) { ucp_context_print_info(ctx, f); })) {
+        size_t dashes = line.find("-- ");
+        if (line.find("resource") == std::string::npos || dashes == std::string::npos) continue;
+        std::string tl = tl_at(line, dashes + 3);
+        if (tl.empty() || tl == "self") continue;
+        std::string dev = line.substr(dashes + 3 + tl.size() + 1);
+        auto it = std::find_if(tls.begin(), tls.end(), [&](const auto &t) { return t.first == tl; });
+        if (it == tls.end()) it = tls.insert(tls.end(), {tl, {}});
+        it->second.push_back(dev);
+    }
+    ucp_cleanup(ctx);
+    const char *tls_env = getenv("UCX_TLS");
+    out.push_back({"", tls.empty() ? 0 : 1, "", "",
+                   version + "; " + std::to_string(tls.size()) + " transports" +
+                       (tls_env ? std::string(" under UCX_TLS=") + tls_env : std::string(" (UCX_TLS unset: all)"))});
+    for (const auto &[tl, devs] : tls) {
+        const bool device_amo = tl.compare(0, 3, "rc_") == 0 || tl.compare(0, 3, "dc_") == 0;
+        std::string atomics = is_cpu_memory_tl(tl) ? "cpu"
+                              : device_amo         ? "native (device)"
+                                                   : "emulated by UCX (active messages)";
+        // CPU and device atomics and RMA complete without the target; emulation needs its progress.
+        std::string progress = is_cpu_memory_tl(tl) || device_amo ? "auto" : "manual";
+        std::string detail = "devices: " + join_unique(devs);
+        if (is_shared_memory_tl(tl)) detail += "; on-node memory (UCX_TLS=sm)";
+        out.push_back({tl, 1, atomics, progress, detail});
+    }
 }
 
 status transport_ucx::open(runtime &rt)

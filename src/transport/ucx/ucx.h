@@ -48,6 +48,7 @@ class transport_ucx final : public transport {
 
     const char *name() const override { return name_.c_str(); }
     transport_caps caps() const override;
+    void probe(std::vector<transport_probe_entry> &out) const override;
     status open(runtime &rt) override;
     bool allocates_segment() const override { return true; }
     status alloc_segment(size_t size, void **base) override;

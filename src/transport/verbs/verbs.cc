@@ -125,6 +125,49 @@ status transport_verbs::open(runtime &rt)
     return st;
 }
 
+// pgdds-info: every RDMA device and port ibv_get_device_list finds, with its state and
+// atomics; a job runs over the first ACTIVE port of a device with atomics (or PGDDS_VERBS_DEVICE).
+void transport_verbs::probe(std::vector<transport_probe_entry> &out) const
+{
+    int num = 0;
+    ibv_device **list = ibv_get_device_list(&num);
+    if (!list || num == 0) {
+        int e = errno;
+        if (list) ibv_free_device_list(list);
+        out.push_back({"", 0, "", "",
+                       std::string("no RDMA device: ibv_get_device_list found none") + (list ? "" : ": ") +
+                           (list ? "" : strerror(e)) + "; /dev/infiniband " +
+                           (access("/dev/infiniband", F_OK) == 0 ? "exists" : "does not exist")});
+        return;
+    }
+    out.push_back({"", 1, "", "", std::to_string(num) + " RDMA device" + (num == 1 ? "" : "s")});
+    for (int i = 0; i < num; ++i) {
+        const std::string dn = ibv_get_device_name(list[i]);
+        ibv_context *c = ibv_open_device(list[i]);
+        ibv_device_attr da;
+        if (!c || ibv_query_device(c, &da) != 0) {
+            out.push_back({dn, 0, "", "", std::string("cannot open or query: ") + strerror(errno)});
+            if (c) ibv_close_device(c);
+            continue;
+        }
+        const bool atomics = da.atomic_cap != IBV_ATOMIC_NONE;
+        for (int p = 1; p <= da.phys_port_cnt; ++p) {
+            ibv_port_attr pa;
+            if (ibv_query_port(c, uint8_t(p), &pa) != 0) continue;
+            const bool active = pa.state == IBV_PORT_ACTIVE;
+            std::string detail = std::string("port ") + ibv_port_state_str(pa.state) + "; link layer " +
+                                 (pa.link_layer == IBV_LINK_LAYER_ETHERNET ? "Ethernet (RoCE)" : "InfiniBand") +
+                                 "; active MTU " + std::to_string(128 << pa.active_mtu) + " B; max " +
+                                 std::to_string(da.max_qp) + " QPs";
+            if (!atomics) detail += "; the device offers no RDMA atomics";
+            out.push_back({dn + ":" + std::to_string(p), active && atomics ? 1 : 0, atomics ? "native" : "none", "auto",
+                           detail});
+        }
+        ibv_close_device(c);
+    }
+    ibv_free_device_list(list);
+}
+
 status transport_verbs::open_device()
 {
     verbs::device_spec spec;

@@ -38,6 +38,7 @@ class transport_verbs final : public transport {
 
     const char *name() const override { return "verbs/rc"; }
     transport_caps caps() const override;
+    void probe(std::vector<transport_probe_entry> &out) const override;
     status open(runtime &rt) override;
     status register_segment(void *base, size_t size) override;
     status address(std::vector<uint8_t> &blob) override;
