@@ -67,6 +67,7 @@ void runtime::coll_deliver(int src, const void *payload, size_t size)
 
 status runtime::coll_send(const char *who, int dst, uint64_t seq, uint32_t tag, const void *data, size_t n)
 {
+    PGDDS_LOG(LOG_TRACE, "%s: collective %llu step %u: %zu bytes to rank %d", who, (unsigned long long)seq, tag, n, dst);
     std::vector<uint8_t> msg(sizeof(coll_header) + n);
     coll_header h{seq, tag, 0};
     memcpy(msg.data(), &h, sizeof h);
@@ -85,7 +86,11 @@ status runtime::coll_recv(const char *who, int src, uint64_t seq, uint32_t tag, 
         coll_inbox_.erase(it);
         return true;
     };
-    return wait(who, vci_at(service_vci()), arrived);
+    status st = wait(who, vci_at(service_vci()), arrived);
+    if (st == PGDDS_OK)
+        PGDDS_LOG(LOG_TRACE, "%s: collective %llu step %u: %zu bytes from rank %d", who, (unsigned long long)seq, tag,
+                  msg.size(), src);
+    return st;
 }
 
 // Copies a received contribution of the expected size into data. A rank that passed another

@@ -1,4 +1,7 @@
-// Leveled messages on stderr, prefixed with the rank: "[pgdds 3] warn: ...".
+// Leveled messages on stderr, prefixed with the rank and the time of day:
+// "[pgdds 3 14:02:07.123456] warn: ...". info: what start-up chose; debug: each start-up and
+// finalize phase with its time, the variables set; trace: every collective message and
+// active-message handler registration (never the one-sided operations' fast paths).
 #pragma once
 
 namespace pgdds {

@@ -109,11 +109,21 @@ status runtime::init(const pgdds_init_params_t *params)
     if (st != PGDDS_OK) return st;
     log_threshold = cfg_.log_level;
 
+    double phase = now_seconds();
+    // Debug lines: each start-up phase with its duration.
+    auto phase_done = [&phase](const char *what) {
+        double t = now_seconds();
+        PGDDS_LOG(LOG_DEBUG, "pgdds_init: %s in %.6f s", what, t - phase);
+        phase = t;
+    };
     st = bootstrap_open(cfg_.pmi, boot_);
     if (st != PGDDS_OK) return fail_prefix(st, "pgdds_init");
     rank_ = boot_->rank();
     nranks_ = boot_->size();
     log_set_rank(rank_);
+    phase_done(boot_->name());
+    for (const auto &v : config_table())
+        if (const char *value = getenv(v.name)) PGDDS_LOG(LOG_DEBUG, "pgdds_init: %s=%s", v.name, value);
     if (nranks_ > gptr::max_ranks) {
         st = fail(PGDDS_ERR_UNSUPPORTED, "%d ranks exceed the %d a global pointer can name", nranks_,
                   gptr::max_ranks);
@@ -137,13 +147,17 @@ status runtime::init(const pgdds_init_params_t *params)
         // Bound to fewer cores than the node has: the launcher placed us; trust the placement.
         node_cores_ = usable < online ? online : usable;
         oversubscribed_ = local_nranks_ > node_cores_;
+        phase_done("node information exchanged");
         st = choose_transports();
     }
     st = agree(*boot_, "transport", st);
+    if (st == PGDDS_OK) phase_done("transports opened");
     if (st == PGDDS_OK) st = setup_segment();
     st = agree(*boot_, "segment", st);
+    if (st == PGDDS_OK) phase_done("segment set up and registered");
     if (st == PGDDS_OK) st = connect_all();
     st = agree(*boot_, "connect", st);
+    if (st == PGDDS_OK) phase_done("every rank connected");
     if (st != PGDDS_OK) {
         fail_prefix(st, "pgdds_init");
         char saved[512];
@@ -405,7 +419,9 @@ status runtime::connect_all()
 
 status runtime::finalize()
 {
+    const double started = now_seconds();
     status st = barrier("pgdds_finalize");
+    PGDDS_LOG(LOG_DEBUG, "pgdds_finalize: last barrier in %.6f s", now_seconds() - started);
     if (progress_thread_.joinable()) {
         progress_stop_ = true;
         progress_thread_.join();
@@ -745,6 +761,7 @@ void runtime::request_put(vci &v, pgdds_request *r)
 // ----------------------------------------------------------------------------------------------
 status runtime::am_register_internal(uint32_t id, pgdds_am_handler_t fn, void *arg)
 {
+    PGDDS_LOG(LOG_TRACE, "active-message handler %u registered (internal)", id);
     am_handlers_[id] = am_handler_entry{fn, arg};
     return PGDDS_OK;
 }
@@ -756,6 +773,7 @@ status runtime::am_register(pgdds_am_handler_t fn, void *arg, uint32_t &id)
         return fail(PGDDS_ERR_NO_MEMORY, "pgdds_am_register: all %zu handler slots are taken",
                     am_handlers_.size() - AM_INTERNAL_COUNT);
     id = AM_INTERNAL_COUNT + am_user_count_++;
+    PGDDS_LOG(LOG_TRACE, "active-message handler %u registered", id);
     am_handlers_[id] = am_handler_entry{fn, arg};
     return PGDDS_OK;
 }
