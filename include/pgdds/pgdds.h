@@ -1,8 +1,9 @@
 /*
  * libpgdds — PGAS distributed data structures over RDMA.
  *
- * The public C ABI (C99, self-contained). Every name and meaning of the v0 contract is kept;
- * additions are marked "Addition:" where they are declared.
+ * The public C ABI (C99, self-contained), version 0.1 (PGDDS_VERSION_*). Every name and meaning
+ * declared here is kept by every later 0.x version, which may add names: each later addition is
+ * marked with the version that brought it, "Since 0.N:", where it is declared.
  *
  * Conventions
  *  - Functions that can fail return pgdds_status_t: PGDDS_OK (0) or a negative code, and on
@@ -30,7 +31,7 @@ extern "C" {
 #define PGDDS_API
 #endif
 
-/* Addition: the version of this header. pgdds_version_string() gives the library's. */
+/* The version of this header. pgdds_version_string() gives the library's. */
 #define PGDDS_VERSION_MAJOR 0
 #define PGDDS_VERSION_MINOR 1
 #define PGDDS_VERSION_PATCH 0
@@ -103,7 +104,7 @@ PGDDS_API const char *pgdds_version_string(void);
  * against the target segment when it is used. */
 typedef uint64_t pgdds_gptr_t;
 #define PGDDS_GPTR_NULL ((pgdds_gptr_t)0)
-/* Addition: the layout above as constants. */
+/* The layout above as constants. */
 #define PGDDS_GPTR_OFFSET_BITS 40
 #define PGDDS_GPTR_SEGMENT_BITS 2
 #define PGDDS_GPTR_RANK_BITS 22
@@ -117,7 +118,7 @@ PGDDS_API pgdds_gptr_t   pgdds_gptr_add(pgdds_gptr_t ptr, int64_t bytes);
 /* NULL unless load/store-reachable (own segment, or a peer's mapped on this node). */
 PGDDS_API void          *pgdds_gptr_to_local(pgdds_context_t ctx, pgdds_gptr_t ptr);
 PGDDS_API pgdds_status_t pgdds_gptr_from_local(pgdds_context_t ctx, const void *addr, pgdds_gptr_t *out);
-/* Addition: the offset of a global pointer within its segment, and the segment size of a rank. */
+/* The offset of a global pointer within its segment, and the segment size of a rank. */
 PGDDS_API uint64_t       pgdds_gptr_offset(pgdds_gptr_t ptr);
 PGDDS_API pgdds_status_t pgdds_segment_size(pgdds_context_t ctx, int rank, size_t *size);
 
@@ -134,7 +135,7 @@ PGDDS_API pgdds_status_t pgdds_get(pgdds_context_t ctx, void *dst, pgdds_gptr_t 
 PGDDS_API pgdds_status_t pgdds_put_nbi(pgdds_context_t ctx, pgdds_gptr_t dst, const void *src, size_t n);
 PGDDS_API pgdds_status_t pgdds_get_nbi(pgdds_context_t ctx, void *dst, pgdds_gptr_t src, size_t n);
 PGDDS_API pgdds_status_t pgdds_flush(pgdds_context_t ctx);
-/* Addition: ordering without completion (OpenSHMEM's shmem_fence). Every put and atomic the
+/* Ordering without completion (OpenSHMEM's shmem_fence). Every put and atomic the
  * calling thread issued before pgdds_fence is applied at its target before any put or atomic the
  * thread issues after it to the same target: a flag raised by an atomic after a fence is seen
  * only with the data put before it. It does not complete them (pgdds_flush does, and reports
@@ -166,7 +167,7 @@ PGDDS_API pgdds_status_t pgdds_atomic_u32(pgdds_context_t ctx, pgdds_gptr_t targ
                                           uint32_t operand, uint32_t *fetched);
 PGDDS_API pgdds_status_t pgdds_atomic_cswap_u32(pgdds_context_t ctx, pgdds_gptr_t target,
                                                 uint32_t expected, uint32_t desired, uint32_t *old);
-/* Addition: non-blocking, non-fetching atomics (OpenSHMEM's shmem_atomic_*_nbi without a fetch).
+/* Non-blocking, non-fetching atomics (OpenSHMEM's shmem_atomic_*_nbi without a fetch).
  * They return once issued; the update is applied at the target by the calling thread's next
  * pgdds_flush (or pgdds_barrier), which also reports a failure of it. Until then it is not ordered
  * with the thread's later operations. op is ADD, AND, OR, XOR or SWAP (an atomic set). Several in
@@ -175,7 +176,7 @@ PGDDS_API pgdds_status_t pgdds_atomic_u64_nbi(pgdds_context_t ctx, pgdds_gptr_t 
                                               uint64_t operand);
 PGDDS_API pgdds_status_t pgdds_atomic_u32_nbi(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
                                               uint32_t operand);
-/* Addition: atomic loads (a fetching no-op in the job's atomicity domain). */
+/* Atomic loads (a fetching no-op in the job's atomicity domain). */
 PGDDS_API pgdds_status_t pgdds_atomic_load_u64(pgdds_context_t ctx, pgdds_gptr_t target, uint64_t *value);
 PGDDS_API pgdds_status_t pgdds_atomic_load_u32(pgdds_context_t ctx, pgdds_gptr_t target, uint32_t *value);
 
@@ -198,7 +199,7 @@ PGDDS_API pgdds_status_t pgdds_allgather(pgdds_context_t ctx, const void *in, vo
 /* ------------------------------------------------------------------------------------------ */
 /* A handler runs on the destination inside a progress call (any pgdds_* call may progress);
  * it may send active messages but must not block (no flush, wait or barrier). Payloads up to
- * PGDDS_AM_MAX_PAYLOAD bytes (addition) are delivered whole; larger ones are refused. */
+ * PGDDS_AM_MAX_PAYLOAD bytes are delivered whole; larger ones are refused. */
 typedef void (*pgdds_am_handler_t)(pgdds_context_t ctx, int src_rank,
                                    const void *payload, size_t size, void *arg);
 #define PGDDS_AM_MAX_PAYLOAD ((size_t)1 << 28)
@@ -220,7 +221,7 @@ PGDDS_API unsigned       pgdds_num_vcis(pgdds_context_t ctx);   /* 0 for an inva
 PGDDS_API pgdds_status_t pgdds_vci_bind(pgdds_context_t ctx, unsigned vci);   /* bind the calling thread */
 PGDDS_API int            pgdds_vci_current(pgdds_context_t ctx);             /* -1 for an invalid context */
 
-/* Addition: counts of the one-sided operations this context handed to its network transport
+/* Counts of the one-sided operations this context handed to its network transport
  * (ofi, ucx, verbs), summed over its VCIs since pgdds_init, so that a program (or a benchmark)
  * can see what its calls cost in remote operations. Containers over the network count through
  * the same calls. Not counted: operations served by load/store on memory this rank maps (the
@@ -244,7 +245,7 @@ PGDDS_API pgdds_status_t pgdds_net_counts(pgdds_context_t ctx, pgdds_net_counts_
  * as this call; 0 means "anything", the fully atomic default. */
 enum { PGDDS_CP_INSERT = 1u << 0, PGDDS_CP_FIND = 1u << 1, PGDDS_CP_PUSH = 1u << 2,
        PGDDS_CP_POP = 1u << 3, PGDDS_CP_LOCAL = 1u << 4 };
-/* Addition: how the containers read the promises.
+/* How the containers read the promises.
  *  - PGDDS_CP_LOCAL: the caller works on its own part (the key's owner, the queue's host) and no
  *    other rank touches the container meanwhile; other threads of this rank may. The operation
  *    then runs with loads, stores and CPU atomics only (BCL's "local" promise), whatever the
@@ -264,7 +265,7 @@ PGDDS_API pgdds_status_t pgdds_hashmap_insert(pgdds_hashmap_t map, const void *k
 PGDDS_API pgdds_status_t pgdds_hashmap_find(pgdds_hashmap_t map, const void *key, void *value, unsigned concurrent);
 PGDDS_API pgdds_status_t pgdds_hashmap_erase(pgdds_hashmap_t map, const void *key, unsigned concurrent);
 PGDDS_API pgdds_status_t pgdds_hashmap_size(pgdds_hashmap_t map, uint64_t *global_count);                 /* collective */
-/* Addition: the hash map's protocols (BCL paper §5.2, thesis Table 6.1 / 8.2).
+/* The hash map's protocols (BCL paper §5.2, thesis Table 6.1 / 8.2).
  * The capacity is rounded up to a multiple of the rank count; rank r holds capacity/nranks
  * buckets. A key's owner rank and home bucket come from a 64-bit hash of its bytes (xxHash
  * XXH3 unless options->hash is given); collisions probe linearly *within the owner's part*, at
@@ -294,10 +295,10 @@ typedef struct pgdds_hashmap_options {
     void           *hash_arg;
     uint32_t        max_probes;  /* buckets a probe may visit; default min(1024, part size) */
 } pgdds_hashmap_options_t;
-/* Addition: pgdds_hashmap_create with options (NULL: defaults). Collective. */
+/* pgdds_hashmap_create with options (NULL: defaults). Collective. */
 PGDDS_API pgdds_status_t pgdds_hashmap_create_with(pgdds_context_t ctx, const pgdds_hashmap_params_t *params,
                                                    const pgdds_hashmap_options_t *options, pgdds_hashmap_t *map);
-/* Addition: batched operations. Keys (count × key_size bytes) are hashed in groups whose buckets
+/* Batched operations. Keys (count × key_size bytes) are hashed in groups whose buckets
  * are prefetched (load/store memory) or read together (network, CP_FIND), so memory and network
  * latencies overlap. find_many sets found[i] to 1 and writes value i, or sets it to 0. On a
  * failure (not FULL/NOT_FOUND per key: a transport error) the outputs are unspecified.
@@ -307,13 +308,13 @@ PGDDS_API pgdds_status_t pgdds_hashmap_find_many(pgdds_hashmap_t map, size_t cou
                                                  unsigned char *found, unsigned concurrent);
 PGDDS_API pgdds_status_t pgdds_hashmap_insert_many(pgdds_hashmap_t map, size_t count, const void *keys,
                                                    const void *values, unsigned concurrent);
-/* Addition: collective resize to at least new_capacity buckets. Every rank rehashes its own part
+/* Collective resize to at least new_capacity buckets. Every rank rehashes its own part
  * (owners do not change); FULL (and the old table kept) if some rank's entries do not fit. */
 PGDDS_API pgdds_status_t pgdds_hashmap_resize(pgdds_hashmap_t map, uint64_t new_capacity);
-/* Addition: the total bucket count, and the rank that owns a key. */
+/* The total bucket count, and the rank that owns a key. */
 PGDDS_API pgdds_status_t pgdds_hashmap_capacity(pgdds_hashmap_t map, uint64_t *capacity);
 PGDDS_API pgdds_status_t pgdds_hashmap_owner(pgdds_hashmap_t map, const void *key, int *rank);
-/* Addition: visits every entry of this rank's part (between phases: no operation may overlap).
+/* Visits every entry of this rank's part (between phases: no operation may overlap).
  * value points into the table and may be modified in place; a nonzero return stops. */
 typedef int (*pgdds_hashmap_visit_t)(const void *key, void *value, void *arg);
 PGDDS_API pgdds_status_t pgdds_hashmap_foreach_local(pgdds_hashmap_t map, pgdds_hashmap_visit_t visit, void *arg);
@@ -323,7 +324,7 @@ PGDDS_API pgdds_status_t pgdds_hashmap_buffer_create(pgdds_hashmap_t map, size_t
 PGDDS_API pgdds_status_t pgdds_hashmap_buffer_insert(pgdds_hashmap_buffer_t buf, const void *key, const void *value);
 PGDDS_API pgdds_status_t pgdds_hashmap_buffer_flush(pgdds_hashmap_buffer_t buf);                          /* collective */
 PGDDS_API pgdds_status_t pgdds_hashmap_buffer_destroy(pgdds_hashmap_buffer_t buf);
-/* Addition: the hash map buffer (BCL paper §5.3). queue_capacity and message_size count
+/* The hash map buffer (BCL paper §5.3). queue_capacity and message_size count
  * entries (key+value). Each rank hosts one FastQueue; insert appends to a local buffer per owner
  * rank (this rank's own entries never leave it) and pushes a buffer once it holds message_size
  * entries (A+W per message). flush (collective) pushes the rest, then each rank drains its queue
@@ -332,7 +333,7 @@ PGDDS_API pgdds_status_t pgdds_hashmap_buffer_destroy(pgdds_hashmap_buffer_t buf
  * are unordered until flush returns (the last of several values of one key wins, in no defined
  * order). destroy (collective) discards entries not yet flushed. message_size must not exceed
  * queue_capacity. The hash map must outlive the buffer. */
-/* Addition: combining buffers (pgdds_hashmap_buffer_create_with; options NULL: the plain buffer).
+/* Combining buffers (pgdds_hashmap_buffer_create_with; options NULL: the plain buffer).
  * How the drain at flush treats an entry whose key is already in the map:
  *  - COMBINE: the stored value becomes combine(stored, incoming), changed in place by
  *    combine(stored, incoming, combine_arg) on the key's owner, instead of being replaced. The
@@ -363,7 +364,7 @@ PGDDS_API pgdds_status_t pgdds_queue_destroy(pgdds_queue_t queue);
 PGDDS_API pgdds_status_t pgdds_queue_push(pgdds_queue_t queue, const void *elems, size_t count, unsigned concurrent);  /* all or nothing: FULL */
 PGDDS_API pgdds_status_t pgdds_queue_pop(pgdds_queue_t queue, void *elems, size_t max, size_t *popped, unsigned concurrent); /* EMPTY when none */
 PGDDS_API pgdds_status_t pgdds_queue_local_view(pgdds_queue_t queue, void **elems, size_t *count);          /* host rank, between phases */
-/* Addition: the queues (BCL paper §5.1, thesis ch. 5, Tables 5.1 and 5.2). Ring buffers on the
+/* The queues (BCL paper §5.1, thesis ch. 5, Tables 5.1 and 5.2). Ring buffers on the
  * host rank with 64-bit head/tail counters; capacity N holds exactly N elements. push is all or
  * nothing (PGDDS_ERR_FULL); pop takes up to max elements (PGDDS_ERR_EMPTY when none).
  *  FAST      pushes and pops in separate phases (a barrier between): push = fetch-add on the tail
@@ -392,7 +393,7 @@ PGDDS_API pgdds_status_t pgdds_queue_local_view(pgdds_queue_t queue, void **elem
 PGDDS_API pgdds_status_t pgdds_queue_size(pgdds_queue_t queue, uint64_t *count);  /* a snapshot */
 PGDDS_API pgdds_status_t pgdds_queue_capacity(pgdds_queue_t queue, uint64_t *capacity);
 PGDDS_API pgdds_status_t pgdds_queue_host(pgdds_queue_t queue, int *host_rank);
-/* Addition: collective. resize keeps the elements (FULL if new_capacity < size); migrate moves
+/* Collective. resize keeps the elements (FULL if new_capacity < size); migrate moves
  * the queue and its elements to another host (B + nW). */
 PGDDS_API pgdds_status_t pgdds_queue_resize(pgdds_queue_t queue, uint64_t new_capacity);
 PGDDS_API pgdds_status_t pgdds_queue_migrate(pgdds_queue_t queue, int new_host);
@@ -403,14 +404,14 @@ PGDDS_API pgdds_status_t pgdds_bloom_create(pgdds_context_t ctx, uint64_t expect
 PGDDS_API pgdds_status_t pgdds_bloom_destroy(pgdds_bloom_t bloom);
 PGDDS_API pgdds_status_t pgdds_bloom_insert(pgdds_bloom_t bloom, const void *key, size_t len, int *was_present);
 PGDDS_API pgdds_status_t pgdds_bloom_contains(pgdds_bloom_t bloom, const void *key, size_t len, int *maybe_present);
-/* Addition: the Bloom filter (BCL paper §5.4, thesis §6.2) is blocked: 64-bit blocks
+/* The Bloom filter (BCL paper §5.4, thesis §6.2) is blocked: 64-bit blocks
  * distributed block-wise over the ranks; a key hashes to one block and k bits in it. insert is
  * one fetch-or (A) whose old value tells whether every bit was already set; contains is one read
  * (R). The block count and k are the smallest that give the requested false-positive rate for
  * expected_items, computed for 64-bit blocks (Poisson load per block), not for a flat filter.
  * pgdds_bloom_insert accepts was_present NULL. */
 PGDDS_API pgdds_status_t pgdds_bloom_geometry(pgdds_bloom_t bloom, uint64_t *blocks, unsigned *hashes);
-/* Addition: batched insert/contains of count keys of key_len bytes each, with prefetching.
+/* Batched insert/contains of count keys of key_len bytes each, with prefetching.
  * was_present may be NULL. */
 PGDDS_API pgdds_status_t pgdds_bloom_insert_many(pgdds_bloom_t bloom, size_t count, const void *keys, size_t key_len,
                                                  unsigned char *was_present);
@@ -423,14 +424,14 @@ PGDDS_API pgdds_status_t pgdds_darray_create(pgdds_context_t ctx, size_t elem_si
 PGDDS_API pgdds_status_t pgdds_darray_destroy(pgdds_darray_t array);
 PGDDS_API pgdds_status_t pgdds_darray_gptr(pgdds_darray_t array, uint64_t index, pgdds_gptr_t *out);
 PGDDS_API pgdds_status_t pgdds_darray_local(pgdds_darray_t array, void **elems, uint64_t *first_index, uint64_t *count);
-/* Addition: rank r holds elements [r*b, min(count, (r+1)*b)) with b = ceil(count/nranks); a
+/* Rank r holds elements [r*b, min(count, (r+1)*b)) with b = ceil(count/nranks); a
  * rank past the end holds none (local: elems NULL, count 0). get/put copy a range of elements
  * that may span ranks, and return complete (put: visible at the targets). */
 PGDDS_API pgdds_status_t pgdds_darray_size(pgdds_darray_t array, uint64_t *count);
 PGDDS_API pgdds_status_t pgdds_darray_get(pgdds_darray_t array, uint64_t first, uint64_t count, void *dst);
 PGDDS_API pgdds_status_t pgdds_darray_put(pgdds_darray_t array, uint64_t first, uint64_t count, const void *src);
 
-/* --- Array (addition): every element on one host rank ------------------------------------- */
+/* --- Array: every element on one host rank ------------------------------------------------ */
 typedef struct pgdds_array *pgdds_array_t;
 PGDDS_API pgdds_status_t pgdds_array_create(pgdds_context_t ctx, size_t elem_size, uint64_t count, int host_rank,
                                             pgdds_array_t *array);  /* collective */
@@ -488,24 +489,24 @@ PGDDS_API pgdds_status_t pgdds_array_put(pgdds_array_t array, uint64_t first, ui
  * Thread safety: every function may be called by several threads at once
  * (PGDDS_THREAD_MULTIPLE), except create and destroy. */
 typedef struct pgdds_keytable *pgdds_keytable_t;
-/* Addition: an application's own hash of its keys: 64 bits, the same on every rank for the same
+/* An application's own hash of its keys: 64 bits, the same on every rank for the same
  * key. An application that knows its keys can often give a hash without collisions (PDHT
  * §3.7); keys whose hashes collide still work, told apart by the stored key. */
 typedef uint64_t (*pgdds_keytable_hash_t)(const void *key, size_t key_len, void *arg);
-/* Addition: the optional fields of pgdds_keytable_params_t, read only when their bit is set in
+/* The optional fields of pgdds_keytable_params_t, read only when their bit is set in
  * field_mask. */
 enum {
     PGDDS_KEYTABLE_FIELD_HASH          = 1u << 0,   /* hash, hash_arg (default: XXH3 of the key bytes) */
     PGDDS_KEYTABLE_FIELD_CACHE_ENTRIES = 1u << 1    /* cache_entries (default 16384) */
 };
 typedef struct pgdds_keytable_params { uint64_t field_mask; size_t max_value_size; uint64_t capacity_per_rank;
-    /* Addition: optional fields. */
+    /* Optional fields. */
     pgdds_keytable_hash_t hash;
     void    *hash_arg;
     uint64_t cache_entries;   /* where other ranks' keys were found, remembered by this rank to
                                * read them with two one-sided reads instead of three; 0: none */
 } pgdds_keytable_params_t;
-/* Addition: limits of keys and values. */
+/* Limits of keys and values. */
 #define PGDDS_KEYTABLE_MAX_KEY_LEN    ((size_t)65536)
 #define PGDDS_KEYTABLE_MAX_VALUE_SIZE ((size_t)1 << 27)
 PGDDS_API pgdds_status_t pgdds_keytable_create(pgdds_context_t ctx, const pgdds_keytable_params_t *params, pgdds_keytable_t *table);
@@ -520,18 +521,18 @@ typedef int (*pgdds_keytable_visit_t)(const void *key, size_t key_len, void *val
 PGDDS_API pgdds_status_t pgdds_keytable_foreach_local(pgdds_keytable_t table, pgdds_keytable_visit_t visit, void *arg);
 
 /* ------------------------------------------------------------------------------------------ */
-/* Introspection (addition): the build, the tuning variables, the transports on this machine   */
+/* Introspection: the build, the tuning variables, the transports on this machine              */
 /* ------------------------------------------------------------------------------------------ */
 /* These need no context and may be called before pgdds_init or after pgdds_finalize; they are
  * what `pgdds-info` prints. Strings they return are owned by the library and stay valid for
  * the life of the process (pgdds_config_var_t.value: until the environment changes). */
 
-/* Addition: build options as name/value pairs, e.g. ("version", "0.1.0"), ("ofi", "yes"),
+/* Build options as name/value pairs, e.g. ("version", "0.1.0"), ("ofi", "yes"),
  * ("bootstrap", "pmix pmi2 pmi1 singleton"). index runs from 0 to pgdds_build_option_count()-1. */
 PGDDS_API int            pgdds_build_option_count(void);
 PGDDS_API pgdds_status_t pgdds_build_option(int index, const char **name, const char **value);
 
-/* Addition: the PGDDS_* environment variables, from the table the library parses them with.
+/* The PGDDS_* environment variables, from the table the library parses them with.
  * The caller sets field_mask to the fields it wants; pgdds_config_describe fills those. */
 enum {
     PGDDS_CONFIG_FIELD_NAME        = 1u << 0,
@@ -554,7 +555,7 @@ typedef struct pgdds_config_var {
 PGDDS_API int            pgdds_config_count(void);
 PGDDS_API pgdds_status_t pgdds_config_describe(int index, pgdds_config_var_t *var);
 
-/* Addition: what each transport finds on this machine, probed without a job: one entry per
+/* What each transport finds on this machine, probed without a job: one entry per
  * libfabric provider, UCX transport layer, RDMA device, plus the shared-memory path, and one
  * entry for each backend not in this build. pgdds_transport_probe probes once per process
  * (thread-safe) and gives the number of entries; pgdds_transport_describe fills the fields
@@ -581,7 +582,7 @@ typedef struct pgdds_transport_attr {
 PGDDS_API pgdds_status_t pgdds_transport_probe(int *count);
 PGDDS_API pgdds_status_t pgdds_transport_describe(int index, pgdds_transport_attr_t *attr);
 
-/* Addition: for language bindings that validate arguments themselves (the Fortran module):
+/* For language bindings that validate arguments themselves (the Fortran module):
  * records message as the calling thread's pgdds_last_error() and returns status, which must be
  * a PGDDS_ERR_* code (negative). */
 PGDDS_API pgdds_status_t pgdds_set_last_error(pgdds_status_t status, const char *message);
