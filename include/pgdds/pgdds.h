@@ -121,6 +121,31 @@ PGDDS_API pgdds_status_t pgdds_gptr_from_local(pgdds_context_t ctx, const void *
 PGDDS_API uint64_t       pgdds_gptr_offset(pgdds_gptr_t ptr);
 PGDDS_API pgdds_status_t pgdds_segment_size(pgdds_context_t ctx, int rank, size_t *size);
 
+/* Addition: symmetric allocation (OpenSHMEM's shmem_malloc, UPC++'s dist_object). Collective:
+ * every rank calls pgdds_alloc_all with the same size, alignment and flags, in the same order
+ * as its other collective calls, and each gets a block at the same offset of its own segment;
+ * *out names the caller's copy, and pgdds_gptr_at gives any rank's. The blocks come from the
+ * top of the segment (below the smallest segment size of the job), which pgdds_alloc leaves
+ * until its own space runs out. alignment as for pgdds_alloc; flags 0 or PGDDS_ALLOC_ZERO
+ * (every copy zeroed before any rank returns). Ranks that disagree (sizes, alignments, flags),
+ * or an allocation that fails on any rank, fail pgdds_alloc_all on every rank, which then
+ * holds nothing: PGDDS_ERR_INVALID_ARG for a disagreement, else the failing rank's status
+ * (PGDDS_ERR_NO_MEMORY, ...). pgdds_alloc memory is not zeroed; this is the way to get zeroed
+ * memory.
+ * pgdds_free_all: collective, every rank passes the same block (any rank's copy of it, as
+ * pgdds_alloc_all or pgdds_gptr_at gave it). It first completes every rank's operations (as
+ * pgdds_barrier), so no copy is freed while a put to it is in flight. A pointer that does not
+ * start a symmetric block on some rank, or different blocks on different ranks, fail it on every
+ * rank with PGDDS_ERR_INVALID_ARG and free nothing. pgdds_free refuses symmetric blocks.
+ * pgdds_gptr_at: ptr (into a live symmetric block, at any offset inside it) moved to rank's
+ * copy; PGDDS_ERR_OUT_OF_BOUNDS for a rank outside the job, PGDDS_ERR_INVALID_ARG for a
+ * pointer that is not into a symmetric block. */
+enum { PGDDS_ALLOC_ZERO = 1u << 0 };
+PGDDS_API pgdds_status_t pgdds_alloc_all(pgdds_context_t ctx, size_t size, size_t alignment, unsigned flags,
+                                         pgdds_gptr_t *out);
+PGDDS_API pgdds_status_t pgdds_free_all(pgdds_context_t ctx, pgdds_gptr_t ptr);
+PGDDS_API pgdds_status_t pgdds_gptr_at(pgdds_context_t ctx, pgdds_gptr_t ptr, int rank, pgdds_gptr_t *out);
+
 /* ------------------------------------------------------------------------------------------ */
 /* One-sided communication                                                                     */
 /* ------------------------------------------------------------------------------------------ */
@@ -178,6 +203,41 @@ PGDDS_API pgdds_status_t pgdds_atomic_u32_nbi(pgdds_context_t ctx, pgdds_gptr_t 
 /* Addition: atomic loads (a fetching no-op in the job's atomicity domain). */
 PGDDS_API pgdds_status_t pgdds_atomic_load_u64(pgdds_context_t ctx, pgdds_gptr_t target, uint64_t *value);
 PGDDS_API pgdds_status_t pgdds_atomic_load_u32(pgdds_context_t ctx, pgdds_gptr_t target, uint32_t *value);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Point-to-point synchronization (addition; OpenSHMEM 1.5's put-with-signal and wait_until)   */
+/* ------------------------------------------------------------------------------------------ */
+/* pgdds_put_signal writes n bytes from src to dst, then updates the 64-bit signal word sig on
+ * the same rank: PGDDS_SIGNAL_SET stores signal, PGDDS_SIGNAL_ADD adds it (atomically, in the
+ * job's atomicity domain, like pgdds_atomic_u64). A rank that sees the signal's new value sees
+ * the data: the update is ordered after the data at the target. sig must be 8-byte aligned, on
+ * dst's rank, and outside [dst, dst + n) (else PGDDS_ERR_INVALID_ARG).
+ * The blocking form returns once the data and the signal are visible at the target (it
+ * completes the calling thread's earlier operations too, as pgdds_flush); the _nbi form returns
+ * once issued, src may be reused at once, and both complete at the thread's next pgdds_flush.
+ * pgdds_signal_fetch reads a signal word atomically (any rank's; usually the caller's own).
+ *
+ * pgdds_wait_until_* waits until the word at ivar, in the caller's own segment, compares with
+ * value as cmp says (*ivar cmp value, unsigned); pgdds_test_until_* checks once, after one round
+ * of progress, and sets *satisfied to 1 or 0. Waiting progresses the caller's network context,
+ * so puts, signals and atomics of other ranks complete on transports that need the target's
+ * help; it fails with PGDDS_ERR_TIMEOUT after PGDDS_TIMEOUT seconds (when set). ivar must be
+ * naturally aligned; a word on another rank is PGDDS_ERR_INVALID_ARG (wait on your own word, and
+ * let the peer signal it). The word should change only through atomics or put_signal: a plain
+ * pgdds_put to it becomes visible at a flush, with no order against the data before it. */
+typedef enum { PGDDS_SIGNAL_SET, PGDDS_SIGNAL_ADD } pgdds_signal_op_t;
+typedef enum { PGDDS_CMP_EQ, PGDDS_CMP_NE, PGDDS_CMP_GT, PGDDS_CMP_GE, PGDDS_CMP_LT, PGDDS_CMP_LE } pgdds_cmp_t;
+PGDDS_API pgdds_status_t pgdds_put_signal(pgdds_context_t ctx, pgdds_gptr_t dst, const void *src, size_t n,
+                                          pgdds_gptr_t sig, uint64_t signal, pgdds_signal_op_t sig_op);
+PGDDS_API pgdds_status_t pgdds_put_signal_nbi(pgdds_context_t ctx, pgdds_gptr_t dst, const void *src, size_t n,
+                                              pgdds_gptr_t sig, uint64_t signal, pgdds_signal_op_t sig_op);
+PGDDS_API pgdds_status_t pgdds_signal_fetch(pgdds_context_t ctx, pgdds_gptr_t sig, uint64_t *value);
+PGDDS_API pgdds_status_t pgdds_wait_until_u64(pgdds_context_t ctx, pgdds_gptr_t ivar, pgdds_cmp_t cmp, uint64_t value);
+PGDDS_API pgdds_status_t pgdds_wait_until_u32(pgdds_context_t ctx, pgdds_gptr_t ivar, pgdds_cmp_t cmp, uint32_t value);
+PGDDS_API pgdds_status_t pgdds_test_until_u64(pgdds_context_t ctx, pgdds_gptr_t ivar, pgdds_cmp_t cmp, uint64_t value,
+                                              int *satisfied);
+PGDDS_API pgdds_status_t pgdds_test_until_u32(pgdds_context_t ctx, pgdds_gptr_t ivar, pgdds_cmp_t cmp, uint32_t value,
+                                              int *satisfied);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Collectives (all ranks, one thread per rank at a time)                                      */
