@@ -181,8 +181,10 @@ PGDDS_API pgdds_status_t pgdds_wait(pgdds_context_t ctx, pgdds_request_t req);  
  * picks one atomicity domain per job (PGDDS_ATOMICS): CPU atomics when every rank's segment is
  * load/store-reachable (one node, shared memory on), otherwise the transport's, local targets
  * included. A fetching atomic returns complete; it does not order earlier puts. Targets must be
- * naturally aligned, else PGDDS_ERR_INVALID_ARG. */
-typedef enum { PGDDS_AOP_ADD, PGDDS_AOP_AND, PGDDS_AOP_OR, PGDDS_AOP_XOR, PGDDS_AOP_SWAP } pgdds_aop_t;
+ * naturally aligned, else PGDDS_ERR_INVALID_ARG.
+ * Addition: PGDDS_AOP_MIN and PGDDS_AOP_MAX (unsigned for _u32/_u64, signed for _i32/_i64). */
+typedef enum { PGDDS_AOP_ADD, PGDDS_AOP_AND, PGDDS_AOP_OR, PGDDS_AOP_XOR, PGDDS_AOP_SWAP,
+               PGDDS_AOP_MIN, PGDDS_AOP_MAX } pgdds_aop_t;
 PGDDS_API pgdds_status_t pgdds_atomic_u64(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
                                           uint64_t operand, uint64_t *fetched /* NULL: no fetch */);
 PGDDS_API pgdds_status_t pgdds_atomic_cswap_u64(pgdds_context_t ctx, pgdds_gptr_t target,
@@ -200,6 +202,32 @@ PGDDS_API pgdds_status_t pgdds_atomic_u64_nbi(pgdds_context_t ctx, pgdds_gptr_t 
                                               uint64_t operand);
 PGDDS_API pgdds_status_t pgdds_atomic_u32_nbi(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
                                               uint32_t operand);
+/* Addition: signed and floating-point atomics. Signed words take every pgdds_aop_t, MIN and MAX
+ * comparing signed; float and double take ADD, MIN, MAX and SWAP (MIN/MAX: the operand replaces
+ * the word when it is smaller/larger; a NaN operand never does), and compare-and-swap compares
+ * the bits (so 0.0 and -0.0 differ, and a NaN can be matched). Operations on the same bits as the
+ * unsigned forms (ADD, AND, OR, XOR and SWAP of integers; SWAP and compare-and-swap of floats)
+ * are those forms, native where the transport's are. MIN, MAX and floating-point ADD, which no
+ * transport op pgdds uses covers, run as a compare-and-swap loop over the job's own 32/64-bit
+ * compare-and-swap (so they are atomic with every other atomic on the word, in either atomicity
+ * domain); such a loop costs a read and one compare-and-swap per attempt, and returns complete
+ * (the _nbi forms too, for MIN and MAX). A word must be accessed as one type throughout. */
+PGDDS_API pgdds_status_t pgdds_atomic_i64(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
+                                          int64_t operand, int64_t *fetched);
+PGDDS_API pgdds_status_t pgdds_atomic_i32(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
+                                          int32_t operand, int32_t *fetched);
+PGDDS_API pgdds_status_t pgdds_atomic_cswap_i64(pgdds_context_t ctx, pgdds_gptr_t target,
+                                                int64_t expected, int64_t desired, int64_t *old);
+PGDDS_API pgdds_status_t pgdds_atomic_cswap_i32(pgdds_context_t ctx, pgdds_gptr_t target,
+                                                int32_t expected, int32_t desired, int32_t *old);
+PGDDS_API pgdds_status_t pgdds_atomic_double(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
+                                             double operand, double *fetched);
+PGDDS_API pgdds_status_t pgdds_atomic_float(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
+                                            float operand, float *fetched);
+PGDDS_API pgdds_status_t pgdds_atomic_cswap_double(pgdds_context_t ctx, pgdds_gptr_t target,
+                                                   double expected, double desired, double *old);
+PGDDS_API pgdds_status_t pgdds_atomic_cswap_float(pgdds_context_t ctx, pgdds_gptr_t target,
+                                                  float expected, float desired, float *old);
 /* Addition: atomic loads (a fetching no-op in the job's atomicity domain). */
 PGDDS_API pgdds_status_t pgdds_atomic_load_u64(pgdds_context_t ctx, pgdds_gptr_t target, uint64_t *value);
 PGDDS_API pgdds_status_t pgdds_atomic_load_u32(pgdds_context_t ctx, pgdds_gptr_t target, uint32_t *value);

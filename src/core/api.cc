@@ -5,6 +5,7 @@
 
 #include <new>
 #include <string>
+#include <type_traits>
 
 using namespace pgdds;
 
@@ -118,9 +119,73 @@ status atomic_op(pgdds_context_t ctx, const char *who, pgdds_gptr_t target, amo_
     return posted ? rt->amo_posted(who, *v, target, a) : rt->amo(who, *v, target, a);
 }
 
-status bad_aop(const char *who, const pgdds_aop_t &op)
+// The unsigned word with T's bits.
+template <class T> using word_t = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
+template <class To, class From> To bits_as(From v)
 {
-    return fail(PGDDS_ERR_INVALID_ARG, "%s: %d is not a pgdds_aop_t (ADD, AND, OR, XOR, SWAP)", who, enum_value(op));
+    static_assert(sizeof(To) == sizeof(From), "same width");
+    To out;
+    memcpy(&out, &v, sizeof out);
+    return out;
+}
+
+// What MIN, MAX and floating-point ADD make of the word's old value (the CAS loop's step).
+template <class T> T combine(int op, T old, T operand)
+{
+    if constexpr (std::is_floating_point<T>::value)
+        if (op == PGDDS_AOP_ADD) return old + operand;
+    if (op == PGDDS_AOP_MIN) return operand < old ? operand : old;
+    return operand > old ? operand : old;  // PGDDS_AOP_MAX
+}
+
+// The one software path for atomics the transports' operations do not cover: a loop of
+// compare-and-swap over the job's own CAS, so the result is atomic with every other atomic on the
+// word in whichever atomicity domain the job uses.
+template <class T>
+status cas_loop(pgdds_context_t ctx, const char *who, pgdds_gptr_t target, int op, T operand, T *fetched)
+{
+    using W = word_t<T>;
+    W old;
+    status st = atomic_op<W>(ctx, who, target, AMO_LOAD, 0, 0, &old);
+    while (st == PGDDS_OK) {
+        W desired = bits_as<W>(combine<T>(op, bits_as<T>(old), operand));
+        if (desired == old) break;  // nothing to change: the load is the operation
+        W seen;
+        st = atomic_op<W>(ctx, who, target, AMO_CSWAP, desired, old, &seen);
+        if (seen == old) break;
+        old = seen;
+    }
+    if (st == PGDDS_OK && fetched) *fetched = bits_as<T>(old);
+    return st;
+}
+
+// An atomic on a word of type T (unsigned, signed or floating point). Operations on the bits the
+// unsigned form shares go to it (native wherever that is); MIN, MAX and floating-point ADD to the
+// CAS loop, which returns complete even when posted.
+template <class T>
+status typed_atomic(pgdds_context_t ctx, const char *who, pgdds_gptr_t target, const pgdds_aop_t &op, T operand,
+                    T *fetched, bool posted = false)
+{
+    constexpr bool floating = std::is_floating_point<T>::value;
+    int v = enum_value(op);
+    bool bitwise = v >= PGDDS_AOP_AND && v <= PGDDS_AOP_XOR;
+    if (v < PGDDS_AOP_ADD || v > PGDDS_AOP_MAX || (floating && bitwise))
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: %d is not an operation of this type (%s)", who, v,
+                    floating ? "PGDDS_AOP_ADD, MIN, MAX or SWAP" : "PGDDS_AOP_ADD, AND, OR, XOR, SWAP, MIN or MAX");
+    if (v == PGDDS_AOP_MIN || v == PGDDS_AOP_MAX || (floating && v == PGDDS_AOP_ADD))
+        return cas_loop<T>(ctx, who, target, v, operand, fetched);
+    using W = word_t<T>;
+    return atomic_op<W>(ctx, who, target, amo_op(v), bits_as<W>(operand), 0, reinterpret_cast<W *>(fetched), posted);
+}
+
+// Compare-and-swap of a word of type T, on its bits.
+template <class T>
+status typed_cswap(pgdds_context_t ctx, const char *who, pgdds_gptr_t target, T expected, T desired, T *old)
+{
+    if (!old) return null_arg(who, "old");
+    using W = word_t<T>;
+    return atomic_op<W>(ctx, who, target, AMO_CSWAP, bits_as<W>(desired), bits_as<W>(expected),
+                        reinterpret_cast<W *>(old));
 }
 
 // Collective agreement: the minimum and maximum over every rank of each of k values (one
@@ -552,36 +617,70 @@ PGDDS_API pgdds_status_t pgdds_wait(pgdds_context_t ctx, pgdds_request_t req)
 PGDDS_API pgdds_status_t pgdds_atomic_u64(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op, uint64_t operand,
                                           uint64_t *fetched)
 {
-    if (!aop_valid(op)) return bad_aop("pgdds_atomic_u64", op);
-    return atomic_op<uint64_t>(ctx, "pgdds_atomic_u64", target, amo_op(op), operand, 0, fetched);
+    return typed_atomic<uint64_t>(ctx, "pgdds_atomic_u64", target, op, operand, fetched);
 }
 PGDDS_API pgdds_status_t pgdds_atomic_u32(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op, uint32_t operand,
                                           uint32_t *fetched)
 {
-    if (!aop_valid(op)) return bad_aop("pgdds_atomic_u32", op);
-    return atomic_op<uint32_t>(ctx, "pgdds_atomic_u32", target, amo_op(op), operand, 0, fetched);
+    return typed_atomic<uint32_t>(ctx, "pgdds_atomic_u32", target, op, operand, fetched);
 }
 PGDDS_API pgdds_status_t pgdds_atomic_u64_nbi(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op, uint64_t operand)
 {
-    if (!aop_valid(op)) return bad_aop("pgdds_atomic_u64_nbi", op);
-    return atomic_op<uint64_t>(ctx, "pgdds_atomic_u64_nbi", target, amo_op(op), operand, 0, nullptr, true);
+    return typed_atomic<uint64_t>(ctx, "pgdds_atomic_u64_nbi", target, op, operand, nullptr, true);
 }
 PGDDS_API pgdds_status_t pgdds_atomic_u32_nbi(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op, uint32_t operand)
 {
-    if (!aop_valid(op)) return bad_aop("pgdds_atomic_u32_nbi", op);
-    return atomic_op<uint32_t>(ctx, "pgdds_atomic_u32_nbi", target, amo_op(op), operand, 0, nullptr, true);
+    return typed_atomic<uint32_t>(ctx, "pgdds_atomic_u32_nbi", target, op, operand, nullptr, true);
 }
 PGDDS_API pgdds_status_t pgdds_atomic_cswap_u64(pgdds_context_t ctx, pgdds_gptr_t target, uint64_t expected,
                                                 uint64_t desired, uint64_t *old)
 {
-    if (!old) return null_arg("pgdds_atomic_cswap_u64", "old");
-    return atomic_op<uint64_t>(ctx, "pgdds_atomic_cswap_u64", target, AMO_CSWAP, desired, expected, old);
+    return typed_cswap<uint64_t>(ctx, "pgdds_atomic_cswap_u64", target, expected, desired, old);
 }
 PGDDS_API pgdds_status_t pgdds_atomic_cswap_u32(pgdds_context_t ctx, pgdds_gptr_t target, uint32_t expected,
                                                 uint32_t desired, uint32_t *old)
 {
-    if (!old) return null_arg("pgdds_atomic_cswap_u32", "old");
-    return atomic_op<uint32_t>(ctx, "pgdds_atomic_cswap_u32", target, AMO_CSWAP, desired, expected, old);
+    return typed_cswap<uint32_t>(ctx, "pgdds_atomic_cswap_u32", target, expected, desired, old);
+}
+PGDDS_API pgdds_status_t pgdds_atomic_i64(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op, int64_t operand,
+                                          int64_t *fetched)
+{
+    return typed_atomic<int64_t>(ctx, "pgdds_atomic_i64", target, op, operand, fetched);
+}
+PGDDS_API pgdds_status_t pgdds_atomic_i32(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op, int32_t operand,
+                                          int32_t *fetched)
+{
+    return typed_atomic<int32_t>(ctx, "pgdds_atomic_i32", target, op, operand, fetched);
+}
+PGDDS_API pgdds_status_t pgdds_atomic_double(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op, double operand,
+                                             double *fetched)
+{
+    return typed_atomic<double>(ctx, "pgdds_atomic_double", target, op, operand, fetched);
+}
+PGDDS_API pgdds_status_t pgdds_atomic_float(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op, float operand,
+                                            float *fetched)
+{
+    return typed_atomic<float>(ctx, "pgdds_atomic_float", target, op, operand, fetched);
+}
+PGDDS_API pgdds_status_t pgdds_atomic_cswap_i64(pgdds_context_t ctx, pgdds_gptr_t target, int64_t expected,
+                                                int64_t desired, int64_t *old)
+{
+    return typed_cswap<int64_t>(ctx, "pgdds_atomic_cswap_i64", target, expected, desired, old);
+}
+PGDDS_API pgdds_status_t pgdds_atomic_cswap_i32(pgdds_context_t ctx, pgdds_gptr_t target, int32_t expected,
+                                                int32_t desired, int32_t *old)
+{
+    return typed_cswap<int32_t>(ctx, "pgdds_atomic_cswap_i32", target, expected, desired, old);
+}
+PGDDS_API pgdds_status_t pgdds_atomic_cswap_double(pgdds_context_t ctx, pgdds_gptr_t target, double expected,
+                                                   double desired, double *old)
+{
+    return typed_cswap<double>(ctx, "pgdds_atomic_cswap_double", target, expected, desired, old);
+}
+PGDDS_API pgdds_status_t pgdds_atomic_cswap_float(pgdds_context_t ctx, pgdds_gptr_t target, float expected,
+                                                  float desired, float *old)
+{
+    return typed_cswap<float>(ctx, "pgdds_atomic_cswap_float", target, expected, desired, old);
 }
 PGDDS_API pgdds_status_t pgdds_atomic_load_u64(pgdds_context_t ctx, pgdds_gptr_t target, uint64_t *value)
 {
