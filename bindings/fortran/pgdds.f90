@@ -51,7 +51,12 @@ module pgdds
     PGDDS_GPTR_RANK_BITS = 22
 
   integer(c_int), parameter, public :: PGDDS_AOP_ADD = 0, PGDDS_AOP_AND = 1, PGDDS_AOP_OR = 2, PGDDS_AOP_XOR = 3, &
-    PGDDS_AOP_SWAP = 4
+    PGDDS_AOP_SWAP = 4, PGDDS_AOP_MIN = 5, PGDDS_AOP_MAX = 6
+
+  integer(c_int), parameter, public :: PGDDS_ALLOC_ZERO = 1
+  integer(c_int), parameter, public :: PGDDS_SIGNAL_SET = 0, PGDDS_SIGNAL_ADD = 1
+  integer(c_int), parameter, public :: PGDDS_CMP_EQ = 0, PGDDS_CMP_NE = 1, PGDDS_CMP_GT = 2, PGDDS_CMP_GE = 3, &
+    PGDDS_CMP_LT = 4, PGDDS_CMP_LE = 5
 
   integer(c_int), parameter, public :: PGDDS_INT32 = 0, PGDDS_INT64 = 1, PGDDS_UINT32 = 2, PGDDS_UINT64 = 3, &
     PGDDS_FLOAT = 4, PGDDS_DOUBLE = 5
@@ -85,7 +90,9 @@ module pgdds
   public :: pgdds_transport_name, pgdds_version_string, pgdds_strerror, pgdds_last_error
   public :: pgdds_barrier, pgdds_broadcast, pgdds_allreduce, pgdds_allgather
   public :: pgdds_alloc, pgdds_free, pgdds_gptr_rank, pgdds_gptr_offset, pgdds_gptr_add, pgdds_gptr_to_local
+  public :: pgdds_alloc_all, pgdds_free_all, pgdds_gptr_at
   public :: pgdds_put, pgdds_get, pgdds_flush, pgdds_fence
+  public :: pgdds_put_signal, pgdds_put_signal_nbi, pgdds_signal_fetch, pgdds_wait_until, pgdds_test_until
   public :: pgdds_atomic, pgdds_atomic_fetch_add, pgdds_atomic_cswap, pgdds_atomic_load
   public :: pgdds_hashmap_create, pgdds_hashmap_destroy, pgdds_hashmap_insert, pgdds_hashmap_find
   public :: pgdds_hashmap_erase, pgdds_hashmap_size
@@ -103,6 +110,24 @@ module pgdds
   end interface
   interface pgdds_get
     module procedure get_scalar, get_array
+  end interface
+  interface pgdds_atomic
+    module procedure atomic_int64, atomic_int32, atomic_real32, atomic_real64
+  end interface
+  interface pgdds_atomic_cswap
+    module procedure cswap_int64, cswap_int32, cswap_real32, cswap_real64
+  end interface
+  interface pgdds_put_signal
+    module procedure put_signal_scalar, put_signal_array
+  end interface
+  interface pgdds_put_signal_nbi
+    module procedure put_signal_nbi_scalar, put_signal_nbi_array
+  end interface
+  interface pgdds_wait_until
+    module procedure wait_until_int64, wait_until_int32
+  end interface
+  interface pgdds_test_until
+    module procedure test_until_int64, test_until_int32
   end interface
   interface pgdds_darray_local
     module procedure darray_local_int32, darray_local_int64, darray_local_real32, darray_local_real64
@@ -226,6 +251,83 @@ module pgdds
       integer(c_int64_t), value :: ptr
       integer(c_int) :: st
     end function
+    function c_alloc_all(ctx, size, alignment, flags, out) bind(C, name='pgdds_alloc_all') result(st)
+      import :: c_ptr, c_int, c_size_t, c_int64_t
+      type(c_ptr), value :: ctx
+      integer(c_size_t), value :: size, alignment
+      integer(c_int), value :: flags
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: st
+    end function
+    function c_free_all(ctx, ptr) bind(C, name='pgdds_free_all') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: ctx
+      integer(c_int64_t), value :: ptr
+      integer(c_int) :: st
+    end function
+    function c_gptr_at(ctx, ptr, rank, out) bind(C, name='pgdds_gptr_at') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: ctx
+      integer(c_int64_t), value :: ptr
+      integer(c_int), value :: rank
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: st
+    end function
+    function c_put_signal(ctx, dst, src, n, sig, signal, sig_op) bind(C, name='pgdds_put_signal') result(st)
+      import :: c_ptr, c_int, c_size_t, c_int64_t
+      type(c_ptr), value :: ctx, src
+      integer(c_int64_t), value :: dst, sig, signal
+      integer(c_size_t), value :: n
+      integer(c_int), value :: sig_op
+      integer(c_int) :: st
+    end function
+    function c_put_signal_nbi(ctx, dst, src, n, sig, signal, sig_op) bind(C, name='pgdds_put_signal_nbi') result(st)
+      import :: c_ptr, c_int, c_size_t, c_int64_t
+      type(c_ptr), value :: ctx, src
+      integer(c_int64_t), value :: dst, sig, signal
+      integer(c_size_t), value :: n
+      integer(c_int), value :: sig_op
+      integer(c_int) :: st
+    end function
+    function c_signal_fetch(ctx, sig, value) bind(C, name='pgdds_signal_fetch') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: ctx
+      integer(c_int64_t), value :: sig
+      integer(c_int64_t), intent(out) :: value
+      integer(c_int) :: st
+    end function
+    function c_wait_until_u64(ctx, ivar, cmp, value) bind(C, name='pgdds_wait_until_u64') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: ctx
+      integer(c_int64_t), value :: ivar, value
+      integer(c_int), value :: cmp
+      integer(c_int) :: st
+    end function
+    function c_wait_until_u32(ctx, ivar, cmp, value) bind(C, name='pgdds_wait_until_u32') result(st)
+      import :: c_ptr, c_int, c_int32_t, c_int64_t
+      type(c_ptr), value :: ctx
+      integer(c_int64_t), value :: ivar
+      integer(c_int), value :: cmp
+      integer(c_int32_t), value :: value
+      integer(c_int) :: st
+    end function
+    function c_test_until_u64(ctx, ivar, cmp, value, satisfied) bind(C, name='pgdds_test_until_u64') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: ctx
+      integer(c_int64_t), value :: ivar, value
+      integer(c_int), value :: cmp
+      integer(c_int), intent(out) :: satisfied
+      integer(c_int) :: st
+    end function
+    function c_test_until_u32(ctx, ivar, cmp, value, satisfied) bind(C, name='pgdds_test_until_u32') result(st)
+      import :: c_ptr, c_int, c_int32_t, c_int64_t
+      type(c_ptr), value :: ctx
+      integer(c_int64_t), value :: ivar
+      integer(c_int), value :: cmp
+      integer(c_int32_t), value :: value
+      integer(c_int), intent(out) :: satisfied
+      integer(c_int) :: st
+    end function
     function c_gptr_rank(ptr) bind(C, name='pgdds_gptr_rank') result(r)
       import :: c_int, c_int64_t
       integer(c_int64_t), value :: ptr
@@ -273,6 +375,61 @@ module pgdds
       integer(c_int) :: st
     end function
 
+    function c_atomic_i64(ctx, target, op, operand, fetched) bind(C, name='pgdds_atomic_i64') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: ctx, fetched
+      integer(c_int64_t), value :: target, operand
+      integer(c_int), value :: op
+      integer(c_int) :: st
+    end function
+    function c_atomic_i32(ctx, target, op, operand, fetched) bind(C, name='pgdds_atomic_i32') result(st)
+      import :: c_ptr, c_int, c_int32_t, c_int64_t
+      type(c_ptr), value :: ctx, fetched
+      integer(c_int64_t), value :: target
+      integer(c_int32_t), value :: operand
+      integer(c_int), value :: op
+      integer(c_int) :: st
+    end function
+    function c_atomic_float(ctx, target, op, operand, fetched) bind(C, name='pgdds_atomic_float') result(st)
+      import :: c_ptr, c_int, c_int64_t, c_float
+      type(c_ptr), value :: ctx, fetched
+      integer(c_int64_t), value :: target
+      real(c_float), value :: operand
+      integer(c_int), value :: op
+      integer(c_int) :: st
+    end function
+    function c_atomic_double(ctx, target, op, operand, fetched) bind(C, name='pgdds_atomic_double') result(st)
+      import :: c_ptr, c_int, c_int64_t, c_double
+      type(c_ptr), value :: ctx, fetched
+      integer(c_int64_t), value :: target
+      real(c_double), value :: operand
+      integer(c_int), value :: op
+      integer(c_int) :: st
+    end function
+    function c_atomic_cswap_i32(ctx, target, expected, desired, old) bind(C, name='pgdds_atomic_cswap_i32') result(st)
+      import :: c_ptr, c_int, c_int32_t, c_int64_t
+      type(c_ptr), value :: ctx
+      integer(c_int64_t), value :: target
+      integer(c_int32_t), value :: expected, desired
+      integer(c_int32_t), intent(out) :: old
+      integer(c_int) :: st
+    end function
+    function c_atomic_cswap_float(ctx, target, expected, desired, old) bind(C, name='pgdds_atomic_cswap_float') result(st)
+      import :: c_ptr, c_int, c_int64_t, c_float
+      type(c_ptr), value :: ctx
+      integer(c_int64_t), value :: target
+      real(c_float), value :: expected, desired
+      real(c_float), intent(out) :: old
+      integer(c_int) :: st
+    end function
+    function c_atomic_cswap_double(ctx, target, expected, desired, old) bind(C, name='pgdds_atomic_cswap_double') result(st)
+      import :: c_ptr, c_int, c_int64_t, c_double
+      type(c_ptr), value :: ctx
+      integer(c_int64_t), value :: target
+      real(c_double), value :: expected, desired
+      real(c_double), intent(out) :: old
+      integer(c_int) :: st
+    end function
     function c_atomic_u64(ctx, target, op, operand, fetched) bind(C, name='pgdds_atomic_u64') result(st)
       import :: c_ptr, c_int, c_int64_t
       type(c_ptr), value :: ctx, fetched
@@ -769,6 +926,56 @@ contains
     st = c_free(ctx%handle, ptr)
   end function
 
+  ! --- Symmetric allocation -------------------------------------------------------------------
+  ! Collective: every rank passes the same nbytes, alignment and zero, and gets a block at the same
+  ! offset of its segment (ptr names its own copy; pgdds_gptr_at any rank's). zero=.true. zeroes
+  ! every copy. A disagreement or a failure on any rank fails the call on every rank.
+  function pgdds_alloc_all(ctx, nbytes, ptr, alignment, zero) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(int64), intent(in) :: nbytes
+    integer(PGDDS_GPTR_KIND), intent(out) :: ptr
+    integer(int64), intent(in), optional :: alignment
+    logical, intent(in), optional :: zero
+    integer(c_int) :: st, flags
+    integer(c_size_t) :: align
+    integer(c_int64_t) :: out
+    align = 0
+    if (present(alignment)) align = int(alignment, c_size_t)
+    flags = 0
+    if (present(zero)) then
+      if (zero) flags = PGDDS_ALLOC_ZERO
+    end if
+    ! A negative size still takes part in the collective call (as a size no rank can hold), so
+    ! that every rank fails together.
+    if (nbytes < 0 .or. align < 0) then
+      st = c_alloc_all(ctx%handle, huge(1_c_size_t), 3_c_size_t, flags, out)
+      st = fail(PGDDS_ERR_INVALID_ARG, 'pgdds_alloc_all: nbytes and alignment must not be negative')
+      return
+    end if
+    st = c_alloc_all(ctx%handle, int(nbytes, c_size_t), align, flags, out)
+    if (st == PGDDS_OK) ptr = out
+  end function
+
+  ! Collective: every rank passes the same symmetric block (any rank's copy of it).
+  function pgdds_free_all(ctx, ptr) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: ptr
+    integer(c_int) :: st
+    st = c_free_all(ctx%handle, ptr)
+  end function
+
+  ! out = rank's copy of the symmetric memory ptr points into.
+  function pgdds_gptr_at(ctx, ptr, rank, out) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: ptr
+    integer, intent(in) :: rank
+    integer(PGDDS_GPTR_KIND), intent(out) :: out
+    integer(c_int) :: st
+    integer(c_int64_t) :: moved
+    st = c_gptr_at(ctx%handle, ptr, int(rank, c_int), moved)
+    if (st == PGDDS_OK) out = moved
+  end function
+
   integer(c_int) function pgdds_gptr_rank(ptr)
     integer(PGDDS_GPTR_KIND), intent(in) :: ptr
     pgdds_gptr_rank = c_gptr_rank(ptr)
@@ -872,9 +1079,11 @@ contains
     st = c_fence(ctx%handle)
   end function
 
-  ! --- 64-bit atomics (on 8-byte aligned words; values are the bits of an integer(int64)) -----
-  ! op is PGDDS_AOP_ADD, AND, OR, XOR or SWAP; fetched, when present, receives the old value.
-  function pgdds_atomic(ctx, target, op, operand, fetched) result(st)
+  ! --- Atomics on naturally aligned words of the operand's type ---------------------------------
+  ! integer(int64) and integer(int32): op is PGDDS_AOP_ADD, AND, OR, XOR, SWAP, MIN or MAX (MIN and
+  ! MAX compare signed); real(real32) and real(real64): ADD, MIN, MAX or SWAP. fetched, when
+  ! present, receives the old value.
+  function atomic_int64(ctx, target, op, operand, fetched) result(st)
     type(pgdds_context), intent(in) :: ctx
     integer(PGDDS_GPTR_KIND), intent(in) :: target
     integer(c_int), intent(in) :: op
@@ -885,7 +1094,52 @@ contains
     type(c_ptr) :: fetch
     fetch = c_null_ptr
     if (present(fetched)) fetch = c_loc(old)
-    st = c_atomic_u64(ctx%handle, target, op, operand, fetch)
+    st = c_atomic_i64(ctx%handle, target, op, operand, fetch)
+    if (st == PGDDS_OK .and. present(fetched)) fetched = old
+  end function
+
+  function atomic_int32(ctx, target, op, operand, fetched) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: target
+    integer(c_int), intent(in) :: op
+    integer(int32), intent(in) :: operand
+    integer(int32), intent(out), optional :: fetched
+    integer(c_int) :: st
+    integer(c_int32_t), target :: old
+    type(c_ptr) :: fetch
+    fetch = c_null_ptr
+    if (present(fetched)) fetch = c_loc(old)
+    st = c_atomic_i32(ctx%handle, target, op, operand, fetch)
+    if (st == PGDDS_OK .and. present(fetched)) fetched = old
+  end function
+
+  function atomic_real32(ctx, target, op, operand, fetched) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: target
+    integer(c_int), intent(in) :: op
+    real(real32), intent(in) :: operand
+    real(real32), intent(out), optional :: fetched
+    integer(c_int) :: st
+    real(c_float), target :: old
+    type(c_ptr) :: fetch
+    fetch = c_null_ptr
+    if (present(fetched)) fetch = c_loc(old)
+    st = c_atomic_float(ctx%handle, target, op, operand, fetch)
+    if (st == PGDDS_OK .and. present(fetched)) fetched = old
+  end function
+
+  function atomic_real64(ctx, target, op, operand, fetched) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: target
+    integer(c_int), intent(in) :: op
+    real(real64), intent(in) :: operand
+    real(real64), intent(out), optional :: fetched
+    integer(c_int) :: st
+    real(c_double), target :: old
+    type(c_ptr) :: fetch
+    fetch = c_null_ptr
+    if (present(fetched)) fetch = c_loc(old)
+    st = c_atomic_double(ctx%handle, target, op, operand, fetch)
     if (st == PGDDS_OK .and. present(fetched)) fetched = old
   end function
 
@@ -899,8 +1153,8 @@ contains
     st = pgdds_atomic(ctx, target, PGDDS_AOP_ADD, value, old)
   end function
 
-  ! old = *target; if (old == expected) *target = desired.
-  function pgdds_atomic_cswap(ctx, target, expected, desired, old) result(st)
+  ! old = *target; if (old == expected) *target = desired. Reals compare bits (0.0 and -0.0 differ).
+  function cswap_int64(ctx, target, expected, desired, old) result(st)
     type(pgdds_context), intent(in) :: ctx
     integer(PGDDS_GPTR_KIND), intent(in) :: target
     integer(int64), intent(in) :: expected, desired
@@ -908,6 +1162,39 @@ contains
     integer(c_int) :: st
     integer(c_int64_t) :: fetched
     st = c_atomic_cswap_u64(ctx%handle, target, expected, desired, fetched)
+    if (st == PGDDS_OK) old = fetched
+  end function
+
+  function cswap_int32(ctx, target, expected, desired, old) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: target
+    integer(int32), intent(in) :: expected, desired
+    integer(int32), intent(out) :: old
+    integer(c_int) :: st
+    integer(c_int32_t) :: fetched
+    st = c_atomic_cswap_i32(ctx%handle, target, expected, desired, fetched)
+    if (st == PGDDS_OK) old = fetched
+  end function
+
+  function cswap_real32(ctx, target, expected, desired, old) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: target
+    real(real32), intent(in) :: expected, desired
+    real(real32), intent(out) :: old
+    integer(c_int) :: st
+    real(c_float) :: fetched
+    st = c_atomic_cswap_float(ctx%handle, target, expected, desired, fetched)
+    if (st == PGDDS_OK) old = fetched
+  end function
+
+  function cswap_real64(ctx, target, expected, desired, old) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: target
+    real(real64), intent(in) :: expected, desired
+    real(real64), intent(out) :: old
+    integer(c_int) :: st
+    real(c_double) :: fetched
+    st = c_atomic_cswap_double(ctx%handle, target, expected, desired, fetched)
     if (st == PGDDS_OK) old = fetched
   end function
 
@@ -919,6 +1206,133 @@ contains
     integer(c_int64_t) :: fetched
     st = c_atomic_load_u64(ctx%handle, target, fetched)
     if (st == PGDDS_OK) value = fetched
+  end function
+
+  ! --- Point-to-point synchronization ---------------------------------------------------------
+  ! Writes src to dst, then sets (PGDDS_SIGNAL_SET) or adds to (PGDDS_SIGNAL_ADD) the 64-bit
+  ! signal word sig on the same rank, ordered after the data. pgdds_put_signal returns once both
+  ! are visible at the target; pgdds_put_signal_nbi once issued (complete at pgdds_flush).
+  function put_signal_scalar(ctx, dst, src, sig, signal, sig_op) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: dst, sig
+    class(*), intent(in), target :: src
+    integer(int64), intent(in) :: signal
+    integer(c_int), intent(in) :: sig_op
+    integer(c_int) :: st, dtype
+    type(c_ptr) :: addr
+    integer(c_size_t) :: bytes
+    call describe_scalar(src, addr, bytes, dtype)
+    if (dtype < 0) then
+      st = bad_type('pgdds_put_signal', 'src')
+      return
+    end if
+    st = c_put_signal(ctx%handle, dst, addr, bytes, sig, signal, sig_op)
+  end function
+
+  function put_signal_array(ctx, dst, src, sig, signal, sig_op) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: dst, sig
+    class(*), intent(in), target, contiguous :: src(:)
+    integer(int64), intent(in) :: signal
+    integer(c_int), intent(in) :: sig_op
+    integer(c_int) :: st, dtype
+    type(c_ptr) :: addr
+    integer(c_size_t) :: bytes
+    call describe_array(src, addr, bytes, dtype)
+    if (dtype < 0) then
+      st = bad_type('pgdds_put_signal', 'src')
+      return
+    end if
+    st = c_put_signal(ctx%handle, dst, addr, bytes, sig, signal, sig_op)
+  end function
+
+  function put_signal_nbi_scalar(ctx, dst, src, sig, signal, sig_op) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: dst, sig
+    class(*), intent(in), target :: src
+    integer(int64), intent(in) :: signal
+    integer(c_int), intent(in) :: sig_op
+    integer(c_int) :: st, dtype
+    type(c_ptr) :: addr
+    integer(c_size_t) :: bytes
+    call describe_scalar(src, addr, bytes, dtype)
+    if (dtype < 0) then
+      st = bad_type('pgdds_put_signal_nbi', 'src')
+      return
+    end if
+    st = c_put_signal_nbi(ctx%handle, dst, addr, bytes, sig, signal, sig_op)
+  end function
+
+  function put_signal_nbi_array(ctx, dst, src, sig, signal, sig_op) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: dst, sig
+    class(*), intent(in), target, contiguous :: src(:)
+    integer(int64), intent(in) :: signal
+    integer(c_int), intent(in) :: sig_op
+    integer(c_int) :: st, dtype
+    type(c_ptr) :: addr
+    integer(c_size_t) :: bytes
+    call describe_array(src, addr, bytes, dtype)
+    if (dtype < 0) then
+      st = bad_type('pgdds_put_signal_nbi', 'src')
+      return
+    end if
+    st = c_put_signal_nbi(ctx%handle, dst, addr, bytes, sig, signal, sig_op)
+  end function
+
+  ! Reads the 64-bit signal word sig atomically.
+  function pgdds_signal_fetch(ctx, sig, value) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: sig
+    integer(int64), intent(out) :: value
+    integer(c_int) :: st
+    integer(c_int64_t) :: fetched
+    st = c_signal_fetch(ctx%handle, sig, fetched)
+    if (st == PGDDS_OK) value = fetched
+  end function
+
+  ! Waits until the word at ivar, in the caller's own segment, compares with value as cmp
+  ! (PGDDS_CMP_EQ, NE, GT, GE, LT, LE; unsigned) says: a 64-bit word for an integer(int64)
+  ! value, a 32-bit one for integer(int32). Progresses while it waits; PGDDS_TIMEOUT applies.
+  function wait_until_int64(ctx, ivar, cmp, value) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: ivar
+    integer(c_int), intent(in) :: cmp
+    integer(int64), intent(in) :: value
+    integer(c_int) :: st
+    st = c_wait_until_u64(ctx%handle, ivar, cmp, value)
+  end function
+
+  function wait_until_int32(ctx, ivar, cmp, value) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: ivar
+    integer(c_int), intent(in) :: cmp
+    integer(int32), intent(in) :: value
+    integer(c_int) :: st
+    st = c_wait_until_u32(ctx%handle, ivar, cmp, value)
+  end function
+
+  ! One round of progress, then satisfied = whether the comparison holds.
+  function test_until_int64(ctx, ivar, cmp, value, satisfied) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: ivar
+    integer(c_int), intent(in) :: cmp
+    integer(int64), intent(in) :: value
+    logical, intent(out) :: satisfied
+    integer(c_int) :: st, ok
+    st = c_test_until_u64(ctx%handle, ivar, cmp, value, ok)
+    if (st == PGDDS_OK) satisfied = ok /= 0
+  end function
+
+  function test_until_int32(ctx, ivar, cmp, value, satisfied) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: ivar
+    integer(c_int), intent(in) :: cmp
+    integer(int32), intent(in) :: value
+    logical, intent(out) :: satisfied
+    integer(c_int) :: st, ok
+    st = c_test_until_u32(ctx%handle, ivar, cmp, value, ok)
+    if (st == PGDDS_OK) satisfied = ok /= 0
   end function
 
 end module pgdds

@@ -122,6 +122,31 @@ PGDDS_API pgdds_status_t pgdds_gptr_from_local(pgdds_context_t ctx, const void *
 PGDDS_API uint64_t       pgdds_gptr_offset(pgdds_gptr_t ptr);
 PGDDS_API pgdds_status_t pgdds_segment_size(pgdds_context_t ctx, int rank, size_t *size);
 
+/* Symmetric allocation (OpenSHMEM's shmem_malloc, UPC++'s dist_object). Collective:
+ * every rank calls pgdds_alloc_all with the same size, alignment and flags, in the same order
+ * as its other collective calls, and each gets a block at the same offset of its own segment;
+ * *out names the caller's copy, and pgdds_gptr_at gives any rank's. The blocks come from the
+ * top of the segment (below the smallest segment size of the job), which pgdds_alloc leaves
+ * until its own space runs out. alignment as for pgdds_alloc; flags 0 or PGDDS_ALLOC_ZERO
+ * (every copy zeroed before any rank returns). Ranks that disagree (sizes, alignments, flags),
+ * or an allocation that fails on any rank, fail pgdds_alloc_all on every rank, which then
+ * holds nothing: PGDDS_ERR_INVALID_ARG for a disagreement, else the failing rank's status
+ * (PGDDS_ERR_NO_MEMORY, ...). pgdds_alloc memory is not zeroed; this is the way to get zeroed
+ * memory.
+ * pgdds_free_all: collective, every rank passes the same block (any rank's copy of it, as
+ * pgdds_alloc_all or pgdds_gptr_at gave it). It first completes every rank's operations (as
+ * pgdds_barrier), so no copy is freed while a put to it is in flight. A pointer that does not
+ * start a symmetric block on some rank, or different blocks on different ranks, fail it on every
+ * rank with PGDDS_ERR_INVALID_ARG and free nothing. pgdds_free refuses symmetric blocks.
+ * pgdds_gptr_at: ptr (into a live symmetric block, at any offset inside it) moved to rank's
+ * copy; PGDDS_ERR_OUT_OF_BOUNDS for a rank outside the job, PGDDS_ERR_INVALID_ARG for a
+ * pointer that is not into a symmetric block. */
+enum { PGDDS_ALLOC_ZERO = 1u << 0 };
+PGDDS_API pgdds_status_t pgdds_alloc_all(pgdds_context_t ctx, size_t size, size_t alignment, unsigned flags,
+                                         pgdds_gptr_t *out);
+PGDDS_API pgdds_status_t pgdds_free_all(pgdds_context_t ctx, pgdds_gptr_t ptr);
+PGDDS_API pgdds_status_t pgdds_gptr_at(pgdds_context_t ctx, pgdds_gptr_t ptr, int rank, pgdds_gptr_t *out);
+
 /* ------------------------------------------------------------------------------------------ */
 /* One-sided communication                                                                     */
 /* ------------------------------------------------------------------------------------------ */
@@ -157,8 +182,10 @@ PGDDS_API pgdds_status_t pgdds_wait(pgdds_context_t ctx, pgdds_request_t req);  
  * picks one atomicity domain per job (PGDDS_ATOMICS): CPU atomics when every rank's segment is
  * load/store-reachable (one node, shared memory on), otherwise the transport's, local targets
  * included. A fetching atomic returns complete; it does not order earlier puts. Targets must be
- * naturally aligned, else PGDDS_ERR_INVALID_ARG. */
-typedef enum { PGDDS_AOP_ADD, PGDDS_AOP_AND, PGDDS_AOP_OR, PGDDS_AOP_XOR, PGDDS_AOP_SWAP } pgdds_aop_t;
+ * naturally aligned, else PGDDS_ERR_INVALID_ARG.
+ * PGDDS_AOP_MIN and PGDDS_AOP_MAX (unsigned for _u32/_u64, signed for _i32/_i64). */
+typedef enum { PGDDS_AOP_ADD, PGDDS_AOP_AND, PGDDS_AOP_OR, PGDDS_AOP_XOR, PGDDS_AOP_SWAP,
+               PGDDS_AOP_MIN, PGDDS_AOP_MAX } pgdds_aop_t;
 PGDDS_API pgdds_status_t pgdds_atomic_u64(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
                                           uint64_t operand, uint64_t *fetched /* NULL: no fetch */);
 PGDDS_API pgdds_status_t pgdds_atomic_cswap_u64(pgdds_context_t ctx, pgdds_gptr_t target,
@@ -176,9 +203,70 @@ PGDDS_API pgdds_status_t pgdds_atomic_u64_nbi(pgdds_context_t ctx, pgdds_gptr_t 
                                               uint64_t operand);
 PGDDS_API pgdds_status_t pgdds_atomic_u32_nbi(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
                                               uint32_t operand);
+/* Signed and floating-point atomics. Signed words take every pgdds_aop_t, MIN and MAX
+ * comparing signed; float and double take ADD, MIN, MAX and SWAP (MIN/MAX: the operand replaces
+ * the word when it is smaller/larger; a NaN operand never does), and compare-and-swap compares
+ * the bits (so 0.0 and -0.0 differ, and a NaN can be matched). Operations on the same bits as the
+ * unsigned forms (ADD, AND, OR, XOR and SWAP of integers; SWAP and compare-and-swap of floats)
+ * are those forms, native where the transport's are. MIN, MAX and floating-point ADD, which no
+ * transport op pgdds uses covers, run as a compare-and-swap loop over the job's own 32/64-bit
+ * compare-and-swap (so they are atomic with every other atomic on the word, in either atomicity
+ * domain); such a loop costs a read and one compare-and-swap per attempt, and returns complete
+ * (the _nbi forms too, for MIN and MAX). A word must be accessed as one type throughout. */
+PGDDS_API pgdds_status_t pgdds_atomic_i64(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
+                                          int64_t operand, int64_t *fetched);
+PGDDS_API pgdds_status_t pgdds_atomic_i32(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
+                                          int32_t operand, int32_t *fetched);
+PGDDS_API pgdds_status_t pgdds_atomic_cswap_i64(pgdds_context_t ctx, pgdds_gptr_t target,
+                                                int64_t expected, int64_t desired, int64_t *old);
+PGDDS_API pgdds_status_t pgdds_atomic_cswap_i32(pgdds_context_t ctx, pgdds_gptr_t target,
+                                                int32_t expected, int32_t desired, int32_t *old);
+PGDDS_API pgdds_status_t pgdds_atomic_double(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
+                                             double operand, double *fetched);
+PGDDS_API pgdds_status_t pgdds_atomic_float(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
+                                            float operand, float *fetched);
+PGDDS_API pgdds_status_t pgdds_atomic_cswap_double(pgdds_context_t ctx, pgdds_gptr_t target,
+                                                   double expected, double desired, double *old);
+PGDDS_API pgdds_status_t pgdds_atomic_cswap_float(pgdds_context_t ctx, pgdds_gptr_t target,
+                                                  float expected, float desired, float *old);
 /* Atomic loads (a fetching no-op in the job's atomicity domain). */
 PGDDS_API pgdds_status_t pgdds_atomic_load_u64(pgdds_context_t ctx, pgdds_gptr_t target, uint64_t *value);
 PGDDS_API pgdds_status_t pgdds_atomic_load_u32(pgdds_context_t ctx, pgdds_gptr_t target, uint32_t *value);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Point-to-point synchronization (addition; OpenSHMEM 1.5's put-with-signal and wait_until)   */
+/* ------------------------------------------------------------------------------------------ */
+/* pgdds_put_signal writes n bytes from src to dst, then updates the 64-bit signal word sig on
+ * the same rank: PGDDS_SIGNAL_SET stores signal, PGDDS_SIGNAL_ADD adds it (atomically, in the
+ * job's atomicity domain, like pgdds_atomic_u64). A rank that sees the signal's new value sees
+ * the data: the update is ordered after the data at the target. sig must be 8-byte aligned, on
+ * dst's rank, and outside [dst, dst + n) (else PGDDS_ERR_INVALID_ARG).
+ * The blocking form returns once the data and the signal are visible at the target (it
+ * completes the calling thread's earlier operations too, as pgdds_flush); the _nbi form returns
+ * once issued, src may be reused at once, and both complete at the thread's next pgdds_flush.
+ * pgdds_signal_fetch reads a signal word atomically (any rank's; usually the caller's own).
+ *
+ * pgdds_wait_until_* waits until the word at ivar, in the caller's own segment, compares with
+ * value as cmp says (*ivar cmp value, unsigned); pgdds_test_until_* checks once, after one round
+ * of progress, and sets *satisfied to 1 or 0. Waiting progresses the caller's network context,
+ * so puts, signals and atomics of other ranks complete on transports that need the target's
+ * help; it fails with PGDDS_ERR_TIMEOUT after PGDDS_TIMEOUT seconds (when set). ivar must be
+ * naturally aligned; a word on another rank is PGDDS_ERR_INVALID_ARG (wait on your own word, and
+ * let the peer signal it). The word should change only through atomics or put_signal: a plain
+ * pgdds_put to it becomes visible at a flush, with no order against the data before it. */
+typedef enum { PGDDS_SIGNAL_SET, PGDDS_SIGNAL_ADD } pgdds_signal_op_t;
+typedef enum { PGDDS_CMP_EQ, PGDDS_CMP_NE, PGDDS_CMP_GT, PGDDS_CMP_GE, PGDDS_CMP_LT, PGDDS_CMP_LE } pgdds_cmp_t;
+PGDDS_API pgdds_status_t pgdds_put_signal(pgdds_context_t ctx, pgdds_gptr_t dst, const void *src, size_t n,
+                                          pgdds_gptr_t sig, uint64_t signal, pgdds_signal_op_t sig_op);
+PGDDS_API pgdds_status_t pgdds_put_signal_nbi(pgdds_context_t ctx, pgdds_gptr_t dst, const void *src, size_t n,
+                                              pgdds_gptr_t sig, uint64_t signal, pgdds_signal_op_t sig_op);
+PGDDS_API pgdds_status_t pgdds_signal_fetch(pgdds_context_t ctx, pgdds_gptr_t sig, uint64_t *value);
+PGDDS_API pgdds_status_t pgdds_wait_until_u64(pgdds_context_t ctx, pgdds_gptr_t ivar, pgdds_cmp_t cmp, uint64_t value);
+PGDDS_API pgdds_status_t pgdds_wait_until_u32(pgdds_context_t ctx, pgdds_gptr_t ivar, pgdds_cmp_t cmp, uint32_t value);
+PGDDS_API pgdds_status_t pgdds_test_until_u64(pgdds_context_t ctx, pgdds_gptr_t ivar, pgdds_cmp_t cmp, uint64_t value,
+                                              int *satisfied);
+PGDDS_API pgdds_status_t pgdds_test_until_u32(pgdds_context_t ctx, pgdds_gptr_t ivar, pgdds_cmp_t cmp, uint32_t value,
+                                              int *satisfied);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Collectives (all ranks, one thread per rank at a time)                                      */

@@ -1,6 +1,7 @@
 // libpgdds C++ core: thin, header-only, calls only the C ABI (pgdds.h).
 //   pgdds::context      RAII owner of a pgdds_context_t (pgdds::context_ref: non-owning view)
 //   pgdds::global_ptr<T> a typed global pointer, trivially copyable, one 64-bit word
+//   context::alloc_all<T> symmetric memory (the same offset on every rank; p.at(r) is rank r's)
 //   pgdds::error        the exception thrown on failure, with the status and the message
 // Expected outcomes that are not errors (not found, empty) are returned as std::optional by the
 // containers; everything else that fails throws pgdds::error.
@@ -129,6 +130,13 @@ class context_ref {
     // Allocates count objects in this rank's segment (not constructed: trivially copyable T).
     template <class T> global_ptr<T> alloc(size_t count = 1, size_t alignment = alignof(T)) const;
     template <class T> void free(global_ptr<T> p) const;
+    // Collective: count objects at the same offset of every rank's segment (pgdds_alloc_all),
+    // zeroed on request; the pointer names this rank's copy, p.at(r) rank r's. Every rank passes
+    // the same arguments; a disagreement throws on every rank.
+    template <class T>
+    global_ptr<T> alloc_all(size_t count = 1, bool zeroed = false, size_t alignment = alignof(T)) const;
+    // Collective: every rank passes the same block (any rank's copy).
+    template <class T> void free_all(global_ptr<T> p) const;
 
     template <class T> static constexpr pgdds_dtype_t dtype_of()
     {
@@ -245,34 +253,89 @@ template <class T> class global_ptr {
         check(pgdds_put(ctx.handle(), p_, src, count * sizeof(T)));
     }
 
-    // --- atomics on 32- and 64-bit unsigned words --------------------------------------------
-    T fetch_op(pgdds_aop_t op, T operand, context_ref ctx = default_context()) const
+    // The same place in rank r's copy of symmetric memory (context::alloc_all).
+    global_ptr at(int r, context_ref ctx = default_context()) const
+    {
+        pgdds_gptr_t q;
+        check(pgdds_gptr_at(ctx.handle(), p_, r, &q));
+        return global_ptr(q);
+    }
+
+    // --- put with signal, and waiting on a word of one's own (pgdds.h) ------------------------
+    // Puts count elements here, then sets (PGDDS_SIGNAL_SET) or adds to (PGDDS_SIGNAL_ADD) the
+    // signal word sig on the same rank, ordered after the data; returns once both are visible.
+    void put_signal(const T *src, size_t count, global_ptr<uint64_t> sig, uint64_t signal,
+                    pgdds_signal_op_t op = PGDDS_SIGNAL_SET, context_ref ctx = default_context()) const
+    {
+        check(pgdds_put_signal(ctx.handle(), p_, src, count * sizeof(T), sig.raw(), signal, op));
+    }
+    // The same, returning once issued; it completes at the calling thread's next flush.
+    void put_signal_nbi(const T *src, size_t count, global_ptr<uint64_t> sig, uint64_t signal,
+                        pgdds_signal_op_t op = PGDDS_SIGNAL_SET, context_ref ctx = default_context()) const
+    {
+        check(pgdds_put_signal_nbi(ctx.handle(), p_, src, count * sizeof(T), sig.raw(), signal, op));
+    }
+    // Waits until this word, in the caller's own segment, compares with value as cmp says.
+    void wait_until(pgdds_cmp_t cmp, T value, context_ref ctx = default_context()) const
     {
         static_assert(std::is_integral<T>::value && (sizeof(T) == 4 || sizeof(T) == 8),
-                      "atomics work on 32- and 64-bit integer words");
+                      "wait_until works on 32- and 64-bit integer words");
+        if constexpr (sizeof(T) == 8) check(pgdds_wait_until_u64(ctx.handle(), p_, cmp, uint64_t(value)));
+        else check(pgdds_wait_until_u32(ctx.handle(), p_, cmp, uint32_t(value)));
+    }
+    // One round of progress, then whether the comparison holds.
+    bool test_until(pgdds_cmp_t cmp, T value, context_ref ctx = default_context()) const
+    {
+        static_assert(std::is_integral<T>::value && (sizeof(T) == 4 || sizeof(T) == 8),
+                      "test_until works on 32- and 64-bit integer words");
+        int ok = 0;
+        if constexpr (sizeof(T) == 8) check(pgdds_test_until_u64(ctx.handle(), p_, cmp, uint64_t(value), &ok));
+        else check(pgdds_test_until_u32(ctx.handle(), p_, cmp, uint32_t(value), &ok));
+        return ok != 0;
+    }
+
+    // --- atomics on 32- and 64-bit integer (signed or not) and floating-point words ------------
+    // Signed T compares signed in MIN/MAX; float and double take ADD, MIN, MAX and exchange, and
+    // compare_exchange compares their bits (pgdds.h).
+    T fetch_op(pgdds_aop_t op, T operand, context_ref ctx = default_context()) const
+    {
+        static_assert((std::is_integral<T>::value || std::is_floating_point<T>::value) &&
+                          (sizeof(T) == 4 || sizeof(T) == 8),
+                      "atomics work on 32- and 64-bit integer and floating-point words");
         T old;
-        if constexpr (sizeof(T) == 8)
-            check(pgdds_atomic_u64(ctx.handle(), p_, op, uint64_t(operand), reinterpret_cast<uint64_t *>(&old)));
+        pgdds_context_t h = ctx.handle();
+        if constexpr (std::is_same<T, double>::value) check(pgdds_atomic_double(h, p_, op, operand, &old));
+        else if constexpr (std::is_same<T, float>::value) check(pgdds_atomic_float(h, p_, op, operand, &old));
+        else if constexpr (std::is_signed<T>::value && sizeof(T) == 8)
+            check(pgdds_atomic_i64(h, p_, op, int64_t(operand), reinterpret_cast<int64_t *>(&old)));
+        else if constexpr (std::is_signed<T>::value)
+            check(pgdds_atomic_i32(h, p_, op, int32_t(operand), reinterpret_cast<int32_t *>(&old)));
+        else if constexpr (sizeof(T) == 8)
+            check(pgdds_atomic_u64(h, p_, op, uint64_t(operand), reinterpret_cast<uint64_t *>(&old)));
         else
-            check(pgdds_atomic_u32(ctx.handle(), p_, op, uint32_t(operand), reinterpret_cast<uint32_t *>(&old)));
+            check(pgdds_atomic_u32(h, p_, op, uint32_t(operand), reinterpret_cast<uint32_t *>(&old)));
         return old;
     }
     T fetch_add(T v, context_ref ctx = default_context()) const { return fetch_op(PGDDS_AOP_ADD, v, ctx); }
     T fetch_and(T v, context_ref ctx = default_context()) const { return fetch_op(PGDDS_AOP_AND, v, ctx); }
     T fetch_or(T v, context_ref ctx = default_context()) const { return fetch_op(PGDDS_AOP_OR, v, ctx); }
     T fetch_xor(T v, context_ref ctx = default_context()) const { return fetch_op(PGDDS_AOP_XOR, v, ctx); }
+    T fetch_min(T v, context_ref ctx = default_context()) const { return fetch_op(PGDDS_AOP_MIN, v, ctx); }
+    T fetch_max(T v, context_ref ctx = default_context()) const { return fetch_op(PGDDS_AOP_MAX, v, ctx); }
     T exchange(T v, context_ref ctx = default_context()) const { return fetch_op(PGDDS_AOP_SWAP, v, ctx); }
     T compare_exchange(T expected, T desired, context_ref ctx = default_context()) const
     {
-        static_assert(std::is_integral<T>::value && (sizeof(T) == 4 || sizeof(T) == 8),
-                      "atomics work on 32- and 64-bit integer words");
+        static_assert((std::is_integral<T>::value || std::is_floating_point<T>::value) &&
+                          (sizeof(T) == 4 || sizeof(T) == 8),
+                      "atomics work on 32- and 64-bit integer and floating-point words");
         T old;
-        if constexpr (sizeof(T) == 8)
-            check(pgdds_atomic_cswap_u64(ctx.handle(), p_, uint64_t(expected), uint64_t(desired),
-                                         reinterpret_cast<uint64_t *>(&old)));
+        pgdds_context_t h = ctx.handle();
+        if constexpr (std::is_same<T, double>::value) check(pgdds_atomic_cswap_double(h, p_, expected, desired, &old));
+        else if constexpr (std::is_same<T, float>::value) check(pgdds_atomic_cswap_float(h, p_, expected, desired, &old));
+        else if constexpr (sizeof(T) == 8)
+            check(pgdds_atomic_cswap_u64(h, p_, uint64_t(expected), uint64_t(desired), reinterpret_cast<uint64_t *>(&old)));
         else
-            check(pgdds_atomic_cswap_u32(ctx.handle(), p_, uint32_t(expected), uint32_t(desired),
-                                         reinterpret_cast<uint32_t *>(&old)));
+            check(pgdds_atomic_cswap_u32(h, p_, uint32_t(expected), uint32_t(desired), reinterpret_cast<uint32_t *>(&old)));
         return old;
     }
     T atomic_load(context_ref ctx = default_context()) const
@@ -310,5 +373,18 @@ template <class T> global_ptr<T> context_ref::alloc(size_t count, size_t alignme
 }
 
 template <class T> void context_ref::free(global_ptr<T> p) const { check(pgdds_free(h_, p.raw())); }
+
+template <class T> global_ptr<T> context_ref::alloc_all(size_t count, bool zeroed, size_t alignment) const
+{
+    pgdds_gptr_t p;
+    // An overflowing count still takes part in the collective call (as a size no rank can hold),
+    // so that every rank fails together.
+    size_t bytes = count > SIZE_MAX / sizeof(T) ? SIZE_MAX : count * sizeof(T);
+    size_t align = alignment < 16 ? 16 : alignment;
+    check(pgdds_alloc_all(h_, bytes, align, zeroed ? unsigned(PGDDS_ALLOC_ZERO) : 0u, &p));
+    return global_ptr<T>(p);
+}
+
+template <class T> void context_ref::free_all(global_ptr<T> p) const { check(pgdds_free_all(h_, p.raw())); }
 
 }  // namespace pgdds

@@ -4,6 +4,8 @@
 #include "../transport/shm/shm.h"
 
 #include <new>
+#include <string>
+#include <type_traits>
 
 using namespace pgdds;
 
@@ -117,9 +119,196 @@ status atomic_op(pgdds_context_t ctx, const char *who, pgdds_gptr_t target, amo_
     return posted ? rt->amo_posted(who, *v, target, a) : rt->amo(who, *v, target, a);
 }
 
-status bad_aop(const char *who, const pgdds_aop_t &op)
+// The unsigned word with T's bits.
+template <class T> using word_t = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
+template <class To, class From> To bits_as(From v)
 {
-    return fail(PGDDS_ERR_INVALID_ARG, "%s: %d is not a pgdds_aop_t (ADD, AND, OR, XOR, SWAP)", who, enum_value(op));
+    static_assert(sizeof(To) == sizeof(From), "same width");
+    To out;
+    memcpy(&out, &v, sizeof out);
+    return out;
+}
+
+// What MIN, MAX and floating-point ADD make of the word's old value (the CAS loop's step).
+template <class T> T combine(int op, T old, T operand)
+{
+    if constexpr (std::is_floating_point<T>::value)
+        if (op == PGDDS_AOP_ADD) return old + operand;
+    if (op == PGDDS_AOP_MIN) return operand < old ? operand : old;
+    return operand > old ? operand : old;  // PGDDS_AOP_MAX
+}
+
+// The one software path for atomics the transports' operations do not cover: a loop of
+// compare-and-swap over the job's own CAS, so the result is atomic with every other atomic on the
+// word in whichever atomicity domain the job uses.
+template <class T>
+status cas_loop(pgdds_context_t ctx, const char *who, pgdds_gptr_t target, int op, T operand, T *fetched)
+{
+    using W = word_t<T>;
+    W old;
+    status st = atomic_op<W>(ctx, who, target, AMO_LOAD, 0, 0, &old);
+    while (st == PGDDS_OK) {
+        W desired = bits_as<W>(combine<T>(op, bits_as<T>(old), operand));
+        if (desired == old) break;  // nothing to change: the load is the operation
+        W seen;
+        st = atomic_op<W>(ctx, who, target, AMO_CSWAP, desired, old, &seen);
+        if (seen == old) break;
+        old = seen;
+    }
+    if (st == PGDDS_OK && fetched) *fetched = bits_as<T>(old);
+    return st;
+}
+
+// An atomic on a word of type T (unsigned, signed or floating point). Operations on the bits the
+// unsigned form shares go to it (native wherever that is); MIN, MAX and floating-point ADD to the
+// CAS loop, which returns complete even when posted.
+template <class T>
+status typed_atomic(pgdds_context_t ctx, const char *who, pgdds_gptr_t target, const pgdds_aop_t &op, T operand,
+                    T *fetched, bool posted = false)
+{
+    constexpr bool floating = std::is_floating_point<T>::value;
+    int v = enum_value(op);
+    bool bitwise = v >= PGDDS_AOP_AND && v <= PGDDS_AOP_XOR;
+    if (v < PGDDS_AOP_ADD || v > PGDDS_AOP_MAX || (floating && bitwise))
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: %d is not an operation of this type (%s)", who, v,
+                    floating ? "PGDDS_AOP_ADD, MIN, MAX or SWAP" : "PGDDS_AOP_ADD, AND, OR, XOR, SWAP, MIN or MAX");
+    if (v == PGDDS_AOP_MIN || v == PGDDS_AOP_MAX || (floating && v == PGDDS_AOP_ADD))
+        return cas_loop<T>(ctx, who, target, v, operand, fetched);
+    using W = word_t<T>;
+    return atomic_op<W>(ctx, who, target, amo_op(v), bits_as<W>(operand), 0, reinterpret_cast<W *>(fetched), posted);
+}
+
+// Compare-and-swap of a word of type T, on its bits.
+template <class T>
+status typed_cswap(pgdds_context_t ctx, const char *who, pgdds_gptr_t target, T expected, T desired, T *old)
+{
+    if (!old) return null_arg(who, "old");
+    using W = word_t<T>;
+    return atomic_op<W>(ctx, who, target, AMO_CSWAP, bits_as<W>(desired), bits_as<W>(expected),
+                        reinterpret_cast<W *>(old));
+}
+
+// Collective agreement: the minimum and maximum over every rank of each of k values (one
+// allreduce of the values and their complements).
+status agree_values(runtime *rt, const char *who, size_t k, const uint64_t *v, uint64_t *lo, uint64_t *hi)
+{
+    uint64_t in[2 * 8], out[2 * 8];
+    for (size_t i = 0; i < k; ++i) {
+        in[i] = v[i];
+        in[k + i] = ~v[i];
+    }
+    status st = rt->allreduce(who, in, out, 2 * k, PGDDS_UINT64, PGDDS_OP_MAX);
+    if (st != PGDDS_OK) return st;
+    for (size_t i = 0; i < k; ++i) {
+        hi[i] = out[i];
+        lo[i] = ~out[k + i];
+    }
+    return PGDDS_OK;
+}
+
+// After the agreement of a collective call: this rank's own failure (its explanation `why`), or
+// a failure elsewhere (worst: the largest negated status any rank reported).
+status failed_somewhere(const char *who, status mine, const std::string &why, uint64_t worst)
+{
+    if (mine != PGDDS_OK) return fail(mine, "%s", why.c_str());
+    status theirs = status(-int64_t(worst));
+    return fail(theirs, "%s: failed on another rank (%s); no rank holds anything of this call", who,
+                pgdds_strerror(theirs));
+}
+
+bool signal_op_valid(const pgdds_signal_op_t &op)
+{
+    int v = enum_value(op);
+    return v == PGDDS_SIGNAL_SET || v == PGDDS_SIGNAL_ADD;
+}
+
+// put_signal and put_signal_nbi: the data, then (ordered after it at the target) the signal.
+status put_signal(pgdds_context_t ctx, const char *who, pgdds_gptr_t dst, const void *src, size_t n, pgdds_gptr_t sig,
+                  uint64_t signal, const pgdds_signal_op_t &sig_op, bool nbi)
+{
+    runtime *rt;
+    if (status est = enter(ctx, who, rt); est != PGDDS_OK) return est;
+    if (!src && n) return null_arg(who, "src");
+    if (!signal_op_valid(sig_op))
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: %d is not a pgdds_signal_op_t (PGDDS_SIGNAL_SET, PGDDS_SIGNAL_ADD)",
+                    who, enum_value(sig_op));
+    status st = rt->check_access(who, dst, n);
+    if (st == PGDDS_OK) st = rt->check_access(who, sig, 8, 8);
+    if (st != PGDDS_OK) return st;
+    if (gptr::rank(sig) != gptr::rank(dst))
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: the data goes to rank %d but the signal word is on rank %d; both "
+                    "must be on one rank", who, gptr::rank(dst), gptr::rank(sig));
+    uint64_t d = gptr::offset(dst), s = gptr::offset(sig);
+    if (s + 8 > d && s < d + n)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: the signal word at offset 0x%llx lies in the data's %zu bytes at "
+                    "0x%llx", who, (unsigned long long)s, n, (unsigned long long)d);
+    amo_args a{sig_op == PGDDS_SIGNAL_SET ? AMO_SWAP : AMO_ADD, 8, signal, 0, nullptr};
+    if (uint8_t *p = rt->direct(dst)) {
+        memcpy(p, src, n);
+        if (rt->cpu_atomics()) {
+            cpu_amo(rt->direct(sig), a);  // sequentially consistent: the copy is visible before it
+            return PGDDS_OK;
+        }
+    }
+    vci *v;
+    st = caller_vci(rt, who, v);
+    if (st != PGDDS_OK) return st;
+    if (!rt->direct(dst)) st = rt->net_put(who, *v, dst, src, n, nullptr);
+    if (st == PGDDS_OK) st = rt->fence(who, *v);
+    if (st == PGDDS_OK) st = rt->amo_posted(who, *v, sig, a);
+    if (st == PGDDS_OK && !nbi) st = rt->flush(who, *v);
+    return st;
+}
+
+bool cmp_valid(const pgdds_cmp_t &cmp)
+{
+    int v = enum_value(cmp);
+    return v >= PGDDS_CMP_EQ && v <= PGDDS_CMP_LE;
+}
+
+template <class T> bool compare(T a, pgdds_cmp_t cmp, T b)
+{
+    switch (cmp) {
+    case PGDDS_CMP_EQ: return a == b;
+    case PGDDS_CMP_NE: return a != b;
+    case PGDDS_CMP_GT: return a > b;
+    case PGDDS_CMP_GE: return a >= b;
+    case PGDDS_CMP_LT: return a < b;
+    case PGDDS_CMP_LE: return a <= b;
+    }
+    return false;
+}
+
+// wait_until (satisfied == nullptr: until it holds) and test_until (one round of progress).
+template <class T>
+status wait_until(pgdds_context_t ctx, const char *who, pgdds_gptr_t ivar, const pgdds_cmp_t &cmp, T value,
+                  int *satisfied, bool test)
+{
+    runtime *rt;
+    if (status est = enter(ctx, who, rt); est != PGDDS_OK) return est;
+    if (test && !satisfied) return null_arg(who, "satisfied");
+    if (!cmp_valid(cmp))
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: %d is not a pgdds_cmp_t (PGDDS_CMP_EQ, NE, GT, GE, LT, LE)", who,
+                    enum_value(cmp));
+    status st = rt->check_access(who, ivar, sizeof(T), sizeof(T));
+    if (st != PGDDS_OK) return st;
+    if (gptr::rank(ivar) != rt->rank())
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: the word is on rank %d, but a rank waits only on a word of its own "
+                    "segment (this is rank %d): wait on your own word and have rank %d signal it", who,
+                    gptr::rank(ivar), rt->rank(), gptr::rank(ivar));
+    // The caller's own word is always load/store-reachable; whatever atomicity domain updates
+    // it, an aligned load reads a whole value.
+    const T *word = reinterpret_cast<const T *>(rt->direct(ivar));
+    auto holds = [&] { return compare(__atomic_load_n(word, __ATOMIC_ACQUIRE), cmp, value); };
+    if (!test && holds()) return PGDDS_OK;
+    vci *v;
+    st = caller_vci(rt, who, v);
+    if (st != PGDDS_OK) return st;
+    if (!test) return rt->wait(who, *v, holds);
+    st = rt->progress(*v);
+    if (st != PGDDS_OK) return fail_prefix(st, who);
+    *satisfied = holds() ? 1 : 0;
+    return PGDDS_OK;
 }
 
 }  // namespace
@@ -207,6 +396,9 @@ PGDDS_API pgdds_status_t pgdds_free(pgdds_context_t ctx, pgdds_gptr_t ptr)
         return fail(PGDDS_ERR_INVALID_ARG, "pgdds_free: the pointer names rank %d, but a rank frees only in its "
                     "own segment (this is rank %d)", gptr::rank(ptr), rt->rank());
     status st = rt->allocator().free(gptr::offset(ptr));
+    if (st != PGDDS_OK && rt->symmetric().contains(gptr::offset(ptr)))
+        return fail(PGDDS_ERR_INVALID_ARG, "pgdds_free: 0x%llx is in a symmetric block: free it with pgdds_free_all "
+                    "(collective)", (unsigned long long)ptr);
     return st == PGDDS_OK ? st : fail_prefix(st, "pgdds_free");
 }
 
@@ -237,6 +429,92 @@ PGDDS_API pgdds_status_t pgdds_gptr_from_local(pgdds_context_t ctx, const void *
     }
     return fail(PGDDS_ERR_OUT_OF_BOUNDS, "pgdds_gptr_from_local: %p lies in no segment this rank can address",
                 const_cast<void *>(addr));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Symmetric allocation
+// ---------------------------------------------------------------------------------------------
+PGDDS_API pgdds_status_t pgdds_alloc_all(pgdds_context_t ctx, size_t size, size_t alignment, unsigned flags,
+                                         pgdds_gptr_t *out)
+{
+    const char *who = "pgdds_alloc_all";
+    runtime *rt;
+    if (status est = enter(ctx, who, rt); est != PGDDS_OK) return est;
+    // A rank's own failure still takes part in the agreement, so every rank fails together.
+    uint64_t off = 0;
+    status mine;
+    if (!out) mine = null_arg(who, "out");
+    else if (flags & ~unsigned(PGDDS_ALLOC_ZERO))
+        mine = fail(PGDDS_ERR_INVALID_ARG, "%s: flags 0x%x hold bits other than PGDDS_ALLOC_ZERO", who, flags);
+    else if ((mine = rt->symmetric().alloc(size, alignment, off)) != PGDDS_OK) fail_prefix(mine, who);
+    else if (flags & PGDDS_ALLOC_ZERO) memset(rt->segment_base() + off, 0, size);  // before any rank may write
+    std::string why = mine == PGDDS_OK ? "" : pgdds_last_error();
+
+    uint64_t v[5] = {size, alignment ? alignment : segment_allocator::min_block, flags, off, uint64_t(-int64_t(mine))};
+    uint64_t lo[5], hi[5];
+    status st = agree_values(rt, who, 5, v, lo, hi);
+    if (st != PGDDS_OK) {
+    } else if (hi[4]) {
+        st = failed_somewhere(who, mine, why, hi[4]);
+    } else if (lo[0] != hi[0]) {
+        st = fail(PGDDS_ERR_INVALID_ARG, "%s: ranks passed different sizes (%llu to %llu bytes; this rank %zu); "
+                  "every rank must pass the same", who, (unsigned long long)lo[0], (unsigned long long)hi[0], size);
+    } else if (lo[1] != hi[1] || lo[2] != hi[2]) {
+        st = fail(PGDDS_ERR_INVALID_ARG, "%s: ranks passed different %s; every rank must pass the same", who,
+                  lo[1] != hi[1] ? "alignments" : "flags");
+    } else if (lo[3] != hi[3]) {
+        st = fail(PGDDS_ERR_STATE, "%s: the ranks' symmetric heaps differ (offsets 0x%llx to 0x%llx): were "
+                  "pgdds_alloc_all and pgdds_free_all called in different orders?", who,
+                  (unsigned long long)lo[3], (unsigned long long)hi[3]);
+    }
+    if (st != PGDDS_OK) {
+        if (mine == PGDDS_OK) rt->symmetric().free(off);
+        return st;
+    }
+    *out = gptr::make(rt->rank(), 0, off);
+    return PGDDS_OK;
+}
+
+PGDDS_API pgdds_status_t pgdds_free_all(pgdds_context_t ctx, pgdds_gptr_t ptr)
+{
+    const char *who = "pgdds_free_all";
+    runtime *rt;
+    if (status est = enter(ctx, who, rt); est != PGDDS_OK) return est;
+    // Every rank's operations complete first: no copy is freed while a put to it is in flight.
+    status st = rt->barrier(who);
+    if (st != PGDDS_OK) return st;
+    uint64_t off = gptr::offset(ptr);
+    status mine = PGDDS_OK;
+    if (ptr == PGDDS_GPTR_NULL)
+        mine = fail(PGDDS_ERR_INVALID_ARG, "%s: the pointer is PGDDS_GPTR_NULL", who);
+    else if (gptr::rank(ptr) >= rt->nranks() || gptr::segment(ptr) != 0 || !rt->symmetric().is_block(off))
+        mine = fail(PGDDS_ERR_INVALID_ARG, "%s: 0x%llx does not start a symmetric block (pgdds_alloc memory is "
+                    "freed with pgdds_free; a block is freed once)", who, (unsigned long long)ptr);
+    std::string why = mine == PGDDS_OK ? "" : pgdds_last_error();
+    uint64_t v[2] = {off, uint64_t(-int64_t(mine))}, lo[2], hi[2];
+    st = agree_values(rt, who, 2, v, lo, hi);
+    if (st != PGDDS_OK) return st;
+    if (hi[1]) return failed_somewhere(who, mine, why, hi[1]);
+    if (lo[0] != hi[0])
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: ranks passed different blocks (offsets 0x%llx to 0x%llx); nothing "
+                    "was freed", who, (unsigned long long)lo[0], (unsigned long long)hi[0]);
+    st = rt->symmetric().free(off);
+    return st == PGDDS_OK ? st : fail_prefix(st, who);
+}
+
+PGDDS_API pgdds_status_t pgdds_gptr_at(pgdds_context_t ctx, pgdds_gptr_t ptr, int rank, pgdds_gptr_t *out)
+{
+    const char *who = "pgdds_gptr_at";
+    runtime *rt;
+    if (status est = enter(ctx, who, rt); est != PGDDS_OK) return est;
+    if (!out) return null_arg(who, "out");
+    if (rank < 0 || rank >= rt->nranks())
+        return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: rank %d is not in 0..%d", who, rank, rt->nranks() - 1);
+    if (gptr::rank(ptr) >= rt->nranks() || gptr::segment(ptr) != 0 || !rt->symmetric().contains(gptr::offset(ptr)))
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: 0x%llx does not point into a symmetric block (pgdds_alloc_all); "
+                    "other memory has no copy on other ranks", who, (unsigned long long)ptr);
+    *out = gptr::make(rank, 0, gptr::offset(ptr));
+    return PGDDS_OK;
 }
 
 PGDDS_API pgdds_status_t pgdds_segment_size(pgdds_context_t ctx, int rank, size_t *size)
@@ -339,36 +617,70 @@ PGDDS_API pgdds_status_t pgdds_wait(pgdds_context_t ctx, pgdds_request_t req)
 PGDDS_API pgdds_status_t pgdds_atomic_u64(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op, uint64_t operand,
                                           uint64_t *fetched)
 {
-    if (!aop_valid(op)) return bad_aop("pgdds_atomic_u64", op);
-    return atomic_op<uint64_t>(ctx, "pgdds_atomic_u64", target, amo_op(op), operand, 0, fetched);
+    return typed_atomic<uint64_t>(ctx, "pgdds_atomic_u64", target, op, operand, fetched);
 }
 PGDDS_API pgdds_status_t pgdds_atomic_u32(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op, uint32_t operand,
                                           uint32_t *fetched)
 {
-    if (!aop_valid(op)) return bad_aop("pgdds_atomic_u32", op);
-    return atomic_op<uint32_t>(ctx, "pgdds_atomic_u32", target, amo_op(op), operand, 0, fetched);
+    return typed_atomic<uint32_t>(ctx, "pgdds_atomic_u32", target, op, operand, fetched);
 }
 PGDDS_API pgdds_status_t pgdds_atomic_u64_nbi(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op, uint64_t operand)
 {
-    if (!aop_valid(op)) return bad_aop("pgdds_atomic_u64_nbi", op);
-    return atomic_op<uint64_t>(ctx, "pgdds_atomic_u64_nbi", target, amo_op(op), operand, 0, nullptr, true);
+    return typed_atomic<uint64_t>(ctx, "pgdds_atomic_u64_nbi", target, op, operand, nullptr, true);
 }
 PGDDS_API pgdds_status_t pgdds_atomic_u32_nbi(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op, uint32_t operand)
 {
-    if (!aop_valid(op)) return bad_aop("pgdds_atomic_u32_nbi", op);
-    return atomic_op<uint32_t>(ctx, "pgdds_atomic_u32_nbi", target, amo_op(op), operand, 0, nullptr, true);
+    return typed_atomic<uint32_t>(ctx, "pgdds_atomic_u32_nbi", target, op, operand, nullptr, true);
 }
 PGDDS_API pgdds_status_t pgdds_atomic_cswap_u64(pgdds_context_t ctx, pgdds_gptr_t target, uint64_t expected,
                                                 uint64_t desired, uint64_t *old)
 {
-    if (!old) return null_arg("pgdds_atomic_cswap_u64", "old");
-    return atomic_op<uint64_t>(ctx, "pgdds_atomic_cswap_u64", target, AMO_CSWAP, desired, expected, old);
+    return typed_cswap<uint64_t>(ctx, "pgdds_atomic_cswap_u64", target, expected, desired, old);
 }
 PGDDS_API pgdds_status_t pgdds_atomic_cswap_u32(pgdds_context_t ctx, pgdds_gptr_t target, uint32_t expected,
                                                 uint32_t desired, uint32_t *old)
 {
-    if (!old) return null_arg("pgdds_atomic_cswap_u32", "old");
-    return atomic_op<uint32_t>(ctx, "pgdds_atomic_cswap_u32", target, AMO_CSWAP, desired, expected, old);
+    return typed_cswap<uint32_t>(ctx, "pgdds_atomic_cswap_u32", target, expected, desired, old);
+}
+PGDDS_API pgdds_status_t pgdds_atomic_i64(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op, int64_t operand,
+                                          int64_t *fetched)
+{
+    return typed_atomic<int64_t>(ctx, "pgdds_atomic_i64", target, op, operand, fetched);
+}
+PGDDS_API pgdds_status_t pgdds_atomic_i32(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op, int32_t operand,
+                                          int32_t *fetched)
+{
+    return typed_atomic<int32_t>(ctx, "pgdds_atomic_i32", target, op, operand, fetched);
+}
+PGDDS_API pgdds_status_t pgdds_atomic_double(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op, double operand,
+                                             double *fetched)
+{
+    return typed_atomic<double>(ctx, "pgdds_atomic_double", target, op, operand, fetched);
+}
+PGDDS_API pgdds_status_t pgdds_atomic_float(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op, float operand,
+                                            float *fetched)
+{
+    return typed_atomic<float>(ctx, "pgdds_atomic_float", target, op, operand, fetched);
+}
+PGDDS_API pgdds_status_t pgdds_atomic_cswap_i64(pgdds_context_t ctx, pgdds_gptr_t target, int64_t expected,
+                                                int64_t desired, int64_t *old)
+{
+    return typed_cswap<int64_t>(ctx, "pgdds_atomic_cswap_i64", target, expected, desired, old);
+}
+PGDDS_API pgdds_status_t pgdds_atomic_cswap_i32(pgdds_context_t ctx, pgdds_gptr_t target, int32_t expected,
+                                                int32_t desired, int32_t *old)
+{
+    return typed_cswap<int32_t>(ctx, "pgdds_atomic_cswap_i32", target, expected, desired, old);
+}
+PGDDS_API pgdds_status_t pgdds_atomic_cswap_double(pgdds_context_t ctx, pgdds_gptr_t target, double expected,
+                                                   double desired, double *old)
+{
+    return typed_cswap<double>(ctx, "pgdds_atomic_cswap_double", target, expected, desired, old);
+}
+PGDDS_API pgdds_status_t pgdds_atomic_cswap_float(pgdds_context_t ctx, pgdds_gptr_t target, float expected,
+                                                  float desired, float *old)
+{
+    return typed_cswap<float>(ctx, "pgdds_atomic_cswap_float", target, expected, desired, old);
 }
 PGDDS_API pgdds_status_t pgdds_atomic_load_u64(pgdds_context_t ctx, pgdds_gptr_t target, uint64_t *value)
 {
@@ -379,6 +691,43 @@ PGDDS_API pgdds_status_t pgdds_atomic_load_u32(pgdds_context_t ctx, pgdds_gptr_t
 {
     if (!value) return null_arg("pgdds_atomic_load_u32", "value");
     return atomic_op<uint32_t>(ctx, "pgdds_atomic_load_u32", target, AMO_LOAD, 0, 0, value);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Point-to-point synchronization
+// ---------------------------------------------------------------------------------------------
+PGDDS_API pgdds_status_t pgdds_put_signal(pgdds_context_t ctx, pgdds_gptr_t dst, const void *src, size_t n,
+                                          pgdds_gptr_t sig, uint64_t signal, pgdds_signal_op_t sig_op)
+{
+    return put_signal(ctx, "pgdds_put_signal", dst, src, n, sig, signal, sig_op, false);
+}
+PGDDS_API pgdds_status_t pgdds_put_signal_nbi(pgdds_context_t ctx, pgdds_gptr_t dst, const void *src, size_t n,
+                                              pgdds_gptr_t sig, uint64_t signal, pgdds_signal_op_t sig_op)
+{
+    return put_signal(ctx, "pgdds_put_signal_nbi", dst, src, n, sig, signal, sig_op, true);
+}
+PGDDS_API pgdds_status_t pgdds_signal_fetch(pgdds_context_t ctx, pgdds_gptr_t sig, uint64_t *value)
+{
+    if (!value) return null_arg("pgdds_signal_fetch", "value");
+    return atomic_op<uint64_t>(ctx, "pgdds_signal_fetch", sig, AMO_LOAD, 0, 0, value);
+}
+PGDDS_API pgdds_status_t pgdds_wait_until_u64(pgdds_context_t ctx, pgdds_gptr_t ivar, pgdds_cmp_t cmp, uint64_t value)
+{
+    return wait_until<uint64_t>(ctx, "pgdds_wait_until_u64", ivar, cmp, value, nullptr, false);
+}
+PGDDS_API pgdds_status_t pgdds_wait_until_u32(pgdds_context_t ctx, pgdds_gptr_t ivar, pgdds_cmp_t cmp, uint32_t value)
+{
+    return wait_until<uint32_t>(ctx, "pgdds_wait_until_u32", ivar, cmp, value, nullptr, false);
+}
+PGDDS_API pgdds_status_t pgdds_test_until_u64(pgdds_context_t ctx, pgdds_gptr_t ivar, pgdds_cmp_t cmp, uint64_t value,
+                                              int *satisfied)
+{
+    return wait_until<uint64_t>(ctx, "pgdds_test_until_u64", ivar, cmp, value, satisfied, true);
+}
+PGDDS_API pgdds_status_t pgdds_test_until_u32(pgdds_context_t ctx, pgdds_gptr_t ivar, pgdds_cmp_t cmp, uint32_t value,
+                                              int *satisfied)
+{
+    return wait_until<uint32_t>(ctx, "pgdds_test_until_u32", ivar, cmp, value, satisfied, true);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -396,6 +396,12 @@ status runtime::connect_all()
         if (st != PGDDS_OK) return st;
     }
 
+    // The symmetric heap ends where the smallest segment of the job does, so its offsets exist
+    // on every rank.
+    uint64_t top = seg_size_;
+    for (int r = 0; r < nranks_; ++r) top = std::min<uint64_t>(top, peer_size_[r]);
+    sym_.reset(new symmetric_heap(*alloc_, top & ~uint64_t(segment_allocator::chunk_size - 1)));
+
     bool all_direct = true;
     for (int r = 0; r < nranks_; ++r) {
         if (r == rank_) peer_base_[r] = seg_base_;

@@ -6,6 +6,7 @@
 #include "gptr.h"
 #include "log.h"
 #include "segment_allocator.h"
+#include "symmetric_heap.h"
 #include "vci.h"
 
 #include "../../pmi/bootstrap.h"
@@ -85,6 +86,8 @@ class runtime {
     uint64_t peer_segment_size(int r) const { return peer_size_[r]; }
     uint8_t *peer_base(int r) const { return peer_base_[r]; }
     segment_allocator &allocator() { return *alloc_; }
+    // Blocks at the same offset on every rank (pgdds_alloc_all).
+    symmetric_heap &symmetric() { return *sym_; }
 
     // Checks that [p, p+n) lies in the target's segment (and that an atomic of width bytes is
     // aligned), explaining failures as "who: ...".
@@ -275,6 +278,7 @@ class runtime {
     size_t seg_size_ = 0;
     bool seg_mmapped_ = false;
     std::unique_ptr<segment_allocator> alloc_;
+    std::unique_ptr<symmetric_heap> sym_;
     std::vector<uint8_t *> peer_base_;
     std::vector<uint64_t> peer_size_;
     std::vector<transport *> am_route_;   // per peer: shm mailboxes or the network

@@ -99,6 +99,30 @@ status segment_allocator::free(uint64_t offset)
     return PGDDS_OK;
 }
 
+status segment_allocator::reserve(uint64_t offset, uint64_t len)
+{
+    std::lock_guard<std::mutex> guard(lock_);
+    auto it = free_ranges_.upper_bound(offset);
+    if (it == free_ranges_.begin() || len == 0)
+        return fail(PGDDS_ERR_NO_MEMORY, "offsets 0x%llx..0x%llx are in use", (unsigned long long)offset,
+                    (unsigned long long)(offset + len));
+    --it;
+    uint64_t start = it->first, end = it->first + it->second;
+    if (offset + len > end)
+        return fail(PGDDS_ERR_NO_MEMORY, "offsets 0x%llx..0x%llx are in use", (unsigned long long)offset,
+                    (unsigned long long)(offset + len));
+    free_ranges_.erase(it);
+    if (offset > start) free_ranges_[start] = offset - start;
+    if (offset + len < end) free_ranges_[offset + len] = end - offset - len;
+    return PGDDS_OK;
+}
+
+void segment_allocator::release(uint64_t offset, uint64_t len)
+{
+    std::lock_guard<std::mutex> guard(lock_);
+    free_large(offset, len);
+}
+
 uint64_t segment_allocator::large_free_bytes() const
 {
     std::lock_guard<std::mutex> guard(lock_);

@@ -26,6 +26,11 @@ class segment_allocator {
     // alignment: 0 (meaning 16) or a power of two <= chunk_size.
     status alloc(size_t size, size_t alignment, uint64_t &offset);
     status free(uint64_t offset);
+    // Takes the exact range [offset, offset+len) out of the free space (NO_MEMORY if any of it is
+    // handed out), and gives such a range back. For the symmetric heap, which grows down from
+    // the top of the segment; the range is not a block, so free() refuses it.
+    status reserve(uint64_t offset, uint64_t len);
+    void release(uint64_t offset, uint64_t len);
     // Bytes of the segment not handed out and not held by a size class's chunks.
     uint64_t large_free_bytes() const;
     size_t live_blocks() const;

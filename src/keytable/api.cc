@@ -154,7 +154,8 @@ PGDDS_API pgdds_status_t pgdds_keytable_atomic_u64(pgdds_keytable_t h, const voi
     if (st == PGDDS_OK) st = check_key(who, key, key_len);
     if (st != PGDDS_OK) return st;
     if (!aop_valid(op))
-        return fail(PGDDS_ERR_INVALID_ARG, "%s: %d is not a pgdds_aop_t (ADD, AND, OR, XOR, SWAP)", who, enum_value(op));
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: %d is not an operation key-table atomics take (ADD, AND, OR, XOR, SWAP)", who,
+                    enum_value(op));
     if (value_offset % 8)
         return fail(PGDDS_ERR_INVALID_ARG, "%s: value_offset %zu is not a multiple of 8", who, value_offset);
     if (t->max_value_size() < 8 || value_offset > t->max_value_size() - 8)

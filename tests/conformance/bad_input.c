@@ -211,6 +211,59 @@ static void test_collectives(void)
     }
 }
 
+/* Symmetric allocation and signals: NULLs, bad contexts, remote words, misuse. */
+static void test_symmetric_and_signals(void)
+{
+    int not_a_context[4] = {1, 2, 3, 4};
+    pgdds_context_t bogus = (pgdds_context_t)(void *)not_a_context;
+    pgdds_gptr_t s = PGDDS_GPTR_NULL, out = PGDDS_GPTR_NULL, priv;
+    uint64_t v = 0;
+    int ok = 0;
+    char buf[16] = {0};
+    T_STATUS(pgdds_alloc_all(NULL, 8, 0, 0, &s), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_alloc_all(bogus, 8, 0, 0, &s), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_free_all(NULL, s), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_gptr_at(NULL, s, 0, &out), PGDDS_ERR_INVALID_ARG);
+    /* Collective refusals: every rank passes the same bad input, every rank fails. */
+    T_STATUS(pgdds_alloc_all(ctx, 8, 0, 0, NULL), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_alloc_all(ctx, 8, 0, 0x80, &s), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_alloc_all(ctx, 8, 3, 0, &s), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_alloc_all(ctx, (size_t)1 << 50, 0, 0, &s), PGDDS_ERR_NO_MEMORY);
+    T_CHECK(s == PGDDS_GPTR_NULL);
+    T_STATUS(pgdds_free_all(ctx, PGDDS_GPTR_NULL), PGDDS_ERR_INVALID_ARG);
+    T_OK(pgdds_alloc(ctx, 16, 0, &priv));
+    T_STATUS(pgdds_free_all(ctx, priv), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_gptr_at(ctx, priv, 0, &out), PGDDS_ERR_INVALID_ARG);
+
+    T_OK(pgdds_alloc_all(ctx, 16, 8, PGDDS_ALLOC_ZERO, &s));
+    T_STATUS(pgdds_gptr_at(ctx, s, n, &out), PGDDS_ERR_OUT_OF_BOUNDS);
+    T_STATUS(pgdds_gptr_at(ctx, s, -1, &out), PGDDS_ERR_OUT_OF_BOUNDS);
+    T_STATUS(pgdds_gptr_at(ctx, s, 0, NULL), PGDDS_ERR_INVALID_ARG);
+    T_CHECK(out == PGDDS_GPTR_NULL);
+    T_STATUS(pgdds_put_signal(NULL, priv, buf, 8, s, 1, PGDDS_SIGNAL_SET), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_put_signal(bogus, priv, buf, 8, s, 1, PGDDS_SIGNAL_SET), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_put_signal_nbi(ctx, priv, NULL, 8, s, 1, PGDDS_SIGNAL_SET), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_put_signal(ctx, priv, buf, 8, PGDDS_GPTR_NULL, 1, PGDDS_SIGNAL_ADD), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_put_signal(ctx, priv, buf, 8, s, 1, (pgdds_signal_op_t)7), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_signal_fetch(NULL, s, &v), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_signal_fetch(ctx, s, NULL), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_wait_until_u64(NULL, s, PGDDS_CMP_EQ, 0), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_wait_until_u32(bogus, s, PGDDS_CMP_EQ, 0), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_test_until_u64(ctx, s, PGDDS_CMP_EQ, 0, NULL), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_test_until_u32(ctx, pgdds_gptr_add(s, 2), PGDDS_CMP_EQ, 0, &ok), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_wait_until_u64(ctx, s, (pgdds_cmp_t)99, 0), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_wait_until_u64(ctx, pgdds_gptr_add(s, (int64_t)1 << 38), PGDDS_CMP_EQ, 0), PGDDS_ERR_OUT_OF_BOUNDS);
+    if (n > 1) {
+        pgdds_gptr_t remote;
+        T_OK(pgdds_gptr_at(ctx, s, (me + 1) % n, &remote));
+        T_STATUS(pgdds_wait_until_u64(ctx, remote, PGDDS_CMP_EQ, 0), PGDDS_ERR_INVALID_ARG);
+        T_STATUS(pgdds_test_until_u64(ctx, remote, PGDDS_CMP_EQ, 0, &ok), PGDDS_ERR_INVALID_ARG);
+    }
+    T_OK(pgdds_free(ctx, priv));
+    T_OK(pgdds_free_all(ctx, s));
+    T_STATUS(pgdds_free_all(ctx, s), PGDDS_ERR_INVALID_ARG); /* twice */
+}
+
 static void on_msg(pgdds_context_t c, int src, const void *p, size_t sz, void *arg)
 {
     (void)c, (void)src, (void)p, (void)sz, (void)arg;
@@ -269,6 +322,7 @@ int main(void)
     test_segment();
     test_rma_bounds();
     test_collectives();
+    test_symmetric_and_signals();
     test_active_messages();
     test_thread_level();
     pgdds_context_t dead = ctx;
@@ -283,6 +337,9 @@ int main(void)
     pgdds_net_counts_t counts;
     T_STATUS(pgdds_net_counts(dead, &counts), PGDDS_ERR_STATE);
     T_STATUS(pgdds_atomic_u32_nbi(dead, 1, PGDDS_AOP_ADD, 1), PGDDS_ERR_STATE);
+    T_STATUS(pgdds_alloc_all(dead, 8, 0, 0, &(pgdds_gptr_t){0}), PGDDS_ERR_STATE);
+    T_STATUS(pgdds_wait_until_u64(dead, 1, PGDDS_CMP_EQ, 0), PGDDS_ERR_STATE);
+    T_STATUS(pgdds_put_signal(dead, 1, b, 8, 1, 1, PGDDS_SIGNAL_SET), PGDDS_ERR_STATE);
     T_CHECK(pgdds_rank(dead) == -1);
     return verdict || t_failures ? 1 : 0;
 }

@@ -17,6 +17,7 @@ program fortran_core
   call test_collectives()
   call test_put_get()
   call test_atomics()
+  call test_symmetric_and_signals()
   call test_bad_input()
   call finish(ctx, 'fortran/core')
 
@@ -155,6 +156,88 @@ contains
     call check(old < 0 .and. old >= -n, 'one rank won the cswap')
     call check_ok(pgdds_barrier(ctx), 'barrier before free')
     call check_ok(pgdds_free(ctx, words), 'free the words')
+    call test_typed_atomics()
+  end subroutine
+
+  ! Real and int32 sums, and signed MIN/MAX, on rank 0's copy of symmetric words.
+  subroutine test_typed_atomics()
+    integer(PGDDS_GPTR_KIND) :: words, at0
+    real(real64) :: d
+    real(real32) :: r
+    integer(int32) :: i4
+    integer(int64) :: i8
+    call check_ok(pgdds_alloc_all(ctx, 32_int64, words, alignment=8_int64, zero=.true.), 'alloc_all atomic words')
+    call check_ok(pgdds_gptr_at(ctx, words, 0, at0), 'rank 0''s words')
+    call check_ok(pgdds_atomic(ctx, at0, PGDDS_AOP_ADD, 0.5_real64), 'real64 add')
+    call check_ok(pgdds_atomic(ctx, pgdds_gptr_add(at0, 8_int64), PGDDS_AOP_ADD, 0.25_real32), 'real32 add')
+    call check_ok(pgdds_atomic(ctx, pgdds_gptr_add(at0, 12_int64), PGDDS_AOP_MIN, -1_int32 - me), 'int32 min')
+    call check_ok(pgdds_atomic(ctx, pgdds_gptr_add(at0, 16_int64), PGDDS_AOP_MIN, -1_int64 - me), 'int64 min (signed)')
+    call check_ok(pgdds_barrier(ctx), 'barrier after typed atomics')
+    call check_status(pgdds_atomic(ctx, at0, PGDDS_AOP_AND, 1.0_real64), PGDDS_ERR_INVALID_ARG, 'and of a real')
+    if (me == 0) then
+      call check_ok(pgdds_atomic(ctx, at0, PGDDS_AOP_MAX, -1.0_real64, d), 'real64 max')
+      call check(d == 0.5_real64 * n, 'real64 sum')
+      call check_ok(pgdds_atomic_cswap(ctx, at0, 0.5_real64 * n, 1.0_real64, d), 'real64 cswap')
+      call check(d == 0.5_real64 * n, 'real64 cswap returns the old value')
+      call check_ok(pgdds_atomic(ctx, pgdds_gptr_add(at0, 8_int64), PGDDS_AOP_SWAP, 0.0_real32, r), 'real32 swap')
+      call check(r == 0.25_real32 * n, 'real32 sum')
+      call check_ok(pgdds_atomic(ctx, pgdds_gptr_add(at0, 12_int64), PGDDS_AOP_ADD, 0_int32, i4), 'int32 fetch')
+      call check(i4 == -n, 'int32 min')
+      call check_ok(pgdds_atomic(ctx, pgdds_gptr_add(at0, 16_int64), PGDDS_AOP_ADD, 0_int64, i8), 'int64 fetch')
+      call check(i8 == -n, 'int64 min compares signed')
+    end if
+    call check_ok(pgdds_free_all(ctx, words), 'free_all atomic words')
+  end subroutine
+
+  ! A ring over symmetric memory: each rank puts a block with a signal into its right
+  ! neighbour's copy and waits on its own signal word; then errors every rank sees together.
+  subroutine test_symmetric_and_signals()
+    integer(PGDDS_GPTR_KIND) :: buf, sig, rbuf, rsig, w32, priv
+    integer(int64) :: block(8), got(8), seen
+    integer :: right, left, k
+    logical :: ok
+
+    right = mod(me + 1, n)
+    left = mod(me + n - 1, n)
+    call check_ok(pgdds_alloc_all(ctx, 64_int64, buf, zero=.true.), 'alloc_all the blocks')
+    call check_ok(pgdds_alloc_all(ctx, 8_int64, sig, alignment=8_int64, zero=.true.), 'alloc_all the signals')
+    call check_ok(pgdds_alloc_all(ctx, 4_int64, w32, alignment=4_int64, zero=.true.), 'alloc_all a 32-bit word')
+    call check_ok(pgdds_gptr_at(ctx, buf, right, rbuf), 'gptr_at the block')
+    call check_ok(pgdds_gptr_at(ctx, sig, right, rsig), 'gptr_at the signal')
+    call check(pgdds_gptr_rank(rbuf) == right, 'gptr_at names the neighbour')
+    call check(pgdds_gptr_offset(rbuf) == pgdds_gptr_offset(buf), 'gptr_at keeps the offset')
+
+    call check_ok(pgdds_test_until(ctx, sig, PGDDS_CMP_NE, 0_int64, ok), 'test_until before the signal')
+    call check(.not. ok, 'no signal before anyone sent one')
+    call check_ok(pgdds_barrier(ctx), 'barrier before the ring')
+    block = [(int(me, int64) * 100 + k, k = 1, 8)]
+    call check_ok(pgdds_put_signal(ctx, rbuf, block, rsig, 1_int64, PGDDS_SIGNAL_SET), 'put_signal')
+    call check_ok(pgdds_wait_until(ctx, sig, PGDDS_CMP_EQ, 1_int64), 'wait_until the signal')
+    call check_ok(pgdds_get(ctx, got, buf), 'read the block')
+    call check(all(got == [(int(left, int64) * 100 + k, k = 1, 8)]), 'the block came with its signal')
+    call check_ok(pgdds_barrier(ctx), 'barrier in the ring')
+    call check_ok(pgdds_put_signal_nbi(ctx, rbuf, 7_int64, rsig, 2_int64, PGDDS_SIGNAL_ADD), 'put_signal_nbi')
+    call check_ok(pgdds_flush(ctx), 'flush')
+    call check_ok(pgdds_wait_until(ctx, sig, PGDDS_CMP_GE, 3_int64), 'wait_until the added signal')
+    call check_ok(pgdds_signal_fetch(ctx, sig, seen), 'signal_fetch')
+    call check(seen == 3, 'set then add')
+    call check_ok(pgdds_wait_until(ctx, w32, PGDDS_CMP_EQ, 0_int32), 'wait_until a zeroed 32-bit word')
+    call check_ok(pgdds_test_until(ctx, w32, PGDDS_CMP_GT, 0_int32, ok), 'test_until a 32-bit word')
+    call check(.not. ok, 'a zeroed 32-bit word is not above 0')
+
+    call check_ok(pgdds_alloc(ctx, 16_int64, priv), 'alloc a private block')
+    call check_status(pgdds_free_all(ctx, priv), PGDDS_ERR_INVALID_ARG, 'free_all of pgdds_alloc memory')
+    call check_status(pgdds_gptr_at(ctx, buf, n, rbuf), PGDDS_ERR_OUT_OF_BOUNDS, 'gptr_at a rank outside the job')
+    if (n > 1) then
+      call check_status(pgdds_wait_until(ctx, rsig, PGDDS_CMP_EQ, 0_int64), PGDDS_ERR_INVALID_ARG, &
+                        'wait_until on another rank''s word')
+      call check_status(pgdds_alloc_all(ctx, 64_int64 + me, rbuf), PGDDS_ERR_INVALID_ARG, 'alloc_all of different sizes')
+    end if
+    call check_status(pgdds_alloc_all(ctx, -1_int64, rbuf), PGDDS_ERR_INVALID_ARG, 'alloc_all of a negative size')
+    call check_ok(pgdds_free(ctx, priv), 'free the private block')
+    call check_ok(pgdds_free_all(ctx, w32), 'free_all the 32-bit word')
+    call check_ok(pgdds_free_all(ctx, sig), 'free_all the signals')
+    call check_ok(pgdds_free_all(ctx, buf), 'free_all the blocks')
   end subroutine
 
   subroutine test_bad_input()

@@ -5,6 +5,7 @@
 #include "../../src/core/config.h"
 #include "../../src/core/gptr.h"
 #include "../../src/core/segment_allocator.h"
+#include "../../src/core/symmetric_heap.h"
 
 #include <cstdlib>
 #include <set>
@@ -193,4 +194,61 @@ TEST_CASE("the allocator is thread-safe: concurrent blocks never overlap", "[all
     for (size_t i = 1; i < all.size(); ++i) overlaps += all[i - 1].first + all[i - 1].second > all[i].first;
     CHECK(overlaps == 0);
     CHECK(a.live_blocks() == all.size());
+}
+
+TEST_CASE("the symmetric heap grows down from the top and depends only on its live blocks", "[symmetric]")
+{
+    const uint64_t size = 1 << 20;
+    segment_allocator a(4096, size), b(4096, size);
+    symmetric_heap ha(a, size), hb(b, size);
+    uint64_t x, y, z;
+    REQUIRE(ha.alloc(100, 0, x) == PGDDS_OK);
+    CHECK(x + 112 == size);  // rounded to 16 and placed at the top
+    CHECK(ha.is_block(x));
+    CHECK(ha.contains(x + 111));
+    CHECK_FALSE(ha.contains(x + 112));
+    REQUIRE(ha.alloc(64, 4096, y) == PGDDS_OK);
+    CHECK(y % 4096 == 0);
+    CHECK(y < x);
+    // The rank's own allocator cannot hand out what the heap holds, nor free it.
+    CHECK(a.free(y) == PGDDS_ERR_INVALID_ARG);
+    uint64_t own;
+    REQUIRE(a.alloc(size - 4096 - (size - y), 0, own) == PGDDS_OK);  // exactly up to the heap
+    CHECK(own + (size - 4096 - (size - y)) <= y);
+    REQUIRE(a.free(own) == PGDDS_OK);
+
+    // Another heap given the same calls, with an undone call in between, ends up the same.
+    uint64_t x2, y2, undone;
+    REQUIRE(hb.alloc(100, 0, x2) == PGDDS_OK);
+    REQUIRE(hb.alloc(5000, 0, undone) == PGDDS_OK);
+    REQUIRE(hb.free(undone) == PGDDS_OK);
+    REQUIRE(hb.alloc(64, 4096, y2) == PGDDS_OK);
+    CHECK(x2 == x);
+    CHECK(y2 == y);
+
+    // Freeing the lowest block gives its range back; a gap is reused first fit.
+    REQUIRE(ha.alloc(32, 0, z) == PGDDS_OK);
+    REQUIRE(ha.free(y) == PGDDS_OK);
+    CHECK_FALSE(ha.is_block(y));
+    CHECK(ha.free(y) == PGDDS_ERR_INVALID_ARG);
+    uint64_t w;
+    REQUIRE(ha.alloc(16, 0, w) == PGDDS_OK);
+    CHECK(w > z);  // into the gap y left above z, not below z
+    CHECK(ha.free(w) == PGDDS_OK);
+    CHECK(ha.free(z) == PGDDS_OK);
+    CHECK(ha.free(x) == PGDDS_OK);
+    CHECK(a.large_free_bytes() == size - 4096);  // every range is back
+}
+
+TEST_CASE("the symmetric heap stops where the rank's own allocations begin", "[symmetric]")
+{
+    const uint64_t size = 1 << 20;
+    segment_allocator a(4096, size);
+    symmetric_heap h(a, size);
+    uint64_t own, s;
+    REQUIRE(a.alloc(size - 4096 - 8192, 0, own) == PGDDS_OK);
+    REQUIRE(h.alloc(8192, 0, s) == PGDDS_OK);
+    CHECK(h.alloc(16, 0, s) == PGDDS_ERR_NO_MEMORY);
+    CHECK(h.alloc(size * 2, 0, s) == PGDDS_ERR_NO_MEMORY);
+    CHECK(h.alloc(16, 3, s) == PGDDS_ERR_INVALID_ARG);
 }
