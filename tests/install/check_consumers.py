@@ -13,7 +13,9 @@ gives outside /usr, the build rpath CMake gives); the staged pgdds-info and benc
 (their rpath is relative to themselves). C and C++ programs must not depend on
 libpgdds_fortran, nor see the Fortran module's directory.
 
-usage: check_consumers.py MESON BUILDDIR PREFIX LIBDIR INCLUDEDIR SRCDIR [--cmake CMAKE]
+With --man MANDIR, every installed program must also have its section 1 manual page, naming it.
+
+usage: check_consumers.py MESON BUILDDIR PREFIX LIBDIR INCLUDEDIR SRCDIR [--cmake CMAKE] [--man MANDIR]
                           --cc CC... --cxx CXX... [--fc FC...]
 (MESON: the meson on PATH, used when the running Python cannot import Meson)
 """
@@ -29,13 +31,14 @@ def parse_args(argv):
     meson, builddir, prefix, libdir, includedir, srcdir = argv[:6]
     compilers, current = {}, None
     for a in argv[6:]:
-        if a in ("--cmake", "--cc", "--cxx", "--fc"):
+        if a in ("--cmake", "--man", "--cc", "--cxx", "--fc"):
             current = a[2:]
             compilers[current] = []
         else:
             compilers[current].append(a)
     cmake = compilers.pop("cmake", [None])[0]
-    return meson, builddir, prefix, libdir, includedir, srcdir, cmake, compilers
+    man = compilers.pop("man", [None])[0]
+    return meson, builddir, prefix, libdir, includedir, srcdir, cmake, man, compilers
 
 
 def run(cmd, env=None, cwd=None, show=True):
@@ -93,7 +96,7 @@ def build_with_cmake(cmake, srcdir, tmp, stage_prefix, compilers, env):
 
 
 def main():
-    meson, builddir, prefix, libdir, includedir, srcdir, cmake, compilers = parse_args(sys.argv[1:])
+    meson, builddir, prefix, libdir, includedir, srcdir, cmake, man, compilers = parse_args(sys.argv[1:])
     tmp = tempfile.mkdtemp(prefix="pgdds-install-")
     try:
         stage = os.path.join(tmp, "stage")
@@ -122,6 +125,13 @@ def main():
         info = json.loads(run([os.path.join(bindir_staged, "pgdds-info"), "--json"], env=env, show=False))
         if not info["variables"] or info["version"] != info["build"]["version"]:
             raise SystemExit("the staged pgdds-info gives no variables or an inconsistent version")
+        if man:
+            man1 = os.path.join(staged(stage, man, prefix), "man1")
+            for program in sorted(os.listdir(bindir_staged)):
+                page = os.path.join(man1, program + ".1")
+                text = open(page).read() if os.path.isfile(page) else ""
+                if ".SH NAME" not in text or program.replace("-", "\\-") not in text:
+                    raise SystemExit(f"{program} has no manual page naming it in {man1}")
         # An installed benchmark runs from the staged prefix like the tools.
         out = run([os.path.join(bindir_staged, "pgdds-run"), "-n", "2", "--timeout", "120",
                    os.path.join(bindir_staged, "pgdds-bench-keytable"), "--max-entries", "1024", "--ops", "100"],

@@ -675,14 +675,14 @@ int main(int argc, char **argv)
         pgdds::context ctx(init);
         rank = ctx.rank();
         if (bad == "help" || bad == "version") {
-            if (rank == 0 && bad == "help") std::printf(usage_text(), argv[0]);
+            if (rank == 0 && bad == "help") std::printf(usage_text(), "pgdds-kmer");
             if (rank == 0 && bad == "version") pgdds_cli_version("pgdds-kmer", pgdds_version_string());
             return 0;
         }
         if (!bad.empty()) {
             if (rank == 0) {
                 std::fprintf(stderr, "pgdds-kmer: %s\n", bad.c_str());
-                std::fprintf(stderr, usage_text(), argv[0]);
+                std::fprintf(stderr, usage_text(), "pgdds-kmer");
             }
             return 2;
         }

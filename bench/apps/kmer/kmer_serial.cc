@@ -112,7 +112,7 @@ int main(int argc, char **argv)
     options o;
     std::string bad = parse(argc, argv, o);
     if (bad == "help") {
-        std::printf(usage_text(), argv[0]);
+        std::printf(usage_text(), "pgdds-kmer-serial");
         return 0;
     }
     if (bad == "version") {
@@ -121,7 +121,7 @@ int main(int argc, char **argv)
     }
     if (!bad.empty()) {
         std::fprintf(stderr, "pgdds-kmer-serial: %s\n", bad.c_str());
-        std::fprintf(stderr, usage_text(), argv[0]);
+        std::fprintf(stderr, usage_text(), "pgdds-kmer-serial");
         return 2;
     }
     try {
