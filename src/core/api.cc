@@ -150,9 +150,9 @@ status cas_loop(pgdds_context_t ctx, const char *who, pgdds_gptr_t target, int o
     while (st == PGDDS_OK) {
         W desired = bits_as<W>(combine<T>(op, bits_as<T>(old), operand));
         if (desired == old) break;  // nothing to change: the load is the operation
-        W seen;
+        W seen = old;
         st = atomic_op<W>(ctx, who, target, AMO_CSWAP, desired, old, &seen);
-        if (seen == old) break;
+        if (st != PGDDS_OK || seen == old) break;
         old = seen;
     }
     if (st == PGDDS_OK && fetched) *fetched = bits_as<T>(old);
