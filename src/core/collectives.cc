@@ -178,7 +178,9 @@ status runtime::coll_send(const char *who, int dst, uint64_t seq, uint64_t tag, 
                           uint8_t flags)
 {
     std::vector<uint8_t> msg(sizeof(coll_header) + n);
-    coll_header h{seq, tag, coll_cur_.kind, coll_cur_.op, coll_cur_.dtype, flags, coll_cur_.root, coll_cur_.size};
+    // A notice describes no call (and may come from a thread that is not in one).
+    const coll_desc d = flags ? coll_desc{} : coll_cur_;
+    coll_header h{seq, tag, d.kind, d.op, d.dtype, flags, d.root, d.size};
     memcpy(msg.data(), &h, sizeof h);
     if (n) memcpy(msg.data() + sizeof h, data, n);
     return am_send(who, vci_at(service_vci()), dst, AM_COLLECTIVE, msg.data(), msg.size());

@@ -122,6 +122,7 @@ status runtime::init(const pgdds_init_params_t *params)
         return fail_prefix(st, "pgdds_init");
     }
     for (auto &w : warnings) PGDDS_LOG(LOG_WARN, "%s", w.c_str());
+    fault_point fault = fault_point::none;  // armed once started: the faults are in the program's calls
     if (!cfg_.fault.empty()) {
         size_t colon = cfg_.fault.rfind(':');
         std::string point = cfg_.fault.substr(0, colon);
@@ -133,7 +134,7 @@ status runtime::init(const pgdds_init_params_t *params)
             PGDDS_LOG(LOG_WARN, "PGDDS_FAULT=%s is not POINT:RANK (barrier, hashmap-chain-lock, queue-reservation); "
                       "ignored", cfg_.fault.c_str());
         else if (victim == rank_)
-            fault_ = fault_point(point_index);
+            fault = fault_point(point_index);
     }
 
     id_ = next_id.fetch_add(1);
@@ -200,7 +201,9 @@ status runtime::init(const pgdds_init_params_t *params)
               nnodes_ == 1 ? "" : "s", transport_name(), seg_size_, num_vcis_, num_vcis_ == 1 ? "" : "s",
               cpu_atomics_ ? "CPU" : "transport");
     restore_fatal_signals();
-    return barrier("pgdds_init");
+    st = barrier("pgdds_init");
+    fault_ = fault;
+    return st;
 }
 
 status runtime::exchange_node_info()

@@ -39,7 +39,9 @@ int main(int argc, char **argv)
     }
     int me = pgdds_rank(ctx);
     if (strcmp(what, "barrier") == 0) {
-        st = pgdds_barrier(ctx);
+        /* The victim dies after its first message: ranks that had heard from it through others
+         * may complete that barrier (it was in it), but not the next one. */
+        for (int i = 0; st == PGDDS_OK && i < 1000; ++i) st = pgdds_barrier(ctx);
     } else if (strcmp(what, "hashmap") == 0) {
         pgdds_hashmap_params_t p = {0, 8, 8, 4096};
         pgdds_hashmap_t map;
