@@ -164,6 +164,9 @@ class pmi1_client final : public bootstrap {
                 return PGDDS_OK;
             }
             long n = wire::read_some(fd_, inbuf_);
+            if (n < 0 && errno == ETIMEDOUT)
+                return fail(PGDDS_ERR_TIMEOUT, "PMI-1: no \"%s\" from the launcher within %.1f s (PGDDS_TIMEOUT): "
+                            "it does not answer, or a rank has not started", expect, wire::reply_timeout());
             if (n <= 0)
                 return fail(PGDDS_ERR_BOOTSTRAP, "PMI-1: the launcher closed the connection (%s)",
                             n < 0 ? strerror(errno) : "end of file");

@@ -139,6 +139,9 @@ class pmi2_client final : public bootstrap {
     status read_more()
     {
         long n = wire::read_some(fd_, inbuf_);
+        if (n < 0 && errno == ETIMEDOUT)
+            return fail(PGDDS_ERR_TIMEOUT, "PMI-2: no reply from the launcher within %.1f s (PGDDS_TIMEOUT): it "
+                        "does not answer, or a rank has not started", wire::reply_timeout());
         if (n <= 0)
             return fail(PGDDS_ERR_BOOTSTRAP, "PMI-2: the launcher closed the connection (%s)",
                         n < 0 ? strerror(errno) : "end of file");

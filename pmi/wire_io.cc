@@ -1,7 +1,9 @@
 #include "wire_io.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -21,10 +23,24 @@ bool write_all(int fd, const std::string &data)
     return true;
 }
 
+namespace {
+double timeout_seconds = 0;
+}
+
+void set_reply_timeout(double seconds) { timeout_seconds = seconds; }
+double reply_timeout() { return timeout_seconds; }
+
 long read_some(int fd, std::string &buffer)
 {
     char tmp[4096];
     for (;;) {
+        if (timeout_seconds > 0) {
+            pollfd p{fd, POLLIN, 0};
+            int ready = poll(&p, 1, int(std::min(timeout_seconds * 1e3, 2e9)));
+            if (ready < 0 && errno == EINTR) continue;
+            if (ready == 0) errno = ETIMEDOUT;
+            if (ready <= 0) return -1;
+        }
         ssize_t n = read(fd, tmp, sizeof tmp);
         if (n < 0 && errno == EINTR) continue;
         if (n > 0) buffer.append(tmp, size_t(n));

@@ -83,7 +83,9 @@ typedef struct pgdds_init_params {
  * (PGDDS_THREAD_LEVEL, PGDDS_SEGMENT_SIZE, PGDDS_TRANSPORT, PGDDS_NUM_VCIS, ...; see
  * `pgdds-info`), then from defaults. Without a launcher the program is a job of one rank. */
 PGDDS_API pgdds_status_t pgdds_init(const pgdds_init_params_t *params, pgdds_context_t *ctx);
-PGDDS_API pgdds_status_t pgdds_finalize(pgdds_context_t ctx);                 /* collective */
+/* Collective. After a peer failure (PGDDS_ERR_PEER_FAILED) it does not return: it ends the job
+ * through the launcher (PMI abort) and the rank exits with status 1 (docs/failure-semantics.md). */
+PGDDS_API pgdds_status_t pgdds_finalize(pgdds_context_t ctx);
 /* Accessors return -1 (pgdds_transport_name: NULL) for an invalid context. */
 PGDDS_API int  pgdds_rank(pgdds_context_t ctx);
 PGDDS_API int  pgdds_nranks(pgdds_context_t ctx);
@@ -271,6 +273,11 @@ PGDDS_API pgdds_status_t pgdds_test_until_u32(pgdds_context_t ctx, pgdds_gptr_t 
 /* ------------------------------------------------------------------------------------------ */
 /* Collectives (all ranks, one thread per rank at a time)                                      */
 /* ------------------------------------------------------------------------------------------ */
+/* Every rank calls the same collectives in the same order with the same kind, root, operation,
+ * type and size. Calls that differ fail on every rank with PGDDS_ERR_INVALID_ARG and a message
+ * saying what differed, outputs untouched. Two threads of a rank in collectives at once: the
+ * second gets PGDDS_ERR_STATE, and every later collective of the context fails with it on every
+ * rank (docs/failure-semantics.md). */
 typedef enum { PGDDS_INT32, PGDDS_INT64, PGDDS_UINT32, PGDDS_UINT64, PGDDS_FLOAT, PGDDS_DOUBLE } pgdds_dtype_t;
 typedef enum { PGDDS_OP_SUM, PGDDS_OP_MIN, PGDDS_OP_MAX, PGDDS_OP_BAND, PGDDS_OP_BOR, PGDDS_OP_BXOR } pgdds_op_t;
 /* Also a flush of every network context of every rank: prior RMA/AMO complete and visible.

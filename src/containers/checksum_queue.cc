@@ -48,7 +48,7 @@ status queue::checksum_pop(const char *who, bool local, uint8_t *dst, size_t max
             while (valid < count &&
                    sums[valid] == element_checksum(dst + valid * elem_size_, elem_size_, first + valid, capacity_))
                 ++valid;
-            if (valid < count && !spin.again(m, who)) return PGDDS_ERR_TIMEOUT;
+            if (valid < count && !spin.again(m, who)) return spin.result();
         }
         st = advance_ready(m, who, queue_layout::head_ready, first, count, in_order);
         if (st == PGDDS_OK) popped = count;

@@ -21,6 +21,7 @@ status queue::circular_push(const char *who, bool local, const uint8_t *src, siz
                              : reserve_push_phased(m, who, count, queue_layout::head_ready, head_ready_seen_, first);
         if (st != PGDDS_OK) return st;
         put_elements(m, first, src, count);
+        rt->fault_here(fault_point::queue_reservation);
         m.fence();  // a popper that sees the ready counter sees the elements
         return advance_ready(m, who, queue_layout::tail_ready, first, count, in_order);
     });

@@ -85,4 +85,21 @@ status gather_parts(runtime *rt, const char *who, pgdds_gptr_t mine, uint64_t by
     return PGDDS_OK;
 }
 
+bool spinner::still_waiting(const char *who)
+{
+    st_ = rt_->check_peers(who);
+    if (st_ != PGDDS_OK) return false;
+    double timeout = rt_->cfg().timeout, t = now_seconds();
+    if (start_ == 0) start_ = t;
+    if (timeout > 0 && t - start_ > timeout) {
+        // A dead peer is the better explanation, whenever one can be seen.
+        st_ = rt_->check_peers(who, true);
+        if (st_ == PGDDS_OK)
+            st_ = fail(PGDDS_ERR_TIMEOUT, "%s: a word held by another rank did not change within %.1f s "
+                       "(PGDDS_TIMEOUT)", who, timeout);
+        return false;
+    }
+    return true;
+}
+
 }  // namespace pgdds::containers

@@ -97,36 +97,36 @@ status alloc_zeroed(runtime *rt, const char *who, uint64_t bytes, size_t alignme
 // ---------------------------------------------------------------------------------------------
 // Spins politely (the node may be oversubscribed: yield often), keeps the caller's network
 // context progressing (a transport may need the target's help for a peer's operation we are
-// waiting for, even when we poll our own memory), and gives up after PGDDS_TIMEOUT.
+// waiting for, even when we poll our own memory), and gives up when the rank that holds the word
+// may have died (PGDDS_ERR_PEER_FAILED: a rank of this node gone, a transport error) or after
+// PGDDS_TIMEOUT. Those checks run every 256th round, on the slow path of a wait.
 class spinner {
   public:
-    explicit spinner(const runtime *rt) : timeout_(rt->cfg().timeout) {}
-    // Call between polls; false once the wait has lasted PGDDS_TIMEOUT (the last error says so)
-    // or the memory failed.
+    explicit spinner(runtime *rt) : rt_(rt) {}
+    // Call between polls; false once the wait must end: result() says why, the last error
+    // explains it.
     template <class Mem> bool again(Mem &m, const char *who)
     {
         m.idle();
-        if (m.failed()) return false;
+        if (m.failed()) {
+            st_ = m.result();
+            return false;
+        }
         ++spins_;
         if (spins_ < 16) {
             cpu_relax();
             return true;
         }
         std::this_thread::yield();
-        if (timeout_ > 0 && (spins_ & 255) == 0) {
-            double t = now_seconds();
-            if (start_ == 0) start_ = t;
-            if (t - start_ > timeout_) {
-                fail(PGDDS_ERR_TIMEOUT, "%s: a word held by another rank did not change within %.1f s "
-                     "(PGDDS_TIMEOUT)", who, timeout_);
-                return false;
-            }
-        }
-        return true;
+        return (spins_ & 255) != 0 || still_waiting(who);
     }
+    status result() const { return st_; }
 
   private:
-    double timeout_;
+    bool still_waiting(const char *who);  // peers alive and PGDDS_TIMEOUT not reached
+
+    runtime *rt_;
+    status st_ = PGDDS_OK;
     double start_ = 0;
     unsigned spins_ = 0;
 };

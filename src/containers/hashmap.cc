@@ -213,9 +213,10 @@ PGDDS_NOINLINE status hash_map::insert_collided(Mem &m, const hash_table &t, con
     while ((home_word = m.fetch_or32(home, state::chain_lock)) & state::chain_lock) {
         if (m.failed()) return m.result();
         while (m.load32(home) & state::chain_lock)
-            if (m.failed() || !spin.again(m, who)) return m.failed() ? m.result() : PGDDS_ERR_TIMEOUT;
+            if (m.failed() || !spin.again(m, who)) return m.failed() ? m.result() : spin.result();
     }
     if (m.failed()) return m.result();
+    rt->fault_here(fault_point::hashmap_chain_lock);
     // Released as soon as the key's bucket is fixed (see insert_probing), posted so that it
     // overlaps the entry's write; the fence before the publish lands it first.
     bool held = true;
@@ -295,7 +296,7 @@ status hash_map::insert_probing(Mem &m, const hash_table &t, const char *who, co
             }
             uint32_t locked_word;
             lock_outcome r = lock_candidate(m, b, p.fingerprint, locked_word, spin, who);
-            if (r == lock_outcome::failed) return m.failed() ? m.result() : PGDDS_ERR_TIMEOUT;
+            if (r == lock_outcome::failed) return m.failed() ? m.result() : spin.result();
             if (r != lock_outcome::locked) continue;
             if (holds_key(m, b, key, scratch.data())) {  // assign in place
                 release();
@@ -310,7 +311,7 @@ status hash_map::insert_probing(Mem &m, const hash_table &t, const char *who, co
             return fail(PGDDS_ERR_FULL, "%s: no free bucket within %llu probes on rank %d (capacity %llu per rank)",
                         who, (unsigned long long)t.probe_limit, p.owner, (unsigned long long)t.part_capacity);
         claim_outcome c = try_claim(m, target, target_word, claimed, spin, who);
-        if (c == claim_outcome::failed) return m.failed() ? m.result() : PGDDS_ERR_TIMEOUT;
+        if (c == claim_outcome::failed) return m.failed() ? m.result() : spin.result();
         if (c == claim_outcome::lost) continue;
         release();
         return fill(m, target, key, value, atomic);
@@ -372,7 +373,7 @@ status hash_map::find_with(Mem &m, const char *who, const uint8_t *key, uint8_t 
                 continue;
             }
             // Being written (maybe with this key), or every reader bit taken: wait for it.
-            if (!spin.again(m, who)) return m.failed() ? m.result() : PGDDS_ERR_TIMEOUT;
+            if (!spin.again(m, who)) return m.failed() ? m.result() : spin.result();
             expected = state::ready | p.fingerprint;
         }
     }
@@ -412,7 +413,7 @@ template <class Mem> status hash_map::erase_with(Mem &m, const char *who, const 
         auto b = bucket<Mem>(t, p.owner, probe_slot(p.home, i, t.part_capacity));
         uint32_t w;
         lock_outcome r = lock_candidate(m, b, p.fingerprint, w, spin, who);
-        if (r == lock_outcome::failed) return m.failed() ? m.result() : PGDDS_ERR_TIMEOUT;
+        if (r == lock_outcome::failed) return m.failed() ? m.result() : spin.result();
         if (r == lock_outcome::free) break;
         if (r == lock_outcome::skip) continue;
         bool match = holds_key(m, b, key, scratch.data());

@@ -202,7 +202,7 @@ status queue::reserve_push_phased(Mem &m, const char *who, size_t count, uint64_
         }
         // An earlier reservation overran and is withdrawing this one with it; there may still
         // be room for this push once it has.
-        if (!spin.again(m, who)) return PGDDS_ERR_TIMEOUT;
+        if (!spin.again(m, who)) return spin.result();
     }
 }
 
@@ -289,7 +289,7 @@ status queue::advance_ready(Mem &m, const char *who, uint64_t counter, uint64_t 
     }
     spinner spin(rt);
     while (m.cas64(c, first, first + count) != first)
-        if (!spin.again(m, who)) return PGDDS_ERR_TIMEOUT;
+        if (!spin.again(m, who)) return spin.result();
     return m.result();
 }
 

@@ -839,6 +839,10 @@ PGDDS_API pgdds_status_t pgdds_progress(pgdds_context_t ctx)
     // (Open MPI's yield_when_idle): the peer, or this rank's thread waiting for a shared VCI's
     // lock, may need it to make the progress this caller polls for.
     if (st == PGDDS_OK) rt->yield_if_oversubscribed();
+    // A caller polling for a word a dead peer would have set learns of the death (every 256th
+    // call: the check is for the slow path of such a loop).
+    static thread_local unsigned calls = 0;
+    if (st == PGDDS_OK && PGDDS_UNLIKELY((++calls & 255) == 0)) return rt->check_peers("pgdds_progress");
     return st == PGDDS_OK ? st : fail_prefix(st, "pgdds_progress");
 }
 

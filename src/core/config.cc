@@ -69,6 +69,12 @@ const std::vector<config_var> &config_table()
          "set (Open MPI mpirun, srun --mpi=pmix), pmi2 when PMI_FD comes with PMI_JOBID (srun "
          "--mpi=pmi2), pmi1 when PMI_FD or PMI_PORT is set (MPICH mpiexec, pgdds-run), else a "
          "job of one rank. Hydra also serves pmi2 to a client that asks for it."},
+        {"PGDDS_FAULT", var_type::string, "", nullptr,
+         "Fault injection, for testing how a job survives a rank's death: POINT:RANK kills rank "
+         "RANK (SIGKILL, as kill -9 would) at POINT: barrier (inside a barrier, after its first "
+         "message), hashmap-chain-lock (inside a hash map insert, holding a bucket's chain "
+         "lock), queue-reservation (inside a circular queue push, its slots reserved but not "
+         "published). Empty: none."},
         {"PGDDS_JOBID", var_type::string, "", nullptr,
          "Job identifier, set by pgdds-run; names the job's shared-memory files. Empty: derived "
          "at start-up."},
@@ -235,6 +241,7 @@ status config_load(const pgdds_init_params_t *params, config &out, std::vector<s
     c.pmi = lookup("PGDDS_PMI", warnings);
     for (auto &ch : c.pmi) ch = char(tolower((unsigned char)ch));
     c.job_id = lookup("PGDDS_JOBID", warnings);
+    c.fault = lookup("PGDDS_FAULT", warnings);
 
     if (params) {
         uint64_t m = params->field_mask;

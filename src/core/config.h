@@ -46,6 +46,7 @@ struct config {
     double timeout = 0;  // seconds; 0 waits forever
     std::string pmi = "auto";
     std::string job_id;
+    std::string fault;  // PGDDS_FAULT: "point:rank" or empty
 };
 
 // Builds the configuration: explicit params win over the environment, which wins over the

@@ -2,6 +2,7 @@
 #include "runtime.h"
 
 #include "../transport/shm/shm.h"
+#include "../../pmi/wire_io.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -116,6 +117,7 @@ status runtime::init(const pgdds_init_params_t *params)
         PGDDS_LOG(LOG_DEBUG, "pgdds_init: %s in %.6f s", what, t - phase);
         phase = t;
     };
+    wire::set_reply_timeout(cfg_.timeout);  // PGDDS_TIMEOUT bounds the launcher's answers too
     st = bootstrap_open(cfg_.pmi, boot_);
     if (st != PGDDS_OK) return fail_prefix(st, "pgdds_init");
     rank_ = boot_->rank();
@@ -130,6 +132,20 @@ status runtime::init(const pgdds_init_params_t *params)
         return fail_prefix(st, "pgdds_init");
     }
     for (auto &w : warnings) PGDDS_LOG(LOG_WARN, "%s", w.c_str());
+    fault_point fault = fault_point::none;  // armed once started: the faults are in the program's calls
+    if (!cfg_.fault.empty()) {
+        size_t colon = cfg_.fault.rfind(':');
+        std::string point = cfg_.fault.substr(0, colon);
+        int point_index = parse_choice(point.c_str(), "none|barrier|hashmap-chain-lock|queue-reservation");
+        const char *rank_text = colon == std::string::npos ? "" : cfg_.fault.c_str() + colon + 1;
+        char *end = nullptr;
+        long victim = strtol(rank_text, &end, 10);
+        if (point_index <= 0 || !*rank_text || *end || victim < 0)
+            PGDDS_LOG(LOG_WARN, "PGDDS_FAULT=%s is not POINT:RANK (barrier, hashmap-chain-lock, queue-reservation); "
+                      "ignored", cfg_.fault.c_str());
+        else if (victim == rank_)
+            fault = fault_point(point_index);
+    }
 
     id_ = next_id.fetch_add(1);
     {
@@ -199,7 +215,9 @@ status runtime::init(const pgdds_init_params_t *params)
               nnodes_ == 1 ? "" : "s", transport_name(), seg_size_, num_vcis_, num_vcis_ == 1 ? "" : "s",
               cpu_atomics_ ? "CPU" : "transport");
     restore_fatal_signals();
-    return barrier("pgdds_init");
+    st = barrier("pgdds_init");
+    fault_ = fault;
+    return st;
 }
 
 status runtime::exchange_node_info()
@@ -425,9 +443,27 @@ status runtime::connect_all()
 
 status runtime::finalize()
 {
+    bool poisoned;
+    {
+        std::lock_guard<std::mutex> guard(coll_lock_);
+        poisoned = !coll_poison_.empty();
+    }
+    // Collectives disabled by concurrent calls: the bootstrap's barrier below still pairs up.
+    status st = PGDDS_OK;
     const double started = now_seconds();
-    status st = barrier("pgdds_finalize");
+    if (!peer_failed()) st = poisoned ? flush_all("pgdds_finalize") : barrier("pgdds_finalize");
     PGDDS_LOG(LOG_DEBUG, "pgdds_finalize: last barrier in %.6f s", now_seconds() - started);
+    if (peer_failed()) {
+        // A dead rank never reaches a barrier (a PMI-2 fence under srun would wait forever):
+        // the launcher ends the job, and this rank exits non-zero.
+        std::string why;
+        {
+            std::lock_guard<std::mutex> guard(peer_failure_lock_);
+            why = peer_failure_;
+        }
+        PGDDS_LOG(LOG_ERROR, "pgdds_finalize: aborting the job after a peer failure: %s", why.c_str());
+        boot_->abort(1, "pgdds_finalize after a peer failure: " + why);
+    }
     if (progress_thread_.joinable()) {
         progress_stop_ = true;
         progress_thread_.join();
@@ -548,7 +584,7 @@ status runtime::progress(vci &v)
 {
     status st = progress_one(v);
     if (st == PGDDS_OK && PGDDS_UNLIKELY((++tls_progressed & 255) == 0)) st = progress_unattended(&v);
-    return st;
+    return note(st);
 }
 
 status runtime::progress_unattended(const vci *mine, bool ownerless_only)
@@ -640,15 +676,22 @@ void runtime::progress_thread_main()
     }
 }
 
-status runtime::check_peers(const char *who)
+void runtime::remember_peer_failure()
+{
+    std::lock_guard<std::mutex> guard(peer_failure_lock_);
+    if (!peer_failed_.exchange(true)) peer_failure_ = pgdds_last_error();
+}
+
+status runtime::check_peers(const char *who, bool now)
 {
     double t = now_seconds();
-    if (t - last_peer_check_ < 0.2) return PGDDS_OK;
+    if (!now && t - last_peer_check_ < 0.2) return PGDDS_OK;
     last_peer_check_ = t;
     for (int r = 0; r < nranks_; ++r) {
         if (r == rank_ || !is_local(r)) continue;
         if (kill(pid_of_[r], 0) != 0 && errno == ESRCH)
-            return fail(PGDDS_ERR_PEER_FAILED, "%s: rank %d (pid %d, on this node) has died", who, r, int(pid_of_[r]));
+            return note(fail(PGDDS_ERR_PEER_FAILED, "%s: rank %d (pid %d, on this node) has died", who, r,
+                             int(pid_of_[r])));
     }
     return PGDDS_OK;
 }

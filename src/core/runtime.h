@@ -17,9 +17,11 @@
 #include <functional>
 #include <map>
 #include <pthread.h>
+#include <csignal>
 #include <sched.h>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <tuple>
 #include <vector>
@@ -50,6 +52,9 @@ constexpr uint64_t segment_reserved = 4096;
 enum : uint32_t { AM_COLLECTIVE = 0, AM_KEYTABLE = 2, AM_INTERNAL_COUNT = 8 };
 
 class transport_shm;
+
+// Where PGDDS_FAULT may kill a rank.
+enum class fault_point : uint8_t { none, barrier, hashmap_chain_lock, queue_reservation };
 
 class runtime {
   public:
@@ -212,18 +217,49 @@ class runtime {
     void run_handlers(vci &v);
 
     // --- collectives (src/core/collectives.cc) -------------------------------------------------
+    // Every collective call takes one sequence number, on every rank, whatever it is; each of
+    // its messages carries its description, which the receiver checks against its own call.
+    struct coll_desc {
+        uint8_t kind = 0, op = 0, dtype = 0;
+        int32_t root = 0;
+        uint64_t size = 0;  // bytes (broadcast, allgather per rank) or elements (allreduce)
+        bool operator==(const coll_desc &o) const
+        {
+            return kind == o.kind && op == o.op && dtype == o.dtype && root == o.root && size == o.size;
+        }
+    };
     status barrier(const char *who);
     status broadcast(const char *who, void *buf, size_t n, int root);
     status allreduce(const char *who, const void *in, void *out, size_t count, pgdds_dtype_t dt, pgdds_op_t op);
     status allgather(const char *who, const void *in, void *out, size_t bytes_per_rank);
+    // Starts collective call `d`: refuses a second thread of this rank (and makes every later
+    // collective of the job fail: the ranks' calls no longer pair up), else gives it its
+    // sequence number. coll_end() closes it, whatever its outcome.
+    status coll_begin(const char *who, const coll_desc &d, uint64_t &seq);
+    void coll_end(uint64_t seq);
     // Point-to-point messages between collective steps, matched by (sequence, tag, source).
-    status coll_send(const char *who, int dst, uint64_t seq, uint32_t tag, const void *data, size_t n);
-    status coll_recv(const char *who, int src, uint64_t seq, uint32_t tag, std::vector<uint8_t> &msg);
-    uint64_t next_coll_seq() { return ++coll_seq_; }
+    // coll_recv fails on every rank once any rank found that the calls differ.
+    status coll_send(const char *who, int dst, uint64_t seq, uint64_t tag, const void *data, size_t n,
+                     uint8_t flags = 0);
+    status coll_recv(const char *who, int src, uint64_t seq, uint64_t tag, std::vector<uint8_t> &msg);
     void coll_deliver(int src, const void *payload, size_t size);
 
-    // Peer liveness, checked while waiting; sets the last error and returns PEER_FAILED.
-    status check_peers(const char *who);
+    // Peer liveness, checked in the slow path of every wait: PEER_FAILED, with the last error
+    // naming the rank, once a rank of this node has died. Rate-limited (one look per 0.2 s)
+    // unless `now`. Ranks on other nodes are seen failing through the transport's errors.
+    status check_peers(const char *who, bool now = false);
+    // A status on its way out of a wait: remembers a peer failure, for pgdds_finalize.
+    status note(status st)
+    {
+        if (PGDDS_UNLIKELY(st == PGDDS_ERR_PEER_FAILED)) remember_peer_failure();
+        return st;
+    }
+    bool peer_failed() const { return peer_failed_.load(std::memory_order_relaxed); }
+    // Fault injection (PGDDS_FAULT): this rank dies here, as by kill -9, if it was chosen for p.
+    void fault_here(fault_point p) const
+    {
+        if (PGDDS_UNLIKELY(fault_ == p)) raise(SIGKILL);
+    }
 
   private:
     // Issues v's kept-back stores, then a transport flush or fence, and waits for it.
@@ -292,14 +328,31 @@ class runtime {
     std::vector<am_handler_entry> am_handlers_;
     uint32_t am_user_count_ = 0;
 
+    // Tells every other rank why collective `seq` (or, poison, every collective) failed.
+    void coll_notify(const char *who, uint64_t seq, uint8_t flags, const std::string &why);
+    struct coll_msg {
+        coll_desc desc;
+        std::vector<uint8_t> data;
+    };
     uint64_t coll_seq_ = 0;
-    std::mutex coll_lock_;
-    std::map<std::tuple<uint64_t, uint32_t, int>, std::vector<uint8_t>> coll_inbox_;
+    coll_desc coll_cur_;                        // the call in progress
+    std::atomic<bool> coll_busy_{false};        // a thread of this rank is in a collective
+    std::mutex coll_lock_;                      // guards what follows
+    uint64_t coll_done_ = 0;                    // calls up to this one ended: late messages are dropped
+    using coll_key = std::tuple<uint64_t, uint64_t, int>;  // (sequence, tag, source)
+    std::map<coll_key, coll_msg> coll_inbox_;
+    std::map<uint64_t, std::string> coll_aborts_;  // a rank found call `seq` mismatched: why
+    std::string coll_poison_;                   // non-empty: collectives ran concurrently; why
 
     std::thread progress_thread_;
     std::atomic<bool> progress_stop_{false};
     std::atomic<double> last_peer_check_{0};
+    std::atomic<bool> peer_failed_{false};  // some wait of this rank saw a peer fail ...
+    std::mutex peer_failure_lock_;
+    std::string peer_failure_;               // ... and why (the first one)
+    void remember_peer_failure();
     bool finalized_ = false;
+    fault_point fault_ = fault_point::none;
 };
 
 // Header of every active-message packet; the payload fragment follows.
@@ -322,16 +375,20 @@ template <class Pred> status runtime::wait(const char *who, vci &v, Pred pred)
     while (!pred()) {
         status st = progress(v);
         if (collective && st == PGDDS_OK) st = attend_user_vcis();
-        if (PGDDS_UNLIKELY(st != PGDDS_OK)) return fail_prefix(st, who);
+        if (PGDDS_UNLIKELY(st != PGDDS_OK)) return note(fail_prefix(st, who));
         if (pred()) break;
         yield_if_oversubscribed();
         if (PGDDS_UNLIKELY((++spins & 255) == 0)) {
-            double t = now_seconds();
-            if (start == 0) start = t;
-            if (cfg_.timeout > 0 && t - start > cfg_.timeout)
-                return fail(PGDDS_ERR_TIMEOUT, "%s: no completion after %.1f s (PGDDS_TIMEOUT)", who, t - start);
             st = check_peers(who);  // rate-limited inside
             if (st != PGDDS_OK) return st;
+            double t = now_seconds();
+            if (start == 0) start = t;
+            if (cfg_.timeout > 0 && t - start > cfg_.timeout) {
+                st = check_peers(who, true);  // a dead peer explains it better, when one is seen
+                return st != PGDDS_OK ? st
+                                      : fail(PGDDS_ERR_TIMEOUT, "%s: no completion after %.1f s (PGDDS_TIMEOUT)",
+                                             who, t - start);
+            }
             std::this_thread::yield();
         }
     }
@@ -341,6 +398,7 @@ template <class Pred> status runtime::wait(const char *who, vci &v, Pred pred)
 template <class Op> status runtime::retry(const char *who, vci &v, Op op)
 {
     status st;
+    double start = 0;
     for (;;) {
         {
             vci_scope scope(v, threaded_, !is_mine(v));
@@ -350,17 +408,28 @@ template <class Op> status runtime::retry(const char *who, vci &v, Op op)
             // Every call progresses its VCI now and then, so that a thread that only issues
             // non-blocking operations still serves the operations that target it.
             status pst = progress(v);
-            if (pst != PGDDS_OK) return fail_prefix(pst, who);
+            if (pst != PGDDS_OK) return note(fail_prefix(pst, who));
         }
         if (st != PGDDS_ERR_AGAIN) break;
         status pst = progress(v);
         if (pst == PGDDS_OK) pst = check_peers(who);
-        if (pst != PGDDS_OK) return fail_prefix(pst, who);
+        if (pst != PGDDS_OK) return note(fail_prefix(pst, who));
+        // A peer that keeps answering "try again" is bounded by PGDDS_TIMEOUT like any wait.
+        if (cfg_.timeout > 0) {
+            double t = now_seconds();
+            if (start == 0) start = t;
+            if (t - start > cfg_.timeout) {
+                pst = check_peers(who, true);
+                return pst != PGDDS_OK ? pst
+                                       : fail(PGDDS_ERR_TIMEOUT, "%s: the transport kept answering \"try again\" "
+                                              "for %.1f s (PGDDS_TIMEOUT)", who, t - start);
+            }
+        }
         // No room until a peer takes what waits for it: on a node with more ranks than cores
         // that peer may need this core to do so (as in wait()).
         yield_if_oversubscribed();
     }
-    return st == PGDDS_OK ? st : fail_prefix(st, who);
+    return st == PGDDS_OK ? st : note(fail_prefix(st, who));
 }
 
 }  // namespace pgdds

@@ -9,8 +9,10 @@
 //  - kvs-put values stay invisible until the kvs-fence that follows them completes on every
 //    rank; kvs-get ignores srcid and answers found=FALSE for an unknown key;
 //  - finalize is answered and the socket closed; abort ends the job.
-// Any departure from the protocol is reported and fails the job.
-// usage: pmi2-server -n N program [args...]
+// Any departure from the protocol is reported and fails the job. A rank that dies or exits
+// non-zero ends the job (srun -K), unless --kill-on-bad-exit=0 is given (srun's default where
+// KillOnBadExit is not set): the others then run on, and only an abort ends them.
+// usage: pmi2-server [--kill-on-bad-exit=0] -n N program [args...]
 #include "../../pmi/pmi2_wire.h"
 
 #include <cerrno>
@@ -43,7 +45,10 @@ struct rank_state {
 
 class server {
   public:
-    server(int n, char **argv) : ranks_(size_t(n)), argv_(argv) {}
+    server(int n, char **argv, bool kill_on_bad_exit)
+        : ranks_(size_t(n)), argv_(argv), kill_on_bad_exit_(kill_on_bad_exit)
+    {
+    }
 
     int run()
     {
@@ -64,7 +69,7 @@ class server {
             reap();
             if (failed_) return finish(1);
         }
-        return finish(0);
+        return finish(bad_exit_ ? 1 : 0);
     }
 
   private:
@@ -222,7 +227,7 @@ class server {
                     skipped_ = true;  // the test's "skip" status
                 } else if (rs.exit_code != 0) {
                     fprintf(stderr, "pmi2-server: rank %d exited with status %d\n", r, rs.exit_code);
-                    failed_ = true;
+                    (kill_on_bad_exit_ ? failed_ : bad_exit_) = true;
                 } else if (rs.greeted && !rs.finalized) {
                     fprintf(stderr, "pmi2-server: rank %d exited without PMI-2 finalize\n", r);
                     failed_ = true;
@@ -243,16 +248,23 @@ class server {
     std::vector<rank_state> ranks_;
     char **argv_;
     std::map<std::string, std::string> kvs_;
-    bool failed_ = false, skipped_ = false;
+    bool kill_on_bad_exit_;
+    bool failed_ = false, skipped_ = false, bad_exit_ = false;
 };
 
 }  // namespace
 
 int main(int argc, char **argv)
 {
+    bool kill_on_bad_exit = true;
+    if (argc > 1 && strcmp(argv[1], "--kill-on-bad-exit=0") == 0) {
+        kill_on_bad_exit = false;
+        --argc;
+        ++argv;
+    }
     if (argc < 4 || strcmp(argv[1], "-n") != 0 || atoi(argv[2]) < 1) {
-        fprintf(stderr, "usage: pmi2-server -n N program [args...]\n");
+        fprintf(stderr, "usage: pmi2-server [--kill-on-bad-exit=0] -n N program [args...]\n");
         return 2;
     }
-    return server(atoi(argv[2]), argv + 3).run();
+    return server(atoi(argv[2]), argv + 3, kill_on_bad_exit).run();
 }
