@@ -308,7 +308,13 @@ status runtime::setup_segment()
 {
     size_t page = size_t(sysconf(_SC_PAGESIZE));
     seg_size_ = round_up(cfg_.segment_size, page);
-    if (seg_size_ <= segment_reserved) seg_size_ = segment_reserved + page;
+    if (seg_size_ <= segment_reserved) {
+        seg_size_ = segment_reserved + page;
+        if (rank_ == 0)
+            PGDDS_LOG(LOG_WARN, "a segment of %zu bytes cannot hold anything past the library's %llu-byte "
+                      "header: using the minimum, %zu bytes (PGDDS_SEGMENT_SIZE)", cfg_.segment_size,
+                      (unsigned long long)segment_reserved, seg_size_);
+    }
     void *base = nullptr;
     status st;
     if (shm_) {
