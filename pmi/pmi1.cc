@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <netdb.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -116,6 +117,11 @@ class pmi1_client final : public bootstrap {
         }
         pmi1::message reply;
         return call({{"cmd", "finalize"}}, "finalize_ack", reply);
+    }
+    bool launcher_gone() const override
+    {
+        pollfd pfd{fd_, POLLRDHUP, 0};
+        return poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLHUP | POLLRDHUP | POLLERR));
     }
     // The launcher's limits count a terminating NUL: Hydra truncates a value of vallen_max bytes.
     size_t max_key_len() const override { return keylen_max_ - 1; }

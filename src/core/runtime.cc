@@ -629,6 +629,9 @@ status runtime::check_peers(const char *who)
     double t = now_seconds();
     if (t - last_peer_check_ < 0.2) return PGDDS_OK;
     last_peer_check_ = t;
+    if (boot_->launcher_gone())
+        return fail(PGDDS_ERR_PEER_FAILED, "%s: the launcher is gone (its PMI connection closed): the job "
+                    "cannot go on", who);
     for (int r = 0; r < nranks_; ++r) {
         if (r == rank_ || !is_local(r)) continue;
         if (kill(pid_of_[r], 0) != 0 && errno == ESRCH)

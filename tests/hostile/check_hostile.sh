@@ -12,6 +12,8 @@
 #               pgdds-run's cleanup
 #   kill-launcher  pgdds-run is SIGKILLed while the ranks wait: within 5 s no rank is left and
 #               no file of the job is left in /dev/shm
+#   kill-launcher-deaf  the same with ranks that ignore SIGTERM and wait in barriers: the
+#               library notices that the PMI connection closed
 # ON_NODE_SHM says whether the configuration maps segments through /dev/shm files of pgdds.
 set -u
 case=$1 run=$2 prog=$3 on_node_shm=$4
@@ -117,8 +119,8 @@ decoy)
         done
     done
     ;;
-kill-launcher)
-    "$run" -n 2 "$prog" wait >"$out" 2>&1 &
+kill-launcher | kill-launcher-deaf)
+    "$run" -n 2 "$prog" "$([ "$case" = kill-launcher ] && echo wait || echo deaf)" >"$out" 2>&1 &
     launcher=$!
     for _ in $(seq 300); do
         [ "$(grep -c '^READY' "$out")" -ge 2 ] && break

@@ -3,12 +3,15 @@
  *   fill N   create a hash map of N entries per rank (zero-filling its pages), insert and find
  *            1000 keys per rank, finalize
  *   wait     sleep for a minute inside the job (the launcher is killed meanwhile)
+ *   deaf     ignore SIGTERM, then wait in barriers for a minute (rank 1 joins 2 s late): only
+ *            the library can notice that the launcher is gone
  *   decoy    like fill 1000, after creating /dev/shm files that look like this rank's but are
  *            not the job's: "<pid>:decoy", "fi_shm_<pid>_decoy", "decoy_<pid>_x", the first two
  *            owned by another user (uid 65534) */
 #include "harness.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <unistd.h>
 
@@ -41,6 +44,18 @@ int main(int argc, char **argv)
     }
     printf("READY %d %d\n", t_rank, (int)getpid());
     fflush(stdout);
+    if (strcmp(what, "deaf") == 0) {
+        signal(SIGTERM, SIG_IGN);
+        if (t_rank == 1) sleep(2);
+        for (double start = t_seconds(); t_seconds() - start < 60;) {
+            st = pgdds_barrier(ctx);
+            if (st != PGDDS_OK) {
+                fprintf(stderr, "rank %d: barrier: %s: %s\n", t_rank, pgdds_strerror(st), pgdds_last_error());
+                return 1;
+            }
+        }
+        return t_finish(ctx, "hostile deaf");
+    }
     if (strcmp(what, "wait") == 0) {
         sleep(60);
         return t_finish(ctx, "hostile wait");
