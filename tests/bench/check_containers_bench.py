@@ -52,6 +52,11 @@ def main():
     if p.returncode != 0:
         print("FAIL: %s exited %d\n%s" % (" ".join(argv), p.returncode, p.stderr))
         return 1
+    # A wrong result is a failure even if the benchmark's exit status missed it.
+    wrong = [l for l in p.stderr.splitlines() if " missed " in l or "the map holds" in l or "wrong results" in l]
+    if wrong:
+        print("FAIL: wrong results:\n" + "\n".join(wrong))
+        return 1
     records = {}
     for line in p.stdout.splitlines():
         r = json.loads(line)
