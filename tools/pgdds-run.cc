@@ -391,7 +391,10 @@ class launcher {
                 if (!clean) {
                     char why[256];
                     snprintf(why, sizeof why, "rank %d (pid %d) %s%s", r, int(pid), describe(ws).c_str(),
-                             rs.finalized ? " after finalizing" : "");
+                             // A failed pgdds_init ends its PMI session too: finalizing is not
+                             // proof that the rank got past start-up.
+                             rs.finalized ? " after ending its PMI session (pgdds_finalize, or a failed pgdds_init)"
+                                          : "");
                     end_job(why, WIFSIGNALED(ws) ? 128 + WTERMSIG(ws) : WEXITSTATUS(ws));
                 } else if (rs.pmi_init && !rs.finalized) {
                     char why[256];

@@ -73,8 +73,9 @@ const std::vector<config_var> &config_table()
          "--mpi=pmi2), pmi1 when PMI_FD or PMI_PORT is set (MPICH mpiexec, pgdds-run), else a "
          "job of one rank. Hydra also serves pmi2 to a client that asks for it."},
         {"PGDDS_JOBID", var_type::string, "", nullptr,
-         "Job identifier, set by pgdds-run; names the job's shared-memory files. Empty: derived "
-         "at start-up."},
+         "Job identifier, set by pgdds-run; names the job's shared-memory files, so at most 200 "
+         "characters (more fails pgdds_init with PGDDS_ERR_INVALID_ARG). Empty: derived at "
+         "start-up."},
     };
     return table;
 }
@@ -238,6 +239,9 @@ status config_load(const pgdds_init_params_t *params, config &out, std::vector<s
     c.pmi = lookup("PGDDS_PMI", warnings);
     for (auto &ch : c.pmi) ch = char(tolower((unsigned char)ch));
     c.job_id = lookup("PGDDS_JOBID", warnings);
+    if (c.job_id.size() > max_job_id)
+        return fail(PGDDS_ERR_INVALID_ARG, "pgdds_init: PGDDS_JOBID is %zu characters long; at most %zu (it "
+                    "names the job's files in /dev/shm)", c.job_id.size(), max_job_id);
 
     if (params) {
         uint64_t m = params->field_mask;

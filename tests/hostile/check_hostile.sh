@@ -10,6 +10,8 @@
 #               user's): the job runs, and those files are left alone
 #   decoy       files that look like the ranks' (pid in the name) but are not the job's survive
 #               pgdds-run's cleanup
+#   early-exit  rank 1 exits before pgdds_init: the others' start-up fails naming rank 1
+#   tiny-segment  PGDDS_SEGMENT_SIZE=1 is raised to the minimum with a warning
 #   kill-launcher  pgdds-run is SIGKILLed while the ranks wait: within 5 s no rank is left and
 #               no file of the job is left in /dev/shm
 #   kill-launcher-deaf  the same with ranks that ignore SIGTERM and wait in barriers: the
@@ -118,6 +120,21 @@ decoy)
             rm -f "$f"
         done
     done
+    ;;
+early-exit)
+    # Rank 1 leaves before pgdds_init: rank 0's start-up names it, and pgdds-run does not claim
+    # that rank 0 finalized.
+    timeout 60 "$run" -n 2 "$prog" early-exit >"$out" 2>&1
+    rc=$?
+    [ "$rc" = 2 ] || say "exit $rc, expected 2 (pgdds_init failed)"
+    grep -q "rank 1 never published" "$out" || say "no message naming rank 1 as missing"
+    grep -q "after finalizing" "$out" && say "pgdds-run says a rank that failed in pgdds_init finalized"
+    ;;
+tiny-segment)
+    PGDDS_SEGMENT_SIZE=1 timeout 60 "$run" -n 2 "$prog" fill 1 >"$out" 2>&1
+    rc=$?
+    signalled "$rc" && say "a rank died of a signal (exit $rc)"
+    grep -q "a segment of 1 bytes cannot hold anything.*using the minimum" "$out" || say "no warning about PGDDS_SEGMENT_SIZE=1"
     ;;
 kill-launcher | kill-launcher-deaf)
     "$run" -n 2 "$prog" "$([ "$case" = kill-launcher ] && echo wait || echo deaf)" >"$out" 2>&1 &
