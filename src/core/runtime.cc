@@ -368,7 +368,7 @@ status runtime::connect_all()
         if (st != PGDDS_OK) return st;
         std::string theirs(v.begin(), v.end());
         if (theirs != transport_name_)
-            return fail(PGDDS_ERR_UNSUPPORTED, "rank %d uses transport %s but rank %d uses %s: set the "
+            return fail(PGDDS_ERR_STARTUP, "rank %d uses transport %s but rank %d uses %s: set the "
                         "same PGDDS_TRANSPORT everywhere", r, theirs.c_str(), rank_, transport_name_.c_str());
         if (shm_ && is_local(r)) {
             st = bootstrap_get_blob(*boot_, r, "shm", shm_addrs[r]);

@@ -246,9 +246,10 @@ int main()
                    ctx.transport_name().c_str(), (unsigned long long)total);
         failures = total != 0;
     } catch (const pgdds::error &e) {
-        bool absent = e.status() == PGDDS_ERR_UNSUPPORTED;  // a transport absent here: skip
-        fprintf(stderr, "%s rank %d: pgdds::error %d: %s\n", absent ? "SKIP" : "FAIL", me, e.status(), e.what());
-        return absent ? 77 : 1;
+        const char *skip = t_skip_reason(e.status());  // a transport absent here
+        fprintf(stderr, "%s rank %d: pgdds::error %d: %s%s%s\n", skip ? "SKIP" : "FAIL", me, e.status(), e.what(),
+                skip ? ": " : "", skip ? skip : "");
+        return skip ? 77 : 1;
     }
     return failures;
 }

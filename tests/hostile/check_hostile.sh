@@ -11,6 +11,7 @@
 #   decoy       files that look like the ranks' (pid in the name) but are not the job's survive
 #               pgdds-run's cleanup
 #   early-exit  rank 1 exits before pgdds_init: the others' start-up fails naming rank 1
+#   disagree    ranks ask for different transports: PGDDS_ERR_STARTUP on every rank
 #   tiny-segment  PGDDS_SEGMENT_SIZE=1 is raised to the minimum with a warning
 #   kill-launcher  pgdds-run is SIGKILLed while the ranks wait: within 5 s no rank is left and
 #               no file of the job is left in /dev/shm
@@ -129,6 +130,13 @@ early-exit)
     [ "$rc" = 2 ] || say "exit $rc, expected 2 (pgdds_init failed)"
     grep -q "rank 1 never published" "$out" || say "no message naming rank 1 as missing"
     grep -q "after finalizing" "$out" && say "pgdds-run says a rank that failed in pgdds_init finalized"
+    ;;
+disagree)
+    timeout 60 "$run" --grace 5 -n 2 "$prog" disagree >"$out" 2>&1
+    rc=$?
+    [ "$rc" = 2 ] || say "exit $rc, expected 2 (pgdds_init failed)"
+    [ "$(grep -c "init failed: start-up fault" "$out")" = 2 ] || say "not every rank failed with PGDDS_ERR_STARTUP"
+    grep -q "uses transport" "$out" || say "no message naming the transports"
     ;;
 tiny-segment)
     PGDDS_SEGMENT_SIZE=1 timeout 60 "$run" -n 2 "$prog" fill 1 >"$out" 2>&1

@@ -6,6 +6,8 @@
  *   deaf     ignore SIGTERM, then wait in barriers for a minute (rank 1 joins 2 s late): only
  *            the library can notice that the launcher is gone
  *   early-exit  rank 1 exits 0 before pgdds_init; the others' start-up must name it
+ *   disagree rank 1 asks for the ofi transport, the others for shm: start-up fails on every
+ *            rank with PGDDS_ERR_STARTUP (a fault, not "unsupported")
  *   decoy    like fill 1000, after creating /dev/shm files that look like this rank's but are
  *            not the job's: "<pid>:decoy", "fi_shm_<pid>_decoy", "decoy_<pid>_x", the first two
  *            owned by another user (uid 65534) */
@@ -34,6 +36,10 @@ int main(int argc, char **argv)
     const char *what = argc > 1 ? argv[1] : "fill";
     const char *pmi_rank = getenv("PMI_RANK");
     if (strcmp(what, "early-exit") == 0 && pmi_rank && atoi(pmi_rank) == 1) return 0;
+    if (strcmp(what, "disagree") == 0 && pmi_rank && atoi(pmi_rank) == 1) {
+        setenv("PGDDS_TRANSPORT", "ofi", 1);
+        setenv("PGDDS_OFI_PROVIDER", "tcp;ofi_rxm", 1);
+    }
     pgdds_context_t ctx = NULL;
     pgdds_status_t st = pgdds_init(NULL, &ctx);
     if (st != PGDDS_OK) {

@@ -770,7 +770,7 @@ status transport_ofi::connect(const std::vector<std::vector<uint8_t>> &peers)
             return fail(PGDDS_ERR_TRANSPORT, "ofi: rank %d's connection data is malformed (%zu bytes; expected "
                         "%u endpoints)", r, b.size(), nendpoints_);
         if (bool(h.flags & blob_emulated_atomics) != emulated_atomics_)
-            return fail(PGDDS_ERR_UNSUPPORTED, "ofi: rank %d %s atomics but rank %d %s them; every rank must use "
+            return fail(PGDDS_ERR_STARTUP, "ofi: rank %d %s atomics but rank %d %s them; every rank must use "
                         "the same provider", r, emulated_atomics_ ? "has native" : "emulates", rank_,
                         emulated_atomics_ ? "emulates" : "has native");
         peer_base_[r] = h.base;
