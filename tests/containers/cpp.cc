@@ -235,6 +235,7 @@ int main()
         me = ctx.rank();
         n = ctx.nranks();
         t_rank = me;
+        t_check_transport(ctx.handle());
         t_detect_network(ctx.handle());
         test_hash_map_trivial(ctx);
         test_hash_map_serialized(ctx);

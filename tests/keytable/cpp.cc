@@ -178,6 +178,7 @@ int main()
         me = ctx.rank();
         n = ctx.nranks();
         t_rank = me;
+        t_check_transport(ctx.handle());
         test_trivial(ctx);
         test_strings_and_vectors(ctx);
         test_user_type(ctx);
