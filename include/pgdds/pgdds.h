@@ -55,6 +55,10 @@ typedef int pgdds_status_t;
 #define PGDDS_ERR_PEER_FAILED   -12   /* a peer rank died or became unreachable */
 #define PGDDS_ERR_STATE         -13   /* not valid now: not initialized, finalized, wrong thread level */
 #define PGDDS_ERR_AGAIN         -14   /* resources temporarily exhausted; retry */
+/* Addition: start-up failed although the transport exists here: the ranks disagree (transport,
+ * atomics) or the fabric failed (ucp_init, an unreachable endpoint). PGDDS_ERR_UNSUPPORTED
+ * keeps meaning "not available here". */
+#define PGDDS_ERR_STARTUP       -15
 
 PGDDS_API const char *pgdds_strerror(pgdds_status_t status);
 /* The calling thread's explanation of its last failure ("" if none). */

@@ -340,7 +340,13 @@ status runtime::setup_segment()
 {
     size_t page = size_t(sysconf(_SC_PAGESIZE));
     seg_size_ = round_up(cfg_.segment_size, page);
-    if (seg_size_ <= segment_reserved) seg_size_ = segment_reserved + page;
+    if (seg_size_ <= segment_reserved) {
+        seg_size_ = segment_reserved + page;
+        if (rank_ == 0)
+            PGDDS_LOG(LOG_WARN, "a segment of %zu bytes cannot hold anything past the library's %llu-byte "
+                      "header: using the minimum, %zu bytes (PGDDS_SEGMENT_SIZE)", cfg_.segment_size,
+                      (unsigned long long)segment_reserved, seg_size_);
+    }
     void *base = nullptr;
     status st;
     if (shm_) {
@@ -394,7 +400,7 @@ status runtime::connect_all()
         if (st != PGDDS_OK) return st;
         std::string theirs(v.begin(), v.end());
         if (theirs != transport_name_)
-            return fail(PGDDS_ERR_UNSUPPORTED, "rank %d uses transport %s but rank %d uses %s: set the "
+            return fail(PGDDS_ERR_STARTUP, "rank %d uses transport %s but rank %d uses %s: set the "
                         "same PGDDS_TRANSPORT everywhere", r, theirs.c_str(), rank_, transport_name_.c_str());
         if (shm_ && is_local(r)) {
             st = bootstrap_get_blob(*boot_, r, "shm", shm_addrs[r]);
@@ -687,6 +693,9 @@ status runtime::check_peers(const char *who, bool now)
     double t = now_seconds();
     if (!now && t - last_peer_check_ < 0.2) return PGDDS_OK;
     last_peer_check_ = t;
+    if (boot_->launcher_gone())
+        return fail(PGDDS_ERR_PEER_FAILED, "%s: the launcher is gone (its PMI connection closed): the job "
+                    "cannot go on", who);
     for (int r = 0; r < nranks_; ++r) {
         if (r == rank_ || !is_local(r)) continue;
         if (kill(pid_of_[r], 0) != 0 && errno == ESRCH)

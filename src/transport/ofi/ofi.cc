@@ -371,8 +371,14 @@ status transport_ofi::select_provider(const std::string &wanted)
     }
     std::string list_text;
     for (auto &n : names) list_text += (list_text.empty() ? "" : ", ") + n;
+    // libfabric's shm provider hides itself when /dev/shm has too little free space for its files.
+    char shm_note[160] = "";
+    if (wanted.rfind("shm", 0) == 0)
+        snprintf(shm_note, sizeof shm_note, "; libfabric's shm provider is absent when /dev/shm has too little "
+                 "free space (%.1f MiB free now)", transport_shm::dev_shm_free_mib());
     return fail(PGDDS_ERR_UNSUPPORTED, "ofi: provider '%s' (PGDDS_OFI_PROVIDER) is not available here (fi_getinfo: "
-                "%s); usable providers: %s", wanted.c_str(), why, list_text.empty() ? "none" : list_text.c_str());
+                "%s); usable providers: %s%s", wanted.c_str(), why, list_text.empty() ? "none" : list_text.c_str(),
+                shm_note);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -764,7 +770,7 @@ status transport_ofi::connect(const std::vector<std::vector<uint8_t>> &peers)
             return fail(PGDDS_ERR_TRANSPORT, "ofi: rank %d's connection data is malformed (%zu bytes; expected "
                         "%u endpoints)", r, b.size(), nendpoints_);
         if (bool(h.flags & blob_emulated_atomics) != emulated_atomics_)
-            return fail(PGDDS_ERR_UNSUPPORTED, "ofi: rank %d %s atomics but rank %d %s them; every rank must use "
+            return fail(PGDDS_ERR_STARTUP, "ofi: rank %d %s atomics but rank %d %s them; every rank must use "
                         "the same provider", r, emulated_atomics_ ? "has native" : "emulates", rank_,
                         emulated_atomics_ ? "emulates" : "has native");
         peer_base_[r] = h.base;

@@ -413,7 +413,7 @@ status transport_ucx::open(runtime &rt)
     ucp_config_t *config = nullptr;
     ucs_status_t s = ucp_config_read(nullptr, nullptr, &config);
     if (s != UCS_OK)
-        return fail(PGDDS_ERR_UNSUPPORTED, "ucx: cannot read the UCX configuration: %s", ucs_status_string(s));
+        return fail(PGDDS_ERR_STARTUP, "ucx: cannot read the UCX configuration: %s", ucs_status_string(s));
     ucp_params_t params;
     memset(&params, 0, sizeof params);
     params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_REQUEST_SIZE | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS |
@@ -427,7 +427,7 @@ status transport_ucx::open(runtime &rt)
     ucp_config_release(config);
     if (s != UCS_OK) {
         context_ = nullptr;
-        return fail(PGDDS_ERR_UNSUPPORTED, "ucx: ucp_init failed: %s (check UCX_TLS and UCX_NET_DEVICES)",
+        return fail(PGDDS_ERR_STARTUP, "ucx: ucp_init failed: %s (check UCX_TLS and UCX_NET_DEVICES)",
                     ucs_status_string(s));
     }
 
@@ -584,7 +584,7 @@ status transport_ucx::connect(const std::vector<std::vector<uint8_t>> &peers)
             ucs_status_t s = ucp_ep_create(v.worker, &ep, &p.ep);
             if (s != UCS_OK) {
                 p.ep = nullptr;
-                return fail(s == UCS_ERR_UNREACHABLE ? PGDDS_ERR_UNSUPPORTED : PGDDS_ERR_TRANSPORT,
+                return fail(s == UCS_ERR_UNREACHABLE ? PGDDS_ERR_STARTUP : PGDDS_ERR_TRANSPORT,
                             "ucx: cannot connect VCI %u to rank %d: %s (UCX_TLS=%s)", v.index, r, ucs_status_string(s),
                             getenv("UCX_TLS") ? getenv("UCX_TLS") : "all");
             }
