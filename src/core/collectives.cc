@@ -291,12 +291,12 @@ status tree_down(runtime &rt, const char *who, uint64_t seq, uint64_t tag, const
 
 status runtime::barrier(const char *who)
 {
-    status st = flush_all(who);
-    if (st != PGDDS_OK) return st;
     coll_desc d;
     d.kind = coll_barrier;
     uint64_t seq;
-    if ((st = coll_begin(who, d, seq)) != PGDDS_OK) return st;
+    status st = coll_begin(who, d, seq);  // first: a disabled context must not wait in the flush
+    if (st != PGDDS_OK) return st;
+    st = flush_all(who);
     std::vector<uint8_t> msg;
     for (int k = 1, step = 0; k < nranks_ && st == PGDDS_OK; k <<= 1, ++step) {
         st = coll_send(who, (rank_ + k) % nranks_, seq, tag_of(0, 0, uint32_t(step)), nullptr, 0);

@@ -454,10 +454,11 @@ status runtime::finalize()
         std::lock_guard<std::mutex> guard(coll_lock_);
         poisoned = !coll_poison_.empty();
     }
-    // Collectives disabled by concurrent calls: the bootstrap's barrier below still pairs up.
+    // Collectives disabled by concurrent calls: the bootstrap's barrier below still pairs up
+    // (no flush: it could wait for peers already in that barrier, which progress nothing).
     status st = PGDDS_OK;
     const double started = now_seconds();
-    if (!peer_failed()) st = poisoned ? flush_all("pgdds_finalize") : barrier("pgdds_finalize");
+    if (!peer_failed() && !poisoned) st = barrier("pgdds_finalize");
     PGDDS_LOG(LOG_DEBUG, "pgdds_finalize: last barrier in %.6f s", now_seconds() - started);
     if (peer_failed()) {
         // A dead rank never reaches a barrier (a PMI-2 fence under srun would wait forever):
