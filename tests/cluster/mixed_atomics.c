@@ -10,7 +10,8 @@
 static pgdds_context_t ctx;
 static int me, n;
 
-enum { ITERS = 500, CSWAPS = 100 };
+/* T_ITERS (default 500) fetch-adds per rank, a fifth as many compare-and-swap increments. */
+static int ITERS = 500, CSWAPS = 100;
 
 /* Words on rank 0: [0] fetch-add counter, [1] compare-and-swap counter, [2] OR of rank bits,
  * [3] two 32-bit add counters. */
@@ -78,6 +79,10 @@ int main(void)
     ctx = t_init(NULL);
     me = pgdds_rank(ctx);
     n = pgdds_nranks(ctx);
+    if (getenv("T_ITERS") && atoi(getenv("T_ITERS")) > 0) {
+        ITERS = atoi(getenv("T_ITERS"));
+        CSWAPS = ITERS / 5;
+    }
     pgdds_gptr_t mine = PGDDS_GPTR_NULL;
     pgdds_gptr_t *all = calloc((size_t)n, sizeof *all);
     T_OK(pgdds_alloc(ctx, 64, 8, &mine));
