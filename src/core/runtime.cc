@@ -436,7 +436,7 @@ status runtime::agree_cpu_domain()
         st = bootstrap_get_blob(*boot_, r, "cpuamo", v);
         all = all && st == PGDDS_OK && v.size() == 1 && v[0] == '1';
     }
-    node_cpu_atomics_ = st == PGDDS_OK && all;
+    node_cpu_atomics_ = cpu_atomics_ || (st == PGDDS_OK && all);
     return st;
 }
 
