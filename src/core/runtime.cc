@@ -185,10 +185,10 @@ status runtime::init(const pgdds_init_params_t *params)
         fail(st, "%s", saved);
         return st;
     }
-    if (shm_) {
-        boot_->barrier();   // every local peer has mapped every file
-        shm_->unlink_own();
-    }
+    // Every local peer has mapped every file. Every rank takes the barrier, also on a node
+    // whose only rank maps nothing (a bootstrap barrier is collective over the job).
+    if (cfg_.shm != shm_mode::off) boot_->barrier();
+    if (shm_) shm_->unlink_own();
 
     vcis_.reserve(num_endpoints());
     for (unsigned i = 0; i < num_endpoints(); ++i) {
@@ -213,7 +213,7 @@ status runtime::init(const pgdds_init_params_t *params)
     PGDDS_LOG(LOG_INFO, "rank %d of %d (local %d of %d, %d node%s), transport %s, segment %zu bytes, "
               "%u VCI%s, %s atomics", rank_, nranks_, local_rank_, local_nranks_, nnodes_,
               nnodes_ == 1 ? "" : "s", transport_name(), seg_size_, num_vcis_, num_vcis_ == 1 ? "" : "s",
-              cpu_atomics_ ? "CPU" : "transport");
+              cpu_atomics_ ? "CPU" : node_cpu_atomics_ ? "CPU (on this node; across nodes the transport's, run by the target's CPU)" : "transport");
     restore_fatal_signals();
     st = barrier("pgdds_init");
     fault_ = fault;
@@ -375,7 +375,11 @@ status runtime::connect_all()
     std::vector<uint8_t> blob;
     uint64_t size = seg_size_;
     status st = bootstrap_put_blob(*boot_, "seg", &size, sizeof size);
-    if (st == PGDDS_OK) st = bootstrap_put_blob(*boot_, "tp", transport_name_.data(), transport_name_.size());
+    // Ranks agree on what was chosen for the job: the network transport and the PGDDS_SHM and
+    // PGDDS_ATOMICS settings. Whether a node maps its peers (not with one rank on it) is the
+    // node's own affair and is not compared.
+    const std::string choice = job_choice();
+    if (st == PGDDS_OK) st = bootstrap_put_blob(*boot_, "tp", choice.data(), choice.size());
     if (st == PGDDS_OK && shm_) {
         st = shm_->address(blob);
         if (st == PGDDS_OK) st = bootstrap_put_blob(*boot_, "shm", blob.data(), blob.size());
@@ -399,9 +403,10 @@ status runtime::connect_all()
         st = bootstrap_get_blob(*boot_, r, "tp", v);
         if (st != PGDDS_OK) return st;
         std::string theirs(v.begin(), v.end());
-        if (theirs != transport_name_)
-            return fail(PGDDS_ERR_STARTUP, "rank %d uses transport %s but rank %d uses %s: set the "
-                        "same PGDDS_TRANSPORT everywhere", r, theirs.c_str(), rank_, transport_name_.c_str());
+        if (theirs != choice)
+            return fail(PGDDS_ERR_STARTUP, "rank %d chose %s but rank %d chose %s: set the same "
+                        "PGDDS_TRANSPORT (and provider or UCX_TLS), PGDDS_SHM and PGDDS_ATOMICS everywhere",
+                        r, theirs.c_str(), rank_, choice.c_str());
         if (shm_ && is_local(r)) {
             st = bootstrap_get_blob(*boot_, r, "shm", shm_addrs[r]);
             if (st != PGDDS_OK) return st;
@@ -433,7 +438,7 @@ status runtime::connect_all()
         am_route_[r] = shm_ && is_local(r) ? static_cast<transport *>(shm_.get()) : net_.get();
         all_direct = all_direct && peer_base_[r];
     }
-    // One atomicity domain per job: CPU atomics only when every target is load/store-reachable.
+    // One atomicity domain per job: CPU atomics when every target is load/store-reachable.
     switch (cfg_.atomics) {
     case atomics_mode::automatic: cpu_atomics_ = all_direct || !net_; break;
     case atomics_mode::cpu:
@@ -444,7 +449,39 @@ status runtime::connect_all()
         break;
     case atomics_mode::transport: cpu_atomics_ = !net_; break;
     }
+    node_cpu_atomics_ = cpu_atomics_;
+    if (cfg_.atomics == atomics_mode::automatic && net_ && cfg_.shm != shm_mode::off)
+        return agree_cpu_domain();
     return PGDDS_OK;
+}
+
+// The network transport and the on-node choices, as every rank must have them.
+std::string runtime::job_choice() const
+{
+    static const char *const shm_names[] = {"auto", "on", "off"};
+    static const char *const atomics_names[] = {"auto", "cpu", "transport"};
+    return std::string(net_ ? net_->name() : "shm") + " (PGDDS_SHM=" + shm_names[int(cfg_.shm)] +
+           ", PGDDS_ATOMICS=" + atomics_names[int(cfg_.atomics)] + ")";
+}
+
+// Several nodes with the on-node path: when every rank's transport executes atomics on the
+// target's CPU with CPU atomic instructions, the CPU is the atomicity domain on every node and
+// ranks keep CPU atomics for the peers they map. Every rank must decide alike (a transport may
+// see different lanes on different nodes), so the ranks agree; every rank takes this step,
+// nodes with one rank included.
+status runtime::agree_cpu_domain()
+{
+    char mine = net_->atomics_on_target_cpu() ? '1' : '0';
+    status st = bootstrap_put_blob(*boot_, "cpuamo", &mine, 1);
+    if (st == PGDDS_OK) st = boot_->fence();
+    bool all = true;
+    for (int r = 0; st == PGDDS_OK && r < nranks_; ++r) {
+        std::vector<uint8_t> v;
+        st = bootstrap_get_blob(*boot_, r, "cpuamo", v);
+        all = all && st == PGDDS_OK && v.size() == 1 && v[0] == '1';
+    }
+    node_cpu_atomics_ = cpu_atomics_ || (st == PGDDS_OK && all);
+    return st;
 }
 
 status runtime::finalize()

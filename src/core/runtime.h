@@ -82,7 +82,11 @@ class runtime {
     unsigned num_endpoints() const { return num_vcis_ + 1; }   // plus the service VCI
     unsigned service_vci() const { return num_vcis_; }
     bool threaded() const { return threaded_; }
+    // The job's atomicity domain is the CPU for every target (one node, segments mapped).
     bool cpu_atomics() const { return cpu_atomics_; }
+    // An atomic on rank r's segment may be a CPU atomic: r's segment is mapped here and the
+    // domain is the CPU for it (every target, or the transport's atomics run on the target's CPU).
+    bool cpu_atomics_on(int r) const { return node_cpu_atomics_ && peer_base_[r]; }
     transport *network() const { return net_.get(); }
 
     // --- the segment ---------------------------------------------------------------------------
@@ -270,6 +274,8 @@ class runtime {
     status choose_transports();
     status setup_segment();
     status connect_all();
+    std::string job_choice() const;
+    status agree_cpu_domain();
     status access_error(const char *who, pgdds_gptr_t p, size_t n) const;
     vci &bind_slow(int requested);
     // A thread bound to VCI `index` leaves it (rebinding, or exiting): a VCI left with one owner
@@ -305,6 +311,7 @@ class runtime {
     std::unique_ptr<transport_shm> shm_;
     bool threaded_ = false;
     bool cpu_atomics_ = false;
+    bool node_cpu_atomics_ = false;  // CPU atomics on mapped segments (see cpu_atomics_on)
     bool oversubscribed_ = false;  // more ranks on this node than cores this process may use
     int node_cores_ = 1;           // the cores of this node the ranks share
     std::atomic<int> bound_threads_{0};  // this rank's threads bound to a VCI

@@ -136,7 +136,7 @@ disagree)
     rc=$?
     [ "$rc" = 2 ] || say "exit $rc, expected 2 (pgdds_init failed)"
     [ "$(grep -c "init failed: start-up fault" "$out")" = 2 ] || say "not every rank failed with PGDDS_ERR_STARTUP"
-    grep -q "uses transport" "$out" || say "no message naming the transports"
+    grep -q "rank . chose .* but rank . chose" "$out" || say "no message naming the transports"
     ;;
 tiny-segment)
     PGDDS_SEGMENT_SIZE=1 timeout 60 "$run" -n 2 "$prog" fill 1 >"$out" 2>&1

@@ -752,6 +752,17 @@ status transport_ofi::address(std::vector<uint8_t> &blob)
     return PGDDS_OK;
 }
 
+// Emulated atomics are executed by the target's progress with CPU atomics (serve_amo_request).
+// ofi_rxm serves fi_atomic the same way: its receiver applies libfabric's ofi_atomic handlers to
+// the registered memory (rxm_handle_atomic_req -> rxm_do_atomic), and those are __atomic
+// builtins in builds with HAVE_BUILTIN_MM_ATOMICS, as Debian's libfabric 1.17 is (it imports
+// libatomic's 16-byte __atomic_fetch_or/and/xor, which only that branch uses). Checked for rxm
+// over tcp only; other providers keep transport atomics everywhere.
+bool transport_ofi::atomics_on_target_cpu() const
+{
+    return emulated_atomics_ || name_ == "ofi/tcp;ofi_rxm";
+}
+
 status transport_ofi::connect(const std::vector<std::vector<uint8_t>> &peers)
 {
     if (!opened()) return fail(PGDDS_ERR_STATE, "ofi: connect before open");

@@ -563,6 +563,7 @@ status transport_ucx::connect(const std::vector<std::vector<uint8_t>> &peers)
         status st = decode_address(peers[r], r, unsigned(vcis_.size()), addrs[r]);
         if (st != PGDDS_OK) return st;
     }
+    atomics_on_cpu_ = true;
     for (auto &vp : vcis_) {
         vci_state &v = *vp;
         v.peers.assign(n, vci_state::peer{});
@@ -604,6 +605,16 @@ status transport_ucx::connect(const std::vector<std::vector<uint8_t>> &peers)
                 bool cpu_lane = lanes.all.empty();
                 for (const auto &tl : lanes.atomic) cpu_lane = cpu_lane || is_cpu_memory_tl(tl);
                 p.emulate_fetch_bitwise = cpu_lane;
+            }
+            // Atomics are CPU atomics when a lane's are (shared memory, loopback) or when no
+            // lane carries them: UCX then emulates them with active messages that the target's
+            // progress applies with ucs_atomic_* (lock-prefixed instructions; ucp_amo_sw.c).
+            // A NIC's atomics, or lanes that cannot be read, rule it out.
+            if (v.index == 0) {
+                lane_info lanes = endpoint_lanes(p.ep);
+                bool cpu = !lanes.all.empty();
+                for (const auto &tl : lanes.atomic) cpu = cpu && is_cpu_memory_tl(tl);
+                atomics_on_cpu_ = atomics_on_cpu_ && cpu;
             }
             if (v.index == 0 && r != rt_->rank() && log_threshold >= LOG_INFO) {
                 lane_info lanes = endpoint_lanes(p.ep);
