@@ -87,6 +87,10 @@ const std::vector<config_var> &config_table()
          "Job identifier, set by pgdds-run; names the job's shared-memory files, so at most 200 "
          "characters (more fails pgdds_init with PGDDS_ERR_INVALID_ARG). Empty: derived at "
          "start-up."},
+        {"PGDDS_LIBRARY", var_type::string, "", nullptr,
+         "Where the Python bindings (import pgdds) load libpgdds.so from. Empty: the path recorded "
+         "when they were installed, then the system's library path. The library itself does not "
+         "read it."},
     };
     return table;
 }
