@@ -51,6 +51,19 @@ template <class Op> status guarded(const char *who, Op op)
     }
 }
 
+// insert and put: the same checks, then the table's operation.
+status write_value(pgdds_keytable_t h, const char *who,
+                   status (table::*op)(const void *, size_t, const void *, size_t), const void *key, size_t key_len,
+                   const void *value, size_t value_len)
+{
+    table *t = nullptr;
+    status st = check_table(h, who, t);
+    if (st == PGDDS_OK) st = check_key(who, key, key_len);
+    if (st == PGDDS_OK) st = check_value(who, *t, value, value_len);
+    if (st != PGDDS_OK) return st;
+    return guarded(who, [&] { return (t->*op)(key, key_len, value, value_len); });
+}
+
 }  // namespace
 
 extern "C" {
@@ -110,13 +123,7 @@ PGDDS_API pgdds_status_t pgdds_keytable_destroy(pgdds_keytable_t h)
 PGDDS_API pgdds_status_t pgdds_keytable_insert(pgdds_keytable_t h, const void *key, size_t key_len,
                                                const void *value, size_t value_len)
 {
-    const char *who = "pgdds_keytable_insert";
-    table *t = nullptr;
-    status st = check_table(h, who, t);
-    if (st == PGDDS_OK) st = check_key(who, key, key_len);
-    if (st == PGDDS_OK) st = check_value(who, *t, value, value_len);
-    if (st != PGDDS_OK) return st;
-    return guarded(who, [&] { return t->insert(key, key_len, value, value_len); });
+    return write_value(h, "pgdds_keytable_insert", &table::insert, key, key_len, value, value_len);
 }
 
 PGDDS_API pgdds_status_t pgdds_keytable_get(pgdds_keytable_t h, const void *key, size_t key_len, void *value,
@@ -135,13 +142,7 @@ PGDDS_API pgdds_status_t pgdds_keytable_get(pgdds_keytable_t h, const void *key,
 PGDDS_API pgdds_status_t pgdds_keytable_put(pgdds_keytable_t h, const void *key, size_t key_len, const void *value,
                                             size_t value_len)
 {
-    const char *who = "pgdds_keytable_put";
-    table *t = nullptr;
-    status st = check_table(h, who, t);
-    if (st == PGDDS_OK) st = check_key(who, key, key_len);
-    if (st == PGDDS_OK) st = check_value(who, *t, value, value_len);
-    if (st != PGDDS_OK) return st;
-    return guarded(who, [&] { return t->put(key, key_len, value, value_len); });
+    return write_value(h, "pgdds_keytable_put", &table::put, key, key_len, value, value_len);
 }
 
 PGDDS_API pgdds_status_t pgdds_keytable_atomic_u64(pgdds_keytable_t h, const void *key, size_t key_len,
