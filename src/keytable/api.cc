@@ -41,6 +41,13 @@ status check_value(const char *who, const table &t, const void *value, size_t va
     return PGDDS_OK;
 }
 
+// What every keyed operation checks first: a live table (into out) and a key of a valid length.
+status check_table_key(pgdds_keytable_t h, const char *who, const void *key, size_t key_len, table *&out)
+{
+    status st = check_table(h, who, out);
+    return st == PGDDS_OK ? check_key(who, key, key_len) : st;
+}
+
 // Runs a table operation, turning an exhausted host memory into a status.
 template <class Op> status guarded(const char *who, Op op)
 {
@@ -57,8 +64,7 @@ status write_value(pgdds_keytable_t h, const char *who,
                    const void *value, size_t value_len)
 {
     table *t = nullptr;
-    status st = check_table(h, who, t);
-    if (st == PGDDS_OK) st = check_key(who, key, key_len);
+    status st = check_table_key(h, who, key, key_len, t);
     if (st == PGDDS_OK) st = check_value(who, *t, value, value_len);
     if (st != PGDDS_OK) return st;
     return guarded(who, [&] { return (t->*op)(key, key_len, value, value_len); });
@@ -131,8 +137,7 @@ PGDDS_API pgdds_status_t pgdds_keytable_get(pgdds_keytable_t h, const void *key,
 {
     const char *who = "pgdds_keytable_get";
     table *t = nullptr;
-    status st = check_table(h, who, t);
-    if (st == PGDDS_OK) st = check_key(who, key, key_len);
+    status st = check_table_key(h, who, key, key_len, t);
     if (st != PGDDS_OK) return st;
     if (!value_len) return null_arg(who, "value_len");
     if (!value && *value_len) return null_arg(who, "value");
@@ -151,8 +156,7 @@ PGDDS_API pgdds_status_t pgdds_keytable_atomic_u64(pgdds_keytable_t h, const voi
 {
     const char *who = "pgdds_keytable_atomic_u64";
     table *t = nullptr;
-    status st = check_table(h, who, t);
-    if (st == PGDDS_OK) st = check_key(who, key, key_len);
+    status st = check_table_key(h, who, key, key_len, t);
     if (st != PGDDS_OK) return st;
     if (!aop_valid(op))
         return fail(PGDDS_ERR_INVALID_ARG, "%s: %d is not an operation key-table atomics take (ADD, AND, OR, XOR, SWAP)", who,
@@ -169,8 +173,7 @@ PGDDS_API pgdds_status_t pgdds_keytable_remove(pgdds_keytable_t h, const void *k
 {
     const char *who = "pgdds_keytable_remove";
     table *t = nullptr;
-    status st = check_table(h, who, t);
-    if (st == PGDDS_OK) st = check_key(who, key, key_len);
+    status st = check_table_key(h, who, key, key_len, t);
     if (st != PGDDS_OK) return st;
     return guarded(who, [&] { return t->remove(key, key_len); });
 }
