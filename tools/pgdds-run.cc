@@ -83,14 +83,6 @@ void usage(FILE *f)
             "code (128+signal for a signal, 124 for --timeout); 2 for bad arguments.\n");
 }
 
-// A number in [lo, hi] from the whole of text.
-bool parse_number(const char *text, double lo, double hi, double &out)
-{
-    char *end;
-    out = strtod(text, &end);
-    return end != text && !*end && out >= lo && out <= hi;
-}
-
 bool parse_args(int argc, char **argv, options &o)
 {
     enum { opt_bind = 256, opt_tag, opt_timeout, opt_grace };
@@ -122,7 +114,7 @@ bool parse_args(int argc, char **argv, options &o)
                     return false;
                 }
             }
-            if (!parse_number(count, 1, 4096, v) || v != double(int(v))) {
+            if (!pgdds_cli_number(count, 1, 4096, &v) || v != double(int(v))) {
                 fprintf(stderr, "pgdds-run: -n %s is not a rank count in 1..4096\n", count);
                 return false;
             }
@@ -138,14 +130,14 @@ bool parse_args(int argc, char **argv, options &o)
             break;
         case opt_tag: o.prefix = true; break;
         case opt_timeout:
-            if (!parse_number(optarg, 1e-9, 1e9, v)) {
+            if (!pgdds_cli_number(optarg, 1e-9, 1e9, &v)) {
                 fprintf(stderr, "pgdds-run: --timeout %s is not a positive number of seconds\n", optarg);
                 return false;
             }
             o.timeout = v;
             break;
         case opt_grace:
-            if (!parse_number(optarg, 0, 600, v)) {
+            if (!pgdds_cli_number(optarg, 0, 600, &v)) {
                 fprintf(stderr, "pgdds-run: --grace %s is not a number of seconds in 0..600\n", optarg);
                 return false;
             }

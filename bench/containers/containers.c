@@ -747,17 +747,17 @@ static void bad_usage(const char *why)
     if (!bad_args[0]) snprintf(bad_args, sizeof bad_args, "%s", why);
 }
 
-/* A whole number from the whole of text, within [lo, hi]. */
+/* The value of option --name, a whole number within [lo, hi]; lo, with the complaint kept, when it is not. */
 static uint64_t count_arg(const char *name, const char *text, uint64_t lo, uint64_t hi)
 {
-    char *end, why[160];
-    unsigned long long x = strtoull(text, &end, 0);
-    if (end == text || *end || text[0] == '-' || x < lo || x > hi) {
+    uint64_t x = lo;
+    if (!pgdds_cli_whole(text, lo, hi, &x)) {
+        char why[160];
         snprintf(why, sizeof why, "--%s %s is not a whole number in %llu..%llu", name, text,
                  (unsigned long long)lo, (unsigned long long)hi);
         bad_usage(why);
     }
-    return x < lo ? lo : x;
+    return x;
 }
 
 int main(int argc, char **argv)
@@ -780,7 +780,7 @@ int main(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const uint64_t many = UINT64_C(1) << 40;
-    char why[160], *end;
+    char why[160];
     int c, asked = 0; /* 'h' or 'V': help or version */
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":Vh", longopts, NULL)) != -1) {
@@ -794,8 +794,8 @@ int main(int argc, char **argv)
         case opt_message_size: opt.message = count_arg("message-size", optarg, 1, many); break;
         case opt_threads: opt.threads = (int)count_arg("threads", optarg, 1, 64); break;
         case opt_fp_rate:
-            opt.fp_rate = strtod(optarg, &end);
-            if (end == optarg || *end || !(opt.fp_rate > 0 && opt.fp_rate < 1)) {
+            /* The open interval (0, 1). */
+            if (!pgdds_cli_number(optarg, 0, 1, &opt.fp_rate) || opt.fp_rate == 0 || opt.fp_rate == 1) {
                 snprintf(why, sizeof why, "--fp-rate %s is not a rate between 0 and 1", optarg);
                 bad_usage(why);
             }

@@ -212,12 +212,8 @@ std::string parse(int argc, char **argv)
     int index = -1;
     for (int c; (index = -1, c = getopt_long(argc, argv, ":Vh", longopts, &index)) != -1;) {
         uint64_t v = 0;
-        if (c >= opt_min) {
-            char *end = nullptr;
-            v = std::strtoull(optarg, &end, 0);
-            if (end == optarg || *end || optarg[0] == '-' || v == 0)
-                return std::string("--") + longopts[index].name + " " + optarg + " is not a positive count";
-        }
+        if (c >= opt_min && !pgdds_cli_whole(optarg, 1, UINT64_MAX, &v))
+            return std::string("--") + longopts[index].name + " " + optarg + " is not a positive count";
         switch (c) {
         case opt_json: opt.json = true; break;
         case opt_min: opt.min_entries = v; break;

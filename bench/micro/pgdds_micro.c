@@ -23,15 +23,7 @@ int main(int argc, char **argv)
 {
     long iters = 100000;
     size_t max_size = (size_t)4 << 20;
-    for (int i = 1; i < argc; ++i) {
-        if (strcmp(argv[i], "--json") == 0) report_json = 1;
-        else if (strcmp(argv[i], "--iters") == 0 && i + 1 < argc) iters = atol(argv[++i]);
-        else if (strcmp(argv[i], "--max-size") == 0 && i + 1 < argc) max_size = (size_t)atol(argv[++i]);
-        else {
-            fprintf(stderr, "usage: pgdds-micro [--json] [--iters N] [--max-size BYTES]\n");
-            return 2;
-        }
-    }
+    if (micro_options(argc, argv, "pgdds-micro", &iters, &max_size) != 0) return 2;
     if (iters < 10) iters = 10;
     check(pgdds_init(NULL, &ctx), "pgdds_init");
     int me = pgdds_rank(ctx), n = pgdds_nranks(ctx);

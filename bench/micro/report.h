@@ -3,6 +3,9 @@
 #ifndef PGDDS_BENCH_REPORT_H
 #define PGDDS_BENCH_REPORT_H
 
+#include "../../tools/cli.h"
+
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +56,29 @@ static inline double median_us(double *samples, int count)
         }                                                                             \
         (result) = median_us(samples_, BATCHES);                                      \
     } while (0)
+
+/* The options of the latency benchmarks (pgdds-micro and its OpenSHMEM peer): --json, --iters N,
+ * --max-size BYTES. 0 when they are good; else -1, with the usage printed. */
+static inline int micro_options(int argc, char **argv, const char *program, long *iters, size_t *max_size)
+{
+    for (int i = 1; i < argc; ++i) {
+        uint64_t v = 0;
+        if (strcmp(argv[i], "--json") == 0) {
+            report_json = 1;
+        } else if (strcmp(argv[i], "--iters") == 0 && i + 1 < argc && pgdds_cli_whole(argv[i + 1], 0, LONG_MAX, &v)) {
+            *iters = (long)v;
+            ++i;
+        } else if (strcmp(argv[i], "--max-size") == 0 && i + 1 < argc &&
+                   pgdds_cli_whole(argv[i + 1], 0, UINT64_C(1) << 40, &v)) {
+            *max_size = (size_t)v;
+            ++i;
+        } else {
+            fprintf(stderr, "usage: %s [--json] [--iters N] [--max-size BYTES]\n", program);
+            return -1;
+        }
+    }
+    return 0;
+}
 
 /* Bandwidth of a single-threaded memcpy of `size` bytes between two buffers, in MB/s. */
 static inline double memcpy_bandwidth(void *dst, const void *src, size_t size, int iters)

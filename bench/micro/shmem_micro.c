@@ -13,11 +13,7 @@ int main(int argc, char **argv)
 {
     long iters = 100000;
     size_t max_size = (size_t)4 << 20;
-    for (int i = 1; i < argc; ++i) {
-        if (strcmp(argv[i], "--json") == 0) report_json = 1;
-        else if (strcmp(argv[i], "--iters") == 0 && i + 1 < argc) iters = atol(argv[++i]);
-        else if (strcmp(argv[i], "--max-size") == 0 && i + 1 < argc) max_size = (size_t)atol(argv[++i]);
-    }
+    if (micro_options(argc, argv, "shmem-micro", &iters, &max_size) != 0) return 2;
     shmem_init();
     int me = shmem_my_pe();
     if (shmem_n_pes() != 2) {

@@ -709,11 +709,26 @@ contains
     end select
   end subroutine
 
-  function bad_type(who, what) result(st)
+  ! The address of an optional output argument of a supported type (c_null_ptr when absent), for
+  ! a C function to write.
+  function address_of(x) result(addr)
+    class(*), intent(in), target, optional :: x
+    type(c_ptr) :: addr
+    integer(c_size_t) :: bytes
+    integer(c_int) :: dtype
+    addr = c_null_ptr
+    if (present(x)) call describe_scalar(x, addr, bytes, dtype)
+  end function
+
+  ! PGDDS_OK for a dtype that describe_scalar or describe_array found; else the failure, recorded
+  ! with who and what in its message.
+  function type_status(dtype, who, what) result(st)
+    integer(c_int), intent(in) :: dtype
     character(len=*), intent(in) :: who, what
     integer(c_int) :: st
-    st = fail(PGDDS_ERR_INVALID_ARG, who // ': ' // what // ' is not integer(int32), integer(int64), ' // &
-              'real(real32) or real(real64)')
+    st = PGDDS_OK
+    if (dtype < 0) st = fail(PGDDS_ERR_INVALID_ARG, who // ': ' // what // ' is not integer(int32), ' // &
+                             'integer(int64), real(real32) or real(real64)')
   end function
 
   ! --- Start-up and identity ------------------------------------------------------------------
@@ -814,11 +829,8 @@ contains
     type(c_ptr) :: addr
     integer(c_size_t) :: bytes
     call describe_scalar(buf, addr, bytes, dtype)
-    if (dtype < 0) then
-      st = bad_type('pgdds_broadcast', 'buf')
-      return
-    end if
-    st = c_broadcast(ctx%handle, addr, bytes, int(root, c_int))
+    st = type_status(dtype, 'pgdds_broadcast', 'buf')
+    if (st == PGDDS_OK) st = c_broadcast(ctx%handle, addr, bytes, int(root, c_int))
   end function
 
   function broadcast_array(ctx, buf, root) result(st)
@@ -829,11 +841,8 @@ contains
     type(c_ptr) :: addr
     integer(c_size_t) :: bytes
     call describe_array(buf, addr, bytes, dtype)
-    if (dtype < 0) then
-      st = bad_type('pgdds_broadcast', 'buf')
-      return
-    end if
-    st = c_broadcast(ctx%handle, addr, bytes, int(root, c_int))
+    st = type_status(dtype, 'pgdds_broadcast', 'buf')
+    if (st == PGDDS_OK) st = c_broadcast(ctx%handle, addr, bytes, int(root, c_int))
   end function
 
   ! out = op over every rank's in (element-wise for arrays); in and out of one type and size.
@@ -1012,11 +1021,8 @@ contains
     type(c_ptr) :: addr
     integer(c_size_t) :: bytes
     call describe_scalar(src, addr, bytes, dtype)
-    if (dtype < 0) then
-      st = bad_type('pgdds_put', 'src')
-      return
-    end if
-    st = c_put(ctx%handle, dst, addr, bytes)
+    st = type_status(dtype, 'pgdds_put', 'src')
+    if (st == PGDDS_OK) st = c_put(ctx%handle, dst, addr, bytes)
   end function
 
   function put_array(ctx, dst, src) result(st)
@@ -1027,11 +1033,8 @@ contains
     type(c_ptr) :: addr
     integer(c_size_t) :: bytes
     call describe_array(src, addr, bytes, dtype)
-    if (dtype < 0) then
-      st = bad_type('pgdds_put', 'src')
-      return
-    end if
-    st = c_put(ctx%handle, dst, addr, bytes)
+    st = type_status(dtype, 'pgdds_put', 'src')
+    if (st == PGDDS_OK) st = c_put(ctx%handle, dst, addr, bytes)
   end function
 
   ! Reads the global memory at src into dst; returns with the data in dst.
@@ -1043,11 +1046,8 @@ contains
     type(c_ptr) :: addr
     integer(c_size_t) :: bytes
     call describe_scalar(dst, addr, bytes, dtype)
-    if (dtype < 0) then
-      st = bad_type('pgdds_get', 'dst')
-      return
-    end if
-    st = c_get(ctx%handle, addr, src, bytes)
+    st = type_status(dtype, 'pgdds_get', 'dst')
+    if (st == PGDDS_OK) st = c_get(ctx%handle, addr, src, bytes)
   end function
 
   function get_array(ctx, dst, src) result(st)
@@ -1058,11 +1058,8 @@ contains
     type(c_ptr) :: addr
     integer(c_size_t) :: bytes
     call describe_array(dst, addr, bytes, dtype)
-    if (dtype < 0) then
-      st = bad_type('pgdds_get', 'dst')
-      return
-    end if
-    st = c_get(ctx%handle, addr, src, bytes)
+    st = type_status(dtype, 'pgdds_get', 'dst')
+    if (st == PGDDS_OK) st = c_get(ctx%handle, addr, src, bytes)
   end function
 
   ! Completes, locally and at the targets, every operation the calling thread issued.
@@ -1083,20 +1080,16 @@ contains
   ! --- Atomics on naturally aligned words of the operand's type ---------------------------------
   ! integer(int64) and integer(int32): op is PGDDS_AOP_ADD, AND, OR, XOR, SWAP, MIN or MAX (MIN and
   ! MAX compare signed); real(real32) and real(real64): ADD, MIN, MAX or SWAP. fetched, when
-  ! present, receives the old value.
+  ! present, receives the old value. The wrappers hand fetched and old to the C functions to write
+  ! (same kinds); like any intent(out) argument they are undefined when the call fails.
   function atomic_int64(ctx, target, op, operand, fetched) result(st)
     type(pgdds_context), intent(in) :: ctx
     integer(PGDDS_GPTR_KIND), intent(in) :: target
     integer(c_int), intent(in) :: op
     integer(int64), intent(in) :: operand
-    integer(int64), intent(out), optional :: fetched
+    integer(int64), intent(out), optional, target :: fetched
     integer(c_int) :: st
-    integer(c_int64_t), target :: old
-    type(c_ptr) :: fetch
-    fetch = c_null_ptr
-    if (present(fetched)) fetch = c_loc(old)
-    st = c_atomic_i64(ctx%handle, target, op, operand, fetch)
-    if (st == PGDDS_OK .and. present(fetched)) fetched = old
+    st = c_atomic_i64(ctx%handle, target, op, operand, address_of(fetched))
   end function
 
   function atomic_int32(ctx, target, op, operand, fetched) result(st)
@@ -1104,14 +1097,9 @@ contains
     integer(PGDDS_GPTR_KIND), intent(in) :: target
     integer(c_int), intent(in) :: op
     integer(int32), intent(in) :: operand
-    integer(int32), intent(out), optional :: fetched
+    integer(int32), intent(out), optional, target :: fetched
     integer(c_int) :: st
-    integer(c_int32_t), target :: old
-    type(c_ptr) :: fetch
-    fetch = c_null_ptr
-    if (present(fetched)) fetch = c_loc(old)
-    st = c_atomic_i32(ctx%handle, target, op, operand, fetch)
-    if (st == PGDDS_OK .and. present(fetched)) fetched = old
+    st = c_atomic_i32(ctx%handle, target, op, operand, address_of(fetched))
   end function
 
   function atomic_real32(ctx, target, op, operand, fetched) result(st)
@@ -1119,14 +1107,9 @@ contains
     integer(PGDDS_GPTR_KIND), intent(in) :: target
     integer(c_int), intent(in) :: op
     real(real32), intent(in) :: operand
-    real(real32), intent(out), optional :: fetched
+    real(real32), intent(out), optional, target :: fetched
     integer(c_int) :: st
-    real(c_float), target :: old
-    type(c_ptr) :: fetch
-    fetch = c_null_ptr
-    if (present(fetched)) fetch = c_loc(old)
-    st = c_atomic_float(ctx%handle, target, op, operand, fetch)
-    if (st == PGDDS_OK .and. present(fetched)) fetched = old
+    st = c_atomic_float(ctx%handle, target, op, operand, address_of(fetched))
   end function
 
   function atomic_real64(ctx, target, op, operand, fetched) result(st)
@@ -1134,14 +1117,9 @@ contains
     integer(PGDDS_GPTR_KIND), intent(in) :: target
     integer(c_int), intent(in) :: op
     real(real64), intent(in) :: operand
-    real(real64), intent(out), optional :: fetched
+    real(real64), intent(out), optional, target :: fetched
     integer(c_int) :: st
-    real(c_double), target :: old
-    type(c_ptr) :: fetch
-    fetch = c_null_ptr
-    if (present(fetched)) fetch = c_loc(old)
-    st = c_atomic_double(ctx%handle, target, op, operand, fetch)
-    if (st == PGDDS_OK .and. present(fetched)) fetched = old
+    st = c_atomic_double(ctx%handle, target, op, operand, address_of(fetched))
   end function
 
   ! old = *target; *target = old + value.
@@ -1161,9 +1139,7 @@ contains
     integer(int64), intent(in) :: expected, desired
     integer(int64), intent(out) :: old
     integer(c_int) :: st
-    integer(c_int64_t) :: fetched
-    st = c_atomic_cswap_u64(ctx%handle, target, expected, desired, fetched)
-    if (st == PGDDS_OK) old = fetched
+    st = c_atomic_cswap_u64(ctx%handle, target, expected, desired, old)
   end function
 
   function cswap_int32(ctx, target, expected, desired, old) result(st)
@@ -1172,9 +1148,7 @@ contains
     integer(int32), intent(in) :: expected, desired
     integer(int32), intent(out) :: old
     integer(c_int) :: st
-    integer(c_int32_t) :: fetched
-    st = c_atomic_cswap_i32(ctx%handle, target, expected, desired, fetched)
-    if (st == PGDDS_OK) old = fetched
+    st = c_atomic_cswap_i32(ctx%handle, target, expected, desired, old)
   end function
 
   function cswap_real32(ctx, target, expected, desired, old) result(st)
@@ -1183,9 +1157,7 @@ contains
     real(real32), intent(in) :: expected, desired
     real(real32), intent(out) :: old
     integer(c_int) :: st
-    real(c_float) :: fetched
-    st = c_atomic_cswap_float(ctx%handle, target, expected, desired, fetched)
-    if (st == PGDDS_OK) old = fetched
+    st = c_atomic_cswap_float(ctx%handle, target, expected, desired, old)
   end function
 
   function cswap_real64(ctx, target, expected, desired, old) result(st)
@@ -1194,9 +1166,7 @@ contains
     real(real64), intent(in) :: expected, desired
     real(real64), intent(out) :: old
     integer(c_int) :: st
-    real(c_double) :: fetched
-    st = c_atomic_cswap_double(ctx%handle, target, expected, desired, fetched)
-    if (st == PGDDS_OK) old = fetched
+    st = c_atomic_cswap_double(ctx%handle, target, expected, desired, old)
   end function
 
   function pgdds_atomic_load(ctx, target, value) result(st)
@@ -1204,9 +1174,7 @@ contains
     integer(PGDDS_GPTR_KIND), intent(in) :: target
     integer(int64), intent(out) :: value
     integer(c_int) :: st
-    integer(c_int64_t) :: fetched
-    st = c_atomic_load_u64(ctx%handle, target, fetched)
-    if (st == PGDDS_OK) value = fetched
+    st = c_atomic_load_u64(ctx%handle, target, value)
   end function
 
   ! --- Point-to-point synchronization ---------------------------------------------------------
@@ -1223,11 +1191,8 @@ contains
     type(c_ptr) :: addr
     integer(c_size_t) :: bytes
     call describe_scalar(src, addr, bytes, dtype)
-    if (dtype < 0) then
-      st = bad_type('pgdds_put_signal', 'src')
-      return
-    end if
-    st = c_put_signal(ctx%handle, dst, addr, bytes, sig, signal, sig_op)
+    st = type_status(dtype, 'pgdds_put_signal', 'src')
+    if (st == PGDDS_OK) st = c_put_signal(ctx%handle, dst, addr, bytes, sig, signal, sig_op)
   end function
 
   function put_signal_array(ctx, dst, src, sig, signal, sig_op) result(st)
@@ -1240,11 +1205,8 @@ contains
     type(c_ptr) :: addr
     integer(c_size_t) :: bytes
     call describe_array(src, addr, bytes, dtype)
-    if (dtype < 0) then
-      st = bad_type('pgdds_put_signal', 'src')
-      return
-    end if
-    st = c_put_signal(ctx%handle, dst, addr, bytes, sig, signal, sig_op)
+    st = type_status(dtype, 'pgdds_put_signal', 'src')
+    if (st == PGDDS_OK) st = c_put_signal(ctx%handle, dst, addr, bytes, sig, signal, sig_op)
   end function
 
   function put_signal_nbi_scalar(ctx, dst, src, sig, signal, sig_op) result(st)
@@ -1257,11 +1219,8 @@ contains
     type(c_ptr) :: addr
     integer(c_size_t) :: bytes
     call describe_scalar(src, addr, bytes, dtype)
-    if (dtype < 0) then
-      st = bad_type('pgdds_put_signal_nbi', 'src')
-      return
-    end if
-    st = c_put_signal_nbi(ctx%handle, dst, addr, bytes, sig, signal, sig_op)
+    st = type_status(dtype, 'pgdds_put_signal_nbi', 'src')
+    if (st == PGDDS_OK) st = c_put_signal_nbi(ctx%handle, dst, addr, bytes, sig, signal, sig_op)
   end function
 
   function put_signal_nbi_array(ctx, dst, src, sig, signal, sig_op) result(st)
@@ -1274,11 +1233,8 @@ contains
     type(c_ptr) :: addr
     integer(c_size_t) :: bytes
     call describe_array(src, addr, bytes, dtype)
-    if (dtype < 0) then
-      st = bad_type('pgdds_put_signal_nbi', 'src')
-      return
-    end if
-    st = c_put_signal_nbi(ctx%handle, dst, addr, bytes, sig, signal, sig_op)
+    st = type_status(dtype, 'pgdds_put_signal_nbi', 'src')
+    if (st == PGDDS_OK) st = c_put_signal_nbi(ctx%handle, dst, addr, bytes, sig, signal, sig_op)
   end function
 
   ! Reads the 64-bit signal word sig atomically.
@@ -1287,9 +1243,7 @@ contains
     integer(PGDDS_GPTR_KIND), intent(in) :: sig
     integer(int64), intent(out) :: value
     integer(c_int) :: st
-    integer(c_int64_t) :: fetched
-    st = c_signal_fetch(ctx%handle, sig, fetched)
-    if (st == PGDDS_OK) value = fetched
+    st = c_signal_fetch(ctx%handle, sig, value)
   end function
 
   ! Waits until the word at ivar, in the caller's own segment, compares with value as cmp

@@ -313,6 +313,13 @@ status wait_until(pgdds_context_t ctx, const char *who, pgdds_gptr_t ivar, const
     return PGDDS_OK;
 }
 
+// The identity queries: the runtime's answer, or -1 for a handle that is not a live context.
+template <int (runtime::*query)() const> int identity(pgdds_context_t ctx)
+{
+    runtime *rt = runtime::from(ctx);
+    return rt ? (rt->*query)() : -1;
+}
+
 }  // namespace
 
 extern "C" {
@@ -347,26 +354,10 @@ PGDDS_API pgdds_status_t pgdds_finalize(pgdds_context_t ctx)
     return st;
 }
 
-PGDDS_API int pgdds_rank(pgdds_context_t ctx)
-{
-    runtime *rt = runtime::from(ctx);
-    return rt ? rt->rank() : -1;
-}
-PGDDS_API int pgdds_nranks(pgdds_context_t ctx)
-{
-    runtime *rt = runtime::from(ctx);
-    return rt ? rt->nranks() : -1;
-}
-PGDDS_API int pgdds_local_rank(pgdds_context_t ctx)
-{
-    runtime *rt = runtime::from(ctx);
-    return rt ? rt->local_rank() : -1;
-}
-PGDDS_API int pgdds_local_nranks(pgdds_context_t ctx)
-{
-    runtime *rt = runtime::from(ctx);
-    return rt ? rt->local_nranks() : -1;
-}
+PGDDS_API int pgdds_rank(pgdds_context_t ctx) { return identity<&runtime::rank>(ctx); }
+PGDDS_API int pgdds_nranks(pgdds_context_t ctx) { return identity<&runtime::nranks>(ctx); }
+PGDDS_API int pgdds_local_rank(pgdds_context_t ctx) { return identity<&runtime::local_rank>(ctx); }
+PGDDS_API int pgdds_local_nranks(pgdds_context_t ctx) { return identity<&runtime::local_nranks>(ctx); }
 PGDDS_API const char *pgdds_transport_name(pgdds_context_t ctx)
 {
     runtime *rt = runtime::from(ctx);
@@ -616,84 +607,40 @@ PGDDS_API pgdds_status_t pgdds_wait(pgdds_context_t ctx, pgdds_request_t req)
 // ---------------------------------------------------------------------------------------------
 // Atomics
 // ---------------------------------------------------------------------------------------------
-PGDDS_API pgdds_status_t pgdds_atomic_u64(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op, uint64_t operand,
-                                          uint64_t *fetched)
-{
-    return typed_atomic<uint64_t>(ctx, "pgdds_atomic_u64", target, op, operand, fetched);
-}
-PGDDS_API pgdds_status_t pgdds_atomic_u32(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op, uint32_t operand,
-                                          uint32_t *fetched)
-{
-    return typed_atomic<uint32_t>(ctx, "pgdds_atomic_u32", target, op, operand, fetched);
-}
-PGDDS_API pgdds_status_t pgdds_atomic_u64_nbi(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op, uint64_t operand)
-{
-    return typed_atomic<uint64_t>(ctx, "pgdds_atomic_u64_nbi", target, op, operand, nullptr, true);
-}
-PGDDS_API pgdds_status_t pgdds_atomic_u32_nbi(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op, uint32_t operand)
-{
-    return typed_atomic<uint32_t>(ctx, "pgdds_atomic_u32_nbi", target, op, operand, nullptr, true);
-}
-PGDDS_API pgdds_status_t pgdds_atomic_cswap_u64(pgdds_context_t ctx, pgdds_gptr_t target, uint64_t expected,
-                                                uint64_t desired, uint64_t *old)
-{
-    return typed_cswap<uint64_t>(ctx, "pgdds_atomic_cswap_u64", target, expected, desired, old);
-}
-PGDDS_API pgdds_status_t pgdds_atomic_cswap_u32(pgdds_context_t ctx, pgdds_gptr_t target, uint32_t expected,
-                                                uint32_t desired, uint32_t *old)
-{
-    return typed_cswap<uint32_t>(ctx, "pgdds_atomic_cswap_u32", target, expected, desired, old);
-}
-PGDDS_API pgdds_status_t pgdds_atomic_i64(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op, int64_t operand,
-                                          int64_t *fetched)
-{
-    return typed_atomic<int64_t>(ctx, "pgdds_atomic_i64", target, op, operand, fetched);
-}
-PGDDS_API pgdds_status_t pgdds_atomic_i32(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op, int32_t operand,
-                                          int32_t *fetched)
-{
-    return typed_atomic<int32_t>(ctx, "pgdds_atomic_i32", target, op, operand, fetched);
-}
-PGDDS_API pgdds_status_t pgdds_atomic_double(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op, double operand,
-                                             double *fetched)
-{
-    return typed_atomic<double>(ctx, "pgdds_atomic_double", target, op, operand, fetched);
-}
-PGDDS_API pgdds_status_t pgdds_atomic_float(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op, float operand,
-                                            float *fetched)
-{
-    return typed_atomic<float>(ctx, "pgdds_atomic_float", target, op, operand, fetched);
-}
-PGDDS_API pgdds_status_t pgdds_atomic_cswap_i64(pgdds_context_t ctx, pgdds_gptr_t target, int64_t expected,
-                                                int64_t desired, int64_t *old)
-{
-    return typed_cswap<int64_t>(ctx, "pgdds_atomic_cswap_i64", target, expected, desired, old);
-}
-PGDDS_API pgdds_status_t pgdds_atomic_cswap_i32(pgdds_context_t ctx, pgdds_gptr_t target, int32_t expected,
-                                                int32_t desired, int32_t *old)
-{
-    return typed_cswap<int32_t>(ctx, "pgdds_atomic_cswap_i32", target, expected, desired, old);
-}
-PGDDS_API pgdds_status_t pgdds_atomic_cswap_double(pgdds_context_t ctx, pgdds_gptr_t target, double expected,
-                                                   double desired, double *old)
-{
-    return typed_cswap<double>(ctx, "pgdds_atomic_cswap_double", target, expected, desired, old);
-}
-PGDDS_API pgdds_status_t pgdds_atomic_cswap_float(pgdds_context_t ctx, pgdds_gptr_t target, float expected,
-                                                  float desired, float *old)
-{
-    return typed_cswap<float>(ctx, "pgdds_atomic_cswap_float", target, expected, desired, old);
-}
-PGDDS_API pgdds_status_t pgdds_atomic_load_u64(pgdds_context_t ctx, pgdds_gptr_t target, uint64_t *value)
-{
-    if (!value) return null_arg("pgdds_atomic_load_u64", "value");
-    return atomic_op<uint64_t>(ctx, "pgdds_atomic_load_u64", target, AMO_LOAD, 0, 0, value);
-}
-PGDDS_API pgdds_status_t pgdds_atomic_load_u32(pgdds_context_t ctx, pgdds_gptr_t target, uint32_t *value)
-{
-    if (!value) return null_arg("pgdds_atomic_load_u32", "value");
-    return atomic_op<uint32_t>(ctx, "pgdds_atomic_load_u32", target, AMO_LOAD, 0, 0, value);
-}
+// One set of entry points per type, each naming itself in messages. Every type has the fetching
+// atomic and the compare-and-swap; the unsigned words also have the posted (nbi) atomic and the load.
+#define PGDDS_TYPED_ATOMICS(suffix, T)                                                                             \
+    PGDDS_API pgdds_status_t pgdds_atomic_##suffix(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,       \
+                                                  T operand, T *fetched)                                           \
+    {                                                                                                              \
+        return typed_atomic<T>(ctx, "pgdds_atomic_" #suffix, target, op, operand, fetched);                        \
+    }                                                                                                              \
+    PGDDS_API pgdds_status_t pgdds_atomic_cswap_##suffix(pgdds_context_t ctx, pgdds_gptr_t target, T expected,     \
+                                                        T desired, T *old)                                         \
+    {                                                                                                              \
+        return typed_cswap<T>(ctx, "pgdds_atomic_cswap_" #suffix, target, expected, desired, old);                 \
+    }
+#define PGDDS_WORD_ATOMICS(suffix, T)                                                                              \
+    PGDDS_TYPED_ATOMICS(suffix, T)                                                                                 \
+    PGDDS_API pgdds_status_t pgdds_atomic_##suffix##_nbi(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op, \
+                                                        T operand)                                                 \
+    {                                                                                                              \
+        return typed_atomic<T>(ctx, "pgdds_atomic_" #suffix "_nbi", target, op, operand, nullptr, true);           \
+    }                                                                                                              \
+    PGDDS_API pgdds_status_t pgdds_atomic_load_##suffix(pgdds_context_t ctx, pgdds_gptr_t target, T *value)        \
+    {                                                                                                              \
+        if (!value) return null_arg("pgdds_atomic_load_" #suffix, "value");                                        \
+        return atomic_op<T>(ctx, "pgdds_atomic_load_" #suffix, target, AMO_LOAD, 0, 0, value);                     \
+    }
+
+PGDDS_WORD_ATOMICS(u64, uint64_t)
+PGDDS_WORD_ATOMICS(u32, uint32_t)
+PGDDS_TYPED_ATOMICS(i64, int64_t)
+PGDDS_TYPED_ATOMICS(i32, int32_t)
+PGDDS_TYPED_ATOMICS(double, double)
+PGDDS_TYPED_ATOMICS(float, float)
+#undef PGDDS_WORD_ATOMICS
+#undef PGDDS_TYPED_ATOMICS
 
 // ---------------------------------------------------------------------------------------------
 // Point-to-point synchronization

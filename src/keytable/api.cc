@@ -41,6 +41,13 @@ status check_value(const char *who, const table &t, const void *value, size_t va
     return PGDDS_OK;
 }
 
+// What every keyed operation checks first: a live table (into out) and a key of a valid length.
+status check_table_key(pgdds_keytable_t h, const char *who, const void *key, size_t key_len, table *&out)
+{
+    status st = check_table(h, who, out);
+    return st == PGDDS_OK ? check_key(who, key, key_len) : st;
+}
+
 // Runs a table operation, turning an exhausted host memory into a status.
 template <class Op> status guarded(const char *who, Op op)
 {
@@ -49,6 +56,18 @@ template <class Op> status guarded(const char *who, Op op)
     } catch (const std::bad_alloc &) {
         return fail(PGDDS_ERR_NO_MEMORY, "%s: out of host memory", who);
     }
+}
+
+// insert and put: the same checks, then the table's operation.
+status write_value(pgdds_keytable_t h, const char *who,
+                   status (table::*op)(const void *, size_t, const void *, size_t), const void *key, size_t key_len,
+                   const void *value, size_t value_len)
+{
+    table *t = nullptr;
+    status st = check_table_key(h, who, key, key_len, t);
+    if (st == PGDDS_OK) st = check_value(who, *t, value, value_len);
+    if (st != PGDDS_OK) return st;
+    return guarded(who, [&] { return (t->*op)(key, key_len, value, value_len); });
 }
 
 }  // namespace
@@ -110,13 +129,7 @@ PGDDS_API pgdds_status_t pgdds_keytable_destroy(pgdds_keytable_t h)
 PGDDS_API pgdds_status_t pgdds_keytable_insert(pgdds_keytable_t h, const void *key, size_t key_len,
                                                const void *value, size_t value_len)
 {
-    const char *who = "pgdds_keytable_insert";
-    table *t = nullptr;
-    status st = check_table(h, who, t);
-    if (st == PGDDS_OK) st = check_key(who, key, key_len);
-    if (st == PGDDS_OK) st = check_value(who, *t, value, value_len);
-    if (st != PGDDS_OK) return st;
-    return guarded(who, [&] { return t->insert(key, key_len, value, value_len); });
+    return write_value(h, "pgdds_keytable_insert", &table::insert, key, key_len, value, value_len);
 }
 
 PGDDS_API pgdds_status_t pgdds_keytable_get(pgdds_keytable_t h, const void *key, size_t key_len, void *value,
@@ -124,8 +137,7 @@ PGDDS_API pgdds_status_t pgdds_keytable_get(pgdds_keytable_t h, const void *key,
 {
     const char *who = "pgdds_keytable_get";
     table *t = nullptr;
-    status st = check_table(h, who, t);
-    if (st == PGDDS_OK) st = check_key(who, key, key_len);
+    status st = check_table_key(h, who, key, key_len, t);
     if (st != PGDDS_OK) return st;
     if (!value_len) return null_arg(who, "value_len");
     if (!value && *value_len) return null_arg(who, "value");
@@ -135,13 +147,7 @@ PGDDS_API pgdds_status_t pgdds_keytable_get(pgdds_keytable_t h, const void *key,
 PGDDS_API pgdds_status_t pgdds_keytable_put(pgdds_keytable_t h, const void *key, size_t key_len, const void *value,
                                             size_t value_len)
 {
-    const char *who = "pgdds_keytable_put";
-    table *t = nullptr;
-    status st = check_table(h, who, t);
-    if (st == PGDDS_OK) st = check_key(who, key, key_len);
-    if (st == PGDDS_OK) st = check_value(who, *t, value, value_len);
-    if (st != PGDDS_OK) return st;
-    return guarded(who, [&] { return t->put(key, key_len, value, value_len); });
+    return write_value(h, "pgdds_keytable_put", &table::put, key, key_len, value, value_len);
 }
 
 PGDDS_API pgdds_status_t pgdds_keytable_atomic_u64(pgdds_keytable_t h, const void *key, size_t key_len,
@@ -150,8 +156,7 @@ PGDDS_API pgdds_status_t pgdds_keytable_atomic_u64(pgdds_keytable_t h, const voi
 {
     const char *who = "pgdds_keytable_atomic_u64";
     table *t = nullptr;
-    status st = check_table(h, who, t);
-    if (st == PGDDS_OK) st = check_key(who, key, key_len);
+    status st = check_table_key(h, who, key, key_len, t);
     if (st != PGDDS_OK) return st;
     if (!aop_valid(op))
         return fail(PGDDS_ERR_INVALID_ARG, "%s: %d is not an operation key-table atomics take (ADD, AND, OR, XOR, SWAP)", who,
@@ -168,8 +173,7 @@ PGDDS_API pgdds_status_t pgdds_keytable_remove(pgdds_keytable_t h, const void *k
 {
     const char *who = "pgdds_keytable_remove";
     table *t = nullptr;
-    status st = check_table(h, who, t);
-    if (st == PGDDS_OK) st = check_key(who, key, key_len);
+    status st = check_table_key(h, who, key, key_len, t);
     if (st != PGDDS_OK) return st;
     return guarded(who, [&] { return t->remove(key, key_len); });
 }

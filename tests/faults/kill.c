@@ -6,7 +6,7 @@
  *              pgdds_init fails in time
  * The survivors must fail with PGDDS_ERR_PEER_FAILED naming the dead rank, in seconds, then
  * finalize, which ends the job through the launcher. Rank 0 prints "JOB <id>" for the leftover
- * checks of tests/pgdds_run/check_case.sh. */
+ * checks of tests/check_job_end.sh. */
 #include <pgdds/pgdds.h>
 
 #include <stdint.h>

@@ -9,17 +9,11 @@ static int me, n;
 
 enum { per_rank = 16, max_value = 300 };
 
-static void test_insert_get_everywhere(pgdds_keytable_t t)
+/* Reads every rank's keys back: how many values are not intact at version even_version (keys of
+ * even index) or odd_version (odd index). */
+static int wrong_values(pgdds_keytable_t t, uint64_t even_version, uint64_t odd_version)
 {
     unsigned char buf[max_value];
-    for (uint64_t i = 0; i < per_rank; ++i) {
-        struct kt_key k = kt_key_of(me, i);
-        size_t len = kt_value_len(kt_key_id(k), 1, max_value);
-        kt_fill(buf, kt_key_id(k), 1, len);
-        T_OK(pgdds_keytable_insert(t, &k, sizeof k, buf, len));
-        T_STATUS(pgdds_keytable_insert(t, &k, sizeof k, buf, len), PGDDS_ERR_EXISTS);
-    }
-    T_OK(pgdds_barrier(ctx));
     int bad = 0;
     for (int r = 0; r < n; ++r)
         for (uint64_t i = 0; i < per_rank; ++i) {
@@ -27,8 +21,22 @@ static void test_insert_get_everywhere(pgdds_keytable_t t)
             size_t len = sizeof buf;
             uint64_t version = 0;
             T_OK(pgdds_keytable_get(t, &k, sizeof k, buf, &len));
-            bad += !kt_check(buf, len, kt_key_id(k), &version) || version != 1;
+            bad += !kt_check(buf, len, kt_key_id(k), &version) || version != (i % 2 ? odd_version : even_version);
         }
+    return bad;
+}
+
+static void test_insert_get_everywhere(pgdds_keytable_t t)
+{
+    unsigned char buf[max_value];
+    for (uint64_t i = 0; i < per_rank; ++i) {
+        struct kt_key k = kt_key_of(me, i);
+        size_t len = kt_make_value(buf, kt_key_id(k), 1, max_value);
+        T_OK(pgdds_keytable_insert(t, &k, sizeof k, buf, len));
+        T_STATUS(pgdds_keytable_insert(t, &k, sizeof k, buf, len), PGDDS_ERR_EXISTS);
+    }
+    T_OK(pgdds_barrier(ctx));
+    int bad = wrong_values(t, 1, 1);
     T_CHECK_MSG(bad == 0, "%d values read wrong", bad);
     struct kt_key absent = kt_key_of(n + 5, 0);
     size_t len = sizeof buf;
@@ -116,21 +124,11 @@ static void test_put_resize(pgdds_keytable_t t)
     for (uint64_t version = 2; version < 5; ++version) {
         for (uint64_t i = 0; i < per_rank; ++i) {
             struct kt_key k = kt_key_of(right, i);
-            size_t len = kt_value_len(kt_key_id(k), version, max_value);
-            kt_fill(buf, kt_key_id(k), version, len);
+            size_t len = kt_make_value(buf, kt_key_id(k), version, max_value);
             T_OK(pgdds_keytable_put(t, &k, sizeof k, buf, len));
         }
         T_OK(pgdds_barrier(ctx));
-        int bad = 0;
-        for (int r = 0; r < n; ++r)
-            for (uint64_t i = 0; i < per_rank; ++i) {
-                struct kt_key k = kt_key_of(r, i);
-                size_t len = sizeof buf;
-                uint64_t v = 0;
-                T_OK(pgdds_keytable_get(t, &k, sizeof k, buf, &len));
-                bad += !kt_check(buf, len, kt_key_id(k), &v) || v != version ||
-                       len != kt_value_len(kt_key_id(k), version, max_value);
-            }
+        int bad = wrong_values(t, version, version);
         T_CHECK_MSG(bad == 0, "version %llu: %d values wrong after puts", (unsigned long long)version, bad);
         T_OK(pgdds_barrier(ctx));
     }
@@ -158,20 +156,11 @@ static void test_remove_reinsert(pgdds_keytable_t t)
     T_OK(pgdds_barrier(ctx));
     for (uint64_t i = 0; i < per_rank; i += 2) {
         struct kt_key k = kt_key_of(left, i);
-        size_t len = kt_value_len(kt_key_id(k), 9, max_value);
-        kt_fill(buf, kt_key_id(k), 9, len);
+        size_t len = kt_make_value(buf, kt_key_id(k), 9, max_value);
         T_OK(pgdds_keytable_insert(t, &k, sizeof k, buf, len));
     }
     T_OK(pgdds_barrier(ctx));
-    bad = 0;
-    for (int r = 0; r < n; ++r)
-        for (uint64_t i = 0; i < per_rank; ++i) {
-            struct kt_key k = kt_key_of(r, i);
-            size_t len = sizeof buf;
-            uint64_t v = 0;
-            T_OK(pgdds_keytable_get(t, &k, sizeof k, buf, &len));
-            bad += !kt_check(buf, len, kt_key_id(k), &v) || v != (i % 2 ? 4u : 9u);
-        }
+    bad = wrong_values(t, 9, 4);
     T_CHECK_MSG(bad == 0, "%d keys wrong after reinsertion", bad);
     T_OK(pgdds_barrier(ctx));
 }
@@ -212,16 +201,7 @@ static void test_foreach(pgdds_keytable_t t)
     T_CHECK_MSG(total == (uint64_t)per_rank * (uint64_t)n, "visited %llu keys", (unsigned long long)total);
     T_OK(pgdds_barrier(ctx));
     /* Every rank sees the values the owners changed in place. */
-    unsigned char buf[max_value];
-    int bad = 0;
-    for (int r = 0; r < n; ++r)
-        for (uint64_t i = 0; i < per_rank; ++i) {
-            struct kt_key k = kt_key_of(r, i);
-            size_t len = sizeof buf;
-            uint64_t v = 0;
-            T_OK(pgdds_keytable_get(t, &k, sizeof k, buf, &len));
-            bad += !kt_check(buf, len, kt_key_id(k), &v) || v != (i % 2 ? 104u : 109u);
-        }
+    int bad = wrong_values(t, 109, 104);
     T_CHECK_MSG(bad == 0, "%d values wrong after foreach_local", bad);
     T_OK(pgdds_barrier(ctx));
     /* A visitor that returns nonzero stops the iteration. */

@@ -62,8 +62,7 @@ static void test_three_hash_values(void)
     unsigned char buf[max_value];
     for (uint64_t i = 0; i < per_rank; ++i) {
         struct kt_key k = kt_key_of(me, i);
-        size_t len = kt_value_len(kt_key_id(k), 1, max_value);
-        kt_fill(buf, kt_key_id(k), 1, len);
+        size_t len = kt_make_value(buf, kt_key_id(k), 1, max_value);
         T_OK(pgdds_keytable_insert(t, &k, sizeof k, buf, len));
     }
     T_OK(pgdds_barrier(ctx));
@@ -78,8 +77,7 @@ static void test_three_hash_values(void)
     int right = (me + 1) % n;
     for (uint64_t i = 0; i < per_rank; ++i) {
         struct kt_key k = kt_key_of(right, i);
-        size_t len = kt_value_len(kt_key_id(k), 2, max_value);
-        kt_fill(buf, kt_key_id(k), 2, len);
+        size_t len = kt_make_value(buf, kt_key_id(k), 2, max_value);
         T_OK(pgdds_keytable_put(t, &k, sizeof k, buf, len));
     }
     T_OK(pgdds_barrier(ctx));
@@ -98,8 +96,7 @@ static void test_three_hash_values(void)
     /* Reinserted, they take freed aliases. */
     for (uint64_t i = 0; i < per_rank; i += 3) {
         struct kt_key k = kt_key_of(me, i);
-        size_t len = kt_value_len(kt_key_id(k), 2, max_value);
-        kt_fill(buf, kt_key_id(k), 2, len);
+        size_t len = kt_make_value(buf, kt_key_id(k), 2, max_value);
         T_OK(pgdds_keytable_insert(t, &k, sizeof k, buf, len));
         T_STATUS(pgdds_keytable_insert(t, &k, sizeof k, buf, len), PGDDS_ERR_EXISTS);
     }

@@ -76,8 +76,7 @@ static void run_rounds(pgdds_keytable_t t)
             uint64_t version = 0;
             int now = key_present_after(i, r, &version);
             if (now) {
-                size_t len = kt_value_len(kt_key_id(k), version, max_value);
-                kt_fill(buf, kt_key_id(k), version, len);
+                size_t len = kt_make_value(buf, kt_key_id(k), version, max_value);
                 if (present[i]) T_OK(pgdds_keytable_put(t, &k, sizeof k, buf, len));
                 else T_OK(pgdds_keytable_insert(t, &k, sizeof k, buf, len));
             } else if (present[i]) {
@@ -117,16 +116,14 @@ static void hot_key(pgdds_keytable_t t)
     struct kt_key hot = kt_key_of(1 << 21, 0);
     unsigned char buf[max_value];
     if (me == 0) {
-        size_t len = kt_value_len(kt_key_id(hot), 0, max_value);
-        kt_fill(buf, kt_key_id(hot), 0, len);
+        size_t len = kt_make_value(buf, kt_key_id(hot), 0, max_value);
         T_OK(pgdds_keytable_insert(t, &hot, sizeof hot, buf, len));
     }
     T_OK(pgdds_barrier(ctx));
     int bad = 0;
     for (int i = 0; i < hot_writes; ++i) {
         uint64_t version = (uint64_t)me * 1000 + (uint64_t)i + 1;
-        size_t len = kt_value_len(kt_key_id(hot), version, max_value);
-        kt_fill(buf, kt_key_id(hot), version, len);
+        size_t len = kt_make_value(buf, kt_key_id(hot), version, max_value);
         T_OK(pgdds_keytable_put(t, &hot, sizeof hot, buf, len));
         len = sizeof buf;
         T_OK(pgdds_keytable_get(t, &hot, sizeof hot, buf, &len));

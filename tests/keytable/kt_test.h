@@ -26,6 +26,15 @@ static inline void kt_fill(unsigned char *buf, uint64_t key_id, uint64_t version
     for (size_t i = KT_VALUE_HEADER; i < len; ++i) buf[i] = kt_payload(key_id, version, i);
 }
 
+/* Writes into buf (room for max_len bytes) the value of the key with id key_id at version;
+ * returns its length. */
+static inline size_t kt_make_value(unsigned char *buf, uint64_t key_id, uint64_t version, size_t max_len)
+{
+    size_t len = kt_value_len(key_id, version, max_len);
+    kt_fill(buf, key_id, version, len);
+    return len;
+}
+
 /* 1 if buf (len bytes) is a whole value of key_id, its version in *version. */
 static inline int kt_check(const unsigned char *buf, size_t len, uint64_t key_id, uint64_t *version)
 {

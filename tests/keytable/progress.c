@@ -35,8 +35,7 @@ int main(void)
         unsigned char buf[max_value];
         for (uint64_t i = 0; i < per_rank; ++i) {
             struct kt_key k = kt_key_of(me, i);
-            size_t len = kt_value_len(kt_key_id(k), 1, max_value);
-            kt_fill(buf, kt_key_id(k), 1, len);
+            size_t len = kt_make_value(buf, kt_key_id(k), 1, max_value);
             T_OK(pgdds_keytable_insert(t, &k, sizeof k, buf, len));
             kt_fill(buf, kt_key_id(k), 2, len);
             T_OK(pgdds_keytable_put(t, &k, sizeof k, buf, len));

@@ -35,8 +35,7 @@ static void *worker(void *arg)
     for (uint64_t r = 1; r <= rounds; ++r) {
         for (uint64_t i = 0; i < keys_per_thread; ++i) {
             struct kt_key k = thread_key(me, tid, i);
-            size_t len = kt_value_len(kt_key_id(k), r, max_value);
-            kt_fill(buf, kt_key_id(k), r, len);
+            size_t len = kt_make_value(buf, kt_key_id(k), r, max_value);
             pgdds_status_t st = r == 1 ? pgdds_keytable_insert(table, &k, sizeof k, buf, len)
                                        : pgdds_keytable_put(table, &k, sizeof k, buf, len);
             if (st != PGDDS_OK) {

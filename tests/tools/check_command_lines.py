@@ -99,6 +99,10 @@ def programs(run_prog, progs):
             elif name == "pgdds-bench-keytable":
                 out, _ = run(launch + [prog, "--max-entries=1024", "--ops", "100"])
                 expect("get_remote_latency_spread" in out, f"pgdds-bench-keytable --max-entries=1024:\n{out}")
+                # A count past 2^64 is refused, not saturated.
+                _, err = run(launch + [prog, "--ops=99999999999999999999999"], expect=2)
+                expect("--ops 99999999999999999999999 is not a positive count" in err,
+                       f"pgdds-bench-keytable --ops=99999999999999999999999:\n{err}")
             print(f"{name}: --help, --version and its option forms work")
 
 

@@ -139,6 +139,12 @@ TEST_CASE("ill-formed connection data is rejected with the rank named", "[verbs]
         CHECK(decode_connection(b, 3, 2, 4, out) == PGDDS_ERR_TRANSPORT);
         CHECK(message_has("rank 3"));
     };
+    // good with the field at `at` set to v.
+    auto poked = [&](size_t at, auto v) {
+        auto b = good;
+        poke(b, at, v);
+        return b;
+    };
     rejects({}, "empty");
     rejects(std::vector<uint8_t>(good.begin(), good.begin() + 20), "truncated header");
     rejects(std::vector<uint8_t>(good.begin(), good.end() - 1), "truncated QP table");
@@ -147,78 +153,31 @@ TEST_CASE("ill-formed connection data is rejected with the rank named", "[verbs]
         b.push_back(0);
         rejects(b, "trailing byte");
     }
+    rejects(poked(at_magic, uint32_t(0x12345678)), "magic");
+    rejects(poked(at_version, uint16_t(9)), "version");
+    rejects(poked(at_vcis, uint32_t(3)), "VCI count");
+    rejects(poked(at_ranks, uint32_t(5)), "rank count");
+    rejects(poked(at_port, uint8_t(0)), "port 0");
+    for (uint8_t mtu : {uint8_t(0), uint8_t(6)}) rejects(poked(at_mtu, mtu), "MTU code");
+    rejects(poked(at_link, uint8_t(7)), "link layer");
     {
-        auto b = good;
-        poke<uint32_t>(b, at_magic, 0x12345678);
-        rejects(b, "magic");
-    }
-    {
-        auto b = good;
-        poke<uint16_t>(b, at_version, 9);
-        rejects(b, "version");
-    }
-    {
-        auto b = good;
-        poke<uint32_t>(b, at_vcis, 3);
-        rejects(b, "VCI count");
-    }
-    {
-        auto b = good;
-        poke<uint32_t>(b, at_ranks, 5);
-        rejects(b, "rank count");
-    }
-    {
-        auto b = good;
-        poke<uint8_t>(b, at_port, 0);
-        rejects(b, "port 0");
-    }
-    for (uint8_t mtu : {uint8_t(0), uint8_t(6)}) {
-        auto b = good;
-        poke<uint8_t>(b, at_mtu, mtu);
-        rejects(b, "MTU code");
-    }
-    {
-        auto b = good;
-        poke<uint8_t>(b, at_link, 7);
-        rejects(b, "link layer");
-    }
-    {
-        auto b = good;
-        poke<uint8_t>(b, at_link, IBV_LINK_LAYER_ETHERNET);
+        auto b = poked(at_link, uint8_t(IBV_LINK_LAYER_ETHERNET));
         memset(b.data() + at_gid, 0, 16);
         rejects(b, "RoCE without GID");
     }
     {
-        auto b = good;
-        poke<uint16_t>(b, at_lid, 0);
+        auto b = poked(at_lid, uint16_t(0));
         memset(b.data() + at_gid, 0, 16);
         rejects(b, "InfiniBand without LID or GID");
     }
     {
-        auto b = good;
-        poke<uint16_t>(b, at_lid, 0);  // a GID is enough to route
+        auto b = poked(at_lid, uint16_t(0));  // a GID is enough to route
         CHECK(decode_connection(b, 3, 2, 4, out) == PGDDS_OK);
     }
-    {
-        auto b = good;
-        poke<uint64_t>(b, at_seg_base, 0);
-        rejects(b, "segment address");
-    }
-    {
-        auto b = good;
-        poke<uint64_t>(b, at_seg_size, 0);
-        rejects(b, "segment size");
-    }
-    for (uint32_t qpn : {0u, 1u, 0x1000000u}) {
-        auto b = good;
-        poke<uint32_t>(b, at_qps + 8 * 5, qpn);
-        rejects(b, "QP number");
-    }
-    {
-        auto b = good;
-        poke<uint32_t>(b, at_qps + 8 * 7 + 4, 0x1000000u);
-        rejects(b, "PSN");
-    }
+    rejects(poked(at_seg_base, uint64_t(0)), "segment address");
+    rejects(poked(at_seg_size, uint64_t(0)), "segment size");
+    for (uint32_t qpn : {0u, 1u, 0x1000000u}) rejects(poked(at_qps + 8 * 5, qpn), "QP number");
+    rejects(poked(at_qps + 8 * 7 + 4, uint32_t(0x1000000)), "PSN");
 }
 
 TEST_CASE("QP state transitions", "[verbs]")

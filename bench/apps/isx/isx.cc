@@ -83,30 +83,26 @@ std::string parse(int argc, char **argv, options &o)
         {"help", no_argument, nullptr, 'h'},
         {nullptr, 0, nullptr, 0},
     };
-    auto whole = [](uint64_t lo, uint64_t hi, uint64_t &out) {
-        char *end = nullptr;
-        unsigned long long x = std::strtoull(optarg, &end, 0);
-        out = x;
-        return end != optarg && *end == '\0' && x >= lo && x <= hi && optarg[0] != '-';
-    };
     opterr = 0;
     for (int c; (c = getopt_long(argc, argv, ":Vh", longopts, nullptr)) != -1;) {
         uint64_t x = 0;
         switch (c) {
         case opt_keys:
-            if (!whole(1, uint64_t(1) << 32, x)) return "--keys-per-rank takes a count from 1 to 2^32";
+            if (!pgdds_cli_whole(optarg, 1, uint64_t(1) << 32, &x))
+                return "--keys-per-rank takes a count from 1 to 2^32";
             o.keys_per_rank = x;
             break;
         case opt_key_bits:
-            if (!whole(1, 32, x)) return "--key-bits takes 1 to 32";
+            if (!pgdds_cli_whole(optarg, 1, 32, &x)) return "--key-bits takes 1 to 32";
             o.key_bits = int(x);
             break;
         case opt_message_size:
-            if (!whole(1, uint64_t(1) << 24, x)) return "--message-size takes a count of keys from 1 to 2^24";
+            if (!pgdds_cli_whole(optarg, 1, uint64_t(1) << 24, &x))
+                return "--message-size takes a count of keys from 1 to 2^24";
             o.message_size = size_t(x);
             break;
         case opt_iterations:
-            if (!whole(1, 1000, x)) return "--iterations takes 1 to 1000";
+            if (!pgdds_cli_whole(optarg, 1, 1000, &x)) return "--iterations takes 1 to 1000";
             o.iterations = x;
             break;
         case opt_queue:

@@ -279,12 +279,6 @@ inline const char *usage_text()
 // "" when the command line is good, "help" or "version" when it asks for them, else what is wrong.
 inline std::string parse(int argc, char **argv, options &o)
 {
-    auto number = [](const char *s, double lo, double hi, double &out) {
-        char *end = nullptr;
-        errno = 0;
-        out = std::strtod(s, &end);
-        return errno == 0 && end != s && *end == '\0' && out >= lo && out <= hi;
-    };
     enum { opt_min_count = 256, opt_contigs, opt_histo, opt_no_contigs, opt_json, opt_progress, opt_fp_rate,
            opt_message_size };
     static const option longopts[] = {
@@ -308,7 +302,8 @@ inline std::string parse(int argc, char **argv, options &o)
         const std::string name = index >= 0 ? std::string("--") + longopts[index].name : "-" + std::string(1, char(c));
         double x = 0;
         auto value = [&](double lo, double hi) {
-            if (!number(optarg, lo, hi, x)) throw std::invalid_argument(name + " " + optarg + " is not a number in range");
+            if (!pgdds_cli_number(optarg, lo, hi, &x))
+                throw std::invalid_argument(name + " " + optarg + " is not a number in range");
             return x;
         };
         try {
@@ -316,7 +311,7 @@ inline std::string parse(int argc, char **argv, options &o)
             case 'h': return "help";
             case 'V': return "version";
             case 'k':
-                if (!number(optarg, 1, max_k, x) || x != double(int(x)))
+                if (!pgdds_cli_number(optarg, 1, max_k, &x) || x != double(int(x)))
                     return "k must be a whole number from 1 to 32 (a k-mer is packed into 64 bits), not " +
                            std::string(optarg);
                 o.k = int(x);

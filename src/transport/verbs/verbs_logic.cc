@@ -235,17 +235,27 @@ status plan_resources(const device_limits &dev, int ranks, resource_plan &out)
 }
 
 // --- work requests ---------------------------------------------------------------------------
+namespace {
+// What every work request over one local buffer starts with: a cleared request whose single
+// scatter-gather entry covers length bytes of the buffer (none for an empty one).
+void start_wr(ibv_send_wr &wr, ibv_sge &sge, ibv_wr_opcode opcode, const local_buffer &buffer, uint32_t length,
+              uint64_t wr_id)
+{
+    memset(&wr, 0, sizeof wr);
+    sge.addr = buffer.addr;
+    sge.length = length;
+    sge.lkey = buffer.lkey;
+    wr.wr_id = wr_id;
+    wr.sg_list = &sge;
+    wr.num_sge = length ? 1 : 0;
+    wr.opcode = opcode;
+}
+}  // namespace
+
 void build_rdma(ibv_send_wr &wr, ibv_sge &sge, ibv_wr_opcode opcode, const local_buffer &local, uint64_t remote_addr,
                 uint32_t rkey, uint32_t max_inline, bool signaled, uint64_t wr_id)
 {
-    memset(&wr, 0, sizeof wr);
-    sge.addr = local.addr;
-    sge.length = local.length;
-    sge.lkey = local.lkey;
-    wr.wr_id = wr_id;
-    wr.sg_list = &sge;
-    wr.num_sge = local.length ? 1 : 0;
-    wr.opcode = opcode;
+    start_wr(wr, sge, opcode, local, local.length, wr_id);
     wr.send_flags = (signaled ? IBV_SEND_SIGNALED : 0) |
                     (opcode == IBV_WR_RDMA_WRITE && use_inline(local.length, max_inline) ? IBV_SEND_INLINE : 0);
     wr.wr.rdma.remote_addr = remote_addr;
@@ -267,14 +277,8 @@ void build_fence_write(ibv_send_wr &wr, uint64_t remote_addr, uint32_t rkey, uin
 void build_atomic(ibv_send_wr &wr, ibv_sge &sge, bool compare_swap, const local_buffer &result, uint64_t remote_addr,
                   uint32_t rkey, uint64_t compare_add, uint64_t swap, bool signaled, uint64_t wr_id)
 {
-    memset(&wr, 0, sizeof wr);
-    sge.addr = result.addr;
-    sge.length = sizeof(uint64_t);
-    sge.lkey = result.lkey;
-    wr.wr_id = wr_id;
-    wr.sg_list = &sge;
-    wr.num_sge = 1;
-    wr.opcode = compare_swap ? IBV_WR_ATOMIC_CMP_AND_SWP : IBV_WR_ATOMIC_FETCH_AND_ADD;
+    start_wr(wr, sge, compare_swap ? IBV_WR_ATOMIC_CMP_AND_SWP : IBV_WR_ATOMIC_FETCH_AND_ADD, result, sizeof(uint64_t),
+             wr_id);
     wr.send_flags = signaled ? IBV_SEND_SIGNALED : 0;
     wr.wr.atomic.remote_addr = remote_addr;
     wr.wr.atomic.rkey = rkey;
@@ -285,14 +289,7 @@ void build_atomic(ibv_send_wr &wr, ibv_sge &sge, bool compare_swap, const local_
 void build_send(ibv_send_wr &wr, ibv_sge &sge, const local_buffer &packet, uint32_t max_inline, bool signaled,
                 uint64_t wr_id)
 {
-    memset(&wr, 0, sizeof wr);
-    sge.addr = packet.addr;
-    sge.length = packet.length;
-    sge.lkey = packet.lkey;
-    wr.wr_id = wr_id;
-    wr.sg_list = &sge;
-    wr.num_sge = packet.length ? 1 : 0;
-    wr.opcode = IBV_WR_SEND;
+    start_wr(wr, sge, IBV_WR_SEND, packet, packet.length, wr_id);
     wr.send_flags = (signaled ? IBV_SEND_SIGNALED : 0) | (use_inline(packet.length, max_inline) ? IBV_SEND_INLINE : 0);
 }
 
