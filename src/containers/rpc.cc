@@ -133,7 +133,15 @@ status choose_protocol(runtime *rt, const char *who, int requested, int &out)
     switch (rt->cfg().container_protocol) {
     case container_protocol_mode::rdma: out = PGDDS_PROTOCOL_RDMA; break;
     case container_protocol_mode::rpc: out = PGDDS_PROTOCOL_RPC; break;
-    case container_protocol_mode::automatic: out = PGDDS_PROTOCOL_RDMA; break;
+    case container_protocol_mode::automatic: {
+        // Where the transport's one-sided operations need the target's CPU (atomics emulated
+        // by the target, or manual progress: ofi tcp;ofi_rxm, UCX tcp), every remote A, R and W
+        // is already a round trip that the owner serves, and an RPC is one for the whole
+        // operation. Elsewhere (native atomics) the one-sided protocols need nothing of the owner.
+        transport *net = rt->network();
+        out = net && net->caps().needs_target_progress ? PGDDS_PROTOCOL_RPC : PGDDS_PROTOCOL_RDMA;
+        break;
+    }
     }
     return PGDDS_OK;
 }

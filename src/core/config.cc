@@ -64,8 +64,10 @@ const std::vector<config_var> &config_table()
          "How hash maps reach the parts of ranks they cannot load/store: rdma runs the "
          "operation's one-sided protocol (remote atomics, reads, writes); rpc sends one active "
          "message to the owner, which runs it on its own memory and replies (one round trip, "
-         "but the owner must progress: any pgdds call, or PGDDS_PROGRESS_THREAD=1). auto: rdma. "
-         "A container's options override it."},
+         "but the owner must progress: any pgdds call, or PGDDS_PROGRESS_THREAD=1). auto: rpc "
+         "where the transport's one-sided operations need the target's CPU anyway (manual "
+         "progress or emulated atomics: ofi tcp;ofi_rxm and shm, UCX tcp), rdma elsewhere "
+         "(pgdds-info lists the choice per transport). A container's options override it."},
         {"PGDDS_PROGRESS_THREAD", var_type::boolean, "0", nullptr,
          "Start a thread that progresses every network context, so ranks that compute without "
          "calling the library stay attentive to active messages and target-side operations."},
