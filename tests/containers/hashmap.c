@@ -516,6 +516,13 @@ static void test_bad_input(void)
     p.field_mask = 0;
     pgdds_hashmap_options_t o = {PGDDS_HASHMAP_OPTION_HASH, NULL, NULL, 0, PGDDS_PROTOCOL_AUTO};
     T_STATUS(pgdds_hashmap_create_with(ctx, &p, &o, &map), PGDDS_ERR_INVALID_ARG);
+    o.field_mask = PGDDS_HASHMAP_OPTION_PROTOCOL;
+    o.protocol = PGDDS_PROTOCOL_DIRECT; /* reported only, not chosen */
+    T_STATUS(pgdds_hashmap_create_with(ctx, &p, &o, &map), PGDDS_ERR_INVALID_ARG);
+    if (n > 1) { /* different protocols on different ranks */
+        o.protocol = me % 2 ? PGDDS_PROTOCOL_RPC : PGDDS_PROTOCOL_RDMA;
+        T_STATUS(pgdds_hashmap_create_with(ctx, &p, &o, &map), PGDDS_ERR_INVALID_ARG);
+    }
     /* different capacities on different ranks are refused everywhere */
     if (n > 1) {
         p.capacity = 64 + (uint64_t)me;
@@ -540,6 +547,14 @@ static void test_bad_input(void)
     T_STATUS(pgdds_hashmap_find_many(map, 1, &key, &out, NULL, 0), PGDDS_ERR_INVALID_ARG);
     T_STATUS(pgdds_hashmap_foreach_local(map, NULL, NULL), PGDDS_ERR_INVALID_ARG);
     T_STATUS(pgdds_hashmap_owner(map, &key, NULL), PGDDS_ERR_INVALID_ARG);
+    int protocol = -1;
+    T_STATUS(pgdds_hashmap_protocol(NULL, 0, &protocol), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_hashmap_protocol(map, n, &protocol), PGDDS_ERR_OUT_OF_BOUNDS);
+    T_STATUS(pgdds_hashmap_protocol(map, -1, &protocol), PGDDS_ERR_OUT_OF_BOUNDS);
+    T_STATUS(pgdds_hashmap_protocol(map, 0, NULL), PGDDS_ERR_INVALID_ARG);
+    T_OK(pgdds_hashmap_protocol(map, me, &protocol));
+    T_CHECK_MSG(protocol == PGDDS_PROTOCOL_DIRECT || protocol == PGDDS_PROTOCOL_RDMA,
+                "this rank's own part is reached by protocol %d", protocol);
     /* CP_LOCAL on a key owned elsewhere */
     for (key = 0; n > 1; ++key) {
         int owner;
