@@ -37,6 +37,7 @@ struct container {
     int protocol = PGDDS_PROTOCOL_RDMA;
     std::vector<char> via_rpc;
     uint32_t rpc_id = 0;  // the container's name in calls (rpc_enroll)
+    std::atomic<int> rpc_serving{0};  // calls being served now (rpc_withdraw waits for them)
 
     explicit container(runtime *r)
         : ctx(r->handle()), rt(r), direct(r->cpu_atomics() && r->cfg().container_direct) {}

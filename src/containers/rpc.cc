@@ -66,7 +66,10 @@ void serve(runtime &rt, int src, wire_header h, const uint8_t *args, size_t len)
         rpc_registry &reg = registry();
         std::lock_guard<std::mutex> guard(reg.lock);
         auto it = reg.servers.find({rt.handle(), h.container});
-        if (it != reg.servers.end()) c = it->second;
+        if (it != reg.servers.end()) {
+            c = it->second;
+            c->rpc_serving.fetch_add(1, std::memory_order_acquire);
+        }
     }
     std::vector<uint8_t> reply(sizeof h + sizeof(wire_result));
     status st;
@@ -77,6 +80,7 @@ void serve(runtime &rt, int src, wire_header h, const uint8_t *args, size_t len)
         st = fail(PGDDS_ERR_NO_MEMORY, "rank %d is out of host memory", rt.rank());
         reply.resize(sizeof h + sizeof(wire_result));
     }
+    if (c) c->rpc_serving.fetch_sub(1, std::memory_order_release);
     const char *why = st == PGDDS_OK ? "" : pgdds_last_error();
     wire_result r{st, uint32_t(strnlen(why, 400)), reply.size() - sizeof h - sizeof(wire_result)};
     reply.insert(reply.end(), why, why + r.message_len);
@@ -179,9 +183,14 @@ void rpc_enroll(container *c)
 
 void rpc_withdraw(container *c)
 {
-    rpc_registry &reg = registry();
-    std::lock_guard<std::mutex> guard(reg.lock);
-    reg.servers.erase({c->ctx, c->rpc_id});
+    {
+        rpc_registry &reg = registry();
+        std::lock_guard<std::mutex> guard(reg.lock);
+        reg.servers.erase({c->ctx, c->rpc_id});
+    }
+    // A late call (its caller gave up waiting) may be running on another thread: the part must
+    // outlive it.
+    while (c->rpc_serving.load(std::memory_order_acquire)) std::this_thread::yield();
 }
 
 status rpc_start(container *c, const char *who, uint32_t op, unsigned concurrent, std::vector<rpc_call> &calls,

@@ -22,8 +22,9 @@ namespace pgdds::containers {
 status choose_protocol(runtime *rt, const char *who, int requested, int &out);
 
 // Makes `c` serve calls (collective, in the same order on every rank, before the create's last
-// barrier: a call may arrive as soon as its caller's create returns). rpc_withdraw undoes it,
-// once no call can arrive (after the destroy's barrier).
+// barrier: a call may arrive as soon as its caller's create returns). rpc_withdraw undoes it
+// after the destroy's barrier (callers wait for their replies, so only a call whose caller gave
+// up can still come: it is refused, or waited for if another thread is serving it).
 void rpc_enroll(container *c);
 void rpc_withdraw(container *c);
 
