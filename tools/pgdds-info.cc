@@ -276,8 +276,13 @@ void print_text(const options &o)
                 continue;
             }
             const char *usable = t.usable < 0 ? "unknown" : t.usable ? "usable" : "unusable";
-            printf("  %-28s %-9s atomics: %-10s progress: %s\n", name.c_str(), usable, t.atomics[0] ? t.atomics : "?",
-                   t.progress[0] ? t.progress : "?");
+            // PGDDS_CONTAINER_PROTOCOL=auto over it (docs/containers.md): RPC where one-sided
+            // operations need the target's CPU (manual progress, emulated atomics).
+            const char *containers = strcmp(t.progress, "manual") == 0 || strncmp(t.atomics, "emulated", 8) == 0 ? "rpc"
+                                     : strcmp(t.progress, "auto") == 0                                         ? "rdma"
+                                                                                                               : "?";
+            printf("  %-28s %-9s atomics: %-10s progress: %-6s containers: %s\n", name.c_str(), usable,
+                   t.atomics[0] ? t.atomics : "?", t.progress[0] ? t.progress : "?", containers);
             if (t.detail[0]) print_wrapped(t.detail, "      ");
         }
     }

@@ -46,6 +46,15 @@ class hash_map_options {
         return *this;
     }
 
+    // PGDDS_PROTOCOL_RDMA or PGDDS_PROTOCOL_RPC towards ranks not reached by load/store
+    // (default PGDDS_CONTAINER_PROTOCOL), the same on every rank.
+    hash_map_options &protocol(int p)
+    {
+        c_.field_mask |= PGDDS_HASHMAP_OPTION_PROTOCOL;
+        c_.protocol = p;
+        return *this;
+    }
+
     size_t key_bytes() const { return key_bytes_; }
     size_t value_bytes() const { return value_bytes_; }
     const pgdds_hashmap_options_t &c_options() const { return c_; }

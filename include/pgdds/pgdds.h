@@ -389,12 +389,25 @@ PGDDS_API pgdds_status_t pgdds_hashmap_size(pgdds_hashmap_t map, uint64_t *globa
  * PGDDS_ERR_FULL when no bucket within the probe limit can take the key; finds and erases stop
  * at a free bucket or the limit, never loop. */
 typedef uint64_t (*pgdds_hash_fn_t)(const void *key, size_t key_size, void *arg);
-enum { PGDDS_HASHMAP_OPTION_HASH = 1u << 0, PGDDS_HASHMAP_OPTION_MAX_PROBES = 1u << 1 };
+/* How a container reaches the part of a rank it cannot load/store (PGDDS_CONTAINER_PROTOCOL,
+ * docs/containers.md "RDMA or RPC"). RDMA: the one-sided protocols above, run by the caller.
+ * RPC: one active message to the owner, which runs the same protocol on its own memory with
+ * the same concurrency promise and replies: one round trip whatever the protocol's count of
+ * remote operations, but only while the owner progresses (any pgdds call, or
+ * PGDDS_PROGRESS_THREAD=1); a reply that does not come is PGDDS_ERR_TIMEOUT under PGDDS_TIMEOUT,
+ * naming the owner (the operation may still run later). AUTO: PGDDS_CONTAINER_PROTOCOL.
+ * DIRECT is only reported (pgdds_hashmap_protocol): load/store memory, no protocol choice. */
+enum { PGDDS_PROTOCOL_AUTO = 0, PGDDS_PROTOCOL_RDMA = 1, PGDDS_PROTOCOL_RPC = 2, PGDDS_PROTOCOL_DIRECT = 3 };
+enum { PGDDS_HASHMAP_OPTION_HASH = 1u << 0, PGDDS_HASHMAP_OPTION_MAX_PROBES = 1u << 1,
+       PGDDS_HASHMAP_OPTION_PROTOCOL = 1u << 2 };
 typedef struct pgdds_hashmap_options {
     uint64_t        field_mask;  /* PGDDS_HASHMAP_OPTION_* bits of the fields set */
     pgdds_hash_fn_t hash;        /* same function on every rank; default XXH3 of the key bytes */
     void           *hash_arg;
     uint32_t        max_probes;  /* buckets a probe may visit; default min(1024, part size) */
+    int             protocol;    /* PGDDS_PROTOCOL_AUTO/RDMA/RPC, the same on every rank; read only
+                                    under PGDDS_HASHMAP_OPTION_PROTOCOL (appended: callers built
+                                    before it never set the bit) */
 } pgdds_hashmap_options_t;
 /* pgdds_hashmap_create with options (NULL: defaults). Collective. */
 PGDDS_API pgdds_status_t pgdds_hashmap_create_with(pgdds_context_t ctx, const pgdds_hashmap_params_t *params,
@@ -404,7 +417,9 @@ PGDDS_API pgdds_status_t pgdds_hashmap_create_with(pgdds_context_t ctx, const pg
  * latencies overlap. find_many sets found[i] to 1 and writes value i, or sets it to 0. On a
  * failure (not FULL/NOT_FOUND per key: a transport error) the outputs are unspecified.
  * insert_many stops at the first key it cannot insert and returns that status; the keys before
- * it are inserted. */
+ * it are inserted. Under PGDDS_PROTOCOL_RPC each owner gets one message with its keys (in the
+ * order given) and stops at the first of them it cannot insert: the keys before the first that
+ * failed are inserted, as are other owners' keys after it; the call returns one owner's failure. */
 PGDDS_API pgdds_status_t pgdds_hashmap_find_many(pgdds_hashmap_t map, size_t count, const void *keys, void *values,
                                                  unsigned char *found, unsigned concurrent);
 PGDDS_API pgdds_status_t pgdds_hashmap_insert_many(pgdds_hashmap_t map, size_t count, const void *keys,
@@ -415,6 +430,9 @@ PGDDS_API pgdds_status_t pgdds_hashmap_resize(pgdds_hashmap_t map, uint64_t new_
 /* The total bucket count, and the rank that owns a key. */
 PGDDS_API pgdds_status_t pgdds_hashmap_capacity(pgdds_hashmap_t map, uint64_t *capacity);
 PGDDS_API pgdds_status_t pgdds_hashmap_owner(pgdds_hashmap_t map, const void *key, int *rank);
+/* How this rank's operations reach rank's part: PGDDS_PROTOCOL_DIRECT (load/store),
+ * PGDDS_PROTOCOL_RDMA or PGDDS_PROTOCOL_RPC (never AUTO: the choice made at creation). */
+PGDDS_API pgdds_status_t pgdds_hashmap_protocol(pgdds_hashmap_t map, int rank, int *protocol);
 /* Visits every entry of this rank's part (between phases: no operation may overlap).
  * value points into the table and may be modified in place; a nonzero return stops. */
 typedef int (*pgdds_hashmap_visit_t)(const void *key, void *value, void *arg);

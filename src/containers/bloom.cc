@@ -4,6 +4,7 @@
 // contains is one read. The size comes from the false-positive rate of 64-bit blocks under a
 // Poisson load (layout.h: bloom_size), not from the flat-filter formula.
 #include "common.h"
+#include "rpc.h"
 
 #include <algorithm>
 #include <cstring>
@@ -31,6 +32,9 @@ class bloom_filter : public container {
                          unsigned char *maybe_present);
     uint64_t blocks() const { return part_blocks_ * uint64_t(rt->nranks()); }
     unsigned hashes() const { return hashes_; }
+    // Applies a call's (block, mask) pairs to this rank's part (rpc.h).
+    status serve(int src, uint32_t op, unsigned concurrent, const uint8_t *args, size_t len,
+                 std::vector<uint8_t> &out) override;
 
   private:
     explicit bloom_filter(runtime *rt) : container(rt) {}
@@ -40,10 +44,34 @@ class bloom_filter : public container {
         return Mem::offset(where_.at<Mem>(int(b / part_blocks_)), b % part_blocks_ * 8);
     }
 
+    // Under RPC: each key's block and mask go to the block's owner, one call per owner called,
+    // which answers one flag per key; the keys of parts reached by load/store are answered here
+    // meanwhile. apply(memory, block address, mask) gives a key's flag.
+    template <class Apply>
+    status through_owners(const char *who, uint32_t op, size_t count, const uint8_t *keys, size_t key_len,
+                          unsigned char *flags, Apply apply);
+
     uint64_t part_blocks_ = 0;
     unsigned hashes_ = 0;
     parts where_;
 };
+
+namespace {
+// The calls an owner serves, and what each does to one block.
+enum : uint32_t { call_insert = 1, call_contains };
+struct block_mask {
+    uint64_t block;  // within the owner's part
+    uint64_t mask;
+};
+unsigned char bloom_insert_at(direct_memory &m, uint8_t *b, uint64_t mask)
+{
+    return (m.fetch_or64(b, mask) & mask) == mask;
+}
+unsigned char bloom_contains_at(direct_memory &m, uint8_t *b, uint64_t mask)
+{
+    return (m.read64(b) & mask) == mask;
+}
+}  // namespace
 
 status bloom_filter::create(runtime *rt, uint64_t expected_items, double rate, bloom_filter *&out)
 {
@@ -57,9 +85,12 @@ status bloom_filter::create(runtime *rt, uint64_t expected_items, double rate, b
                   (unsigned long long)expected_items);
     uint64_t rate_bits;
     memcpy(&rate_bits, &rate, sizeof rate_bits);
-    st = agree_arguments(rt, who, st, {expected_items, rate_bits});
+    int protocol = PGDDS_PROTOCOL_RDMA;
+    if (st == PGDDS_OK) st = choose_protocol(rt, who, PGDDS_PROTOCOL_AUTO, protocol);
+    st = agree_arguments(rt, who, st, {expected_items, rate_bits, uint64_t(protocol)});
     if (st != PGDDS_OK) return st;
     std::unique_ptr<bloom_filter> b(new bloom_filter(rt));
+    b->settle_protocol(protocol);
     uint64_t nranks = uint64_t(rt->nranks());
     b->part_blocks_ = g.blocks / nranks + (g.blocks % nranks != 0);
     b->hashes_ = g.hashes;
@@ -68,6 +99,11 @@ status bloom_filter::create(runtime *rt, uint64_t expected_items, double rate, b
                                                 : alloc_zeroed(rt, who, b->part_blocks_ * 8, cache_line, mine);
     st = agree(rt, who, st);
     if (st == PGDDS_OK) st = gather_parts(rt, who, mine, b->part_blocks_ * 8, b->where_);
+    if (st == PGDDS_OK && protocol == PGDDS_PROTOCOL_RPC) {
+        rpc_enroll(b.get());  // no call reaches a rank before it serves calls
+        st = rt->barrier(who);
+        if (st != PGDDS_OK) rpc_withdraw(b.get());
+    }
     if (st != PGDDS_OK) {
         if (mine != PGDDS_GPTR_NULL) rt->allocator().free(gptr::offset(mine));
         return st;
@@ -78,7 +114,8 @@ status bloom_filter::create(runtime *rt, uint64_t expected_items, double rate, b
 
 status bloom_filter::destroy(const char *who)
 {
-    status st = rt->barrier(who);
+    status st = rt->barrier(who);  // every call answered: callers wait for their replies
+    if (protocol == PGDDS_PROTOCOL_RPC) rpc_withdraw(this);
     rt->allocator().free(gptr::offset(where_.global[size_t(rt->rank())]));
     return st;
 }
@@ -88,6 +125,7 @@ status bloom_filter::insert_many(const char *who, size_t count, const uint8_t *k
                                  unsigned char *was_present)
 {
     if (count && !keys && key_len) return fail(PGDDS_ERR_INVALID_ARG, "%s: keys is NULL", who);
+    if (!via_rpc.empty()) return through_owners(who, call_insert, count, keys, key_len, was_present, bloom_insert_at);
     return with_memory(who, false, [&](auto &m) -> status {
         using Mem = std::decay_t<decltype(m)>;
         bloom_place places[bloom_group];
@@ -113,6 +151,8 @@ status bloom_filter::contains_many(const char *who, size_t count, const uint8_t 
 {
     if (count && !keys && key_len) return fail(PGDDS_ERR_INVALID_ARG, "%s: keys is NULL", who);
     if (count && !maybe_present) return fail(PGDDS_ERR_INVALID_ARG, "%s: maybe_present is NULL", who);
+    if (!via_rpc.empty())
+        return through_owners(who, call_contains, count, keys, key_len, maybe_present, bloom_contains_at);
     return with_memory(who, false, [&](auto &m) -> status {
         using Mem = std::decay_t<decltype(m)>;
         bloom_place places[bloom_group];
@@ -135,6 +175,68 @@ status bloom_filter::contains_many(const char *who, size_t count, const uint8_t 
         }
         return PGDDS_OK;
     });
+}
+
+template <class Apply>
+status bloom_filter::through_owners(const char *who, uint32_t op, size_t count, const uint8_t *keys, size_t key_len,
+                                    unsigned char *flags, Apply apply)
+{
+    try {
+        std::vector<std::vector<size_t>> picks(size_t(rt->nranks()));
+        std::vector<rpc_call> calls;
+        std::vector<size_t> call_of(picks.size(), SIZE_MAX);
+        direct_memory m;
+        for (size_t i = 0; i < count; ++i) {
+            bloom_place p = place(keys + i * key_len, key_len);
+            const size_t owner = size_t(p.block / part_blocks_);
+            if (!calls_owner(int(owner))) {
+                unsigned char f = apply(m, block<direct_memory>(p.block), p.mask);
+                if (flags) flags[i] = f;
+                continue;
+            }
+            if (call_of[owner] == SIZE_MAX) {
+                call_of[owner] = calls.size();
+                calls.emplace_back();
+                calls.back().owner = int(owner);
+            }
+            block_mask bm{p.block % part_blocks_, p.mask};
+            std::vector<uint8_t> &args = calls[call_of[owner]].args;
+            args.insert(args.end(), reinterpret_cast<const uint8_t *>(&bm), reinterpret_cast<const uint8_t *>(&bm + 1));
+            picks[owner].push_back(i);
+        }
+        status st = rpc_exchange(this, who, op, 0, calls, [] { return PGDDS_OK; });
+        if (st != PGDDS_OK) return st;
+        for (const rpc_call &c : calls) {
+            const std::vector<size_t> &ix = picks[size_t(c.owner)];
+            if (c.reply.size() != ix.size())
+                return fail(PGDDS_ERR_TRANSPORT, "%s: rank %d replied with %zu bytes, not %zu", who, c.owner,
+                            c.reply.size(), ix.size());
+            for (size_t j = 0; flags && j < ix.size(); ++j) flags[ix[j]] = c.reply[j];
+        }
+        return PGDDS_OK;
+    } catch (const std::bad_alloc &) {
+        return fail(PGDDS_ERR_NO_MEMORY, "%s: out of host memory", who);
+    }
+}
+
+status bloom_filter::serve(int src, uint32_t op, unsigned, const uint8_t *args, size_t len, std::vector<uint8_t> &out)
+{
+    const char *who = op == call_insert ? "pgdds_bloom_insert" : "pgdds_bloom_contains";
+    if ((op != call_insert && op != call_contains) || len % sizeof(block_mask) != 0)
+        return fail(PGDDS_ERR_INVALID_ARG, "Bloom filter: rank %d sent a malformed call (%u, %zu bytes)", src, op, len);
+    const size_t n = len / sizeof(block_mask);
+    direct_memory m;
+    uint8_t *part = where_.local[size_t(rt->rank())];
+    for (size_t i = 0; i < n; ++i) {
+        block_mask bm;
+        memcpy(&bm, args + i * sizeof bm, sizeof bm);
+        if (bm.block >= part_blocks_)
+            return fail(PGDDS_ERR_INVALID_ARG, "%s: rank %d sent block %llu of a part of %llu", who, src,
+                        (unsigned long long)bm.block, (unsigned long long)part_blocks_);
+        out.push_back(op == call_insert ? bloom_insert_at(m, part + bm.block * 8, bm.mask)
+                                        : bloom_contains_at(m, part + bm.block * 8, bm.mask));
+    }
+    return PGDDS_OK;
 }
 
 }  // namespace pgdds::containers

@@ -31,14 +31,39 @@ struct container {
     pgdds_context_t ctx = nullptr;
     runtime *rt = nullptr;
     bool direct = false;  // every target load/store-reachable and CPU atomics are the job's
+    // PGDDS_PROTOCOL_RPC: calls for a rank in via_rpc go to its owner (rpc.h); every other rank
+    // (this one, those mapped here) is reached by load/store; via_rpc is empty when no rank is
+    // called. Else the RDMA protocols.
+    int protocol = PGDDS_PROTOCOL_RDMA;
+    std::vector<char> via_rpc;
+    uint32_t rpc_id = 0;  // the container's name in calls (rpc_enroll)
+    std::atomic<int> rpc_serving{0};  // calls being served now (rpc_withdraw waits for them)
 
     explicit container(runtime *r)
         : ctx(r->handle()), rt(r), direct(r->cpu_atomics() && r->cfg().container_direct) {}
     virtual ~container() = default;
 
+    // Under RPC, whether a call for `owner`'s part goes to the owner.
+    bool calls_owner(int owner) const { return !via_rpc.empty() && via_rpc[size_t(owner)]; }
+    // Takes the protocol the ranks agreed on at creation (choose_protocol, rpc.h) and, under
+    // RPC, sets the routes; the container must then rpc_enroll before its last barrier.
+    void settle_protocol(int chosen);
+    // How this rank reaches rank r's part (PGDDS_PROTOCOL_DIRECT, _RDMA or _RPC).
+    int protocol_to(int r) const;
+    // Runs call `op` (of this container's own numbering) that rank src sent for this rank's
+    // part, with the caller's concurrency promise; appends the reply's data to `out`. Runs
+    // inside an active-message handler: it may wait only for words other CPUs hold.
+    virtual status serve(int src, uint32_t op, unsigned concurrent, const uint8_t *args, size_t len,
+                         std::vector<uint8_t> &out)
+    {
+        (void)src, (void)op, (void)concurrent, (void)args, (void)len, (void)out;
+        return fail(PGDDS_ERR_UNSUPPORTED, "this container serves no calls");
+    }
+
     // Runs op(memory) with the memory this call may use: direct memory for the caller's own
-    // part under PGDDS_CP_LOCAL (`local`) or when the container is direct, else the fabric.
-    // Defined below the memory classes.
+    // part under PGDDS_CP_LOCAL (`local`), when the container is direct, or under RPC (whose
+    // callers come here only for parts reached by load/store), else the fabric. Defined below
+    // the memory classes.
     template <class Op> status with_memory(const char *who, bool local, Op op) const;
 };
 
@@ -341,7 +366,7 @@ class fabric_memory {
 
 template <class Op> status container::with_memory(const char *who, bool local, Op op) const
 {
-    if (local || direct) {
+    if (local || direct || protocol == PGDDS_PROTOCOL_RPC) {
         direct_memory m;
         return op(m);
     }

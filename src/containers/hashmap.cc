@@ -1,6 +1,7 @@
 // The distributed hash map: protocols (BCL paper §5.2, thesis §6.1 and Tables 6.1, 8.2) and
 // its C ABI.
 #include "hashmap.h"
+#include "rpc.h"
 
 #include <algorithm>
 
@@ -42,6 +43,13 @@ constexpr size_t drain_lookahead = 16;
 // values.
 constexpr uint64_t find_window_bytes = 128;
 
+// The calls an owner serves (rpc.h).
+enum : uint32_t { call_insert = 1, call_find, call_erase, call_insert_many, call_find_many };
+
+// Whether an operation takes its atomic protocol under promise `concurrent`; `plain` is the
+// promise under which it does not.
+bool atomic_under(unsigned concurrent, unsigned plain) { return (concurrent & ~PGDDS_CP_LOCAL) != plain; }
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -53,7 +61,7 @@ status hash_map::create(runtime *rt, const pgdds_hashmap_params_t &params, const
     const char *who = "pgdds_hashmap_create";
     std::unique_ptr<hash_map> m(new (std::nothrow) hash_map(rt));
     status st = PGDDS_OK;
-    const uint64_t known = PGDDS_HASHMAP_OPTION_HASH | PGDDS_HASHMAP_OPTION_MAX_PROBES;
+    const uint64_t known = PGDDS_HASHMAP_OPTION_HASH | PGDDS_HASHMAP_OPTION_MAX_PROBES | PGDDS_HASHMAP_OPTION_PROTOCOL;
     if (!m) st = fail(PGDDS_ERR_NO_MEMORY, "%s: out of host memory", who);
     else if (params.field_mask != 0)
         st = fail(PGDDS_ERR_INVALID_ARG, "%s: params->field_mask 0x%llx names no known optional field", who,
@@ -73,8 +81,15 @@ status hash_map::create(runtime *rt, const pgdds_hashmap_params_t &params, const
     uint64_t probes = 1024;
     if (st == PGDDS_OK && options && (options->field_mask & PGDDS_HASHMAP_OPTION_MAX_PROBES))
         probes = options->max_probes;
-    st = agree_arguments(rt, who, st, {params.key_size, params.value_size, params.capacity, probes});
+    int protocol = PGDDS_PROTOCOL_RDMA;
+    if (st == PGDDS_OK)
+        st = choose_protocol(rt, who,
+                             options && (options->field_mask & PGDDS_HASHMAP_OPTION_PROTOCOL) ? options->protocol
+                                                                                            : PGDDS_PROTOCOL_AUTO,
+                             protocol);
+    st = agree_arguments(rt, who, st, {params.key_size, params.value_size, params.capacity, probes, uint64_t(protocol)});
     if (st != PGDDS_OK) return st;
+    m->settle_protocol(protocol);
 
     m->key_size_ = params.key_size;
     m->value_size_ = params.value_size;
@@ -87,6 +102,16 @@ status hash_map::create(runtime *rt, const pgdds_hashmap_params_t &params, const
     pgdds_gptr_t mine;
     st = m->make_table(who, params.capacity, m->table_, mine);
     if (st != PGDDS_OK) return st;
+    if (protocol == PGDDS_PROTOCOL_RPC) {
+        // No call reaches a rank before it has its table and serves calls.
+        rpc_enroll(m.get());
+        st = rt->barrier(who);
+        if (st != PGDDS_OK) {
+            rpc_withdraw(m.get());
+            rt->allocator().free(gptr::offset(mine));
+            return st;
+        }
+    }
     out = m.release();
     return PGDDS_OK;
 }
@@ -110,7 +135,8 @@ status hash_map::make_table(const char *who, uint64_t capacity, hash_table &t, p
 
 status hash_map::destroy(const char *who)
 {
-    status st = rt->barrier(who);
+    status st = rt->barrier(who);  // every call answered: callers wait for their replies
+    if (protocol == PGDDS_PROTOCOL_RPC) rpc_withdraw(this);
     rt->allocator().free(gptr::offset(table_.where.global[size_t(rt->rank())]));
     return st;
 }
@@ -504,7 +530,8 @@ status hash_map::insert(const char *who, const void *key, const void *value, uns
     key_place p = place(table_, key);
     st = check_local(who, concurrent, p.owner);
     if (st != PGDDS_OK) return st;
-    bool atomic = (concurrent & ~PGDDS_CP_LOCAL) != PGDDS_CP_INSERT;
+    if (calls_owner(p.owner)) return call_owner(who, call_insert, p.owner, concurrent, key, value, value_size_, nullptr, 0);
+    bool atomic = atomic_under(concurrent, PGDDS_CP_INSERT);
     auto k = static_cast<const uint8_t *>(key);
     auto v = static_cast<const uint8_t *>(value);
     return with_memory(who, concurrent & PGDDS_CP_LOCAL,
@@ -520,7 +547,8 @@ status hash_map::find(const char *who, const void *key, void *value, unsigned co
     key_place p = place(table_, key);
     st = check_local(who, concurrent, p.owner);
     if (st != PGDDS_OK) return st;
-    bool atomic = (concurrent & ~PGDDS_CP_LOCAL) != PGDDS_CP_FIND;
+    if (calls_owner(p.owner)) return call_owner(who, call_find, p.owner, concurrent, key, nullptr, 0, value, value_size_);
+    bool atomic = atomic_under(concurrent, PGDDS_CP_FIND);
     auto k = static_cast<const uint8_t *>(key);
     auto v = static_cast<uint8_t *>(value);
     st = with_memory(who, concurrent & PGDDS_CP_LOCAL, [&](auto &m) { return find_with(m, who, k, v, p, atomic); });
@@ -535,6 +563,7 @@ status hash_map::erase(const char *who, const void *key, unsigned concurrent)
     key_place p = place(table_, key);
     st = check_local(who, concurrent, p.owner);
     if (st != PGDDS_OK) return st;
+    if (calls_owner(p.owner)) return call_owner(who, call_erase, p.owner, concurrent, key, nullptr, 0, nullptr, 0);
     auto k = static_cast<const uint8_t *>(key);
     return with_memory(who, concurrent & PGDDS_CP_LOCAL, [&](auto &m) { return erase_with(m, who, k, p); });
 }
@@ -553,7 +582,7 @@ status hash_map::in_groups(const char *who, size_t count, const uint8_t *keys, u
         st = check_local(who, concurrent, owner(keys + i * key_size_));
         if (st != PGDDS_OK) return st;
     }
-    bool atomic = (concurrent & ~PGDDS_CP_LOCAL) != plain;
+    bool atomic = atomic_under(concurrent, plain);
     return with_memory(who, local, [&](auto &m) {
         for (size_t i = 0; i < count; i += batch_group) {
             status s = group(m, i, std::min(batch_group, count - i), atomic);
@@ -568,9 +597,14 @@ status hash_map::insert_many(const char *who, size_t count, const uint8_t *keys,
 {
     if (count && !keys) return fail(PGDDS_ERR_INVALID_ARG, "%s: keys is NULL", who);
     if (count && !values && value_size_) return fail(PGDDS_ERR_INVALID_ARG, "%s: values is NULL", who);
-    return in_groups(who, count, keys, concurrent, PGDDS_CP_INSERT, [&](auto &m, size_t i, size_t n, bool atomic) {
-        return insert_group(m, who, n, keys + i * key_size_, values + i * value_size_, atomic);
-    });
+    auto here = [&](size_t count, const uint8_t *keys, const uint8_t *values, uint8_t *, unsigned char *) {
+        return in_groups(who, count, keys, concurrent, PGDDS_CP_INSERT, [&](auto &m, size_t i, size_t n, bool atomic) {
+            return insert_group(m, who, n, keys + i * key_size_, values + i * value_size_, atomic);
+        });
+    };
+    if (via_rpc.empty() || (concurrent & PGDDS_CP_LOCAL)) return here(count, keys, values, nullptr, nullptr);
+    status st = check_promise(who, concurrent, PGDDS_CP_INSERT | PGDDS_CP_FIND);
+    return st != PGDDS_OK ? st : by_owner(who, call_insert_many, count, keys, values, nullptr, nullptr, concurrent, here);
 }
 
 status hash_map::find_many(const char *who, size_t count, const uint8_t *keys, uint8_t *values, unsigned char *found,
@@ -579,9 +613,149 @@ status hash_map::find_many(const char *who, size_t count, const uint8_t *keys, u
     if (count && !keys) return fail(PGDDS_ERR_INVALID_ARG, "%s: keys is NULL", who);
     if (count && !values && value_size_) return fail(PGDDS_ERR_INVALID_ARG, "%s: values is NULL", who);
     if (count && !found) return fail(PGDDS_ERR_INVALID_ARG, "%s: found is NULL", who);
-    return in_groups(who, count, keys, concurrent, PGDDS_CP_FIND, [&](auto &m, size_t i, size_t n, bool atomic) {
-        return find_group(m, who, n, keys + i * key_size_, values + i * value_size_, found + i, atomic);
-    });
+    auto here = [&](size_t count, const uint8_t *keys, const uint8_t *, uint8_t *values, unsigned char *found) {
+        return in_groups(who, count, keys, concurrent, PGDDS_CP_FIND, [&](auto &m, size_t i, size_t n, bool atomic) {
+            return find_group(m, who, n, keys + i * key_size_, values + i * value_size_, found + i, atomic);
+        });
+    };
+    if (via_rpc.empty() || (concurrent & PGDDS_CP_LOCAL)) return here(count, keys, nullptr, values, found);
+    status st = check_promise(who, concurrent, PGDDS_CP_INSERT | PGDDS_CP_FIND);
+    return st != PGDDS_OK ? st : by_owner(who, call_find_many, count, keys, nullptr, values, found, concurrent, here);
+}
+
+// ---------------------------------------------------------------------------------------------
+// RPC (rpc.h): the caller's side, then the owner's
+// ---------------------------------------------------------------------------------------------
+status hash_map::call_owner(const char *who, uint32_t op, int owner, unsigned concurrent, const void *key,
+                            const void *extra, size_t extra_len, void *out, size_t out_len)
+{
+    try {
+        std::vector<rpc_call> calls(1);
+        rpc_call &c = calls[0];
+        c.owner = owner;
+        c.args.resize(key_size_ + extra_len);
+        memcpy(c.args.data(), key, key_size_);
+        if (extra_len) memcpy(c.args.data() + key_size_, extra, extra_len);
+        status st = rpc_exchange(this, who, op, concurrent, calls, [] { return PGDDS_OK; });
+        if (st != PGDDS_OK) return st;
+        if (c.reply.size() != out_len)
+            return fail(PGDDS_ERR_TRANSPORT, "%s: rank %d replied with %zu bytes, not %zu", who, owner, c.reply.size(),
+                        out_len);
+        if (out_len) memcpy(out, c.reply.data(), out_len);
+        return PGDDS_OK;
+    } catch (const std::bad_alloc &) {
+        return fail(PGDDS_ERR_NO_MEMORY, "%s: out of host memory", who);
+    }
+}
+
+status hash_map::by_owner(const char *who, uint32_t op, size_t count, const uint8_t *keys, const uint8_t *in_values,
+                          uint8_t *out_values, unsigned char *found, unsigned concurrent, const local_batch &local)
+{
+    const size_t ks = key_size_, vs = value_size_;
+    try {
+        std::vector<std::vector<size_t>> picks(size_t(rt->nranks()));
+        std::vector<size_t> here;
+        for (size_t i = 0; i < count; ++i) {
+            int o = owner(keys + i * ks);
+            (calls_owner(o) ? picks[size_t(o)] : here).push_back(i);
+        }
+        if (here.size() == count) return local(count, keys, in_values, out_values, found);
+        std::vector<rpc_call> calls;
+        std::vector<const std::vector<size_t> *> picked;
+        for (size_t r = 0; r < picks.size(); ++r) {
+            const std::vector<size_t> &ix = picks[r];
+            if (ix.empty()) continue;
+            rpc_call c;
+            c.owner = int(r);
+            c.args.resize(ix.size() * (ks + (in_values ? vs : 0)));
+            for (size_t j = 0; j < ix.size(); ++j) {
+                memcpy(c.args.data() + j * ks, keys + ix[j] * ks, ks);
+                if (in_values && vs) memcpy(c.args.data() + ix.size() * ks + j * vs, in_values + ix[j] * vs, vs);
+            }
+            calls.push_back(std::move(c));
+            picked.push_back(&ix);
+        }
+        // The keys reached by load/store, packed, while the owners work.
+        auto run_here = [&]() -> status {
+            if (here.empty()) return PGDDS_OK;
+            std::vector<uint8_t> k(here.size() * ks), v(here.size() * vs);
+            std::vector<unsigned char> f(found ? here.size() : 0);
+            for (size_t j = 0; j < here.size(); ++j) {
+                memcpy(k.data() + j * ks, keys + here[j] * ks, ks);
+                if (in_values && vs) memcpy(v.data() + j * vs, in_values + here[j] * vs, vs);
+            }
+            status st = local(here.size(), k.data(), v.data(), v.data(), found ? f.data() : nullptr);
+            for (size_t j = 0; st == PGDDS_OK && found && j < here.size(); ++j) {
+                found[here[j]] = f[j];
+                if (vs) memcpy(out_values + here[j] * vs, v.data() + j * vs, vs);
+            }
+            return st;
+        };
+        status st = rpc_exchange(this, who, op, concurrent, calls, run_here);
+        if (st != PGDDS_OK || !found) return st;
+        for (size_t c = 0; c < calls.size(); ++c) {
+            const std::vector<size_t> &ix = *picked[c];
+            const std::vector<uint8_t> &reply = calls[c].reply;
+            if (reply.size() != ix.size() * (1 + vs))
+                return fail(PGDDS_ERR_TRANSPORT, "%s: rank %d replied with %zu bytes, not %zu", who, calls[c].owner,
+                            reply.size(), ix.size() * (1 + vs));
+            for (size_t j = 0; j < ix.size(); ++j) {
+                found[ix[j]] = reply[j];
+                if (vs) memcpy(out_values + ix[j] * vs, reply.data() + ix.size() + j * vs, vs);
+            }
+        }
+        return PGDDS_OK;
+    } catch (const std::bad_alloc &) {
+        return fail(PGDDS_ERR_NO_MEMORY, "%s: out of host memory", who);
+    }
+}
+
+// The owner runs the call's operation on its part with the caller's promise, on load/store
+// memory: every atomic on a part served by RPC is a CPU atomic.
+status hash_map::serve(int src, uint32_t op, unsigned concurrent, const uint8_t *args, size_t len,
+                       std::vector<uint8_t> &out)
+{
+    static const char *const names[] = {"", "pgdds_hashmap_insert", "pgdds_hashmap_find", "pgdds_hashmap_erase",
+                                        "pgdds_hashmap_insert_many", "pgdds_hashmap_find_many"};
+    if (op < call_insert || op > call_find_many)
+        return fail(PGDDS_ERR_INVALID_ARG, "hash map: rank %d sent unknown call %u", src, op);
+    const char *who = names[op];
+    status st = check_promise(who, concurrent & ~PGDDS_CP_LOCAL, PGDDS_CP_INSERT | PGDDS_CP_FIND);
+    if (st != PGDDS_OK) return st;
+    const size_t ks = key_size_, vs = value_size_;
+    const bool inserting = op == call_insert || op == call_insert_many;
+    const size_t per_key = ks + (inserting ? vs : 0);
+    const bool single = op <= call_erase;
+    if (single ? len != per_key : len % per_key != 0)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: rank %d sent a malformed call (%zu bytes)", who, src, len);
+    const size_t n = single ? 1 : len / per_key;
+    for (size_t i = 0; i < n; ++i)
+        if (owner(args + i * ks) != rt->rank())
+            return fail(PGDDS_ERR_INVALID_ARG, "%s: rank %d sent a key that rank %d does not own", who, src, rt->rank());
+    const bool atomic = atomic_under(concurrent, inserting ? PGDDS_CP_INSERT : PGDDS_CP_FIND);
+    const uint8_t *values = args + n * ks;
+    direct_memory m;
+    switch (op) {
+    case call_insert: return insert_with(m, table_, who, args, values, place(table_, args), atomic);
+    case call_erase: return erase_with(m, who, args, place(table_, args));
+    case call_find: {
+        out.resize(out.size() + vs);
+        st = find_with(m, who, args, out.data() + out.size() - vs, place(table_, args), atomic);
+        return st == PGDDS_ERR_NOT_FOUND ? fail(st, "%s: no such key", who) : st;
+    }
+    case call_insert_many:
+        for (size_t i = 0; i < n && st == PGDDS_OK; i += batch_group)
+            st = insert_group(m, who, std::min(batch_group, n - i), args + i * ks, values + i * vs, atomic);
+        return st;
+    default: {  // call_find_many
+        const size_t base = out.size();
+        out.resize(base + n * (1 + vs));
+        unsigned char *found = out.data() + base;
+        for (size_t i = 0; i < n && st == PGDDS_OK; i += batch_group)
+            st = find_group(m, who, std::min(batch_group, n - i), args + i * ks, found + n + i * vs, found + i, atomic);
+        return st;
+    }
+    }
 }
 
 // The drains visit each record with its place, hashed and prefetched `drain_lookahead` records
@@ -702,6 +876,8 @@ status hash_map::resize(const char *who, uint64_t new_capacity)
     pgdds_gptr_t drop = st == PGDDS_OK ? table_.where.global[size_t(rt->rank())] : mine;
     rt->allocator().free(gptr::offset(drop));
     if (st == PGDDS_OK) table_ = std::move(next);
+    // A rank done with the resize may call one still in it: no call before the new table.
+    if (st == PGDDS_OK && protocol == PGDDS_PROTOCOL_RPC) st = rt->barrier(who);
     return st;
 }
 
@@ -845,6 +1021,19 @@ PGDDS_API pgdds_status_t pgdds_hashmap_owner(pgdds_hashmap_t map, const void *ke
     if (!key) return fail(PGDDS_ERR_INVALID_ARG, "%s: key is NULL", who);
     if (!rank) return fail(PGDDS_ERR_INVALID_ARG, "%s: rank is NULL", who);
     *rank = m->owner(key);
+    return PGDDS_OK;
+}
+
+PGDDS_API pgdds_status_t pgdds_hashmap_protocol(pgdds_hashmap_t map, int rank, int *protocol)
+{
+    const char *who = "pgdds_hashmap_protocol";
+    hash_map *m = nullptr;
+    status st = resolve_hashmap(map, who, m);
+    if (st != PGDDS_OK) return st;
+    if (rank < 0 || rank >= m->rt->nranks())
+        return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: rank %d is not in [0, %d)", who, rank, m->rt->nranks());
+    if (!protocol) return fail(PGDDS_ERR_INVALID_ARG, "%s: protocol is NULL", who);
+    *protocol = m->protocol_to(rank);
     return PGDDS_OK;
 }
 

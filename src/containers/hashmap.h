@@ -5,6 +5,8 @@
 
 #include "common.h"
 
+#include <functional>
+
 namespace pgdds::containers {
 class hash_map;
 }
@@ -43,6 +45,9 @@ class hash_map : public container {
     status insert_many(const char *who, size_t count, const uint8_t *keys, const uint8_t *values, unsigned concurrent);
     status find_many(const char *who, size_t count, const uint8_t *keys, uint8_t *values, unsigned char *found,
                      unsigned concurrent);
+    // Runs a call of another rank on this rank's part (rpc.h).
+    status serve(int src, uint32_t op, unsigned concurrent, const uint8_t *args, size_t len,
+                 std::vector<uint8_t> &out) override;
     // Collective.
     status size(const char *who, uint64_t &count);
     status resize(const char *who, uint64_t new_capacity);
@@ -113,6 +118,17 @@ class hash_map : public container {
     template <class Group>
     status in_groups(const char *who, size_t count, const uint8_t *keys, unsigned concurrent, unsigned plain,
                      Group group);
+    // Under RPC: one call of a single-key operation (arguments the key, then `extra`) to the
+    // key's owner, whose reply data (`out_len` bytes) lands in out.
+    status call_owner(const char *who, uint32_t op, int owner, unsigned concurrent, const void *key,
+                      const void *extra, size_t extra_len, void *out, size_t out_len);
+    // Under RPC: a batch split by owner. Every owner called gets one call with its keys (in the
+    // order given) then, for an insert, their values; a find's reply holds found flags then
+    // values, put back in place. The keys of owners reached by load/store run here meanwhile,
+    // through local(count, keys, in_values, out_values, found) on packed copies.
+    using local_batch = std::function<status(size_t, const uint8_t *, const uint8_t *, uint8_t *, unsigned char *)>;
+    status by_owner(const char *who, uint32_t op, size_t count, const uint8_t *keys, const uint8_t *in_values,
+                    uint8_t *out_values, unsigned char *found, unsigned concurrent, const local_batch &local);
     // Calls visit(record, its place) for `count` packed records (key then value) in order,
     // prefetching ahead: the drains of a hash map buffer.
     template <class Visit> void visit_placed(const hash_table &t, size_t count, const uint8_t *records, Visit visit) const;

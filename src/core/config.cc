@@ -61,6 +61,14 @@ const std::vector<config_var> &config_table()
          "Containers reach load/store-reachable memory with loads, stores and CPU atomics when "
          "the job's atomicity domain is the CPU. 0 sends every container operation through the "
          "one-sided calls of the C interface instead (tests the network path on one node)."},
+        {"PGDDS_CONTAINER_PROTOCOL", var_type::choice, "auto", "auto|rdma|rpc",
+         "How hash maps reach the parts of ranks they cannot load/store: rdma runs the "
+         "operation's one-sided protocol (remote atomics, reads, writes); rpc sends one active "
+         "message to the owner, which runs it on its own memory and replies (one round trip, "
+         "but the owner must progress: any pgdds call, or PGDDS_PROGRESS_THREAD=1). auto: rpc "
+         "where the transport's one-sided operations need the target's CPU anyway (manual "
+         "progress or emulated atomics: ofi tcp;ofi_rxm and shm, UCX tcp), rdma elsewhere "
+         "(pgdds-info lists the choice per transport). A container's options override it."},
         {"PGDDS_PROGRESS_THREAD", var_type::boolean, "0", nullptr,
          "Start a thread that progresses every network context, so ranks that compute without "
          "calling the library stay attentive to active messages and target-side operations."},
@@ -248,6 +256,8 @@ status config_load(const pgdds_init_params_t *params, config &out, std::vector<s
     c.shm = shm_mode(parse_choice(lookup("PGDDS_SHM", warnings), "auto|on|off"));
     c.atomics = atomics_mode(parse_choice(lookup("PGDDS_ATOMICS", warnings), "auto|cpu|transport"));
     parse_bool(lookup("PGDDS_CONTAINER_DIRECT", warnings), c.container_direct);
+    c.container_protocol = container_protocol_mode(
+        parse_choice(lookup("PGDDS_CONTAINER_PROTOCOL", warnings), "auto|rdma|rpc"));
     parse_bool(lookup("PGDDS_PROGRESS_THREAD", warnings), c.progress_thread);
     c.log_level = parse_choice(lookup("PGDDS_LOG_LEVEL", warnings), "error|warn|info|debug|trace");
     parse_seconds(lookup("PGDDS_TIMEOUT", warnings), c.timeout);

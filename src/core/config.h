@@ -30,6 +30,7 @@ constexpr size_t max_job_id = 200;
 
 enum class shm_mode { automatic, on, off };
 enum class atomics_mode { automatic, cpu, transport };
+enum class container_protocol_mode { automatic, rdma, rpc };
 
 // The parsed configuration of one context.
 struct config {
@@ -44,6 +45,7 @@ struct config {
     shm_mode shm = shm_mode::automatic;
     atomics_mode atomics = atomics_mode::automatic;
     bool container_direct = true;  // containers may use load/store and CPU atomics
+    container_protocol_mode container_protocol = container_protocol_mode::automatic;
     bool progress_thread = false;
     int log_level = 1;
     double timeout = 0;  // seconds; 0 waits forever

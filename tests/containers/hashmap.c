@@ -195,7 +195,7 @@ static void test_collisions(void)
     uint64_t groups = 1; /* every key collides */
     const uint64_t chain = t_work(40, 16), erased = chain / 4, probes = t_work(64, 24), past = chain * 3 / 4;
     pgdds_hashmap_options_t o = {PGDDS_HASHMAP_OPTION_HASH | PGDDS_HASHMAP_OPTION_MAX_PROBES, colliding_hash, &groups,
-                                 (uint32_t)probes};
+                                 (uint32_t)probes, PGDDS_PROTOCOL_AUTO};
     pgdds_hashmap_t map = make_map(128 * (uint64_t)n, &o);
     if (me == 0) {
         for (uint64_t k = 1; k <= chain; ++k) {
@@ -465,25 +465,40 @@ static void test_insert_many(void)
     T_STATUS(pgdds_hashmap_insert_many((pgdds_hashmap_t)(void *)ctx, 1, &key, &v, 0), PGDDS_ERR_INVALID_ARG);
     T_OK(pgdds_barrier(ctx));
     /* A full map: rank 0 inserts more keys than there are buckets; insert_many stops at the
-     * first key that does not fit, with FULL, and the keys before it are in. */
+     * first key that does not fit, with FULL, and the keys before it are in. Under RPC each owner
+     * stops at the first of its own keys that does not fit: the keys before the first missing
+     * one are in, and each owner's keys in are the first of its keys. */
     if (me == 0) {
         enum { MANY = 256 };
         static uint64_t ks[MANY];
         static struct t_value vs[MANY];
         for (int i = 0; i < MANY; ++i) ks[i] = 9000000 + (uint64_t)i, vs[i] = t_value_of(ks[i], 0);
+        int rpc = 0;
+        for (int r = 0; r < n; ++r) {
+            int protocol = -1;
+            T_OK(pgdds_hashmap_protocol(map, r, &protocol));
+            rpc |= protocol == PGDDS_PROTOCOL_RPC;
+        }
         T_STATUS(pgdds_hashmap_insert_many(map, MANY, ks, vs, 0), PGDDS_ERR_FULL);
-        int present = 0, stop = MANY;
+        int present = 0, stop = MANY, out_of_order = 0;
+        int *owner_stopped = calloc((size_t)n, sizeof *owner_stopped);
         for (int i = 0; i < MANY; ++i) {
             struct t_value got;
+            int owner = 0;
+            T_OK(pgdds_hashmap_owner(map, &ks[i], &owner));
             if (pgdds_hashmap_find(map, &ks[i], &got, 0) == PGDDS_OK) {
                 T_CHECK(t_value_ok(&got, ks[i]));
                 ++present;
-            } else if (stop == MANY) {
-                stop = i;
+                out_of_order += owner_stopped[owner];
+            } else {
+                owner_stopped[owner] = 1;
+                if (stop == MANY) stop = i;
             }
         }
-        T_CHECK_MSG(present > 0 && present == stop, "a full insert_many left %d keys, the first %d of them in order",
-                    present, stop);
+        free(owner_stopped);
+        T_CHECK_MSG(present > 0 && (rpc ? out_of_order == 0 && present >= stop : present == stop),
+                    "a full insert_many left %d keys, the first %d of them in order (%d of an owner after one "
+                    "of its keys missing; %s)", present, stop, out_of_order, rpc ? "RPC" : "RDMA");
     }
     T_OK(pgdds_barrier(ctx));
     T_OK(pgdds_hashmap_destroy(map));
@@ -506,8 +521,15 @@ static void test_bad_input(void)
     p.field_mask = 1;
     T_STATUS(pgdds_hashmap_create(ctx, &p, &map), PGDDS_ERR_INVALID_ARG);
     p.field_mask = 0;
-    pgdds_hashmap_options_t o = {PGDDS_HASHMAP_OPTION_HASH, NULL, NULL, 0};
+    pgdds_hashmap_options_t o = {PGDDS_HASHMAP_OPTION_HASH, NULL, NULL, 0, PGDDS_PROTOCOL_AUTO};
     T_STATUS(pgdds_hashmap_create_with(ctx, &p, &o, &map), PGDDS_ERR_INVALID_ARG);
+    o.field_mask = PGDDS_HASHMAP_OPTION_PROTOCOL;
+    o.protocol = PGDDS_PROTOCOL_DIRECT; /* reported only, not chosen */
+    T_STATUS(pgdds_hashmap_create_with(ctx, &p, &o, &map), PGDDS_ERR_INVALID_ARG);
+    if (n > 1) { /* different protocols on different ranks */
+        o.protocol = me % 2 ? PGDDS_PROTOCOL_RPC : PGDDS_PROTOCOL_RDMA;
+        T_STATUS(pgdds_hashmap_create_with(ctx, &p, &o, &map), PGDDS_ERR_INVALID_ARG);
+    }
     /* different capacities on different ranks are refused everywhere */
     if (n > 1) {
         p.capacity = 64 + (uint64_t)me;
@@ -532,6 +554,14 @@ static void test_bad_input(void)
     T_STATUS(pgdds_hashmap_find_many(map, 1, &key, &out, NULL, 0), PGDDS_ERR_INVALID_ARG);
     T_STATUS(pgdds_hashmap_foreach_local(map, NULL, NULL), PGDDS_ERR_INVALID_ARG);
     T_STATUS(pgdds_hashmap_owner(map, &key, NULL), PGDDS_ERR_INVALID_ARG);
+    int protocol = -1;
+    T_STATUS(pgdds_hashmap_protocol(NULL, 0, &protocol), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_hashmap_protocol(map, n, &protocol), PGDDS_ERR_OUT_OF_BOUNDS);
+    T_STATUS(pgdds_hashmap_protocol(map, -1, &protocol), PGDDS_ERR_OUT_OF_BOUNDS);
+    T_STATUS(pgdds_hashmap_protocol(map, 0, NULL), PGDDS_ERR_INVALID_ARG);
+    T_OK(pgdds_hashmap_protocol(map, me, &protocol));
+    T_CHECK_MSG(protocol == PGDDS_PROTOCOL_DIRECT || protocol == PGDDS_PROTOCOL_RDMA,
+                "this rank's own part is reached by protocol %d", protocol);
     /* CP_LOCAL on a key owned elsewhere */
     for (key = 0; n > 1; ++key) {
         int owner;
