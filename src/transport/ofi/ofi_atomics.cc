@@ -1,6 +1,6 @@
 #include "ofi_internal.h"
 
-#include "../shm/shm.h"
+#include "../amo.h"
 
 namespace pgdds {
 

@@ -121,12 +121,6 @@ bool is_peer_failure(ucs_status_t s)
            s == UCS_ERR_NOT_CONNECTED || s == UCS_ERR_REJECTED;
 }
 
-uint64_t apply_bitwise(uint64_t old, amo_op op, uint64_t operand, unsigned width)
-{
-    uint64_t next = op == AMO_AND ? old & operand : op == AMO_OR ? old | operand : old ^ operand;
-    return width == 4 ? uint32_t(next) : next;
-}
-
 double seconds_now()
 {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -806,7 +800,7 @@ status cas_run(transport_ucx::cas_loop &c, bool &finished)
 {
     transport_ucx::vci_state::peer &p = c.v->peers[c.rank];
     for (;;) {
-        uint64_t next = apply_bitwise(c.expected, c.op, c.operand, c.width);
+        uint64_t next = amo_next_word(c.op, c.width, c.expected, c.operand);
         if (c.width == 4) {
             c.compare.u32 = uint32_t(c.expected);
             c.reply.u32 = uint32_t(next);
