@@ -84,7 +84,7 @@ struct pending_reply {
 
 }  // namespace ofi_wire
 
-// The files of this backend only.
+// Only this backend's files include this header: they use the wire names unqualified.
 using namespace ofi_wire;
 
 // fail() with libfabric's explanation of a negative return code appended.
