@@ -1,7 +1,7 @@
 // The C ABI of the core sections: validation of every argument, then the runtime.
 #include "runtime.h"
 
-#include "../transport/shm/shm.h"
+#include "../transport/amo.h"
 
 #include <new>
 #include <string>
@@ -131,26 +131,17 @@ template <class To, class From> To bits_as(From v)
     return out;
 }
 
-// What MIN, MAX and floating-point ADD make of the word's old value (the CAS loop's step).
-template <class T> T combine(int op, T old, T operand)
-{
-    if constexpr (std::is_floating_point<T>::value)
-        if (op == PGDDS_AOP_ADD) return old + operand;
-    if (op == PGDDS_AOP_MIN) return operand < old ? operand : old;
-    return operand > old ? operand : old;  // PGDDS_AOP_MAX
-}
-
 // The one software path for atomics the transports' operations do not cover: a loop of
 // compare-and-swap over the job's own CAS, so the result is atomic with every other atomic on the
 // word in whichever atomicity domain the job uses.
 template <class T>
-status cas_loop(pgdds_context_t ctx, const char *who, pgdds_gptr_t target, int op, T operand, T *fetched)
+status cas_loop(pgdds_context_t ctx, const char *who, pgdds_gptr_t target, amo_op op, T operand, T *fetched)
 {
     using W = word_t<T>;
     W old;
     status st = atomic_op<W>(ctx, who, target, AMO_LOAD, 0, 0, &old);
     while (st == PGDDS_OK) {
-        W desired = bits_as<W>(combine<T>(op, bits_as<T>(old), operand));
+        W desired = bits_as<W>(amo_next<T>(op, bits_as<T>(old), operand));
         if (desired == old) break;  // nothing to change: the load is the operation
         W seen = old;
         st = atomic_op<W>(ctx, who, target, AMO_CSWAP, desired, old, &seen);
@@ -175,7 +166,8 @@ status typed_atomic(pgdds_context_t ctx, const char *who, pgdds_gptr_t target, c
         return fail(PGDDS_ERR_INVALID_ARG, "%s: %d is not an operation of this type (%s)", who, v,
                     floating ? "PGDDS_AOP_ADD, MIN, MAX or SWAP" : "PGDDS_AOP_ADD, AND, OR, XOR, SWAP, MIN or MAX");
     if (v == PGDDS_AOP_MIN || v == PGDDS_AOP_MAX || (floating && v == PGDDS_AOP_ADD))
-        return cas_loop<T>(ctx, who, target, v, operand, fetched);
+        return cas_loop<T>(ctx, who, target, v == PGDDS_AOP_MIN ? AMO_MIN : v == PGDDS_AOP_MAX ? AMO_MAX : AMO_ADD,
+                           operand, fetched);
     using W = word_t<T>;
     return atomic_op<W>(ctx, who, target, amo_op(v), bits_as<W>(operand), 0, reinterpret_cast<W *>(fetched), posted);
 }

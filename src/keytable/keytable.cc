@@ -2,7 +2,7 @@
 // readers' entry cache, and the owner's side of inserts and removals (active messages).
 #include "keytable.h"
 
-#include "../transport/shm/shm.h"
+#include "../transport/amo.h"
 
 #include <algorithm>
 #include <map>

@@ -15,6 +15,7 @@
 #pragma once
 
 #include "../core/common.h"
+#include "amo.h"
 
 #include <atomic>
 #include <memory>
@@ -74,18 +75,6 @@ class deferred_failure {
   private:
     status st_ = PGDDS_OK;
     std::string msg_;
-};
-
-// Atomic operations. The first five equal pgdds_aop_t.
-enum amo_op : int { AMO_ADD = 0, AMO_AND, AMO_OR, AMO_XOR, AMO_SWAP, AMO_CSWAP, AMO_LOAD, AMO_COUNT };
-const char *amo_op_name(amo_op op);
-
-struct amo_args {
-    amo_op op;
-    unsigned width;       // 4 or 8 bytes
-    uint64_t operand;     // CSWAP: the desired value
-    uint64_t compare;     // CSWAP only
-    void *result;         // old value (width bytes), or nullptr for a non-fetching operation
 };
 
 // Emulated and native capabilities a backend reports to pgdds-info.

@@ -45,27 +45,15 @@ constexpr size_t at_magic = 0, at_version = 4, at_lid = 6, at_seg_base = 12, at_
 
 template <class T> void poke(std::vector<uint8_t> &b, size_t at, T v) { memcpy(b.data() + at, &v, sizeof v); }
 
-// The same operation on a lane with the CPU's atomics, the reference.
+// The same operation on a lane with the CPU's atomics (cpu_amo, checked by unit/amo), the
+// reference.
 uint64_t cpu_reference(uint64_t &word, amo_op op, uint64_t operand, uint64_t compare, unsigned width, unsigned offset)
 {
-    auto apply = [&](auto *p) -> uint64_t {
-        using T = std::remove_pointer_t<decltype(p)>;
-        T operand_t = T(operand), old;
-        switch (op) {
-        case AMO_ADD: return __atomic_fetch_add(p, operand_t, __ATOMIC_SEQ_CST);
-        case AMO_AND: return __atomic_fetch_and(p, operand_t, __ATOMIC_SEQ_CST);
-        case AMO_OR: return __atomic_fetch_or(p, operand_t, __ATOMIC_SEQ_CST);
-        case AMO_XOR: return __atomic_fetch_xor(p, operand_t, __ATOMIC_SEQ_CST);
-        case AMO_SWAP: return __atomic_exchange_n(p, operand_t, __ATOMIC_SEQ_CST);
-        case AMO_CSWAP:
-            old = T(compare);
-            __atomic_compare_exchange_n(p, &old, operand_t, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-            return old;
-        default: return __atomic_load_n(p, __ATOMIC_SEQ_CST);
-        }
-    };
-    uint8_t *lane = reinterpret_cast<uint8_t *>(&word) + offset;
-    return width == 4 ? apply(reinterpret_cast<uint32_t *>(lane)) : apply(reinterpret_cast<uint64_t *>(lane));
+    uint32_t old32 = 0;
+    uint64_t old64 = 0;
+    cpu_amo(reinterpret_cast<uint8_t *>(&word) + offset,
+            amo_args{op, width, operand, compare, width == 4 ? static_cast<void *>(&old32) : &old64});
+    return width == 4 ? old32 : old64;
 }
 
 // The transport's loop with the CPU's compare-and-swap standing in for the HCA's. Returns the

@@ -10,6 +10,9 @@
 // Active-message packets travel as fi_send into pre-posted buffers. Every message this backend
 // sends starts with a small header that tells AM packets, emulated-atomic requests and replies
 // apart.
+//
+// The class is implemented in one file per role; ofi_internal.h lists them and holds what they
+// share.
 #pragma once
 
 #include "../transport.h"

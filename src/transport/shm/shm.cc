@@ -267,32 +267,4 @@ status transport_shm::progress(unsigned vci)
     return PGDDS_OK;
 }
 
-// --- CPU atomics -------------------------------------------------------------------------------
-template <class T> static void cpu_amo_typed(T *p, const amo_args &a)
-{
-    T operand = T(a.operand), old;
-    switch (a.op) {
-    case AMO_ADD: old = __atomic_fetch_add(p, operand, __ATOMIC_SEQ_CST); break;
-    case AMO_AND: old = __atomic_fetch_and(p, operand, __ATOMIC_SEQ_CST); break;
-    case AMO_OR: old = __atomic_fetch_or(p, operand, __ATOMIC_SEQ_CST); break;
-    case AMO_XOR: old = __atomic_fetch_xor(p, operand, __ATOMIC_SEQ_CST); break;
-    case AMO_SWAP: old = __atomic_exchange_n(p, operand, __ATOMIC_SEQ_CST); break;
-    case AMO_CSWAP:
-        old = T(a.compare);
-        __atomic_compare_exchange_n(p, &old, operand, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-        break;
-    case AMO_LOAD:
-    default: old = __atomic_load_n(p, __ATOMIC_SEQ_CST); break;
-    }
-    if (a.result) memcpy(a.result, &old, sizeof old);
-}
-
-void cpu_amo(void *target, const amo_args &a)
-{
-    if (a.width == 4)
-        cpu_amo_typed(static_cast<uint32_t *>(target), a);
-    else
-        cpu_amo_typed(static_cast<uint64_t *>(target), a);
-}
-
 }  // namespace pgdds

@@ -63,7 +63,4 @@ class transport_shm final : public transport {
     std::vector<uint64_t> heads_;  // consumer position of each of my mailboxes
 };
 
-// Execute one atomic on local memory; shared by every path that owns CPU-atomic targets.
-void cpu_amo(void *target, const amo_args &a);
-
 }  // namespace pgdds

@@ -25,6 +25,8 @@
 // Peer failure: endpoints to other nodes use UCP_ERR_HANDLING_MODE_PEER (an error handler
 // marks the peer failed, operations then fail with PGDDS_ERR_PEER_FAILED); on this node that
 // mode would rule out UCX's shared-memory transports, and the runtime watches local processes.
+//
+// Set-up is in ucx.cc, the data path in ucx_ops.cc; ucx_internal.h holds what they share.
 #pragma once
 
 #include "../transport.h"

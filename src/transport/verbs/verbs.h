@@ -17,6 +17,9 @@
 // packet_bytes, reposted as soon as a packet is handed to the runtime). There is no credit
 // scheme: RC's receiver-not-ready retry, set to infinite, holds a sender back until the
 // receiver progresses.
+//
+// Set-up is in verbs.cc, the data path in verbs_ops.cc, the logic testable without a device in
+// verbs_logic.cc; verbs_internal.h holds what the first two share.
 #pragma once
 
 #include "verbs_logic.h"

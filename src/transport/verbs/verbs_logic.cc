@@ -331,18 +331,7 @@ uint64_t with_lane(uint64_t word, uint64_t value, unsigned width, unsigned offse
 uint64_t next_word(uint64_t observed, amo_op op, uint64_t operand, uint64_t compare, unsigned width, unsigned offset)
 {
     uint64_t old = lane_value(observed, width, offset);
-    uint64_t v;
-    switch (op) {
-    case AMO_ADD: v = old + operand; break;
-    case AMO_AND: v = old & operand; break;
-    case AMO_OR: v = old | operand; break;
-    case AMO_XOR: v = old ^ operand; break;
-    case AMO_SWAP: v = operand; break;
-    case AMO_CSWAP: v = old == (compare & lane_mask(width)) ? operand : old; break;
-    case AMO_LOAD:
-    default: v = old; break;
-    }
-    return with_lane(observed, v, width, offset);
+    return with_lane(observed, amo_next_word(op, width, old, operand, compare), width, offset);
 }
 
 }  // namespace verbs
