@@ -1,4 +1,5 @@
-/*
+/**
+ * @file pgdds.h
  * libpgdds — PGAS distributed data structures over RDMA.
  *
  * The public C ABI (C99, self-contained), version 0.1 (PGDDS_VERSION_*). Every name and meaning
@@ -39,6 +40,8 @@ extern "C" {
 /* ------------------------------------------------------------------------------------------ */
 /* Status codes                                                                                */
 /* ------------------------------------------------------------------------------------------ */
+/** @defgroup libpgdds_status Status codes and error messages
+ * @{ */
 typedef int pgdds_status_t;
 #define PGDDS_OK                  0
 #define PGDDS_ERR_INVALID_ARG    -1   /* NULL or ill-formed argument, stale or foreign handle, misaligned atomic */
@@ -55,18 +58,23 @@ typedef int pgdds_status_t;
 #define PGDDS_ERR_PEER_FAILED   -12   /* a peer rank died or became unreachable */
 #define PGDDS_ERR_STATE         -13   /* not valid now: not initialized, finalized, wrong thread level */
 #define PGDDS_ERR_AGAIN         -14   /* resources temporarily exhausted; retry */
-/* Addition: start-up failed although the transport exists here: the ranks disagree (transport,
+/* Start-up failed although the transport exists here: the ranks disagree (transport,
  * atomics) or the fabric failed (ucp_init, an unreachable endpoint). PGDDS_ERR_UNSUPPORTED
  * keeps meaning "not available here". */
 #define PGDDS_ERR_STARTUP       -15
 
+/** A short static description of a status code ("success", "invalid argument", ...). */
 PGDDS_API const char *pgdds_strerror(pgdds_status_t status);
-/* The calling thread's explanation of its last failure ("" if none). */
+/** The calling thread's explanation of its last failure ("" if none). */
 PGDDS_API const char *pgdds_last_error(void);
+
+/** @} */
 
 /* ------------------------------------------------------------------------------------------ */
 /* Start-up, identity, version                                                                 */
 /* ------------------------------------------------------------------------------------------ */
+/** @defgroup libpgdds_init Start-up, identity, version
+ * @{ */
 typedef struct pgdds_context *pgdds_context_t;
 enum { PGDDS_THREAD_SINGLE = 0, PGDDS_THREAD_FUNNELED = 1, PGDDS_THREAD_MULTIPLE = 2 };
 enum {
@@ -83,24 +91,33 @@ typedef struct pgdds_init_params {
     unsigned    num_vcis;       /* network contexts per process; default 1 */
 } pgdds_init_params_t;
 
-/* Collective over all ranks of the job. Fields not set in params come from the environment
+/** Collective over all ranks of the job. Fields not set in params come from the environment
  * (PGDDS_THREAD_LEVEL, PGDDS_SEGMENT_SIZE, PGDDS_TRANSPORT, PGDDS_NUM_VCIS, ...; see
  * `pgdds-info`), then from defaults. Without a launcher the program is a job of one rank. */
 PGDDS_API pgdds_status_t pgdds_init(const pgdds_init_params_t *params, pgdds_context_t *ctx);
-/* Collective. After a peer failure (PGDDS_ERR_PEER_FAILED) it does not return: it ends the job
+/** Ends ctx; collective. After a peer failure (PGDDS_ERR_PEER_FAILED) it does not return: it ends the job
  * through the launcher (PMI abort) and the rank exits with status 1 (docs/failure-semantics.md). */
 PGDDS_API pgdds_status_t pgdds_finalize(pgdds_context_t ctx);
 /* Accessors return -1 (pgdds_transport_name: NULL) for an invalid context. */
+/** This rank's number, 0 to pgdds_nranks() - 1; -1 for an invalid context. */
 PGDDS_API int  pgdds_rank(pgdds_context_t ctx);
+/** The number of ranks in the job; -1 for an invalid context. */
 PGDDS_API int  pgdds_nranks(pgdds_context_t ctx);
-PGDDS_API int  pgdds_local_rank(pgdds_context_t ctx);    /* among ranks on this node */
+PGDDS_API int  pgdds_local_rank(pgdds_context_t ctx);    /**< This rank's number among ranks on this node; -1 for an invalid context. */
+/** The number of ranks on this node; -1 for an invalid context. */
 PGDDS_API int  pgdds_local_nranks(pgdds_context_t ctx);
-PGDDS_API const char *pgdds_transport_name(pgdds_context_t ctx); /* e.g. "shm", "ofi/tcp;ofi_rxm", "ucx/sm" */
+/** The transport the job runs over, e.g. "shm", "ofi/tcp;ofi_rxm", "ucx/sm"; NULL for an invalid context. */
+PGDDS_API const char *pgdds_transport_name(pgdds_context_t ctx);
+/** The library's version, e.g. "0.1.0" (the header's is PGDDS_VERSION_*). */
 PGDDS_API const char *pgdds_version_string(void);
+
+/** @} */
 
 /* ------------------------------------------------------------------------------------------ */
 /* Global pointers and the segment                                                             */
 /* ------------------------------------------------------------------------------------------ */
+/** @defgroup libpgdds_gptr Global pointers and the segment
+ * @{ */
 /* A global pointer packs (rank, segment, offset) into 64 bits so that it fits one 64-bit CAS:
  *   bits 63..42  rank     (22 bits: up to 4,194,304 ranks)
  *   bits 41..40  segment  (2 bits: 0 is the rank's registered segment; 1..3 reserved)
@@ -115,20 +132,26 @@ typedef uint64_t pgdds_gptr_t;
 #define PGDDS_GPTR_SEGMENT_BITS 2
 #define PGDDS_GPTR_RANK_BITS 22
 
-/* Allocates in the caller's own segment; thread-safe. alignment 0 means 16; otherwise a power
+/** Allocates in the caller's own segment; thread-safe. alignment 0 means 16; otherwise a power
  * of two up to the page size. PGDDS_ERR_NO_MEMORY when the segment cannot hold it. */
 PGDDS_API pgdds_status_t pgdds_alloc(pgdds_context_t ctx, size_t size, size_t alignment, pgdds_gptr_t *out);
-PGDDS_API pgdds_status_t pgdds_free(pgdds_context_t ctx, pgdds_gptr_t ptr);     /* own segment only */
+PGDDS_API pgdds_status_t pgdds_free(pgdds_context_t ctx, pgdds_gptr_t ptr);     /**< Frees what pgdds_alloc gave; own segment only. */
+/** The rank whose segment a global pointer names. */
 PGDDS_API int            pgdds_gptr_rank(pgdds_gptr_t ptr);
+/** ptr moved by bytes within its segment (the offset wraps within its 40 bits). */
 PGDDS_API pgdds_gptr_t   pgdds_gptr_add(pgdds_gptr_t ptr, int64_t bytes);
-/* NULL unless load/store-reachable (own segment, or a peer's mapped on this node). */
+/** The local address of ptr: NULL unless load/store-reachable (own segment, or a peer's mapped on this node). */
 PGDDS_API void          *pgdds_gptr_to_local(pgdds_context_t ctx, pgdds_gptr_t ptr);
+/** The global pointer of a local address in this rank's segment. */
 PGDDS_API pgdds_status_t pgdds_gptr_from_local(pgdds_context_t ctx, const void *addr, pgdds_gptr_t *out);
 /* The offset of a global pointer within its segment, and the segment size of a rank. */
+/** The offset of a global pointer within its segment. */
 PGDDS_API uint64_t       pgdds_gptr_offset(pgdds_gptr_t ptr);
+/** The segment size of a rank. */
 PGDDS_API pgdds_status_t pgdds_segment_size(pgdds_context_t ctx, int rank, size_t *size);
 
-/* Symmetric allocation (OpenSHMEM's shmem_malloc, UPC++'s dist_object). Collective:
+/** @name Symmetric allocation
+ * Symmetric allocation (OpenSHMEM's shmem_malloc, UPC++'s dist_object). Collective:
  * every rank calls pgdds_alloc_all with the same size, alignment and flags, in the same order
  * as its other collective calls, and each gets a block at the same offset of its own segment;
  * *out names the caller's copy, and pgdds_gptr_at gives any rank's. The blocks come from the
@@ -147,26 +170,42 @@ PGDDS_API pgdds_status_t pgdds_segment_size(pgdds_context_t ctx, int rank, size_
  * pgdds_gptr_at: ptr (into a live symmetric block, at any offset inside it) moved to rank's
  * copy; PGDDS_ERR_OUT_OF_BOUNDS for a rank outside the job, PGDDS_ERR_INVALID_ARG for a
  * pointer that is not into a symmetric block. */
+/** @{ */
 enum { PGDDS_ALLOC_ZERO = 1u << 0 };
+/** Allocates size bytes at the same offset of every rank's segment; collective. */
 PGDDS_API pgdds_status_t pgdds_alloc_all(pgdds_context_t ctx, size_t size, size_t alignment, unsigned flags,
                                          pgdds_gptr_t *out);
+/** Frees a block of pgdds_alloc_all on every rank; collective. */
 PGDDS_API pgdds_status_t pgdds_free_all(pgdds_context_t ctx, pgdds_gptr_t ptr);
+/** ptr, into a symmetric block, moved to rank's copy of the block. */
 PGDDS_API pgdds_status_t pgdds_gptr_at(pgdds_context_t ctx, pgdds_gptr_t ptr, int rank, pgdds_gptr_t *out);
+/** @} */
+/** @} */
 
 /* ------------------------------------------------------------------------------------------ */
 /* One-sided communication                                                                     */
 /* ------------------------------------------------------------------------------------------ */
-/* Memory model: pgdds_put returns once src may be reused; the data is visible at the target
+/** @defgroup libpgdds_rma One-sided communication
+ * @{ */
+/** @name Memory model
+ * pgdds_put returns once src may be reused; the data is visible at the target
  * after pgdds_flush or pgdds_barrier. pgdds_get returns with the data in dst. _nbi operations
  * complete at the calling thread's next pgdds_flush. A put request completes when src may be
  * reused; a get request when dst holds the data. pgdds_flush completes, locally and at the
  * targets, every operation the calling thread issued. */
+/** @{ */
+/** Copies n bytes from src to dst; returns once src may be reused (visible after pgdds_flush or pgdds_barrier). */
 PGDDS_API pgdds_status_t pgdds_put(pgdds_context_t ctx, pgdds_gptr_t dst, const void *src, size_t n);
+/** Copies n bytes from src to dst; returns with the data in dst. */
 PGDDS_API pgdds_status_t pgdds_get(pgdds_context_t ctx, void *dst, pgdds_gptr_t src, size_t n);
+/** pgdds_put without waiting: complete at the calling thread's next pgdds_flush. */
 PGDDS_API pgdds_status_t pgdds_put_nbi(pgdds_context_t ctx, pgdds_gptr_t dst, const void *src, size_t n);
+/** pgdds_get without waiting: dst holds the data after the calling thread's next pgdds_flush. */
 PGDDS_API pgdds_status_t pgdds_get_nbi(pgdds_context_t ctx, void *dst, pgdds_gptr_t src, size_t n);
+/** Completes, locally and at the targets, every operation the calling thread issued. */
 PGDDS_API pgdds_status_t pgdds_flush(pgdds_context_t ctx);
-/* Ordering without completion (OpenSHMEM's shmem_fence). Every put and atomic the
+/** @} */
+/** Ordering without completion (OpenSHMEM's shmem_fence). Every put and atomic the
  * calling thread issued before pgdds_fence is applied at its target before any put or atomic the
  * thread issues after it to the same target: a flag raised by an atomic after a fence is seen
  * only with the data put before it. It does not complete them (pgdds_flush does, and reports
@@ -176,15 +215,22 @@ PGDDS_API pgdds_status_t pgdds_flush(pgdds_context_t ctx);
 PGDDS_API pgdds_status_t pgdds_fence(pgdds_context_t ctx);
 
 typedef struct pgdds_request *pgdds_request_t;
+/** pgdds_put returning a request, complete when src may be reused (pgdds_test, pgdds_wait). */
 PGDDS_API pgdds_status_t pgdds_put_nb(pgdds_context_t ctx, pgdds_gptr_t dst, const void *src, size_t n, pgdds_request_t *req);
+/** pgdds_get returning a request, complete when dst holds the data (pgdds_test, pgdds_wait). */
 PGDDS_API pgdds_status_t pgdds_get_nb(pgdds_context_t ctx, void *dst, pgdds_gptr_t src, size_t n, pgdds_request_t *req);
-PGDDS_API pgdds_status_t pgdds_test(pgdds_context_t ctx, pgdds_request_t req, int *done);   /* frees req once done */
-PGDDS_API pgdds_status_t pgdds_wait(pgdds_context_t ctx, pgdds_request_t req);              /* frees req */
+PGDDS_API pgdds_status_t pgdds_test(pgdds_context_t ctx, pgdds_request_t req, int *done);   /**< Sets *done to 1 if req completed; frees req once done. */
+PGDDS_API pgdds_status_t pgdds_wait(pgdds_context_t ctx, pgdds_request_t req);              /**< Waits for req to complete; frees req. */
+
+/** @} */
 
 /* ------------------------------------------------------------------------------------------ */
 /* Atomics                                                                                     */
 /* ------------------------------------------------------------------------------------------ */
-/* Atomics on one word are atomic with respect to each other whoever issues them. The runtime
+/** @defgroup libpgdds_atomics Atomics
+ * @{ */
+/** @name Atomicity
+ * Atomics on one word are atomic with respect to each other whoever issues them. The runtime
  * picks one atomicity domain per job (PGDDS_ATOMICS): CPU atomics when every rank's segment is
  * load/store-reachable (one node, shared memory on), otherwise the transport's, local targets
  * included, unless the transport's atomics are executed by the target's CPU (libfabric
@@ -192,26 +238,34 @@ PGDDS_API pgdds_status_t pgdds_wait(pgdds_context_t ctx, pgdds_request_t req);  
  * A fetching atomic returns complete; it does not order earlier puts. Targets must be
  * naturally aligned, else PGDDS_ERR_INVALID_ARG.
  * PGDDS_AOP_MIN and PGDDS_AOP_MAX (unsigned for _u32/_u64, signed for _i32/_i64). */
+/** @{ */
 typedef enum { PGDDS_AOP_ADD, PGDDS_AOP_AND, PGDDS_AOP_OR, PGDDS_AOP_XOR, PGDDS_AOP_SWAP,
                PGDDS_AOP_MIN, PGDDS_AOP_MAX } pgdds_aop_t;
+/** Applies op with operand to the 64-bit word at target; fetched (unless NULL) gets its old value. */
 PGDDS_API pgdds_status_t pgdds_atomic_u64(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
                                           uint64_t operand, uint64_t *fetched /* NULL: no fetch */);
+/** Compare-and-swap of the 64-bit word at target: desired replaces it if it equals expected; old gets its old value. */
 PGDDS_API pgdds_status_t pgdds_atomic_cswap_u64(pgdds_context_t ctx, pgdds_gptr_t target,
                                                 uint64_t expected, uint64_t desired, uint64_t *old);
+/** pgdds_atomic_u64 on a 32-bit word. */
 PGDDS_API pgdds_status_t pgdds_atomic_u32(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
                                           uint32_t operand, uint32_t *fetched);
+/** pgdds_atomic_cswap_u64 on a 32-bit word. */
 PGDDS_API pgdds_status_t pgdds_atomic_cswap_u32(pgdds_context_t ctx, pgdds_gptr_t target,
                                                 uint32_t expected, uint32_t desired, uint32_t *old);
-/* Non-blocking, non-fetching atomics (OpenSHMEM's shmem_atomic_*_nbi without a fetch).
+/** @} */
+/** Non-blocking, non-fetching atomics (OpenSHMEM's shmem_atomic_*_nbi without a fetch).
  * They return once issued; the update is applied at the target by the calling thread's next
  * pgdds_flush (or pgdds_barrier), which also reports a failure of it. Until then it is not ordered
  * with the thread's later operations. op is ADD, AND, OR, XOR or SWAP (an atomic set). Several in
  * flight to different words overlap, where the blocking forms cost a round trip each. */
 PGDDS_API pgdds_status_t pgdds_atomic_u64_nbi(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
                                               uint64_t operand);
+/** pgdds_atomic_u64_nbi on a 32-bit word. */
 PGDDS_API pgdds_status_t pgdds_atomic_u32_nbi(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
                                               uint32_t operand);
-/* Signed and floating-point atomics. Signed words take every pgdds_aop_t, MIN and MAX
+/** @name Signed and floating-point atomics
+ * Signed and floating-point atomics. Signed words take every pgdds_aop_t, MIN and MAX
  * comparing signed; float and double take ADD, MIN, MAX and SWAP (MIN/MAX: the operand replaces
  * the word when it is smaller/larger; a NaN operand never does), and compare-and-swap compares
  * the bits (so 0.0 and -0.0 differ, and a NaN can be matched). Operations on the same bits as the
@@ -221,30 +275,46 @@ PGDDS_API pgdds_status_t pgdds_atomic_u32_nbi(pgdds_context_t ctx, pgdds_gptr_t 
  * compare-and-swap (so they are atomic with every other atomic on the word, in either atomicity
  * domain); such a loop costs a read and one compare-and-swap per attempt, and returns complete
  * (the _nbi forms too, for MIN and MAX). A word must be accessed as one type throughout. */
+/** @{ */
+/** pgdds_atomic_u64 on a signed 64-bit word (MIN and MAX compare signed). */
 PGDDS_API pgdds_status_t pgdds_atomic_i64(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
                                           int64_t operand, int64_t *fetched);
+/** pgdds_atomic_u32 on a signed 32-bit word (MIN and MAX compare signed). */
 PGDDS_API pgdds_status_t pgdds_atomic_i32(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
                                           int32_t operand, int32_t *fetched);
+/** Compare-and-swap of a signed 64-bit word. */
 PGDDS_API pgdds_status_t pgdds_atomic_cswap_i64(pgdds_context_t ctx, pgdds_gptr_t target,
                                                 int64_t expected, int64_t desired, int64_t *old);
+/** Compare-and-swap of a signed 32-bit word. */
 PGDDS_API pgdds_status_t pgdds_atomic_cswap_i32(pgdds_context_t ctx, pgdds_gptr_t target,
                                                 int32_t expected, int32_t desired, int32_t *old);
+/** ADD, MIN, MAX or SWAP on a double; fetched (unless NULL) gets its old value. */
 PGDDS_API pgdds_status_t pgdds_atomic_double(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
                                              double operand, double *fetched);
+/** ADD, MIN, MAX or SWAP on a float; fetched (unless NULL) gets its old value. */
 PGDDS_API pgdds_status_t pgdds_atomic_float(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
                                             float operand, float *fetched);
+/** Compare-and-swap of a double, comparing its bits. */
 PGDDS_API pgdds_status_t pgdds_atomic_cswap_double(pgdds_context_t ctx, pgdds_gptr_t target,
                                                    double expected, double desired, double *old);
+/** Compare-and-swap of a float, comparing its bits. */
 PGDDS_API pgdds_status_t pgdds_atomic_cswap_float(pgdds_context_t ctx, pgdds_gptr_t target,
                                                   float expected, float desired, float *old);
-/* Atomic loads (a fetching no-op in the job's atomicity domain). */
+/** @} */
+/** Atomic loads (a fetching no-op in the job's atomicity domain). */
 PGDDS_API pgdds_status_t pgdds_atomic_load_u64(pgdds_context_t ctx, pgdds_gptr_t target, uint64_t *value);
+/** pgdds_atomic_load_u64 of a 32-bit word. */
 PGDDS_API pgdds_status_t pgdds_atomic_load_u32(pgdds_context_t ctx, pgdds_gptr_t target, uint32_t *value);
 
+/** @} */
+
 /* ------------------------------------------------------------------------------------------ */
-/* Point-to-point synchronization (addition; OpenSHMEM 1.5's put-with-signal and wait_until)   */
+/* Point-to-point synchronization (OpenSHMEM 1.5's put-with-signal and wait_until)            */
 /* ------------------------------------------------------------------------------------------ */
-/* pgdds_put_signal writes n bytes from src to dst, then updates the 64-bit signal word sig on
+/** @defgroup libpgdds_signals Point-to-point synchronization
+ * @{ */
+/** @name Signals and waiting
+ * pgdds_put_signal writes n bytes from src to dst, then updates the 64-bit signal word sig on
  * the same rank: PGDDS_SIGNAL_SET stores signal, PGDDS_SIGNAL_ADD adds it (atomically, in the
  * job's atomicity domain, like pgdds_atomic_u64). A rank that sees the signal's new value sees
  * the data: the update is ordered after the data at the target. sig must be 8-byte aligned, on
@@ -262,67 +332,97 @@ PGDDS_API pgdds_status_t pgdds_atomic_load_u32(pgdds_context_t ctx, pgdds_gptr_t
  * naturally aligned; a word on another rank is PGDDS_ERR_INVALID_ARG (wait on your own word, and
  * let the peer signal it). The word should change only through atomics or put_signal: a plain
  * pgdds_put to it becomes visible at a flush, with no order against the data before it. */
+/** @{ */
 typedef enum { PGDDS_SIGNAL_SET, PGDDS_SIGNAL_ADD } pgdds_signal_op_t;
 typedef enum { PGDDS_CMP_EQ, PGDDS_CMP_NE, PGDDS_CMP_GT, PGDDS_CMP_GE, PGDDS_CMP_LT, PGDDS_CMP_LE } pgdds_cmp_t;
+/** Puts n bytes to dst, then sets or adds signal to the word sig; returns once both are visible. */
 PGDDS_API pgdds_status_t pgdds_put_signal(pgdds_context_t ctx, pgdds_gptr_t dst, const void *src, size_t n,
                                           pgdds_gptr_t sig, uint64_t signal, pgdds_signal_op_t sig_op);
+/** pgdds_put_signal without waiting: complete at the calling thread's next pgdds_flush. */
 PGDDS_API pgdds_status_t pgdds_put_signal_nbi(pgdds_context_t ctx, pgdds_gptr_t dst, const void *src, size_t n,
                                               pgdds_gptr_t sig, uint64_t signal, pgdds_signal_op_t sig_op);
+/** Reads the signal word sig atomically. */
 PGDDS_API pgdds_status_t pgdds_signal_fetch(pgdds_context_t ctx, pgdds_gptr_t sig, uint64_t *value);
+/** Waits until the 64-bit word ivar (own segment) compares with value as cmp says. */
 PGDDS_API pgdds_status_t pgdds_wait_until_u64(pgdds_context_t ctx, pgdds_gptr_t ivar, pgdds_cmp_t cmp, uint64_t value);
+/** pgdds_wait_until_u64 on a 32-bit word. */
 PGDDS_API pgdds_status_t pgdds_wait_until_u32(pgdds_context_t ctx, pgdds_gptr_t ivar, pgdds_cmp_t cmp, uint32_t value);
+/** Checks once, after a round of progress, whether ivar compares with value as cmp says. */
 PGDDS_API pgdds_status_t pgdds_test_until_u64(pgdds_context_t ctx, pgdds_gptr_t ivar, pgdds_cmp_t cmp, uint64_t value,
                                               int *satisfied);
+/** pgdds_test_until_u64 on a 32-bit word. */
 PGDDS_API pgdds_status_t pgdds_test_until_u32(pgdds_context_t ctx, pgdds_gptr_t ivar, pgdds_cmp_t cmp, uint32_t value,
                                               int *satisfied);
+/** @} */
+/** @} */
 
 /* ------------------------------------------------------------------------------------------ */
 /* Collectives (all ranks, one thread per rank at a time)                                      */
 /* ------------------------------------------------------------------------------------------ */
-/* Every rank calls the same collectives in the same order with the same kind, root, operation,
+/** @defgroup libpgdds_collectives Collectives (all ranks, one thread per rank at a time)
+ * @{ */
+/** @name Matching
+ * Every rank calls the same collectives in the same order with the same kind, root, operation,
  * type and size. Calls that differ fail on every rank with PGDDS_ERR_INVALID_ARG and a message
  * saying what differed, outputs untouched. Two threads of a rank in collectives at once: the
  * second gets PGDDS_ERR_STATE, and every later collective of the context fails with it on every
  * rank (docs/failure-semantics.md). */
+/** @{ */
 typedef enum { PGDDS_INT32, PGDDS_INT64, PGDDS_UINT32, PGDDS_UINT64, PGDDS_FLOAT, PGDDS_DOUBLE } pgdds_dtype_t;
 typedef enum { PGDDS_OP_SUM, PGDDS_OP_MIN, PGDDS_OP_MAX, PGDDS_OP_BAND, PGDDS_OP_BOR, PGDDS_OP_BXOR } pgdds_op_t;
-/* Also a flush of every network context of every rank: prior RMA/AMO complete and visible.
+/** Waits for every rank. Also a flush of every network context of every rank: prior RMA/AMO complete and visible.
  * Other threads of the rank must not issue operations while it runs. */
 PGDDS_API pgdds_status_t pgdds_barrier(pgdds_context_t ctx);
+/** Copies n bytes of buf from rank root into buf on every rank. */
 PGDDS_API pgdds_status_t pgdds_broadcast(pgdds_context_t ctx, void *buf, size_t n, int root);
-/* Bitwise ops (BAND, BOR, BXOR) accept integer types only. in == out is allowed. */
+/** Reduces count elements of in over all ranks with op into out on every rank.
+ * Bitwise ops (BAND, BOR, BXOR) accept integer types only. in == out is allowed. */
 PGDDS_API pgdds_status_t pgdds_allreduce(pgdds_context_t ctx, const void *in, void *out, size_t count,
                                          pgdds_dtype_t dtype, pgdds_op_t op);
+/** Gathers bytes_per_rank bytes of in from every rank into out (rank r's at r * bytes_per_rank) on every rank. */
 PGDDS_API pgdds_status_t pgdds_allgather(pgdds_context_t ctx, const void *in, void *out, size_t bytes_per_rank);
+
+/** @} */
+/** @} */
 
 /* ------------------------------------------------------------------------------------------ */
 /* Active messages                                                                             */
 /* ------------------------------------------------------------------------------------------ */
-/* A handler runs on the destination inside a progress call (any pgdds_* call may progress);
+/** @defgroup libpgdds_am Active messages
+ * @{ */
+/** A handler runs on the destination inside a progress call (any pgdds_* call may progress);
  * it may send active messages but must not block (no flush, wait or barrier). Payloads up to
  * PGDDS_AM_MAX_PAYLOAD bytes are delivered whole; larger ones are refused. */
 typedef void (*pgdds_am_handler_t)(pgdds_context_t ctx, int src_rank,
                                    const void *payload, size_t size, void *arg);
 #define PGDDS_AM_MAX_PAYLOAD ((size_t)1 << 28)
-PGDDS_API pgdds_status_t pgdds_am_register(pgdds_context_t ctx, pgdds_am_handler_t h, void *arg, uint32_t *id); /* collective */
+PGDDS_API pgdds_status_t pgdds_am_register(pgdds_context_t ctx, pgdds_am_handler_t h, void *arg, uint32_t *id); /**< Registers handler h with arg under *id, the same on every rank; collective. */
+/** Sends payload to the handler id on dst_rank. */
 PGDDS_API pgdds_status_t pgdds_am_send(pgdds_context_t ctx, int dst_rank, uint32_t id, const void *payload, size_t size);
-/* Progresses the calling thread's VCI, and the other VCIs: all of them when one thread uses the
+/** Progresses the calling thread's VCI, and the other VCIs: all of them when one thread uses the
  * library; with several threads, every 256th call, those no thread attends (nobody progressed
  * them since the last look; VCIs their threads are busy on are left to them). On a node with
  * more ranks (times bound threads) than cores it then yields the CPU, as waits do. */
 PGDDS_API pgdds_status_t pgdds_progress(pgdds_context_t ctx);
 
+/** @} */
+
 /* ------------------------------------------------------------------------------------------ */
 /* Network contexts (VCIs)                                                                     */
 /* ------------------------------------------------------------------------------------------ */
-/* Each VCI is an independent stream with its own fabric resources. Unbound threads get VCIs
+/** @defgroup libpgdds_vci Network contexts (VCIs)
+ * @{ */
+/** @name VCIs
+ * Each VCI is an independent stream with its own fabric resources. Unbound threads get VCIs
  * round robin in the order of their first call. Operations and pgdds_flush use the calling
  * thread's VCI. */
-PGDDS_API unsigned       pgdds_num_vcis(pgdds_context_t ctx);   /* 0 for an invalid context */
-PGDDS_API pgdds_status_t pgdds_vci_bind(pgdds_context_t ctx, unsigned vci);   /* bind the calling thread */
-PGDDS_API int            pgdds_vci_current(pgdds_context_t ctx);             /* -1 for an invalid context */
+/** @{ */
+PGDDS_API unsigned       pgdds_num_vcis(pgdds_context_t ctx);   /**< The number of VCIs; 0 for an invalid context. */
+PGDDS_API pgdds_status_t pgdds_vci_bind(pgdds_context_t ctx, unsigned vci);   /**< Binds the calling thread to VCI vci. */
+PGDDS_API int            pgdds_vci_current(pgdds_context_t ctx);             /**< The calling thread's VCI; -1 for an invalid context. */
+/** @} */
 
-/* Counts of the one-sided operations this context handed to its network transport
+/** Counts of the one-sided operations this context handed to its network transport
  * (ofi, ucx, verbs), summed over its VCIs since pgdds_init, so that a program (or a benchmark)
  * can see what its calls cost in remote operations. Containers over the network count through
  * the same calls. Not counted: operations served by load/store on memory this rank maps (the
@@ -337,16 +437,23 @@ typedef struct pgdds_net_counts {
     uint64_t flushes;              /* per VCI flushed */
     uint64_t reserved[9];          /* zero: room for more counters in this ABI */
 } pgdds_net_counts_t;
+/** Fills counts with this context's counts (pgdds_net_counts_t). */
 PGDDS_API pgdds_status_t pgdds_net_counts(pgdds_context_t ctx, pgdds_net_counts_t *counts);
+
+/** @} */
 
 /* ------------------------------------------------------------------------------------------ */
 /* Containers (collective create/destroy; every other call is one-sided)                      */
 /* ------------------------------------------------------------------------------------------ */
-/* Concurrency promises (BCL): `concurrent` lists the operations that may run at the same time
+/** @defgroup libpgdds_containers Containers and concurrency promises
+ * @{ */
+/** Concurrency promises (BCL): `concurrent` lists the operations that may run at the same time
  * as this call; 0 means "anything", the fully atomic default. */
 enum { PGDDS_CP_INSERT = 1u << 0, PGDDS_CP_FIND = 1u << 1, PGDDS_CP_PUSH = 1u << 2,
        PGDDS_CP_POP = 1u << 3, PGDDS_CP_LOCAL = 1u << 4 };
-/* How the containers read the promises.
+/** @} */
+/** @addtogroup libpgdds_containers
+ * How the containers read the promises.
  *  - PGDDS_CP_LOCAL: the caller works on its own part (the key's owner, the queue's host) and no
  *    other rank touches the container meanwhile; other threads of this rank may. The operation
  *    then runs with loads, stores and CPU atomics only (BCL's "local" promise), whatever the
@@ -358,15 +465,23 @@ enum { PGDDS_CP_INSERT = 1u << 0, PGDDS_CP_FIND = 1u << 1, PGDDS_CP_PUSH = 1u <<
  * Costs are in BCL's terms: A a remote atomic, R a remote read, W a remote write. */
 
 /* --- HashMap ------------------------------------------------------------------------------ */
+/** @defgroup libpgdds_hashmap Hash map
+ * @{ */
 typedef struct pgdds_hashmap *pgdds_hashmap_t;
 typedef struct pgdds_hashmap_params { uint64_t field_mask; size_t key_size; size_t value_size; uint64_t capacity; } pgdds_hashmap_params_t;
+/** Creates a hash map of params->capacity buckets of key_size-byte keys and value_size-byte values; collective. */
 PGDDS_API pgdds_status_t pgdds_hashmap_create(pgdds_context_t ctx, const pgdds_hashmap_params_t *params, pgdds_hashmap_t *map);
+/** Destroys the hash map; collective. */
 PGDDS_API pgdds_status_t pgdds_hashmap_destroy(pgdds_hashmap_t map);
-PGDDS_API pgdds_status_t pgdds_hashmap_insert(pgdds_hashmap_t map, const void *key, const void *value, unsigned concurrent); /* insert or assign */
+PGDDS_API pgdds_status_t pgdds_hashmap_insert(pgdds_hashmap_t map, const void *key, const void *value, unsigned concurrent); /**< Inserts key with value, or assigns value to a present key. */
+/** Writes the value of key to value; PGDDS_ERR_NOT_FOUND when absent. */
 PGDDS_API pgdds_status_t pgdds_hashmap_find(pgdds_hashmap_t map, const void *key, void *value, unsigned concurrent);
+/** Removes key; PGDDS_ERR_NOT_FOUND when absent. */
 PGDDS_API pgdds_status_t pgdds_hashmap_erase(pgdds_hashmap_t map, const void *key, unsigned concurrent);
-PGDDS_API pgdds_status_t pgdds_hashmap_size(pgdds_hashmap_t map, uint64_t *global_count);                 /* collective */
-/* The hash map's protocols (BCL paper §5.2, thesis Table 6.1 / 8.2).
+PGDDS_API pgdds_status_t pgdds_hashmap_size(pgdds_hashmap_t map, uint64_t *global_count);                 /**< The number of entries on all ranks; collective. */
+/** @} */
+/** @addtogroup libpgdds_hashmap
+ * The hash map's protocols (BCL paper §5.2, thesis Table 6.1 / 8.2).
  * The capacity is rounded up to a multiple of the rank count; rank r holds capacity/nranks
  * buckets. A key's owner rank and home bucket come from a 64-bit hash of its bytes (xxHash
  * XXH3 unless options->hash is given); collisions probe linearly *within the owner's part*, at
@@ -387,7 +502,7 @@ PGDDS_API pgdds_status_t pgdds_hashmap_size(pgdds_hashmap_t map, uint64_t *globa
  *  erase (any)              CAS ready->reserved, check the key, XOR to tombstone: 2A+R. Finds
  *                           skip tombstones; inserts reuse them.
  * PGDDS_ERR_FULL when no bucket within the probe limit can take the key; finds and erases stop
- * at a free bucket or the limit, never loop. */
+ * at a free bucket or the limit, never loop. @{ */
 typedef uint64_t (*pgdds_hash_fn_t)(const void *key, size_t key_size, void *arg);
 enum { PGDDS_HASHMAP_OPTION_HASH = 1u << 0, PGDDS_HASHMAP_OPTION_MAX_PROBES = 1u << 1 };
 typedef struct pgdds_hashmap_options {
@@ -396,36 +511,53 @@ typedef struct pgdds_hashmap_options {
     void           *hash_arg;
     uint32_t        max_probes;  /* buckets a probe may visit; default min(1024, part size) */
 } pgdds_hashmap_options_t;
-/* pgdds_hashmap_create with options (NULL: defaults). Collective. */
+/** pgdds_hashmap_create with options (NULL: defaults). Collective. */
 PGDDS_API pgdds_status_t pgdds_hashmap_create_with(pgdds_context_t ctx, const pgdds_hashmap_params_t *params,
                                                    const pgdds_hashmap_options_t *options, pgdds_hashmap_t *map);
-/* Batched operations. Keys (count × key_size bytes) are hashed in groups whose buckets
+/** @name Batched operations
+ * Keys (count × key_size bytes) are hashed in groups whose buckets
  * are prefetched (load/store memory) or read together (network, CP_FIND), so memory and network
  * latencies overlap. find_many sets found[i] to 1 and writes value i, or sets it to 0. On a
  * failure (not FULL/NOT_FOUND per key: a transport error) the outputs are unspecified.
  * insert_many stops at the first key it cannot insert and returns that status; the keys before
  * it are inserted. */
+/** @{ */
+/** Finds count keys: found[i] is 1 and value i written, or 0. */
 PGDDS_API pgdds_status_t pgdds_hashmap_find_many(pgdds_hashmap_t map, size_t count, const void *keys, void *values,
                                                  unsigned char *found, unsigned concurrent);
+/** Inserts count keys with their values, stopping at the first it cannot insert. */
 PGDDS_API pgdds_status_t pgdds_hashmap_insert_many(pgdds_hashmap_t map, size_t count, const void *keys,
                                                    const void *values, unsigned concurrent);
-/* Collective resize to at least new_capacity buckets. Every rank rehashes its own part
+/** @} */
+/** Collective resize to at least new_capacity buckets. Every rank rehashes its own part
  * (owners do not change); FULL (and the old table kept) if some rank's entries do not fit. */
 PGDDS_API pgdds_status_t pgdds_hashmap_resize(pgdds_hashmap_t map, uint64_t new_capacity);
 /* The total bucket count, and the rank that owns a key. */
+/** The total bucket count. */
 PGDDS_API pgdds_status_t pgdds_hashmap_capacity(pgdds_hashmap_t map, uint64_t *capacity);
+/** The rank that owns a key. */
 PGDDS_API pgdds_status_t pgdds_hashmap_owner(pgdds_hashmap_t map, const void *key, int *rank);
 /* Visits every entry of this rank's part (between phases: no operation may overlap).
  * value points into the table and may be modified in place; a nonzero return stops. */
 typedef int (*pgdds_hashmap_visit_t)(const void *key, void *value, void *arg);
+/** Visits every entry of this rank's part (between phases: no operation may overlap);
+ * value may be modified in place; a nonzero return of visit stops. */
 PGDDS_API pgdds_status_t pgdds_hashmap_foreach_local(pgdds_hashmap_t map, pgdds_hashmap_visit_t visit, void *arg);
 
+/** @} */
+
+/** @defgroup libpgdds_hashmap_buffer Hash map buffer
+ * @{ */
 typedef struct pgdds_hashmap_buffer *pgdds_hashmap_buffer_t;
-PGDDS_API pgdds_status_t pgdds_hashmap_buffer_create(pgdds_hashmap_t map, size_t queue_capacity, size_t message_size, pgdds_hashmap_buffer_t *buf); /* collective */
+PGDDS_API pgdds_status_t pgdds_hashmap_buffer_create(pgdds_hashmap_t map, size_t queue_capacity, size_t message_size, pgdds_hashmap_buffer_t *buf); /**< Creates a buffer of inserts into map; collective. */
+/** Buffers an insert of key with value, sent to its owner in messages of message_size entries. */
 PGDDS_API pgdds_status_t pgdds_hashmap_buffer_insert(pgdds_hashmap_buffer_t buf, const void *key, const void *value);
-PGDDS_API pgdds_status_t pgdds_hashmap_buffer_flush(pgdds_hashmap_buffer_t buf);                          /* collective */
+PGDDS_API pgdds_status_t pgdds_hashmap_buffer_flush(pgdds_hashmap_buffer_t buf);                          /**< Inserts every buffered entry into the map; collective. */
+/** Destroys the buffer, discarding entries not yet flushed; collective. */
 PGDDS_API pgdds_status_t pgdds_hashmap_buffer_destroy(pgdds_hashmap_buffer_t buf);
-/* The hash map buffer (BCL paper §5.3). queue_capacity and message_size count
+/** @} */
+/** @addtogroup libpgdds_hashmap_buffer
+ * The hash map buffer (BCL paper §5.3). queue_capacity and message_size count
  * entries (key+value). Each rank hosts one FastQueue; insert appends to a local buffer per owner
  * rank (this rank's own entries never leave it) and pushes a buffer once it holds message_size
  * entries (A+W per message). flush (collective) pushes the rest, then each rank drains its queue
@@ -433,8 +565,8 @@ PGDDS_API pgdds_status_t pgdds_hashmap_buffer_destroy(pgdds_hashmap_buffer_t buf
  * in the local buffer and flush repeats push/drain rounds until every buffer is empty. Inserts
  * are unordered until flush returns (the last of several values of one key wins, in no defined
  * order). destroy (collective) discards entries not yet flushed. message_size must not exceed
- * queue_capacity. The hash map must outlive the buffer. */
-/* Combining buffers (pgdds_hashmap_buffer_create_with; options NULL: the plain buffer).
+ * queue_capacity. The hash map must outlive the buffer. @{ */
+/** Combining buffers (pgdds_hashmap_buffer_create_with; options NULL: the plain buffer).
  * How the drain at flush treats an entry whose key is already in the map:
  *  - COMBINE: the stored value becomes combine(stored, incoming), changed in place by
  *    combine(stored, incoming, combine_arg) on the key's owner, instead of being replaced. The
@@ -454,18 +586,26 @@ typedef struct pgdds_hashmap_buffer_options {
 PGDDS_API pgdds_status_t pgdds_hashmap_buffer_create_with(pgdds_hashmap_t map, size_t queue_capacity,
                                                           size_t message_size,
                                                           const pgdds_hashmap_buffer_options_t *options,
-                                                          pgdds_hashmap_buffer_t *buf); /* collective */
+                                                          pgdds_hashmap_buffer_t *buf); /**< pgdds_hashmap_buffer_create with options (NULL: the plain buffer); collective. */
+
+/** @} */
 
 /* --- Queues ------------------------------------------------------------------------------- */
+/** @defgroup libpgdds_queue Queues
+ * @{ */
 typedef struct pgdds_queue *pgdds_queue_t;
 enum { PGDDS_QUEUE_FAST, PGDDS_QUEUE_CIRCULAR, PGDDS_QUEUE_CHECKSUM };
 typedef struct pgdds_queue_params { uint64_t field_mask; int kind; size_t elem_size; uint64_t capacity; int host_rank; } pgdds_queue_params_t;
+/** Creates a queue of params->kind on params->host_rank; collective. */
 PGDDS_API pgdds_status_t pgdds_queue_create(pgdds_context_t ctx, const pgdds_queue_params_t *params, pgdds_queue_t *queue);
+/** Destroys the queue; collective. */
 PGDDS_API pgdds_status_t pgdds_queue_destroy(pgdds_queue_t queue);
-PGDDS_API pgdds_status_t pgdds_queue_push(pgdds_queue_t queue, const void *elems, size_t count, unsigned concurrent);  /* all or nothing: FULL */
-PGDDS_API pgdds_status_t pgdds_queue_pop(pgdds_queue_t queue, void *elems, size_t max, size_t *popped, unsigned concurrent); /* EMPTY when none */
-PGDDS_API pgdds_status_t pgdds_queue_local_view(pgdds_queue_t queue, void **elems, size_t *count);          /* host rank, between phases */
-/* The queues (BCL paper §5.1, thesis ch. 5, Tables 5.1 and 5.2). Ring buffers on the
+PGDDS_API pgdds_status_t pgdds_queue_push(pgdds_queue_t queue, const void *elems, size_t count, unsigned concurrent);  /**< Pushes count elements, all or nothing: FULL. */
+PGDDS_API pgdds_status_t pgdds_queue_pop(pgdds_queue_t queue, void *elems, size_t max, size_t *popped, unsigned concurrent); /**< Pops up to max elements into elems, *popped of them; EMPTY when none. */
+PGDDS_API pgdds_status_t pgdds_queue_local_view(pgdds_queue_t queue, void **elems, size_t *count);          /**< The queued elements, contiguous; host rank, between phases. */
+/** @} */
+/** @addtogroup libpgdds_queue
+ * The queues (BCL paper §5.1, thesis ch. 5, Tables 5.1 and 5.2). Ring buffers on the
  * host rank with 64-bit head/tail counters; capacity N holds exactly N elements. push is all or
  * nothing (PGDDS_ERR_FULL); pop takes up to max elements (PGDDS_ERR_EMPTY when none).
  *  FAST      pushes and pops in separate phases (a barrier between): push = fetch-add on the tail
@@ -490,65 +630,116 @@ PGDDS_API pgdds_status_t pgdds_queue_local_view(pgdds_queue_t queue, void **elem
  *            re-reads an element until its checksum is right for the lap (A + R(1+c)), then
  *            frees the slots like the circular queue's head-ready.
  * local_view (host, between phases) returns the queued elements contiguously (rotating the ring
- * in place if needed); it does not pop them. */
-PGDDS_API pgdds_status_t pgdds_queue_size(pgdds_queue_t queue, uint64_t *count);  /* a snapshot */
+ * in place if needed); it does not pop them. @{ */
+PGDDS_API pgdds_status_t pgdds_queue_size(pgdds_queue_t queue, uint64_t *count);  /**< The number of queued elements, a snapshot. */
+/** The number of elements the queue holds when full. */
 PGDDS_API pgdds_status_t pgdds_queue_capacity(pgdds_queue_t queue, uint64_t *capacity);
+/** The rank that hosts the queue. */
 PGDDS_API pgdds_status_t pgdds_queue_host(pgdds_queue_t queue, int *host_rank);
-/* Collective. resize keeps the elements (FULL if new_capacity < size); migrate moves
+/** @name Resize and migrate
+ * Collective. resize keeps the elements (FULL if new_capacity < size); migrate moves
  * the queue and its elements to another host (B + nW). */
+/** @{ */
+/** Gives the queue room for new_capacity elements, keeping them; collective. */
 PGDDS_API pgdds_status_t pgdds_queue_resize(pgdds_queue_t queue, uint64_t new_capacity);
+/** Moves the queue and its elements to new_host; collective. */
 PGDDS_API pgdds_status_t pgdds_queue_migrate(pgdds_queue_t queue, int new_host);
+/** @} */
+
+/** @} */
 
 /* --- Bloom filter ------------------------------------------------------------------------- */
+/** @defgroup libpgdds_bloom Bloom filter
+ * @{ */
 typedef struct pgdds_bloom *pgdds_bloom_t;
+/** Creates a Bloom filter sized for expected_items at false_positive_rate; collective. */
 PGDDS_API pgdds_status_t pgdds_bloom_create(pgdds_context_t ctx, uint64_t expected_items, double false_positive_rate, pgdds_bloom_t *bloom);
+/** Destroys the Bloom filter; collective. */
 PGDDS_API pgdds_status_t pgdds_bloom_destroy(pgdds_bloom_t bloom);
+/** Inserts key; *was_present (unless NULL) is 1 if every bit of it was already set. */
 PGDDS_API pgdds_status_t pgdds_bloom_insert(pgdds_bloom_t bloom, const void *key, size_t len, int *was_present);
+/** *maybe_present is 1 if key may have been inserted, 0 if it surely was not. */
 PGDDS_API pgdds_status_t pgdds_bloom_contains(pgdds_bloom_t bloom, const void *key, size_t len, int *maybe_present);
-/* The Bloom filter (BCL paper §5.4, thesis §6.2) is blocked: 64-bit blocks
+/** @} */
+/** @addtogroup libpgdds_bloom
+ * The Bloom filter (BCL paper §5.4, thesis §6.2) is blocked: 64-bit blocks
  * distributed block-wise over the ranks; a key hashes to one block and k bits in it. insert is
  * one fetch-or (A) whose old value tells whether every bit was already set; contains is one read
  * (R). The block count and k are the smallest that give the requested false-positive rate for
  * expected_items, computed for 64-bit blocks (Poisson load per block), not for a flat filter.
- * pgdds_bloom_insert accepts was_present NULL. */
+ * pgdds_bloom_insert accepts was_present NULL. @{ */
+/** The block count and the number of bits (hashes) a key sets. */
 PGDDS_API pgdds_status_t pgdds_bloom_geometry(pgdds_bloom_t bloom, uint64_t *blocks, unsigned *hashes);
-/* Batched insert/contains of count keys of key_len bytes each, with prefetching.
+/** @name Batched operations
+ * Batched insert/contains of count keys of key_len bytes each, with prefetching.
  * was_present may be NULL. */
+/** @{ */
+/** Inserts count keys; was_present[i] as pgdds_bloom_insert's. */
 PGDDS_API pgdds_status_t pgdds_bloom_insert_many(pgdds_bloom_t bloom, size_t count, const void *keys, size_t key_len,
                                                  unsigned char *was_present);
+/** Looks up count keys; maybe_present[i] as pgdds_bloom_contains's. */
 PGDDS_API pgdds_status_t pgdds_bloom_contains_many(pgdds_bloom_t bloom, size_t count, const void *keys,
                                                    size_t key_len, unsigned char *maybe_present);
+/** @} */
+
+/** @} */
 
 /* --- Distributed array -------------------------------------------------------------------- */
+/** @defgroup libpgdds_darray Distributed array
+ * @{ */
 typedef struct pgdds_darray *pgdds_darray_t;
-PGDDS_API pgdds_status_t pgdds_darray_create(pgdds_context_t ctx, size_t elem_size, uint64_t count, pgdds_darray_t *array);  /* block distributed */
+PGDDS_API pgdds_status_t pgdds_darray_create(pgdds_context_t ctx, size_t elem_size, uint64_t count, pgdds_darray_t *array);  /**< Creates an array of count elements, block distributed; collective. */
+/** Destroys the array; collective. */
 PGDDS_API pgdds_status_t pgdds_darray_destroy(pgdds_darray_t array);
+/** The global pointer of element index. */
 PGDDS_API pgdds_status_t pgdds_darray_gptr(pgdds_darray_t array, uint64_t index, pgdds_gptr_t *out);
+/** This rank's elements: their address, the index of the first, and their count. */
 PGDDS_API pgdds_status_t pgdds_darray_local(pgdds_darray_t array, void **elems, uint64_t *first_index, uint64_t *count);
-/* Rank r holds elements [r*b, min(count, (r+1)*b)) with b = ceil(count/nranks); a
+/** @name Distribution
+ * Rank r holds elements [r*b, min(count, (r+1)*b)) with b = ceil(count/nranks); a
  * rank past the end holds none (local: elems NULL, count 0). get/put copy a range of elements
  * that may span ranks, and return complete (put: visible at the targets). */
+/** @{ */
+/** The number of elements. */
 PGDDS_API pgdds_status_t pgdds_darray_size(pgdds_darray_t array, uint64_t *count);
+/** Copies count elements from index first into dst. */
 PGDDS_API pgdds_status_t pgdds_darray_get(pgdds_darray_t array, uint64_t first, uint64_t count, void *dst);
+/** Copies count elements from src to index first, visible at the targets on return. */
 PGDDS_API pgdds_status_t pgdds_darray_put(pgdds_darray_t array, uint64_t first, uint64_t count, const void *src);
+/** @} */
+
+/** @} */
 
 /* --- Array: every element on one host rank ------------------------------------------------ */
+/** @defgroup libpgdds_array Array: every element on one host rank
+ * @{ */
 typedef struct pgdds_array *pgdds_array_t;
 PGDDS_API pgdds_status_t pgdds_array_create(pgdds_context_t ctx, size_t elem_size, uint64_t count, int host_rank,
-                                            pgdds_array_t *array);  /* collective */
-PGDDS_API pgdds_status_t pgdds_array_destroy(pgdds_array_t array);                              /* collective */
+                                            pgdds_array_t *array);  /**< Creates an array of count elements on host_rank; collective. */
+PGDDS_API pgdds_status_t pgdds_array_destroy(pgdds_array_t array);                              /**< Destroys the array; collective. */
+/** The global pointer of element index. */
 PGDDS_API pgdds_status_t pgdds_array_gptr(pgdds_array_t array, uint64_t index, pgdds_gptr_t *out);
-/* The host's elements; other ranks get elems NULL and count 0. */
+/** The host's elements; other ranks get elems NULL and count 0. */
 PGDDS_API pgdds_status_t pgdds_array_local(pgdds_array_t array, void **elems, uint64_t *count);
+/** The number of elements. */
 PGDDS_API pgdds_status_t pgdds_array_size(pgdds_array_t array, uint64_t *count);
+/** The rank that holds the elements. */
 PGDDS_API pgdds_status_t pgdds_array_host(pgdds_array_t array, int *host_rank);
+/** Copies count elements from index first into dst; returns complete. */
 PGDDS_API pgdds_status_t pgdds_array_get(pgdds_array_t array, uint64_t first, uint64_t count, void *dst);
+/** Copies count elements from src to index first, visible at the host on return. */
 PGDDS_API pgdds_status_t pgdds_array_put(pgdds_array_t array, uint64_t first, uint64_t count, const void *src);
+
+/** @} */
 
 /* ------------------------------------------------------------------------------------------ */
 /* Key tables: the logically addressed space (PDHT)                                            */
 /* ------------------------------------------------------------------------------------------ */
-/* A key table maps keys (1 to PGDDS_KEYTABLE_MAX_KEY_LEN bytes) to values (0 to max_value_size
+/** @defgroup libpgdds_keytable Key tables: the logically addressed space (PDHT)
+ * @{ */
+/** @} */
+/** @addtogroup libpgdds_keytable
+ * A key table maps keys (1 to PGDDS_KEYTABLE_MAX_KEY_LEN bytes) to values (0 to max_value_size
  * bytes). A key hashes to an owner rank and 64-bit match bits; each rank holds its keys in a
  * hashed index of match entries in its segment, so any rank finds a key one-sidedly and the
  * cost does not grow with the number of keys (Larkins et al., PDHT, ICPP'18).
@@ -588,13 +779,13 @@ PGDDS_API pgdds_status_t pgdds_array_put(pgdds_array_t array, uint64_t first, ui
  * sending more, so no request is lost however fast inserts come.
  *
  * Thread safety: every function may be called by several threads at once
- * (PGDDS_THREAD_MULTIPLE), except create and destroy. */
+ * (PGDDS_THREAD_MULTIPLE), except create and destroy. @{ */
 typedef struct pgdds_keytable *pgdds_keytable_t;
-/* An application's own hash of its keys: 64 bits, the same on every rank for the same
+/** An application's own hash of its keys: 64 bits, the same on every rank for the same
  * key. An application that knows its keys can often give a hash without collisions (PDHT
  * §3.7); keys whose hashes collide still work, told apart by the stored key. */
 typedef uint64_t (*pgdds_keytable_hash_t)(const void *key, size_t key_len, void *arg);
-/* The optional fields of pgdds_keytable_params_t, read only when their bit is set in
+/** The optional fields of pgdds_keytable_params_t, read only when their bit is set in
  * field_mask. */
 enum {
     PGDDS_KEYTABLE_FIELD_HASH          = 1u << 0,   /* hash, hash_arg (default: XXH3 of the key bytes) */
@@ -610,31 +801,46 @@ typedef struct pgdds_keytable_params { uint64_t field_mask; size_t max_value_siz
 /* Limits of keys and values. */
 #define PGDDS_KEYTABLE_MAX_KEY_LEN    ((size_t)65536)
 #define PGDDS_KEYTABLE_MAX_VALUE_SIZE ((size_t)1 << 27)
+/** Creates a key table; collective, with the same params on every rank. */
 PGDDS_API pgdds_status_t pgdds_keytable_create(pgdds_context_t ctx, const pgdds_keytable_params_t *params, pgdds_keytable_t *table);
+/** Destroys the key table; collective. */
 PGDDS_API pgdds_status_t pgdds_keytable_destroy(pgdds_keytable_t table);
-PGDDS_API pgdds_status_t pgdds_keytable_insert(pgdds_keytable_t table, const void *key, size_t key_len, const void *value, size_t value_len); /* EXISTS */
+PGDDS_API pgdds_status_t pgdds_keytable_insert(pgdds_keytable_t table, const void *key, size_t key_len, const void *value, size_t value_len); /**< Inserts key with value; PGDDS_ERR_EXISTS if present. */
+/** Copies key's value into value; *value_len: in, the capacity of value; out, the value's size. */
 PGDDS_API pgdds_status_t pgdds_keytable_get(pgdds_keytable_t table, const void *key, size_t key_len, void *value, size_t *value_len /* in: capacity, out: size */);
-PGDDS_API pgdds_status_t pgdds_keytable_put(pgdds_keytable_t table, const void *key, size_t key_len, const void *value, size_t value_len);    /* NOT_FOUND */
+PGDDS_API pgdds_status_t pgdds_keytable_put(pgdds_keytable_t table, const void *key, size_t key_len, const void *value, size_t value_len);    /**< Replaces key's value in place; PGDDS_ERR_NOT_FOUND. */
+/** An atomic (as pgdds_atomic_u64) on the 8-byte word at value_offset in key's value. */
 PGDDS_API pgdds_status_t pgdds_keytable_atomic_u64(pgdds_keytable_t table, const void *key, size_t key_len, size_t value_offset,
                                                    pgdds_aop_t op, uint64_t operand, uint64_t *fetched);
+/** Removes key; PGDDS_ERR_NOT_FOUND. */
 PGDDS_API pgdds_status_t pgdds_keytable_remove(pgdds_keytable_t table, const void *key, size_t key_len);
 typedef int (*pgdds_keytable_visit_t)(const void *key, size_t key_len, void *value, size_t value_len, void *arg); /* nonzero stops */
+/** Visits every key this rank owns; a nonzero return of visit stops. */
 PGDDS_API pgdds_status_t pgdds_keytable_foreach_local(pgdds_keytable_t table, pgdds_keytable_visit_t visit, void *arg);
+
+/** @} */
 
 /* ------------------------------------------------------------------------------------------ */
 /* Introspection: the build, the tuning variables, the transports on this machine              */
 /* ------------------------------------------------------------------------------------------ */
-/* These need no context and may be called before pgdds_init or after pgdds_finalize; they are
+/** @defgroup libpgdds_introspection Introspection: the build, the tuning variables, the transports on this machine
+ * @{ */
+/** @} */
+/** @addtogroup libpgdds_introspection
+ * These need no context and may be called before pgdds_init or after pgdds_finalize; they are
  * what `pgdds-info` prints. Strings they return are owned by the library and stay valid for
- * the life of the process (pgdds_config_var_t.value: until the environment changes). */
+ * the life of the process (pgdds_config_var_t.value: until the environment changes). @{ */
 
-/* Build options as name/value pairs, e.g. ("version", "0.1.0"), ("ofi", "yes"),
+/** Build options as name/value pairs, e.g. ("version", "0.1.0"), ("ofi", "yes"),
  * ("bootstrap", "pmix pmi2 pmi1 singleton"). index runs from 0 to pgdds_build_option_count()-1. */
-PGDDS_API int            pgdds_build_option_count(void);
+PGDDS_API int            pgdds_build_option_count(void);   /**< The number of build options. */
+/** The name and value of build option index. */
 PGDDS_API pgdds_status_t pgdds_build_option(int index, const char **name, const char **value);
 
-/* The PGDDS_* environment variables, from the table the library parses them with.
+/** @name Environment variables
+ * The PGDDS_* environment variables, from the table the library parses them with.
  * The caller sets field_mask to the fields it wants; pgdds_config_describe fills those. */
+/** @{ */
 enum {
     PGDDS_CONFIG_FIELD_NAME        = 1u << 0,
     PGDDS_CONFIG_FIELD_TYPE        = 1u << 1,
@@ -653,14 +859,18 @@ typedef struct pgdds_config_var {
     const char *value;          /* VALUE: the environment's text, NULL when unset */
     int         value_ok;       /* VALUE: 1 if unset or well-formed; 0 if ill-formed (the default applies) */
 } pgdds_config_var_t;
-PGDDS_API int            pgdds_config_count(void);
+PGDDS_API int            pgdds_config_count(void);   /**< The number of PGDDS_* variables. */
+/** Fills the fields of var asked for in var->field_mask for variable index. */
 PGDDS_API pgdds_status_t pgdds_config_describe(int index, pgdds_config_var_t *var);
+/** @} */
 
-/* What each transport finds on this machine, probed without a job: one entry per
+/** @name Transports
+ * What each transport finds on this machine, probed without a job: one entry per
  * libfabric provider, UCX transport layer, RDMA device, plus the shared-memory path, and one
  * entry for each backend not in this build. pgdds_transport_probe probes once per process
  * (thread-safe) and gives the number of entries; pgdds_transport_describe fills the fields
  * asked for in attr->field_mask. */
+/** @{ */
 enum {
     PGDDS_TRANSPORT_FIELD_TRANSPORT = 1u << 0,
     PGDDS_TRANSPORT_FIELD_COMPONENT = 1u << 1,
@@ -680,13 +890,17 @@ typedef struct pgdds_transport_attr {
     const char *progress;    /* "auto": completes without the target's help; "manual"; "" unknown */
     const char *detail;      /* one line: version, limits, or why it is unusable */
 } pgdds_transport_attr_t;
-PGDDS_API pgdds_status_t pgdds_transport_probe(int *count);
+PGDDS_API pgdds_status_t pgdds_transport_probe(int *count);   /**< Probes once per process; *count entries. */
+/** Fills the fields of attr asked for in attr->field_mask for entry index. */
 PGDDS_API pgdds_status_t pgdds_transport_describe(int index, pgdds_transport_attr_t *attr);
+/** @} */
 
-/* For language bindings that validate arguments themselves (the Fortran module):
+/** For language bindings that validate arguments themselves (the Fortran module):
  * records message as the calling thread's pgdds_last_error() and returns status, which must be
  * a PGDDS_ERR_* code (negative). */
 PGDDS_API pgdds_status_t pgdds_set_last_error(pgdds_status_t status, const char *message);
+
+/** @} */
 
 #ifdef __cplusplus
 }
