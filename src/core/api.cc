@@ -48,7 +48,7 @@ status wait_completion(runtime *rt, const char *who, vci &v, op_completion &done
 {
     status st = rt->wait(who, v, [&] { return done.done(); });
     if (st != PGDDS_OK) return st;
-    return done.result == PGDDS_OK ? PGDDS_OK : fail_prefix(done.result, who);
+    return done.result == PGDDS_OK ? PGDDS_OK : rt->failed(who, done.result);
 }
 
 status rma(pgdds_context_t ctx, const char *who, bool is_put, pgdds_gptr_t remote, void *local, size_t n,
