@@ -1500,8 +1500,9 @@ typedef int (*pgdds_keytable_visit_t)(const void *key, size_t key_len, void *val
  * @param table    the key table
  * @param visit    called with each key, its value (changeable in place, not its size) and arg
  * @param arg      passed to visit
- * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_STATE for a
- *         call from inside a visit of the same table */
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_STATE when
+ *         called from a visitor of the same table's foreach_local (the visitor's calls on the key
+ *         it visits fail with it too) */
 PGDDS_API pgdds_status_t pgdds_keytable_foreach_local(pgdds_keytable_t table, pgdds_keytable_visit_t visit, void *arg);
 
 /** @} */
