@@ -378,7 +378,8 @@ PGDDS_API pgdds_status_t pgdds_wait(pgdds_context_t ctx, pgdds_request_t req);
  * Atomics on one word are atomic with respect to each other whoever issues them. The runtime
  * picks one atomicity domain per job (PGDDS_ATOMICS): CPU atomics when every rank's segment is
  * load/store-reachable (one node, shared memory on), otherwise the transport's, local targets
- * included.
+ * included, unless the transport's atomics are executed by the target's CPU (libfabric
+ * tcp;ofi_rxm, UCX tcp): then ranks of one node keep CPU atomics on each other's segments.
  * A fetching atomic returns complete; it does not order earlier puts. Targets must be
  * naturally aligned, else PGDDS_ERR_INVALID_ARG.
  * PGDDS_AOP_MIN and PGDDS_AOP_MAX (unsigned for _u32/_u64, signed for _i32/_i64). */

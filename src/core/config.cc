@@ -54,7 +54,8 @@ const std::vector<config_var> &config_table()
          "sends every operation through the transport, even on one node."},
         {"PGDDS_ATOMICS", var_type::choice, "auto", "auto|cpu|transport",
          "Atomicity domain. auto: CPU atomics when every segment is load/store-reachable, "
-         "otherwise the transport's, local targets included. cpu requires the former; "
+         "otherwise the transport's, except on the node's mapped segments where the transport's "
+         "atomics run on the target's CPU (ofi tcp;ofi_rxm, UCX tcp). cpu requires the former; "
          "transport sends every atomic through the transport."},
         {"PGDDS_CONTAINER_DIRECT", var_type::boolean, "1", nullptr,
          "Containers reach load/store-reachable memory with loads, stores and CPU atomics when "
@@ -86,6 +87,10 @@ const std::vector<config_var> &config_table()
          "Job identifier, set by pgdds-run; names the job's shared-memory files, so at most 200 "
          "characters (more fails pgdds_init with PGDDS_ERR_INVALID_ARG). Empty: derived at "
          "start-up."},
+        {"PGDDS_LIBRARY", var_type::string, "", nullptr,
+         "Where the Python bindings (import pgdds) load libpgdds.so from. Empty: the path recorded "
+         "when they were installed, then the system's library path. The library itself does not "
+         "read it."},
     };
     return table;
 }

@@ -456,11 +456,9 @@ status runtime::connect_all()
         break;
     case atomics_mode::transport: cpu_atomics_ = !net_; break;
     }
-    // Ranks of one node do not keep CPU atomics in a job that spans nodes, even where the
-    // transport's atomics run on the target's CPU: with UCX tcp on 2 nodes x 2 ranks, hash map
-    // insert_many lost its exclusivity that way (a key inserted twice, now and then), for a
-    // reason not found yet. docs/internals.md, "Atomicity domain".
     node_cpu_atomics_ = cpu_atomics_;
+    if (cfg_.atomics == atomics_mode::automatic && net_ && cfg_.shm != shm_mode::off)
+        return agree_cpu_domain();
     return PGDDS_OK;
 }
 
@@ -471,6 +469,26 @@ std::string runtime::job_choice() const
     static const char *const atomics_names[] = {"auto", "cpu", "transport"};
     return std::string(net_ ? net_->name() : "shm") + " (PGDDS_SHM=" + shm_names[int(cfg_.shm)] +
            ", PGDDS_ATOMICS=" + atomics_names[int(cfg_.atomics)] + ")";
+}
+
+// Several nodes with the on-node path: when every rank's transport executes atomics on the
+// target's CPU with CPU atomic instructions, the CPU is the atomicity domain on every node and
+// ranks keep CPU atomics for the peers they map. Every rank must decide alike (a transport may
+// see different lanes on different nodes), so the ranks agree; every rank takes this step,
+// nodes with one rank included.
+status runtime::agree_cpu_domain()
+{
+    char mine = net_->atomics_on_target_cpu() ? '1' : '0';
+    status st = bootstrap_put_blob(*boot_, "cpuamo", &mine, 1);
+    if (st == PGDDS_OK) st = boot_->fence();
+    bool all = true;
+    for (int r = 0; st == PGDDS_OK && r < nranks_; ++r) {
+        std::vector<uint8_t> v;
+        st = bootstrap_get_blob(*boot_, r, "cpuamo", v);
+        all = all && st == PGDDS_OK && v.size() == 1 && v[0] == '1';
+    }
+    node_cpu_atomics_ = cpu_atomics_ || (st == PGDDS_OK && all);
+    return st;
 }
 
 status runtime::finalize()

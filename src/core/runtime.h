@@ -280,6 +280,7 @@ class runtime {
     status setup_segment();
     status connect_all();
     std::string job_choice() const;
+    status agree_cpu_domain();
     status access_error(const char *who, pgdds_gptr_t p, size_t n) const;
     vci &bind_slow(int requested);
     // A thread bound to VCI `index` leaves it (rebinding, or exiting): a VCI left with one owner

@@ -430,11 +430,18 @@ static void test_insert_many(void)
             for (size_t j = 0; j < c; ++j) keys[j] = base + i + j, vals[j] = t_value_of(keys[j], (uint64_t)me);
             T_OK(pgdds_hashmap_insert_many(map, c, keys, vals, promises[pi]));
         }
-        /* the same keys from every rank: insert or assign, one entry each */
-        for (uint64_t i = 0; i < shared; i += B) {
-            size_t c = shared - i < B ? (size_t)(shared - i) : B;
-            for (size_t j = 0; j < c; ++j) keys[j] = 5000000 + i + j, vals[j] = t_value_of(keys[j], (uint64_t)me);
-            T_OK(pgdds_hashmap_insert_many(map, c, keys, vals, promises[pi]));
+        /* the same keys from every rank: insert or assign, one entry each. Fully atomic inserts
+         * of one key may overlap; under PGDDS_CP_INSERT they must not (pgdds.h), so there the
+         * ranks take turns, and every turn after the first assigns in place. */
+        const int turns = promises[pi] == PGDDS_CP_INSERT ? n : 1;
+        for (int turn = 0; turn < turns; ++turn) {
+            if (turns == 1 || turn == me)
+                for (uint64_t i = 0; i < shared; i += B) {
+                    size_t c = shared - i < B ? (size_t)(shared - i) : B;
+                    for (size_t j = 0; j < c; ++j) keys[j] = 5000000 + i + j, vals[j] = t_value_of(keys[j], (uint64_t)me);
+                    T_OK(pgdds_hashmap_insert_many(map, c, keys, vals, promises[pi]));
+                }
+            if (turns > 1) T_OK(pgdds_barrier(ctx));
         }
         T_OK(pgdds_hashmap_insert_many(map, 0, NULL, NULL, promises[pi])); /* nothing to do */
         T_OK(pgdds_barrier(ctx));

@@ -34,7 +34,7 @@ def parse_args(argv):
     meson, builddir, prefix, libdir, includedir, srcdir = argv[:6]
     compilers, current = {}, None
     for a in argv[6:]:
-        if a in ("--cmake", "--man", "--man3", "--cc", "--cxx", "--fc"):
+        if a in ("--cmake", "--man", "--man3", "--python", "--cc", "--cxx", "--fc"):
             current = a[2:]
             compilers[current] = []
         else:
@@ -42,7 +42,8 @@ def parse_args(argv):
     cmake = compilers.pop("cmake", [None])[0]
     man = compilers.pop("man", [None])[0]
     man3 = compilers.pop("man3", [None])[0]
-    return meson, builddir, prefix, libdir, includedir, srcdir, cmake, man, man3, compilers
+    python = compilers.pop("python", [None])[0]
+    return meson, builddir, prefix, libdir, includedir, srcdir, cmake, man, man3, python, compilers
 
 
 def run(cmd, env=None, cwd=None, show=True):
@@ -85,6 +86,34 @@ def check_program(name, lang, exe, tmp, bindir_staged, env):
         raise SystemExit(f"{exe} did not report success")
 
 
+def check_python(python, stage, prefix, libdir, bindir_staged, env, tmp):
+    """The installed Python package records the installed library's path, and imports and runs on
+    2 ranks from the staged prefix (PGDDS_LIBRARY pointing at the staged library)."""
+    inits = [os.path.join(d, "__init__.py") for d, _, files in os.walk(stage)
+             if os.path.basename(d) == "pgdds" and "__init__.py" in files and "_installed.py" in files]
+    if len(inits) != 1:
+        raise SystemExit(f"the Python package pgdds is not installed once under {stage}: {inits}")
+    package = os.path.dirname(inits[0])
+    recorded = open(os.path.join(package, "_installed.py")).read()
+    library = os.path.join(prefix, libdir, "libpgdds.so.0")
+    if f'"{library}"' not in recorded:
+        raise SystemExit(f"_installed.py does not record {library}:\n{recorded}")
+    penv = dict(env, PYTHONPATH=os.path.dirname(package),
+                PGDDS_LIBRARY=os.path.join(staged(stage, libdir, prefix), "libpgdds.so.0"))
+    script = os.path.join(tmp, "hello.py")
+    with open(script, "w") as f:
+        f.write("import numpy as np, pgdds\n"
+                "with pgdds.init() as ctx:\n"
+                "    total = ctx.allreduce(np.array([ctx.rank + 1]))[0]\n"
+                "    assert total == ctx.nranks * (ctx.nranks + 1) // 2, total\n"
+                "    if ctx.rank == 0:\n"
+                "        print('python ranks', ctx.nranks, 'sum', total)\n")
+    out = run([os.path.join(bindir_staged, "pgdds-run"), "-n", "2", "--timeout", "60", python, script],
+              env=penv, cwd=tmp)
+    if "python ranks 2 sum 3" not in out:
+        raise SystemExit(f"the installed Python package did not run on 2 ranks:\n{out}")
+
+
 def build_with_cmake(cmake, srcdir, tmp, stage_prefix, compilers, env):
     """Configures and builds tests/install/cmake against the staged prefix; returns its build
     directory. The compilers are the build's own (a launcher such as ccache is left out)."""
@@ -111,7 +140,8 @@ def check_api_man_pages(srcdir, header, man3):
 
 
 def main():
-    meson, builddir, prefix, libdir, includedir, srcdir, cmake, man, man3, compilers = parse_args(sys.argv[1:])
+    meson, builddir, prefix, libdir, includedir, srcdir, cmake, man, man3, python, compilers = \
+        parse_args(sys.argv[1:])
     tmp = tempfile.mkdtemp(prefix="pgdds-install-")
     try:
         stage = os.path.join(tmp, "stage")
@@ -156,6 +186,9 @@ def main():
                   env=env, cwd=tmp, show=False)
         if "get_remote_latency_spread" not in out:
             raise SystemExit(f"the staged pgdds-bench-keytable reported no measurement:\n{out}")
+
+        if python:
+            check_python(python, stage, prefix, libdir, bindir_staged, env, tmp)
 
         programs = [("consumer-c", "cc", "consumer.c", ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror"]),
                     ("consumer-cxx", "cxx", "consumer.cpp", ["-std=c++17", "-Wall", "-Wextra", "-pedantic", "-Werror"])]
