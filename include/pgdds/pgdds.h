@@ -1,4 +1,5 @@
-/*
+/**
+ * @file pgdds.h
  * libpgdds — PGAS distributed data structures over RDMA.
  *
  * The public C ABI (C99, self-contained), version 0.1 (PGDDS_VERSION_*). Every name and meaning
@@ -39,6 +40,8 @@ extern "C" {
 /* ------------------------------------------------------------------------------------------ */
 /* Status codes                                                                                */
 /* ------------------------------------------------------------------------------------------ */
+/** @defgroup libpgdds_status Status codes and error messages
+ * @{ */
 typedef int pgdds_status_t;
 #define PGDDS_OK                  0
 #define PGDDS_ERR_INVALID_ARG    -1   /* NULL or ill-formed argument, stale or foreign handle, misaligned atomic */
@@ -55,18 +58,26 @@ typedef int pgdds_status_t;
 #define PGDDS_ERR_PEER_FAILED   -12   /* a peer rank died or became unreachable */
 #define PGDDS_ERR_STATE         -13   /* not valid now: not initialized, finalized, wrong thread level */
 #define PGDDS_ERR_AGAIN         -14   /* resources temporarily exhausted; retry */
-/* Addition: start-up failed although the transport exists here: the ranks disagree (transport,
+/* Start-up failed although the transport exists here: the ranks disagree (transport,
  * atomics) or the fabric failed (ucp_init, an unreachable endpoint). PGDDS_ERR_UNSUPPORTED
  * keeps meaning "not available here". */
 #define PGDDS_ERR_STARTUP       -15
 
+/** A short static description of a status code ("success", "invalid argument", ...).
+ * @param status   a pgdds_status_t (PGDDS_OK or a PGDDS_ERR_* code)
+ * @return a static string, never NULL ("unknown status" for a code it does not know) */
 PGDDS_API const char *pgdds_strerror(pgdds_status_t status);
-/* The calling thread's explanation of its last failure ("" if none). */
+/** The calling thread's explanation of its last failure ("" if none).
+ * @return a thread-local string owned by the library; a later call of the thread may change it */
 PGDDS_API const char *pgdds_last_error(void);
+
+/** @} */
 
 /* ------------------------------------------------------------------------------------------ */
 /* Start-up, identity, version                                                                 */
 /* ------------------------------------------------------------------------------------------ */
+/** @defgroup libpgdds_init Start-up, identity, version
+ * @{ */
 typedef struct pgdds_context *pgdds_context_t;
 enum { PGDDS_THREAD_SINGLE = 0, PGDDS_THREAD_FUNNELED = 1, PGDDS_THREAD_MULTIPLE = 2 };
 enum {
@@ -83,24 +94,56 @@ typedef struct pgdds_init_params {
     unsigned    num_vcis;       /* network contexts per process; default 1 */
 } pgdds_init_params_t;
 
-/* Collective over all ranks of the job. Fields not set in params come from the environment
- * (PGDDS_THREAD_LEVEL, PGDDS_SEGMENT_SIZE, PGDDS_TRANSPORT, PGDDS_NUM_VCIS, ...; see
- * `pgdds-info`), then from defaults. Without a launcher the program is a job of one rank. */
+/** Starts the library and joins the job; collective over all ranks of the job.
+ * Fields not set in params come from the environment (PGDDS_THREAD_LEVEL, PGDDS_SEGMENT_SIZE,
+ * PGDDS_TRANSPORT, PGDDS_NUM_VCIS, ...; see `pgdds-info`), then from defaults. Without a launcher
+ * the program is a job of one rank.
+ * @param params   the settings whose bits are set in params->field_mask; NULL: none
+ * @param ctx      on success, the new context
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         (bad params), PGDDS_ERR_UNSUPPORTED (transport not in this build or not available here),
+ *         PGDDS_ERR_BOOTSTRAP (launcher / PMI), PGDDS_ERR_STARTUP (the ranks disagree or the fabric
+ *         failed), PGDDS_ERR_NO_MEMORY */
 PGDDS_API pgdds_status_t pgdds_init(const pgdds_init_params_t *params, pgdds_context_t *ctx);
-/* Collective. After a peer failure (PGDDS_ERR_PEER_FAILED) it does not return: it ends the job
- * through the launcher (PMI abort) and the rank exits with status 1 (docs/failure-semantics.md). */
+/** Ends ctx; collective.
+ * After a peer failure (PGDDS_ERR_PEER_FAILED) it does not return: it ends the job through the
+ * launcher (PMI abort) and the rank exits with status 1 (docs/failure-semantics.md).
+ * @param ctx      the context (pgdds_init)
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         for an invalid context */
 PGDDS_API pgdds_status_t pgdds_finalize(pgdds_context_t ctx);
 /* Accessors return -1 (pgdds_transport_name: NULL) for an invalid context. */
+/** This rank's number, 0 to pgdds_nranks() - 1.
+ * @param ctx      the context (pgdds_init)
+ * @return the rank; -1 for an invalid context */
 PGDDS_API int  pgdds_rank(pgdds_context_t ctx);
+/** The number of ranks in the job.
+ * @param ctx      the context (pgdds_init)
+ * @return the rank count; -1 for an invalid context */
 PGDDS_API int  pgdds_nranks(pgdds_context_t ctx);
-PGDDS_API int  pgdds_local_rank(pgdds_context_t ctx);    /* among ranks on this node */
+/** This rank's number among the ranks on this node.
+ * @param ctx      the context (pgdds_init)
+ * @return 0 to pgdds_local_nranks() - 1; -1 for an invalid context */
+PGDDS_API int  pgdds_local_rank(pgdds_context_t ctx);
+/** The number of ranks on this node.
+ * @param ctx      the context (pgdds_init)
+ * @return the count; -1 for an invalid context */
 PGDDS_API int  pgdds_local_nranks(pgdds_context_t ctx);
-PGDDS_API const char *pgdds_transport_name(pgdds_context_t ctx); /* e.g. "shm", "ofi/tcp;ofi_rxm", "ucx/sm" */
+/** The transport the job runs over, such as "shm", "ofi/tcp;ofi_rxm" or "ucx/sm".
+ * @param ctx      the context (pgdds_init)
+ * @return a string owned by the context; NULL for an invalid context */
+PGDDS_API const char *pgdds_transport_name(pgdds_context_t ctx);
+/** The library's version, such as "0.1.0" (the header's is PGDDS_VERSION_*).
+ * @return a static string */
 PGDDS_API const char *pgdds_version_string(void);
+
+/** @} */
 
 /* ------------------------------------------------------------------------------------------ */
 /* Global pointers and the segment                                                             */
 /* ------------------------------------------------------------------------------------------ */
+/** @defgroup libpgdds_gptr Global pointers and the segment
+ * @{ */
 /* A global pointer packs (rank, segment, offset) into 64 bits so that it fits one 64-bit CAS:
  *   bits 63..42  rank     (22 bits: up to 4,194,304 ranks)
  *   bits 41..40  segment  (2 bits: 0 is the rank's registered segment; 1..3 reserved)
@@ -115,20 +158,58 @@ typedef uint64_t pgdds_gptr_t;
 #define PGDDS_GPTR_SEGMENT_BITS 2
 #define PGDDS_GPTR_RANK_BITS 22
 
-/* Allocates in the caller's own segment; thread-safe. alignment 0 means 16; otherwise a power
- * of two up to the page size. PGDDS_ERR_NO_MEMORY when the segment cannot hold it. */
+/** Allocates in the caller's own segment; thread-safe.
+ * The memory is not zeroed (pgdds_alloc_all with PGDDS_ALLOC_ZERO is).
+ * @param ctx      the context (pgdds_init)
+ * @param size       bytes to allocate
+ * @param alignment  0 means 16; otherwise a power of two up to the page size
+ * @param out        on success, the global pointer of the block
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_NO_MEMORY
+ *         when the segment cannot hold it, PGDDS_ERR_INVALID_ARG */
 PGDDS_API pgdds_status_t pgdds_alloc(pgdds_context_t ctx, size_t size, size_t alignment, pgdds_gptr_t *out);
-PGDDS_API pgdds_status_t pgdds_free(pgdds_context_t ctx, pgdds_gptr_t ptr);     /* own segment only */
+/** Frees what pgdds_alloc gave; own segment only (symmetric blocks are refused).
+ * @param ctx      the context (pgdds_init)
+ * @param ptr      a block of pgdds_alloc
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         for a pointer that is not such a block */
+PGDDS_API pgdds_status_t pgdds_free(pgdds_context_t ctx, pgdds_gptr_t ptr);
+/** The rank whose segment a global pointer names.
+ * @param ptr      a global pointer
+ * @return the rank field of ptr */
 PGDDS_API int            pgdds_gptr_rank(pgdds_gptr_t ptr);
+/** ptr moved by bytes within its segment (the offset wraps within its 40 bits).
+ * The result is checked against the target segment only when it is used.
+ * @param ptr      a global pointer
+ * @param bytes    the signed distance in bytes
+ * @return the moved pointer */
 PGDDS_API pgdds_gptr_t   pgdds_gptr_add(pgdds_gptr_t ptr, int64_t bytes);
-/* NULL unless load/store-reachable (own segment, or a peer's mapped on this node). */
+/** The local address of ptr, where this rank can load and store it.
+ * @param ctx      the context (pgdds_init)
+ * @param ptr      a global pointer
+ * @return the address; NULL unless load/store-reachable (own segment, or a peer's mapped on this
+ *         node) */
 PGDDS_API void          *pgdds_gptr_to_local(pgdds_context_t ctx, pgdds_gptr_t ptr);
+/** The global pointer of a local address in this rank's segment.
+ * @param ctx      the context (pgdds_init)
+ * @param addr     an address inside this rank's segment
+ * @param out      on success, its global pointer
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_OUT_OF_BOUNDS for an address outside the segment */
 PGDDS_API pgdds_status_t pgdds_gptr_from_local(pgdds_context_t ctx, const void *addr, pgdds_gptr_t *out);
-/* The offset of a global pointer within its segment, and the segment size of a rank. */
+/** The offset of a global pointer within its segment.
+ * @param ptr      a global pointer
+ * @return the offset field of ptr */
 PGDDS_API uint64_t       pgdds_gptr_offset(pgdds_gptr_t ptr);
+/** The segment size of a rank.
+ * @param ctx      the context (pgdds_init)
+ * @param rank     any rank of the job
+ * @param size     on success, its segment's size in bytes
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_OUT_OF_BOUNDS for a rank outside the job */
 PGDDS_API pgdds_status_t pgdds_segment_size(pgdds_context_t ctx, int rank, size_t *size);
 
-/* Symmetric allocation (OpenSHMEM's shmem_malloc, UPC++'s dist_object). Collective:
+/** @name Symmetric allocation
+ * Symmetric allocation (OpenSHMEM's shmem_malloc, UPC++'s dist_object). Collective:
  * every rank calls pgdds_alloc_all with the same size, alignment and flags, in the same order
  * as its other collective calls, and each gets a block at the same offset of its own segment;
  * *out names the caller's copy, and pgdds_gptr_at gives any rank's. The blocks come from the
@@ -147,44 +228,154 @@ PGDDS_API pgdds_status_t pgdds_segment_size(pgdds_context_t ctx, int rank, size_
  * pgdds_gptr_at: ptr (into a live symmetric block, at any offset inside it) moved to rank's
  * copy; PGDDS_ERR_OUT_OF_BOUNDS for a rank outside the job, PGDDS_ERR_INVALID_ARG for a
  * pointer that is not into a symmetric block. */
+/** @{ */
 enum { PGDDS_ALLOC_ZERO = 1u << 0 };
+/** Allocates size bytes at the same offset of every rank's segment; collective.
+ * Every rank passes the same size, alignment and flags (see Symmetric allocation above).
+ * @param ctx      the context (pgdds_init)
+ * @param size       bytes of each rank's copy
+ * @param alignment  as for pgdds_alloc
+ * @param flags      0 or PGDDS_ALLOC_ZERO (every copy zeroed before any rank returns)
+ * @param out        on success, the caller's copy (pgdds_gptr_at gives any rank's)
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why), the same on every
+ *         rank, which then holds nothing: PGDDS_ERR_INVALID_ARG when the ranks disagree, else the
+ *         failing rank's (PGDDS_ERR_NO_MEMORY, ...) */
 PGDDS_API pgdds_status_t pgdds_alloc_all(pgdds_context_t ctx, size_t size, size_t alignment, unsigned flags,
                                          pgdds_gptr_t *out);
+/** Frees a block of pgdds_alloc_all on every rank; collective.
+ * It first completes every rank's operations (as pgdds_barrier).
+ * @param ctx      the context (pgdds_init)
+ * @param ptr      any rank's copy of the block, the same block on every rank
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         on every rank, freeing nothing, when ptr does not start a symmetric block on some rank or
+ *         the ranks pass different blocks */
 PGDDS_API pgdds_status_t pgdds_free_all(pgdds_context_t ctx, pgdds_gptr_t ptr);
+/** ptr, into a symmetric block, moved to rank's copy of the block.
+ * @param ctx      the context (pgdds_init)
+ * @param ptr      a pointer into a live symmetric block, at any offset inside it
+ * @param rank     the rank whose copy is wanted
+ * @param out      on success, the pointer into rank's copy
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_OUT_OF_BOUNDS for a rank outside the job, PGDDS_ERR_INVALID_ARG for a pointer
+ *         that is not into a symmetric block */
 PGDDS_API pgdds_status_t pgdds_gptr_at(pgdds_context_t ctx, pgdds_gptr_t ptr, int rank, pgdds_gptr_t *out);
+/** @} */
+/** @} */
 
 /* ------------------------------------------------------------------------------------------ */
 /* One-sided communication                                                                     */
 /* ------------------------------------------------------------------------------------------ */
-/* Memory model: pgdds_put returns once src may be reused; the data is visible at the target
+/** @defgroup libpgdds_rma One-sided communication
+ * @{ */
+/** @name Memory model
+ * pgdds_put returns once src may be reused; the data is visible at the target
  * after pgdds_flush or pgdds_barrier. pgdds_get returns with the data in dst. _nbi operations
  * complete at the calling thread's next pgdds_flush. A put request completes when src may be
  * reused; a get request when dst holds the data. pgdds_flush completes, locally and at the
  * targets, every operation the calling thread issued. */
+/** @{ */
+/** Copies n bytes from src to dst; returns once src may be reused.
+ * The data is visible at the target after pgdds_flush or pgdds_barrier.
+ * @param ctx      the context (pgdds_init)
+ * @param dst      the target's global pointer
+ * @param src      the local source
+ * @param n        bytes to copy
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_OUT_OF_BOUNDS (range outside the target segment, bad rank),
+ *         PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_put(pgdds_context_t ctx, pgdds_gptr_t dst, const void *src, size_t n);
+/** Copies n bytes from src to dst; returns with the data in dst.
+ * @param ctx      the context (pgdds_init)
+ * @param dst      the local destination
+ * @param src      the source's global pointer
+ * @param n        bytes to copy
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_OUT_OF_BOUNDS (range outside the target segment, bad rank),
+ *         PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_get(pgdds_context_t ctx, void *dst, pgdds_gptr_t src, size_t n);
+/** pgdds_put without waiting: complete at the calling thread's next pgdds_flush.
+ * src must not change until then.
+ * @param ctx      the context (pgdds_init)
+ * @param dst      the target's global pointer
+ * @param src      the local source
+ * @param n        bytes to copy
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_OUT_OF_BOUNDS (range outside the target segment, bad rank),
+ *         PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED; a failure after issue is reported by the
+ *         flush */
 PGDDS_API pgdds_status_t pgdds_put_nbi(pgdds_context_t ctx, pgdds_gptr_t dst, const void *src, size_t n);
+/** pgdds_get without waiting: dst holds the data after the calling thread's next pgdds_flush.
+ * @param ctx      the context (pgdds_init)
+ * @param dst      the local destination
+ * @param src      the source's global pointer
+ * @param n        bytes to copy
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_OUT_OF_BOUNDS (range outside the target segment, bad rank),
+ *         PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED; a failure after issue is reported by the
+ *         flush */
 PGDDS_API pgdds_status_t pgdds_get_nbi(pgdds_context_t ctx, void *dst, pgdds_gptr_t src, size_t n);
+/** Completes, locally and at the targets, every operation the calling thread issued.
+ * @param ctx      the context (pgdds_init)
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): the first failure of
+ *         the completed operations (PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED, ...) */
 PGDDS_API pgdds_status_t pgdds_flush(pgdds_context_t ctx);
-/* Ordering without completion (OpenSHMEM's shmem_fence). Every put and atomic the
- * calling thread issued before pgdds_fence is applied at its target before any put or atomic the
- * thread issues after it to the same target: a flag raised by an atomic after a fence is seen
- * only with the data put before it. It does not complete them (pgdds_flush does, and reports
- * their failures). Where the transport applies operations to a peer in order (one node; ofi
- * providers that promise FI_ORDER_RAW and FI_ORDER_WAW, as shm does; UCX, by ucp_worker_fence)
- * it waits for nothing; elsewhere it is a pgdds_flush. */
+/** @} */
+/** Ordering without completion (OpenSHMEM's shmem_fence).
+ * Every put and atomic the calling thread issued before pgdds_fence is applied at its target before
+ * any put or atomic the thread issues after it to the same target: a flag raised by an atomic after
+ * a fence is seen only with the data put before it. It does not complete them (pgdds_flush does,
+ * and
+ * reports their failures). Where the transport applies operations to a peer in order (one node; ofi
+ * providers that promise FI_ORDER_RAW and FI_ORDER_WAW, as shm does; UCX, by ucp_worker_fence) it
+ * waits for nothing; elsewhere it is a pgdds_flush.
+ * @param ctx      the context (pgdds_init)
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
 PGDDS_API pgdds_status_t pgdds_fence(pgdds_context_t ctx);
 
 typedef struct pgdds_request *pgdds_request_t;
+/** pgdds_put returning a request, complete when src may be reused (pgdds_test, pgdds_wait).
+ * @param ctx      the context (pgdds_init)
+ * @param dst      the target's global pointer
+ * @param src      the local source
+ * @param n        bytes to copy
+ * @param req      on success, the request, freed by the pgdds_test or pgdds_wait that completes it
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_OUT_OF_BOUNDS (range outside the target segment, bad rank),
+ *         PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_put_nb(pgdds_context_t ctx, pgdds_gptr_t dst, const void *src, size_t n, pgdds_request_t *req);
+/** pgdds_get returning a request, complete when dst holds the data (pgdds_test, pgdds_wait).
+ * @param ctx      the context (pgdds_init)
+ * @param dst      the local destination
+ * @param src      the source's global pointer
+ * @param n        bytes to copy
+ * @param req      on success, the request, freed by the pgdds_test or pgdds_wait that completes it
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_OUT_OF_BOUNDS (range outside the target segment, bad rank),
+ *         PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_get_nb(pgdds_context_t ctx, void *dst, pgdds_gptr_t src, size_t n, pgdds_request_t *req);
-PGDDS_API pgdds_status_t pgdds_test(pgdds_context_t ctx, pgdds_request_t req, int *done);   /* frees req once done */
-PGDDS_API pgdds_status_t pgdds_wait(pgdds_context_t ctx, pgdds_request_t req);              /* frees req */
+/** Tells whether req completed, and frees it once done.
+ * @param ctx      the context (pgdds_init)
+ * @param req      a request of pgdds_put_nb or pgdds_get_nb
+ * @param done     set to 1 if req completed (req is then freed), else 0
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         for a freed or foreign request; the operation's failure */
+PGDDS_API pgdds_status_t pgdds_test(pgdds_context_t ctx, pgdds_request_t req, int *done);
+/** Waits for req to complete, and frees it.
+ * @param ctx      the context (pgdds_init)
+ * @param req      a request of pgdds_put_nb or pgdds_get_nb
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         for a freed or foreign request; the operation's failure */
+PGDDS_API pgdds_status_t pgdds_wait(pgdds_context_t ctx, pgdds_request_t req);
+
+/** @} */
 
 /* ------------------------------------------------------------------------------------------ */
 /* Atomics                                                                                     */
 /* ------------------------------------------------------------------------------------------ */
-/* Atomics on one word are atomic with respect to each other whoever issues them. The runtime
+/** @defgroup libpgdds_atomics Atomics
+ * @{ */
+/** @name Atomicity
+ * Atomics on one word are atomic with respect to each other whoever issues them. The runtime
  * picks one atomicity domain per job (PGDDS_ATOMICS): CPU atomics when every rank's segment is
  * load/store-reachable (one node, shared memory on), otherwise the transport's, local targets
  * included, unless the transport's atomics are executed by the target's CPU (libfabric
@@ -192,26 +383,82 @@ PGDDS_API pgdds_status_t pgdds_wait(pgdds_context_t ctx, pgdds_request_t req);  
  * A fetching atomic returns complete; it does not order earlier puts. Targets must be
  * naturally aligned, else PGDDS_ERR_INVALID_ARG.
  * PGDDS_AOP_MIN and PGDDS_AOP_MAX (unsigned for _u32/_u64, signed for _i32/_i64). */
+/** @{ */
 typedef enum { PGDDS_AOP_ADD, PGDDS_AOP_AND, PGDDS_AOP_OR, PGDDS_AOP_XOR, PGDDS_AOP_SWAP,
                PGDDS_AOP_MIN, PGDDS_AOP_MAX } pgdds_aop_t;
+/** Applies op with operand to the 64-bit word at target; fetched (unless NULL) gets its old value.
+ * @param ctx      the context (pgdds_init)
+ * @param target   the word's global pointer, naturally aligned
+ * @param op       the operation (pgdds_aop_t)
+ * @param operand  the operand
+ * @param fetched  unless NULL, gets the word's old value
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         (misaligned target, op not allowed), PGDDS_ERR_OUT_OF_BOUNDS, PGDDS_ERR_TRANSPORT,
+ *         PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_atomic_u64(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
                                           uint64_t operand, uint64_t *fetched /* NULL: no fetch */);
+/** Compare-and-swap of the 64-bit word at target: desired replaces it if it equals expected; old
+ * gets its old value.
+ * @param ctx      the context (pgdds_init)
+ * @param target   the word's global pointer, naturally aligned
+ * @param expected the value the word must hold
+ * @param desired  the value that replaces it then
+ * @param old      gets the word's old value (equal to expected when the swap happened)
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         (misaligned target, op not allowed), PGDDS_ERR_OUT_OF_BOUNDS, PGDDS_ERR_TRANSPORT,
+ *         PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_atomic_cswap_u64(pgdds_context_t ctx, pgdds_gptr_t target,
                                                 uint64_t expected, uint64_t desired, uint64_t *old);
+/** pgdds_atomic_u64 on a 32-bit word.
+ * @param ctx      the context (pgdds_init)
+ * @param target   the word's global pointer, naturally aligned
+ * @param op       the operation (pgdds_aop_t)
+ * @param operand  the operand
+ * @param fetched  unless NULL, gets the word's old value
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         (misaligned target, op not allowed), PGDDS_ERR_OUT_OF_BOUNDS, PGDDS_ERR_TRANSPORT,
+ *         PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_atomic_u32(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
                                           uint32_t operand, uint32_t *fetched);
+/** pgdds_atomic_cswap_u64 on a 32-bit word.
+ * @param ctx      the context (pgdds_init)
+ * @param target   the word's global pointer, naturally aligned
+ * @param expected the value the word must hold
+ * @param desired  the value that replaces it then
+ * @param old      gets the word's old value (equal to expected when the swap happened)
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         (misaligned target, op not allowed), PGDDS_ERR_OUT_OF_BOUNDS, PGDDS_ERR_TRANSPORT,
+ *         PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_atomic_cswap_u32(pgdds_context_t ctx, pgdds_gptr_t target,
                                                 uint32_t expected, uint32_t desired, uint32_t *old);
-/* Non-blocking, non-fetching atomics (OpenSHMEM's shmem_atomic_*_nbi without a fetch).
+/** @} */
+/** Non-blocking, non-fetching atomic on a 64-bit word (OpenSHMEM's shmem_atomic_*_nbi without a
+ * fetch).
  * They return once issued; the update is applied at the target by the calling thread's next
  * pgdds_flush (or pgdds_barrier), which also reports a failure of it. Until then it is not ordered
  * with the thread's later operations. op is ADD, AND, OR, XOR or SWAP (an atomic set). Several in
- * flight to different words overlap, where the blocking forms cost a round trip each. */
+ * flight to different words overlap, where the blocking forms cost a round trip each.
+ * @param ctx      the context (pgdds_init)
+ * @param target   the word's global pointer, naturally aligned
+ * @param op       ADD, AND, OR, XOR or SWAP
+ * @param operand  the operand
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         (misaligned target, op not allowed), PGDDS_ERR_OUT_OF_BOUNDS, PGDDS_ERR_TRANSPORT,
+ *         PGDDS_ERR_PEER_FAILED; a failure after issue is reported by the flush */
 PGDDS_API pgdds_status_t pgdds_atomic_u64_nbi(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
                                               uint64_t operand);
+/** pgdds_atomic_u64_nbi on a 32-bit word.
+ * @param ctx      the context (pgdds_init)
+ * @param target   the word's global pointer, naturally aligned
+ * @param op       ADD, AND, OR, XOR or SWAP
+ * @param operand  the operand
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         (misaligned target, op not allowed), PGDDS_ERR_OUT_OF_BOUNDS, PGDDS_ERR_TRANSPORT,
+ *         PGDDS_ERR_PEER_FAILED; a failure after issue is reported by the flush */
 PGDDS_API pgdds_status_t pgdds_atomic_u32_nbi(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
                                               uint32_t operand);
-/* Signed and floating-point atomics. Signed words take every pgdds_aop_t, MIN and MAX
+/** @name Signed and floating-point atomics
+ * Signed and floating-point atomics. Signed words take every pgdds_aop_t, MIN and MAX
  * comparing signed; float and double take ADD, MIN, MAX and SWAP (MIN/MAX: the operand replaces
  * the word when it is smaller/larger; a NaN operand never does), and compare-and-swap compares
  * the bits (so 0.0 and -0.0 differ, and a NaN can be matched). Operations on the same bits as the
@@ -221,30 +468,122 @@ PGDDS_API pgdds_status_t pgdds_atomic_u32_nbi(pgdds_context_t ctx, pgdds_gptr_t 
  * compare-and-swap (so they are atomic with every other atomic on the word, in either atomicity
  * domain); such a loop costs a read and one compare-and-swap per attempt, and returns complete
  * (the _nbi forms too, for MIN and MAX). A word must be accessed as one type throughout. */
+/** @{ */
+/** pgdds_atomic_u64 on a signed 64-bit word (MIN and MAX compare signed).
+ * @param ctx      the context (pgdds_init)
+ * @param target   the word's global pointer, naturally aligned
+ * @param op       the operation (pgdds_aop_t)
+ * @param operand  the operand
+ * @param fetched  unless NULL, gets the word's old value
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         (misaligned target, op not allowed), PGDDS_ERR_OUT_OF_BOUNDS, PGDDS_ERR_TRANSPORT,
+ *         PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_atomic_i64(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
                                           int64_t operand, int64_t *fetched);
+/** pgdds_atomic_u32 on a signed 32-bit word (MIN and MAX compare signed).
+ * @param ctx      the context (pgdds_init)
+ * @param target   the word's global pointer, naturally aligned
+ * @param op       the operation (pgdds_aop_t)
+ * @param operand  the operand
+ * @param fetched  unless NULL, gets the word's old value
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         (misaligned target, op not allowed), PGDDS_ERR_OUT_OF_BOUNDS, PGDDS_ERR_TRANSPORT,
+ *         PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_atomic_i32(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
                                           int32_t operand, int32_t *fetched);
+/** Compare-and-swap of a signed 64-bit word.
+ * @param ctx      the context (pgdds_init)
+ * @param target   the word's global pointer, naturally aligned
+ * @param expected the value the word must hold
+ * @param desired  the value that replaces it then
+ * @param old      gets the word's old value (equal to expected when the swap happened)
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         (misaligned target, op not allowed), PGDDS_ERR_OUT_OF_BOUNDS, PGDDS_ERR_TRANSPORT,
+ *         PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_atomic_cswap_i64(pgdds_context_t ctx, pgdds_gptr_t target,
                                                 int64_t expected, int64_t desired, int64_t *old);
+/** Compare-and-swap of a signed 32-bit word.
+ * @param ctx      the context (pgdds_init)
+ * @param target   the word's global pointer, naturally aligned
+ * @param expected the value the word must hold
+ * @param desired  the value that replaces it then
+ * @param old      gets the word's old value (equal to expected when the swap happened)
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         (misaligned target, op not allowed), PGDDS_ERR_OUT_OF_BOUNDS, PGDDS_ERR_TRANSPORT,
+ *         PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_atomic_cswap_i32(pgdds_context_t ctx, pgdds_gptr_t target,
                                                 int32_t expected, int32_t desired, int32_t *old);
+/** ADD, MIN, MAX or SWAP on a double; fetched (unless NULL) gets its old value.
+ * @param ctx      the context (pgdds_init)
+ * @param target   the word's global pointer, naturally aligned
+ * @param op       the operation (pgdds_aop_t)
+ * @param operand  the operand
+ * @param fetched  unless NULL, gets the word's old value
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         (misaligned target, op not allowed), PGDDS_ERR_OUT_OF_BOUNDS, PGDDS_ERR_TRANSPORT,
+ *         PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_atomic_double(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
                                              double operand, double *fetched);
+/** ADD, MIN, MAX or SWAP on a float; fetched (unless NULL) gets its old value.
+ * @param ctx      the context (pgdds_init)
+ * @param target   the word's global pointer, naturally aligned
+ * @param op       the operation (pgdds_aop_t)
+ * @param operand  the operand
+ * @param fetched  unless NULL, gets the word's old value
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         (misaligned target, op not allowed), PGDDS_ERR_OUT_OF_BOUNDS, PGDDS_ERR_TRANSPORT,
+ *         PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_atomic_float(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
                                             float operand, float *fetched);
+/** Compare-and-swap of a double, comparing its bits.
+ * @param ctx      the context (pgdds_init)
+ * @param target   the word's global pointer, naturally aligned
+ * @param expected the value the word must hold
+ * @param desired  the value that replaces it then
+ * @param old      gets the word's old value (equal to expected when the swap happened)
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         (misaligned target, op not allowed), PGDDS_ERR_OUT_OF_BOUNDS, PGDDS_ERR_TRANSPORT,
+ *         PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_atomic_cswap_double(pgdds_context_t ctx, pgdds_gptr_t target,
                                                    double expected, double desired, double *old);
+/** Compare-and-swap of a float, comparing its bits.
+ * @param ctx      the context (pgdds_init)
+ * @param target   the word's global pointer, naturally aligned
+ * @param expected the value the word must hold
+ * @param desired  the value that replaces it then
+ * @param old      gets the word's old value (equal to expected when the swap happened)
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         (misaligned target, op not allowed), PGDDS_ERR_OUT_OF_BOUNDS, PGDDS_ERR_TRANSPORT,
+ *         PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_atomic_cswap_float(pgdds_context_t ctx, pgdds_gptr_t target,
                                                   float expected, float desired, float *old);
-/* Atomic loads (a fetching no-op in the job's atomicity domain). */
+/** @} */
+/** Atomic load of a 64-bit word (a fetching no-op in the job's atomicity domain).
+ * @param ctx      the context (pgdds_init)
+ * @param target   the word's global pointer, naturally aligned
+ * @param value    gets the word
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         (misaligned target, op not allowed), PGDDS_ERR_OUT_OF_BOUNDS, PGDDS_ERR_TRANSPORT,
+ *         PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_atomic_load_u64(pgdds_context_t ctx, pgdds_gptr_t target, uint64_t *value);
+/** pgdds_atomic_load_u64 of a 32-bit word.
+ * @param ctx      the context (pgdds_init)
+ * @param target   the word's global pointer, naturally aligned
+ * @param value    gets the word
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         (misaligned target, op not allowed), PGDDS_ERR_OUT_OF_BOUNDS, PGDDS_ERR_TRANSPORT,
+ *         PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_atomic_load_u32(pgdds_context_t ctx, pgdds_gptr_t target, uint32_t *value);
 
+/** @} */
+
 /* ------------------------------------------------------------------------------------------ */
-/* Point-to-point synchronization (addition; OpenSHMEM 1.5's put-with-signal and wait_until)   */
+/* Point-to-point synchronization (OpenSHMEM 1.5's put-with-signal and wait_until)            */
 /* ------------------------------------------------------------------------------------------ */
-/* pgdds_put_signal writes n bytes from src to dst, then updates the 64-bit signal word sig on
+/** @defgroup libpgdds_signals Point-to-point synchronization
+ * @{ */
+/** @name Signals and waiting
+ * pgdds_put_signal writes n bytes from src to dst, then updates the 64-bit signal word sig on
  * the same rank: PGDDS_SIGNAL_SET stores signal, PGDDS_SIGNAL_ADD adds it (atomically, in the
  * job's atomicity domain, like pgdds_atomic_u64). A rank that sees the signal's new value sees
  * the data: the update is ordered after the data at the target. sig must be 8-byte aligned, on
@@ -262,67 +601,212 @@ PGDDS_API pgdds_status_t pgdds_atomic_load_u32(pgdds_context_t ctx, pgdds_gptr_t
  * naturally aligned; a word on another rank is PGDDS_ERR_INVALID_ARG (wait on your own word, and
  * let the peer signal it). The word should change only through atomics or put_signal: a plain
  * pgdds_put to it becomes visible at a flush, with no order against the data before it. */
+/** @{ */
 typedef enum { PGDDS_SIGNAL_SET, PGDDS_SIGNAL_ADD } pgdds_signal_op_t;
 typedef enum { PGDDS_CMP_EQ, PGDDS_CMP_NE, PGDDS_CMP_GT, PGDDS_CMP_GE, PGDDS_CMP_LT, PGDDS_CMP_LE } pgdds_cmp_t;
+/** Puts n bytes to dst, then sets or adds signal to the word sig; returns once both are visible.
+ * It completes the calling thread's earlier operations too, as pgdds_flush.
+ * @param ctx      the context (pgdds_init)
+ * @param dst      the target's global pointer
+ * @param src      the local source
+ * @param n        bytes to put
+ * @param sig      the 8-byte aligned signal word, on dst's rank, outside [dst, dst + n)
+ * @param signal   the value to store or add
+ * @param sig_op   PGDDS_SIGNAL_SET or PGDDS_SIGNAL_ADD
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         (sig misplaced or misaligned), PGDDS_ERR_OUT_OF_BOUNDS, PGDDS_ERR_TRANSPORT,
+ *         PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_put_signal(pgdds_context_t ctx, pgdds_gptr_t dst, const void *src, size_t n,
                                           pgdds_gptr_t sig, uint64_t signal, pgdds_signal_op_t sig_op);
+/** pgdds_put_signal without waiting: complete at the calling thread's next pgdds_flush.
+ * src may be reused at once.
+ * @param ctx      the context (pgdds_init)
+ * @param dst      the target's global pointer
+ * @param src      the local source
+ * @param n        bytes to put
+ * @param sig      the 8-byte aligned signal word, on dst's rank, outside [dst, dst + n)
+ * @param signal   the value to store or add
+ * @param sig_op   PGDDS_SIGNAL_SET or PGDDS_SIGNAL_ADD
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         (sig misplaced or misaligned), PGDDS_ERR_OUT_OF_BOUNDS, PGDDS_ERR_TRANSPORT,
+ *         PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_put_signal_nbi(pgdds_context_t ctx, pgdds_gptr_t dst, const void *src, size_t n,
                                               pgdds_gptr_t sig, uint64_t signal, pgdds_signal_op_t sig_op);
+/** Reads the signal word sig atomically (any rank's; usually the caller's own).
+ * @param ctx      the context (pgdds_init)
+ * @param sig      the 8-byte aligned signal word
+ * @param value    gets its value
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         (misaligned target, op not allowed), PGDDS_ERR_OUT_OF_BOUNDS, PGDDS_ERR_TRANSPORT,
+ *         PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_signal_fetch(pgdds_context_t ctx, pgdds_gptr_t sig, uint64_t *value);
+/** Waits until the 64-bit word ivar (own segment) compares with value as cmp says.
+ * Waiting progresses the caller's network context.
+ * @param ctx      the context (pgdds_init)
+ * @param ivar     the word, naturally aligned, in the caller's own segment
+ * @param cmp      the comparison, *ivar cmp value (unsigned)
+ * @param value    the value compared with
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_TIMEOUT
+ *         after PGDDS_TIMEOUT seconds (when set), PGDDS_ERR_INVALID_ARG (a word on another rank or
+ *         misaligned), PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_wait_until_u64(pgdds_context_t ctx, pgdds_gptr_t ivar, pgdds_cmp_t cmp, uint64_t value);
+/** pgdds_wait_until_u64 on a 32-bit word.
+ * @param ctx      the context (pgdds_init)
+ * @param ivar     the word, naturally aligned, in the caller's own segment
+ * @param cmp      the comparison, *ivar cmp value (unsigned)
+ * @param value    the value compared with
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_TIMEOUT
+ *         after PGDDS_TIMEOUT seconds (when set), PGDDS_ERR_INVALID_ARG (a word on another rank or
+ *         misaligned), PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_wait_until_u32(pgdds_context_t ctx, pgdds_gptr_t ivar, pgdds_cmp_t cmp, uint32_t value);
+/** Checks once, after a round of progress, whether ivar compares with value as cmp says.
+ * @param ctx      the context (pgdds_init)
+ * @param ivar     the word, naturally aligned, in the caller's own segment
+ * @param cmp      the comparison, *ivar cmp value (unsigned)
+ * @param value    the value compared with
+ * @param satisfied set to 1 if it does, else 0
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         (a word on another rank or misaligned), PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_test_until_u64(pgdds_context_t ctx, pgdds_gptr_t ivar, pgdds_cmp_t cmp, uint64_t value,
                                               int *satisfied);
+/** pgdds_test_until_u64 on a 32-bit word.
+ * @param ctx      the context (pgdds_init)
+ * @param ivar     the word, naturally aligned, in the caller's own segment
+ * @param cmp      the comparison, *ivar cmp value (unsigned)
+ * @param value    the value compared with
+ * @param satisfied set to 1 if it does, else 0
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         (a word on another rank or misaligned), PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_test_until_u32(pgdds_context_t ctx, pgdds_gptr_t ivar, pgdds_cmp_t cmp, uint32_t value,
                                               int *satisfied);
+/** @} */
+/** @} */
 
 /* ------------------------------------------------------------------------------------------ */
 /* Collectives (all ranks, one thread per rank at a time)                                      */
 /* ------------------------------------------------------------------------------------------ */
-/* Every rank calls the same collectives in the same order with the same kind, root, operation,
+/** @defgroup libpgdds_collectives Collectives (all ranks, one thread per rank at a time)
+ * @{ */
+/** @name Matching
+ * Every rank calls the same collectives in the same order with the same kind, root, operation,
  * type and size. Calls that differ fail on every rank with PGDDS_ERR_INVALID_ARG and a message
  * saying what differed, outputs untouched. Two threads of a rank in collectives at once: the
  * second gets PGDDS_ERR_STATE, and every later collective of the context fails with it on every
  * rank (docs/failure-semantics.md). */
+/** @{ */
 typedef enum { PGDDS_INT32, PGDDS_INT64, PGDDS_UINT32, PGDDS_UINT64, PGDDS_FLOAT, PGDDS_DOUBLE } pgdds_dtype_t;
 typedef enum { PGDDS_OP_SUM, PGDDS_OP_MIN, PGDDS_OP_MAX, PGDDS_OP_BAND, PGDDS_OP_BOR, PGDDS_OP_BXOR } pgdds_op_t;
-/* Also a flush of every network context of every rank: prior RMA/AMO complete and visible.
- * Other threads of the rank must not issue operations while it runs. */
+/** Waits for every rank; collective.
+ * Also a flush of every network context of every rank: prior RMA/AMO complete and visible.
+ * Other threads of the rank must not issue operations while it runs.
+ * @param ctx      the context (pgdds_init)
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         on every rank when the ranks' calls differ, PGDDS_ERR_STATE when another thread of the
+ *         rank is in a collective, PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_barrier(pgdds_context_t ctx);
+/** Copies n bytes of buf from rank root into buf on every rank; collective.
+ * @param ctx      the context (pgdds_init)
+ * @param buf      the root's data; on the other ranks, where it is written
+ * @param n        bytes, the same on every rank
+ * @param root     the rank whose buf is sent
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         on every rank when the ranks' calls differ, PGDDS_ERR_STATE when another thread of the
+ *         rank is in a collective, PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_broadcast(pgdds_context_t ctx, void *buf, size_t n, int root);
-/* Bitwise ops (BAND, BOR, BXOR) accept integer types only. in == out is allowed. */
+/** Reduces count elements of in over all ranks with op into out on every rank; collective.
+ * Bitwise ops (BAND, BOR, BXOR) accept integer types only. in == out is allowed.
+ * @param ctx      the context (pgdds_init)
+ * @param in       count elements of dtype
+ * @param out      gets the count reduced elements
+ * @param count    the number of elements
+ * @param dtype    their type
+ * @param op       the reduction
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         on every rank when the ranks' calls differ, PGDDS_ERR_STATE when another thread of the
+ *         rank is in a collective, PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_allreduce(pgdds_context_t ctx, const void *in, void *out, size_t count,
                                          pgdds_dtype_t dtype, pgdds_op_t op);
+/** Gathers bytes_per_rank bytes of in from every rank into out on every rank; collective.
+ * Rank r's bytes land at out + r * bytes_per_rank.
+ * @param ctx      the context (pgdds_init)
+ * @param in       this rank's bytes_per_rank bytes
+ * @param out      nranks * bytes_per_rank bytes
+ * @param bytes_per_rank the size of each rank's contribution, the same on every rank
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         on every rank when the ranks' calls differ, PGDDS_ERR_STATE when another thread of the
+ *         rank is in a collective, PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_allgather(pgdds_context_t ctx, const void *in, void *out, size_t bytes_per_rank);
+
+/** @} */
+/** @} */
 
 /* ------------------------------------------------------------------------------------------ */
 /* Active messages                                                                             */
 /* ------------------------------------------------------------------------------------------ */
-/* A handler runs on the destination inside a progress call (any pgdds_* call may progress);
+/** @defgroup libpgdds_am Active messages
+ * @{ */
+/** A handler runs on the destination inside a progress call (any pgdds_* call may progress);
  * it may send active messages but must not block (no flush, wait or barrier). Payloads up to
  * PGDDS_AM_MAX_PAYLOAD bytes are delivered whole; larger ones are refused. */
 typedef void (*pgdds_am_handler_t)(pgdds_context_t ctx, int src_rank,
                                    const void *payload, size_t size, void *arg);
 #define PGDDS_AM_MAX_PAYLOAD ((size_t)1 << 28)
-PGDDS_API pgdds_status_t pgdds_am_register(pgdds_context_t ctx, pgdds_am_handler_t h, void *arg, uint32_t *id); /* collective */
+/** Registers handler h with arg under *id, the same on every rank; collective.
+ * @param ctx      the context (pgdds_init)
+ * @param h        the handler, run on the destination inside a progress call
+ * @param arg      passed to h as its last argument
+ * @param id       on success, the handler's number, to pass to pgdds_am_send
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
+PGDDS_API pgdds_status_t pgdds_am_register(pgdds_context_t ctx, pgdds_am_handler_t h, void *arg, uint32_t *id);
+/** Sends payload to the handler id on dst_rank.
+ * @param ctx      the context (pgdds_init)
+ * @param dst_rank the destination rank
+ * @param id       a handler number of pgdds_am_register
+ * @param payload  the bytes to deliver (copied)
+ * @param size     their count, up to PGDDS_AM_MAX_PAYLOAD
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         (unknown id, payload too large), PGDDS_ERR_OUT_OF_BOUNDS (bad rank), PGDDS_ERR_TRANSPORT,
+ *         PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_am_send(pgdds_context_t ctx, int dst_rank, uint32_t id, const void *payload, size_t size);
-/* Progresses the calling thread's VCI, and the other VCIs: all of them when one thread uses the
- * library; with several threads, every 256th call, those no thread attends (nobody progressed
- * them since the last look; VCIs their threads are busy on are left to them). On a node with
- * more ranks (times bound threads) than cores it then yields the CPU, as waits do. */
+/** Progresses the calling thread's VCI, and the other VCIs.
+ * All of them when one thread uses the library; with several threads, every 256th call, those no
+ * thread attends (nobody progressed them since the last look; VCIs their threads are busy on are
+ * left to them). On a node with more ranks (times bound threads) than cores it then yields the CPU,
+ * as waits do.
+ * @param ctx      the context (pgdds_init)
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_TRANSPORT,
+ *         PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_progress(pgdds_context_t ctx);
+
+/** @} */
 
 /* ------------------------------------------------------------------------------------------ */
 /* Network contexts (VCIs)                                                                     */
 /* ------------------------------------------------------------------------------------------ */
-/* Each VCI is an independent stream with its own fabric resources. Unbound threads get VCIs
+/** @defgroup libpgdds_vci Network contexts (VCIs)
+ * @{ */
+/** @name VCIs
+ * Each VCI is an independent stream with its own fabric resources. Unbound threads get VCIs
  * round robin in the order of their first call. Operations and pgdds_flush use the calling
  * thread's VCI. */
-PGDDS_API unsigned       pgdds_num_vcis(pgdds_context_t ctx);   /* 0 for an invalid context */
-PGDDS_API pgdds_status_t pgdds_vci_bind(pgdds_context_t ctx, unsigned vci);   /* bind the calling thread */
-PGDDS_API int            pgdds_vci_current(pgdds_context_t ctx);             /* -1 for an invalid context */
+/** @{ */
+/** The number of VCIs of the context.
+ * @param ctx      the context (pgdds_init)
+ * @return the count; 0 for an invalid context */
+PGDDS_API unsigned       pgdds_num_vcis(pgdds_context_t ctx);
+/** Binds the calling thread to VCI vci.
+ * @param ctx      the context (pgdds_init)
+ * @param vci      0 to pgdds_num_vcis() - 1
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         for a VCI that does not exist */
+PGDDS_API pgdds_status_t pgdds_vci_bind(pgdds_context_t ctx, unsigned vci);
+/** The calling thread's VCI.
+ * @param ctx      the context (pgdds_init)
+ * @return the VCI number; -1 for an invalid context */
+PGDDS_API int            pgdds_vci_current(pgdds_context_t ctx);
+/** @} */
 
-/* Counts of the one-sided operations this context handed to its network transport
+/** Counts of the one-sided operations this context handed to its network transport
  * (ofi, ucx, verbs), summed over its VCIs since pgdds_init, so that a program (or a benchmark)
  * can see what its calls cost in remote operations. Containers over the network count through
  * the same calls. Not counted: operations served by load/store on memory this rank maps (the
@@ -337,16 +821,28 @@ typedef struct pgdds_net_counts {
     uint64_t flushes;              /* per VCI flushed */
     uint64_t reserved[9];          /* zero: room for more counters in this ABI */
 } pgdds_net_counts_t;
+/** Fills counts with this context's counts of network operations (pgdds_net_counts_t).
+ * Any thread may call it; operations other threads issue meanwhile may or may not be in the counts
+ * yet.
+ * @param ctx      the context (pgdds_init)
+ * @param counts   gets the counts, summed over the context's VCIs since pgdds_init
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
 PGDDS_API pgdds_status_t pgdds_net_counts(pgdds_context_t ctx, pgdds_net_counts_t *counts);
+
+/** @} */
 
 /* ------------------------------------------------------------------------------------------ */
 /* Containers (collective create/destroy; every other call is one-sided)                      */
 /* ------------------------------------------------------------------------------------------ */
-/* Concurrency promises (BCL): `concurrent` lists the operations that may run at the same time
+/** @defgroup libpgdds_containers Containers and concurrency promises
+ * @{ */
+/** Concurrency promises (BCL): `concurrent` lists the operations that may run at the same time
  * as this call; 0 means "anything", the fully atomic default. */
 enum { PGDDS_CP_INSERT = 1u << 0, PGDDS_CP_FIND = 1u << 1, PGDDS_CP_PUSH = 1u << 2,
        PGDDS_CP_POP = 1u << 3, PGDDS_CP_LOCAL = 1u << 4 };
-/* How the containers read the promises.
+/** @} */
+/** @addtogroup libpgdds_containers
+ * How the containers read the promises.
  *  - PGDDS_CP_LOCAL: the caller works on its own part (the key's owner, the queue's host) and no
  *    other rank touches the container meanwhile; other threads of this rank may. The operation
  *    then runs with loads, stores and CPU atomics only (BCL's "local" promise), whatever the
@@ -358,15 +854,54 @@ enum { PGDDS_CP_INSERT = 1u << 0, PGDDS_CP_FIND = 1u << 1, PGDDS_CP_PUSH = 1u <<
  * Costs are in BCL's terms: A a remote atomic, R a remote read, W a remote write. */
 
 /* --- HashMap ------------------------------------------------------------------------------ */
+/** @defgroup libpgdds_hashmap Hash map
+ * @{ */
 typedef struct pgdds_hashmap *pgdds_hashmap_t;
 typedef struct pgdds_hashmap_params { uint64_t field_mask; size_t key_size; size_t value_size; uint64_t capacity; } pgdds_hashmap_params_t;
+/** Creates a hash map of params->capacity buckets of key_size-byte keys and value_size-byte values;
+ * collective.
+ * @param ctx      the context (pgdds_init)
+ * @param params   key_size, value_size and capacity, the same on every rank
+ * @param map      on success, the new hash map
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         when the ranks' arguments differ, PGDDS_ERR_NO_MEMORY */
 PGDDS_API pgdds_status_t pgdds_hashmap_create(pgdds_context_t ctx, const pgdds_hashmap_params_t *params, pgdds_hashmap_t *map);
+/** Destroys the hash map; collective.
+ * @param map      the hash map
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         for a destroyed or foreign handle */
 PGDDS_API pgdds_status_t pgdds_hashmap_destroy(pgdds_hashmap_t map);
-PGDDS_API pgdds_status_t pgdds_hashmap_insert(pgdds_hashmap_t map, const void *key, const void *value, unsigned concurrent); /* insert or assign */
+/** Inserts key with value, or assigns value to a present key.
+ * @param map      the hash map
+ * @param key      key_size bytes
+ * @param value    value_size bytes
+ * @param concurrent the operations that may overlap this call (PGDDS_CP_* bits; 0: any)
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_FULL when no
+ *         bucket within the probe limit can take the key */
+PGDDS_API pgdds_status_t pgdds_hashmap_insert(pgdds_hashmap_t map, const void *key, const void *value, unsigned concurrent);
+/** Writes the value of key to value.
+ * @param map      the hash map
+ * @param key      key_size bytes
+ * @param value    gets value_size bytes when the key is present
+ * @param concurrent the operations that may overlap this call (PGDDS_CP_* bits; 0: any)
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_NOT_FOUND
+ *         when the key is absent */
 PGDDS_API pgdds_status_t pgdds_hashmap_find(pgdds_hashmap_t map, const void *key, void *value, unsigned concurrent);
+/** Removes key.
+ * @param map      the hash map
+ * @param key      key_size bytes
+ * @param concurrent the operations that may overlap this call (PGDDS_CP_* bits; 0: any)
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_NOT_FOUND
+ *         when the key is absent */
 PGDDS_API pgdds_status_t pgdds_hashmap_erase(pgdds_hashmap_t map, const void *key, unsigned concurrent);
-PGDDS_API pgdds_status_t pgdds_hashmap_size(pgdds_hashmap_t map, uint64_t *global_count);                 /* collective */
-/* The hash map's protocols (BCL paper §5.2, thesis Table 6.1 / 8.2).
+/** The number of entries on all ranks; collective.
+ * @param map      the hash map
+ * @param global_count gets the count
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
+PGDDS_API pgdds_status_t pgdds_hashmap_size(pgdds_hashmap_t map, uint64_t *global_count);
+/** @} */
+/** @addtogroup libpgdds_hashmap
+ * The hash map's protocols (BCL paper §5.2, thesis Table 6.1 / 8.2).
  * The capacity is rounded up to a multiple of the rank count; rank r holds capacity/nranks
  * buckets. A key's owner rank and home bucket come from a 64-bit hash of its bytes (xxHash
  * XXH3 unless options->hash is given); collisions probe linearly *within the owner's part*, at
@@ -387,7 +922,7 @@ PGDDS_API pgdds_status_t pgdds_hashmap_size(pgdds_hashmap_t map, uint64_t *globa
  *  erase (any)              CAS ready->reserved, check the key, XOR to tombstone: 2A+R. Finds
  *                           skip tombstones; inserts reuse them.
  * PGDDS_ERR_FULL when no bucket within the probe limit can take the key; finds and erases stop
- * at a free bucket or the limit, never loop. */
+ * at a free bucket or the limit, never loop. @{ */
 typedef uint64_t (*pgdds_hash_fn_t)(const void *key, size_t key_size, void *arg);
 /* How a container reaches the part of a rank it cannot load/store (PGDDS_CONTAINER_PROTOCOL,
  * docs/containers.md "RDMA or RPC"). RDMA: the one-sided protocols above, run by the caller.
@@ -409,10 +944,19 @@ typedef struct pgdds_hashmap_options {
                                     under PGDDS_HASHMAP_OPTION_PROTOCOL (appended: callers built
                                     before it never set the bit) */
 } pgdds_hashmap_options_t;
-/* pgdds_hashmap_create with options (NULL: defaults). Collective. */
+/** pgdds_hashmap_create with options (NULL: defaults); collective.
+ * @param ctx      the context (pgdds_init)
+ * @param params   key_size, value_size and capacity, the same on every rank
+ * @param options  the hash function, probe limit and protocol whose bits are set in
+ *         options->field_mask;
+ *         NULL: defaults
+ * @param map      on success, the new hash map
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         when the ranks' arguments differ, PGDDS_ERR_NO_MEMORY */
 PGDDS_API pgdds_status_t pgdds_hashmap_create_with(pgdds_context_t ctx, const pgdds_hashmap_params_t *params,
                                                    const pgdds_hashmap_options_t *options, pgdds_hashmap_t *map);
-/* Batched operations. Keys (count × key_size bytes) are hashed in groups whose buckets
+/** @name Batched operations
+ * Keys (count × key_size bytes) are hashed in groups whose buckets
  * are prefetched (load/store memory) or read together (network, CP_FIND), so memory and network
  * latencies overlap. find_many sets found[i] to 1 and writes value i, or sets it to 0. On a
  * failure (not FULL/NOT_FOUND per key: a transport error) the outputs are unspecified.
@@ -420,30 +964,95 @@ PGDDS_API pgdds_status_t pgdds_hashmap_create_with(pgdds_context_t ctx, const pg
  * it are inserted. Under PGDDS_PROTOCOL_RPC each owner gets one message with its keys (in the
  * order given) and stops at the first of them it cannot insert: the keys before the first that
  * failed are inserted, as are other owners' keys after it; the call returns one owner's failure. */
+/** @{ */
+/** Finds count keys: found[i] is 1 and value i written, or 0.
+ * @param map      the hash map
+ * @param count    the number of keys
+ * @param keys     count × key_size bytes
+ * @param values   gets count × value_size bytes (value i only where found[i] is 1)
+ * @param found    count flags
+ * @param concurrent the operations that may overlap this call (PGDDS_CP_* bits; 0: any)
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): a transport error (the
+ *         outputs are then unspecified) */
 PGDDS_API pgdds_status_t pgdds_hashmap_find_many(pgdds_hashmap_t map, size_t count, const void *keys, void *values,
                                                  unsigned char *found, unsigned concurrent);
+/** Inserts count keys with their values, stopping at the first it cannot insert.
+ * @param map      the hash map
+ * @param count    the number of keys
+ * @param keys     count × key_size bytes
+ * @param values   count × value_size bytes
+ * @param concurrent the operations that may overlap this call (PGDDS_CP_* bits; 0: any)
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): the first key's
+ *         failure (PGDDS_ERR_FULL, ...); the keys before it are inserted */
 PGDDS_API pgdds_status_t pgdds_hashmap_insert_many(pgdds_hashmap_t map, size_t count, const void *keys,
                                                    const void *values, unsigned concurrent);
-/* Collective resize to at least new_capacity buckets. Every rank rehashes its own part
- * (owners do not change); FULL (and the old table kept) if some rank's entries do not fit. */
+/** @} */
+/** Resizes to at least new_capacity buckets; collective.
+ * Every rank rehashes its own part (owners do not change).
+ * @param map      the hash map
+ * @param new_capacity the bucket count wanted, the same on every rank
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_FULL (and
+ *         the old table kept) if some rank's entries do not fit */
 PGDDS_API pgdds_status_t pgdds_hashmap_resize(pgdds_hashmap_t map, uint64_t new_capacity);
-/* The total bucket count, and the rank that owns a key. */
+/** The total bucket count.
+ * @param map      the hash map
+ * @param capacity gets the count
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
 PGDDS_API pgdds_status_t pgdds_hashmap_capacity(pgdds_hashmap_t map, uint64_t *capacity);
+/** The rank that owns a key.
+ * @param map      the hash map
+ * @param key      key_size bytes
+ * @param rank     gets the owner
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
 PGDDS_API pgdds_status_t pgdds_hashmap_owner(pgdds_hashmap_t map, const void *key, int *rank);
-/* How this rank's operations reach rank's part: PGDDS_PROTOCOL_DIRECT (load/store),
- * PGDDS_PROTOCOL_RDMA or PGDDS_PROTOCOL_RPC (never AUTO: the choice made at creation). */
+/** How this rank's operations reach a rank's part of the map.
+ * @param map      the hash map
+ * @param rank     the rank whose part is meant
+ * @param protocol gets PGDDS_PROTOCOL_DIRECT (load/store), PGDDS_PROTOCOL_RDMA or
+ *         PGDDS_PROTOCOL_RPC (never AUTO: the choice made at creation)
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         for a NULL handle or output, PGDDS_ERR_OUT_OF_BOUNDS for a rank out of range */
 PGDDS_API pgdds_status_t pgdds_hashmap_protocol(pgdds_hashmap_t map, int rank, int *protocol);
-/* Visits every entry of this rank's part (between phases: no operation may overlap).
- * value points into the table and may be modified in place; a nonzero return stops. */
 typedef int (*pgdds_hashmap_visit_t)(const void *key, void *value, void *arg);
+/** Visits every entry of this rank's part (between phases: no operation may overlap).
+ * value points into the table and may be modified in place; a nonzero return of visit stops.
+ * @param map      the hash map
+ * @param visit    called with each entry's key, value and arg
+ * @param arg      passed to visit
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
 PGDDS_API pgdds_status_t pgdds_hashmap_foreach_local(pgdds_hashmap_t map, pgdds_hashmap_visit_t visit, void *arg);
 
+/** @} */
+
+/** @defgroup libpgdds_hashmap_buffer Hash map buffer
+ * @{ */
 typedef struct pgdds_hashmap_buffer *pgdds_hashmap_buffer_t;
-PGDDS_API pgdds_status_t pgdds_hashmap_buffer_create(pgdds_hashmap_t map, size_t queue_capacity, size_t message_size, pgdds_hashmap_buffer_t *buf); /* collective */
+/** Creates a buffer of inserts into map; collective.
+ * @param map            the hash map, which must outlive the buffer
+ * @param queue_capacity entries each rank's queue holds
+ * @param message_size   entries per message, at most queue_capacity
+ * @param buf            on success, the new buffer
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         when the ranks' arguments differ, PGDDS_ERR_NO_MEMORY */
+PGDDS_API pgdds_status_t pgdds_hashmap_buffer_create(pgdds_hashmap_t map, size_t queue_capacity, size_t message_size, pgdds_hashmap_buffer_t *buf);
+/** Buffers an insert of key with value, sent to its owner in messages of message_size entries.
+ * @param buf      the hash map buffer
+ * @param key      the map's key_size bytes
+ * @param value    the map's value_size bytes
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
 PGDDS_API pgdds_status_t pgdds_hashmap_buffer_insert(pgdds_hashmap_buffer_t buf, const void *key, const void *value);
-PGDDS_API pgdds_status_t pgdds_hashmap_buffer_flush(pgdds_hashmap_buffer_t buf);                          /* collective */
+/** Inserts every buffered entry into the map; collective.
+ * @param buf      the hash map buffer
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_FULL when
+ *         the map cannot take an entry */
+PGDDS_API pgdds_status_t pgdds_hashmap_buffer_flush(pgdds_hashmap_buffer_t buf);
+/** Destroys the buffer, discarding entries not yet flushed; collective.
+ * @param buf      the hash map buffer
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
 PGDDS_API pgdds_status_t pgdds_hashmap_buffer_destroy(pgdds_hashmap_buffer_t buf);
-/* The hash map buffer (BCL paper §5.3). queue_capacity and message_size count
+/** @} */
+/** @addtogroup libpgdds_hashmap_buffer
+ * The hash map buffer (BCL paper §5.3). queue_capacity and message_size count
  * entries (key+value). Each rank hosts one FastQueue; insert appends to a local buffer per owner
  * rank (this rank's own entries never leave it) and pushes a buffer once it holds message_size
  * entries (A+W per message). flush (collective) pushes the rest, then each rank drains its queue
@@ -451,8 +1060,8 @@ PGDDS_API pgdds_status_t pgdds_hashmap_buffer_destroy(pgdds_hashmap_buffer_t buf
  * in the local buffer and flush repeats push/drain rounds until every buffer is empty. Inserts
  * are unordered until flush returns (the last of several values of one key wins, in no defined
  * order). destroy (collective) discards entries not yet flushed. message_size must not exceed
- * queue_capacity. The hash map must outlive the buffer. */
-/* Combining buffers (pgdds_hashmap_buffer_create_with; options NULL: the plain buffer).
+ * queue_capacity. The hash map must outlive the buffer. @{ */
+/** Combining buffers (pgdds_hashmap_buffer_create_with; options NULL: the plain buffer).
  * How the drain at flush treats an entry whose key is already in the map:
  *  - COMBINE: the stored value becomes combine(stored, incoming), changed in place by
  *    combine(stored, incoming, combine_arg) on the key's owner, instead of being replaced. The
@@ -469,21 +1078,67 @@ typedef struct pgdds_hashmap_buffer_options {
     void                   *combine_arg;  /* COMBINE */
     int                     update_only;  /* UPDATE_ONLY: 0 or 1 */
 } pgdds_hashmap_buffer_options_t;
+/** pgdds_hashmap_buffer_create with options (NULL: the plain buffer); collective.
+ * @param map            the hash map, which must outlive the buffer
+ * @param queue_capacity entries each rank's queue holds
+ * @param message_size   entries per message, at most queue_capacity
+ * @param options        COMBINE and UPDATE_ONLY, whose bits are set in options->field_mask; NULL:
+ *         none
+ * @param buf            on success, the new buffer
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         when the ranks' arguments differ, PGDDS_ERR_NO_MEMORY */
 PGDDS_API pgdds_status_t pgdds_hashmap_buffer_create_with(pgdds_hashmap_t map, size_t queue_capacity,
                                                           size_t message_size,
                                                           const pgdds_hashmap_buffer_options_t *options,
-                                                          pgdds_hashmap_buffer_t *buf); /* collective */
+                                                          pgdds_hashmap_buffer_t *buf);
+
+/** @} */
 
 /* --- Queues ------------------------------------------------------------------------------- */
+/** @defgroup libpgdds_queue Queues
+ * @{ */
 typedef struct pgdds_queue *pgdds_queue_t;
 enum { PGDDS_QUEUE_FAST, PGDDS_QUEUE_CIRCULAR, PGDDS_QUEUE_CHECKSUM };
 typedef struct pgdds_queue_params { uint64_t field_mask; int kind; size_t elem_size; uint64_t capacity; int host_rank; } pgdds_queue_params_t;
+/** Creates a queue of params->kind on params->host_rank; collective.
+ * @param ctx      the context (pgdds_init)
+ * @param params   kind (PGDDS_QUEUE_*), elem_size, capacity and host_rank, the same on every rank
+ * @param queue    on success, the new queue
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_OUT_OF_BOUNDS for a host outside the job, PGDDS_ERR_INVALID_ARG,
+ *         PGDDS_ERR_NO_MEMORY */
 PGDDS_API pgdds_status_t pgdds_queue_create(pgdds_context_t ctx, const pgdds_queue_params_t *params, pgdds_queue_t *queue);
+/** Destroys the queue; collective.
+ * @param queue    the queue
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
 PGDDS_API pgdds_status_t pgdds_queue_destroy(pgdds_queue_t queue);
-PGDDS_API pgdds_status_t pgdds_queue_push(pgdds_queue_t queue, const void *elems, size_t count, unsigned concurrent);  /* all or nothing: FULL */
-PGDDS_API pgdds_status_t pgdds_queue_pop(pgdds_queue_t queue, void *elems, size_t max, size_t *popped, unsigned concurrent); /* EMPTY when none */
-PGDDS_API pgdds_status_t pgdds_queue_local_view(pgdds_queue_t queue, void **elems, size_t *count);          /* host rank, between phases */
-/* The queues (BCL paper §5.1, thesis ch. 5, Tables 5.1 and 5.2). Ring buffers on the
+/** Pushes count elements, all or nothing.
+ * @param queue    the queue
+ * @param elems    count × elem_size bytes
+ * @param count    the number of elements
+ * @param concurrent the operations that may overlap this call (PGDDS_CP_* bits; 0: any)
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_FULL
+ *         (nothing pushed), PGDDS_ERR_INVALID_ARG for a promise the kind does not allow */
+PGDDS_API pgdds_status_t pgdds_queue_push(pgdds_queue_t queue, const void *elems, size_t count, unsigned concurrent);
+/** Pops up to max elements into elems.
+ * @param queue    the queue
+ * @param elems    room for max elements
+ * @param max      the most elements to pop
+ * @param popped   gets the number popped
+ * @param concurrent the operations that may overlap this call (PGDDS_CP_* bits; 0: any)
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_EMPTY when
+ *         none */
+PGDDS_API pgdds_status_t pgdds_queue_pop(pgdds_queue_t queue, void *elems, size_t max, size_t *popped, unsigned concurrent);
+/** The queued elements, contiguous; host rank, between phases. It does not pop them.
+ * @param queue    the queue
+ * @param elems    gets the address of the first element
+ * @param count    gets the number of elements
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         on a rank other than the host */
+PGDDS_API pgdds_status_t pgdds_queue_local_view(pgdds_queue_t queue, void **elems, size_t *count);
+/** @} */
+/** @addtogroup libpgdds_queue
+ * The queues (BCL paper §5.1, thesis ch. 5, Tables 5.1 and 5.2). Ring buffers on the
  * host rank with 64-bit head/tail counters; capacity N holds exactly N elements. push is all or
  * nothing (PGDDS_ERR_FULL); pop takes up to max elements (PGDDS_ERR_EMPTY when none).
  *  FAST      pushes and pops in separate phases (a barrier between): push = fetch-add on the tail
@@ -508,65 +1163,242 @@ PGDDS_API pgdds_status_t pgdds_queue_local_view(pgdds_queue_t queue, void **elem
  *            re-reads an element until its checksum is right for the lap (A + R(1+c)), then
  *            frees the slots like the circular queue's head-ready.
  * local_view (host, between phases) returns the queued elements contiguously (rotating the ring
- * in place if needed); it does not pop them. */
-PGDDS_API pgdds_status_t pgdds_queue_size(pgdds_queue_t queue, uint64_t *count);  /* a snapshot */
+ * in place if needed); it does not pop them. @{ */
+/** The number of queued elements, a snapshot.
+ * @param queue    the queue
+ * @param count    gets the number
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
+PGDDS_API pgdds_status_t pgdds_queue_size(pgdds_queue_t queue, uint64_t *count);
+/** The number of elements the queue holds when full.
+ * @param queue    the queue
+ * @param capacity gets the number
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
 PGDDS_API pgdds_status_t pgdds_queue_capacity(pgdds_queue_t queue, uint64_t *capacity);
+/** The rank that hosts the queue.
+ * @param queue    the queue
+ * @param host_rank gets the rank
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
 PGDDS_API pgdds_status_t pgdds_queue_host(pgdds_queue_t queue, int *host_rank);
-/* Collective. resize keeps the elements (FULL if new_capacity < size); migrate moves
+/** @name Resize and migrate
+ * Collective. resize keeps the elements (FULL if new_capacity < size); migrate moves
  * the queue and its elements to another host (B + nW). */
+/** @{ */
+/** Gives the queue room for new_capacity elements, keeping them; collective.
+ * @param queue    the queue
+ * @param new_capacity the number of elements, the same on every rank
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_FULL if
+ *         new_capacity is below the queue's size */
 PGDDS_API pgdds_status_t pgdds_queue_resize(pgdds_queue_t queue, uint64_t new_capacity);
+/** Moves the queue and its elements to new_host; collective.
+ * @param queue    the queue
+ * @param new_host the rank that hosts it from now on, the same on every rank
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_OUT_OF_BOUNDS for a host outside the job */
 PGDDS_API pgdds_status_t pgdds_queue_migrate(pgdds_queue_t queue, int new_host);
+/** @} */
+
+/** @} */
 
 /* --- Bloom filter ------------------------------------------------------------------------- */
+/** @defgroup libpgdds_bloom Bloom filter
+ * @{ */
 typedef struct pgdds_bloom *pgdds_bloom_t;
+/** Creates a Bloom filter sized for expected_items at false_positive_rate; collective.
+ * @param ctx      the context (pgdds_init)
+ * @param expected_items      the number of keys it is sized for
+ * @param false_positive_rate the false-positive rate wanted at that many keys, in (0, 1)
+ * @param bloom               on success, the new filter
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         when the ranks' arguments differ, PGDDS_ERR_NO_MEMORY */
 PGDDS_API pgdds_status_t pgdds_bloom_create(pgdds_context_t ctx, uint64_t expected_items, double false_positive_rate, pgdds_bloom_t *bloom);
+/** Destroys the Bloom filter; collective.
+ * @param bloom    the Bloom filter
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
 PGDDS_API pgdds_status_t pgdds_bloom_destroy(pgdds_bloom_t bloom);
+/** Inserts key.
+ * @param bloom    the Bloom filter
+ * @param key      the key's bytes
+ * @param len      their count
+ * @param was_present unless NULL, set to 1 if every bit of the key was already set, else 0
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
 PGDDS_API pgdds_status_t pgdds_bloom_insert(pgdds_bloom_t bloom, const void *key, size_t len, int *was_present);
+/** Tells whether key may have been inserted.
+ * @param bloom    the Bloom filter
+ * @param key      the key's bytes
+ * @param len      their count
+ * @param maybe_present set to 1 if key may have been inserted, 0 if it surely was not
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
 PGDDS_API pgdds_status_t pgdds_bloom_contains(pgdds_bloom_t bloom, const void *key, size_t len, int *maybe_present);
-/* The Bloom filter (BCL paper §5.4, thesis §6.2) is blocked: 64-bit blocks
+/** @} */
+/** @addtogroup libpgdds_bloom
+ * The Bloom filter (BCL paper §5.4, thesis §6.2) is blocked: 64-bit blocks
  * distributed block-wise over the ranks; a key hashes to one block and k bits in it. insert is
  * one fetch-or (A) whose old value tells whether every bit was already set; contains is one read
  * (R). The block count and k are the smallest that give the requested false-positive rate for
  * expected_items, computed for 64-bit blocks (Poisson load per block), not for a flat filter.
- * pgdds_bloom_insert accepts was_present NULL. */
+ * pgdds_bloom_insert accepts was_present NULL. @{ */
+/** The block count and the number of bits (hashes) a key sets.
+ * @param bloom    the Bloom filter
+ * @param blocks   gets the number of 64-bit blocks
+ * @param hashes   gets the number of bits a key sets in its block
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
 PGDDS_API pgdds_status_t pgdds_bloom_geometry(pgdds_bloom_t bloom, uint64_t *blocks, unsigned *hashes);
-/* Batched insert/contains of count keys of key_len bytes each, with prefetching.
+/** @name Batched operations
+ * Batched insert/contains of count keys of key_len bytes each, with prefetching.
  * was_present may be NULL. */
+/** @{ */
+/** Inserts count keys; was_present[i] as pgdds_bloom_insert's.
+ * @param bloom    the Bloom filter
+ * @param count    the number of keys
+ * @param keys     count × key_len bytes
+ * @param key_len  the length of each key
+ * @param was_present unless NULL, count flags
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
 PGDDS_API pgdds_status_t pgdds_bloom_insert_many(pgdds_bloom_t bloom, size_t count, const void *keys, size_t key_len,
                                                  unsigned char *was_present);
+/** Looks up count keys; maybe_present[i] as pgdds_bloom_contains's.
+ * @param bloom    the Bloom filter
+ * @param count    the number of keys
+ * @param keys     count × key_len bytes
+ * @param key_len  the length of each key
+ * @param maybe_present count flags
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
 PGDDS_API pgdds_status_t pgdds_bloom_contains_many(pgdds_bloom_t bloom, size_t count, const void *keys,
                                                    size_t key_len, unsigned char *maybe_present);
+/** @} */
+
+/** @} */
 
 /* --- Distributed array -------------------------------------------------------------------- */
+/** @defgroup libpgdds_darray Distributed array
+ * @{ */
 typedef struct pgdds_darray *pgdds_darray_t;
-PGDDS_API pgdds_status_t pgdds_darray_create(pgdds_context_t ctx, size_t elem_size, uint64_t count, pgdds_darray_t *array);  /* block distributed */
+/** Creates an array of count elements, block distributed; collective.
+ * @param ctx      the context (pgdds_init)
+ * @param elem_size bytes per element
+ * @param count    the number of elements, the same on every rank
+ * @param array    on success, the new array
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         when the ranks' arguments differ, PGDDS_ERR_NO_MEMORY */
+PGDDS_API pgdds_status_t pgdds_darray_create(pgdds_context_t ctx, size_t elem_size, uint64_t count, pgdds_darray_t *array);
+/** Destroys the array; collective.
+ * @param array    the distributed array
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
 PGDDS_API pgdds_status_t pgdds_darray_destroy(pgdds_darray_t array);
+/** The global pointer of element index.
+ * @param array    the distributed array
+ * @param index    the element
+ * @param out      gets its global pointer
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_OUT_OF_BOUNDS for elements past the end */
 PGDDS_API pgdds_status_t pgdds_darray_gptr(pgdds_darray_t array, uint64_t index, pgdds_gptr_t *out);
+/** This rank's elements: their address, the index of the first, and their count.
+ * A rank past the end holds none (elems NULL, count 0).
+ * @param array    the distributed array
+ * @param elems       gets the address of this rank's first element
+ * @param first_index gets its index
+ * @param count       gets the number of this rank's elements
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
 PGDDS_API pgdds_status_t pgdds_darray_local(pgdds_darray_t array, void **elems, uint64_t *first_index, uint64_t *count);
-/* Rank r holds elements [r*b, min(count, (r+1)*b)) with b = ceil(count/nranks); a
+/** @name Distribution
+ * Rank r holds elements [r*b, min(count, (r+1)*b)) with b = ceil(count/nranks); a
  * rank past the end holds none (local: elems NULL, count 0). get/put copy a range of elements
  * that may span ranks, and return complete (put: visible at the targets). */
+/** @{ */
+/** The number of elements.
+ * @param array    the distributed array
+ * @param count    gets the number
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
 PGDDS_API pgdds_status_t pgdds_darray_size(pgdds_darray_t array, uint64_t *count);
+/** Copies count elements from index first into dst; they may span ranks.
+ * @param array    the distributed array
+ * @param first    the index of the first element
+ * @param count    the number of elements
+ * @param dst      room for count elements
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_OUT_OF_BOUNDS for elements past the end */
 PGDDS_API pgdds_status_t pgdds_darray_get(pgdds_darray_t array, uint64_t first, uint64_t count, void *dst);
+/** Copies count elements from src to index first, visible at the targets on return.
+ * @param array    the distributed array
+ * @param first    the index of the first element
+ * @param count    the number of elements
+ * @param src      count elements
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_OUT_OF_BOUNDS for elements past the end */
 PGDDS_API pgdds_status_t pgdds_darray_put(pgdds_darray_t array, uint64_t first, uint64_t count, const void *src);
+/** @} */
+
+/** @} */
 
 /* --- Array: every element on one host rank ------------------------------------------------ */
+/** @defgroup libpgdds_array Array: every element on one host rank
+ * @{ */
 typedef struct pgdds_array *pgdds_array_t;
+/** Creates an array of count elements on host_rank; collective.
+ * @param ctx      the context (pgdds_init)
+ * @param elem_size bytes per element
+ * @param count    the number of elements
+ * @param host_rank the rank that holds them
+ * @param array    on success, the new array
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_OUT_OF_BOUNDS for a host outside the job, PGDDS_ERR_INVALID_ARG,
+ *         PGDDS_ERR_NO_MEMORY */
 PGDDS_API pgdds_status_t pgdds_array_create(pgdds_context_t ctx, size_t elem_size, uint64_t count, int host_rank,
-                                            pgdds_array_t *array);  /* collective */
-PGDDS_API pgdds_status_t pgdds_array_destroy(pgdds_array_t array);                              /* collective */
+                                            pgdds_array_t *array);
+/** Destroys the array; collective.
+ * @param array    the array
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
+PGDDS_API pgdds_status_t pgdds_array_destroy(pgdds_array_t array);
+/** The global pointer of element index.
+ * @param array    the array
+ * @param index    the element
+ * @param out      gets its global pointer
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_OUT_OF_BOUNDS for elements past the end */
 PGDDS_API pgdds_status_t pgdds_array_gptr(pgdds_array_t array, uint64_t index, pgdds_gptr_t *out);
-/* The host's elements; other ranks get elems NULL and count 0. */
+/** The host's elements; other ranks get elems NULL and count 0.
+ * @param array    the array
+ * @param elems    gets the address of the first element
+ * @param count    gets the number of elements
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
 PGDDS_API pgdds_status_t pgdds_array_local(pgdds_array_t array, void **elems, uint64_t *count);
+/** The number of elements.
+ * @param array    the array
+ * @param count    gets the number
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
 PGDDS_API pgdds_status_t pgdds_array_size(pgdds_array_t array, uint64_t *count);
+/** The rank that holds the elements.
+ * @param array    the array
+ * @param host_rank gets the rank
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
 PGDDS_API pgdds_status_t pgdds_array_host(pgdds_array_t array, int *host_rank);
+/** Copies count elements from index first into dst; returns complete.
+ * @param array    the array
+ * @param first    the index of the first element
+ * @param count    the number of elements
+ * @param dst      room for count elements
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_OUT_OF_BOUNDS for elements past the end */
 PGDDS_API pgdds_status_t pgdds_array_get(pgdds_array_t array, uint64_t first, uint64_t count, void *dst);
+/** Copies count elements from src to index first, visible at the host on return.
+ * @param array    the array
+ * @param first    the index of the first element
+ * @param count    the number of elements
+ * @param src      count elements
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_OUT_OF_BOUNDS for elements past the end */
 PGDDS_API pgdds_status_t pgdds_array_put(pgdds_array_t array, uint64_t first, uint64_t count, const void *src);
+
+/** @} */
 
 /* ------------------------------------------------------------------------------------------ */
 /* Key tables: the logically addressed space (PDHT)                                            */
 /* ------------------------------------------------------------------------------------------ */
-/* A key table maps keys (1 to PGDDS_KEYTABLE_MAX_KEY_LEN bytes) to values (0 to max_value_size
+/** @defgroup libpgdds_keytable Key tables: the logically addressed space (PDHT)
+ * @{ */
+/** @} */
+/** @addtogroup libpgdds_keytable
+ * A key table maps keys (1 to PGDDS_KEYTABLE_MAX_KEY_LEN bytes) to values (0 to max_value_size
  * bytes). A key hashes to an owner rank and 64-bit match bits; each rank holds its keys in a
  * hashed index of match entries in its segment, so any rank finds a key one-sidedly and the
  * cost does not grow with the number of keys (Larkins et al., PDHT, ICPP'18).
@@ -606,13 +1438,13 @@ PGDDS_API pgdds_status_t pgdds_array_put(pgdds_array_t array, uint64_t first, ui
  * sending more, so no request is lost however fast inserts come.
  *
  * Thread safety: every function may be called by several threads at once
- * (PGDDS_THREAD_MULTIPLE), except create and destroy. */
+ * (PGDDS_THREAD_MULTIPLE), except create and destroy. @{ */
 typedef struct pgdds_keytable *pgdds_keytable_t;
-/* An application's own hash of its keys: 64 bits, the same on every rank for the same
+/** An application's own hash of its keys: 64 bits, the same on every rank for the same
  * key. An application that knows its keys can often give a hash without collisions (PDHT
  * §3.7); keys whose hashes collide still work, told apart by the stored key. */
 typedef uint64_t (*pgdds_keytable_hash_t)(const void *key, size_t key_len, void *arg);
-/* The optional fields of pgdds_keytable_params_t, read only when their bit is set in
+/** The optional fields of pgdds_keytable_params_t, read only when their bit is set in
  * field_mask. */
 enum {
     PGDDS_KEYTABLE_FIELD_HASH          = 1u << 0,   /* hash, hash_arg (default: XXH3 of the key bytes) */
@@ -628,31 +1460,106 @@ typedef struct pgdds_keytable_params { uint64_t field_mask; size_t max_value_siz
 /* Limits of keys and values. */
 #define PGDDS_KEYTABLE_MAX_KEY_LEN    ((size_t)65536)
 #define PGDDS_KEYTABLE_MAX_VALUE_SIZE ((size_t)1 << 27)
+/** Creates a key table; collective, with the same params on every rank.
+ * @param ctx      the context (pgdds_init)
+ * @param params   max_value_size, capacity_per_rank and the optional fields whose bits are set in
+ *         params->field_mask
+ * @param table    on success, the new key table
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         when the ranks' params differ, PGDDS_ERR_NO_MEMORY when a segment has no room for the
+ *         index */
 PGDDS_API pgdds_status_t pgdds_keytable_create(pgdds_context_t ctx, const pgdds_keytable_params_t *params, pgdds_keytable_t *table);
+/** Destroys the key table; collective.
+ * @param table    the key table
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
 PGDDS_API pgdds_status_t pgdds_keytable_destroy(pgdds_keytable_t table);
-PGDDS_API pgdds_status_t pgdds_keytable_insert(pgdds_keytable_t table, const void *key, size_t key_len, const void *value, size_t value_len); /* EXISTS */
+/** Inserts key with value.
+ * @param table    the key table
+ * @param key      the key's bytes
+ * @param key_len  their count, 1 to PGDDS_KEYTABLE_MAX_KEY_LEN
+ * @param value    value_len bytes
+ * @param value_len 0 to max_value_size
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_EXISTS if
+ *         the key is present, PGDDS_ERR_FULL when the owner holds capacity_per_rank keys,
+ *         PGDDS_ERR_NO_MEMORY when the owner's segment has no room */
+PGDDS_API pgdds_status_t pgdds_keytable_insert(pgdds_keytable_t table, const void *key, size_t key_len, const void *value, size_t value_len);
+/** Copies key's value into value.
+ * @param table    the key table
+ * @param key      the key's bytes
+ * @param key_len  their count, 1 to PGDDS_KEYTABLE_MAX_KEY_LEN
+ * @param value    room for *value_len bytes
+ * @param value_len in, the capacity of value; out, the value's size
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_NOT_FOUND;
+ *         PGDDS_ERR_OUT_OF_BOUNDS when the value is larger than the capacity (value untouched,
+ *         *value_len set to the size needed) */
 PGDDS_API pgdds_status_t pgdds_keytable_get(pgdds_keytable_t table, const void *key, size_t key_len, void *value, size_t *value_len /* in: capacity, out: size */);
-PGDDS_API pgdds_status_t pgdds_keytable_put(pgdds_keytable_t table, const void *key, size_t key_len, const void *value, size_t value_len);    /* NOT_FOUND */
+/** Replaces key's value in place; its size may change, up to max_value_size.
+ * @param table    the key table
+ * @param key      the key's bytes
+ * @param key_len  their count, 1 to PGDDS_KEYTABLE_MAX_KEY_LEN
+ * @param value    value_len bytes
+ * @param value_len 0 to max_value_size
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_NOT_FOUND */
+PGDDS_API pgdds_status_t pgdds_keytable_put(pgdds_keytable_t table, const void *key, size_t key_len, const void *value, size_t value_len);
+/** An atomic (as pgdds_atomic_u64) on the 8-byte word at value_offset in key's value.
+ * @param table    the key table
+ * @param key      the key's bytes
+ * @param key_len  their count, 1 to PGDDS_KEYTABLE_MAX_KEY_LEN
+ * @param value_offset the word's offset in the value, a multiple of 8
+ * @param op       the operation (pgdds_aop_t)
+ * @param operand  the operand
+ * @param fetched  unless NULL, gets the word's old value
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_NOT_FOUND,
+ *         PGDDS_ERR_INVALID_ARG (offset not a multiple of 8), PGDDS_ERR_OUT_OF_BOUNDS (the word
+ *         past the value's size) */
 PGDDS_API pgdds_status_t pgdds_keytable_atomic_u64(pgdds_keytable_t table, const void *key, size_t key_len, size_t value_offset,
                                                    pgdds_aop_t op, uint64_t operand, uint64_t *fetched);
+/** Removes key.
+ * @param table    the key table
+ * @param key      the key's bytes
+ * @param key_len  their count, 1 to PGDDS_KEYTABLE_MAX_KEY_LEN
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_NOT_FOUND */
 PGDDS_API pgdds_status_t pgdds_keytable_remove(pgdds_keytable_t table, const void *key, size_t key_len);
 typedef int (*pgdds_keytable_visit_t)(const void *key, size_t key_len, void *value, size_t value_len, void *arg); /* nonzero stops */
+/** Visits every key this rank owns; a nonzero return of visit stops.
+ * @param table    the key table
+ * @param visit    called with each key, its value (changeable in place, not its size) and arg
+ * @param arg      passed to visit
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_STATE when
+ *         called from a visitor of the same table's foreach_local (the visitor's calls on the key
+ *         it visits fail with it too) */
 PGDDS_API pgdds_status_t pgdds_keytable_foreach_local(pgdds_keytable_t table, pgdds_keytable_visit_t visit, void *arg);
+
+/** @} */
 
 /* ------------------------------------------------------------------------------------------ */
 /* Introspection: the build, the tuning variables, the transports on this machine              */
 /* ------------------------------------------------------------------------------------------ */
-/* These need no context and may be called before pgdds_init or after pgdds_finalize; they are
+/** @defgroup libpgdds_introspection Introspection: the build, the tuning variables, the transports on this machine
+ * @{ */
+/** @} */
+/** @addtogroup libpgdds_introspection
+ * These need no context and may be called before pgdds_init or after pgdds_finalize; they are
  * what `pgdds-info` prints. Strings they return are owned by the library and stay valid for
- * the life of the process (pgdds_config_var_t.value: until the environment changes). */
+ * the life of the process (pgdds_config_var_t.value: until the environment changes). @{ */
 
-/* Build options as name/value pairs, e.g. ("version", "0.1.0"), ("ofi", "yes"),
- * ("bootstrap", "pmix pmi2 pmi1 singleton"). index runs from 0 to pgdds_build_option_count()-1. */
+/** The number of build options.
+ * Build options are name/value pairs, e.g. ("version", "0.1.0"), ("ofi", "yes"),
+ * ("bootstrap", "pmix pmi2 pmi1 singleton"); pgdds_build_option gives each.
+ * @return the count */
 PGDDS_API int            pgdds_build_option_count(void);
+/** The name and value of build option index.
+ * @param index    0 to pgdds_build_option_count() - 1
+ * @param name     gets the option's name
+ * @param value    gets its value
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         for an index out of range */
 PGDDS_API pgdds_status_t pgdds_build_option(int index, const char **name, const char **value);
 
-/* The PGDDS_* environment variables, from the table the library parses them with.
+/** @name Environment variables
+ * The PGDDS_* environment variables, from the table the library parses them with.
  * The caller sets field_mask to the fields it wants; pgdds_config_describe fills those. */
+/** @{ */
 enum {
     PGDDS_CONFIG_FIELD_NAME        = 1u << 0,
     PGDDS_CONFIG_FIELD_TYPE        = 1u << 1,
@@ -671,14 +1578,24 @@ typedef struct pgdds_config_var {
     const char *value;          /* VALUE: the environment's text, NULL when unset */
     int         value_ok;       /* VALUE: 1 if unset or well-formed; 0 if ill-formed (the default applies) */
 } pgdds_config_var_t;
+/** The number of PGDDS_* environment variables.
+ * @return the count */
 PGDDS_API int            pgdds_config_count(void);
+/** Fills the fields of var asked for in var->field_mask for variable index.
+ * @param index    0 to pgdds_config_count() - 1
+ * @param var      field_mask set by the caller (PGDDS_CONFIG_FIELD_*); gets those fields
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         for an index out of range */
 PGDDS_API pgdds_status_t pgdds_config_describe(int index, pgdds_config_var_t *var);
+/** @} */
 
-/* What each transport finds on this machine, probed without a job: one entry per
+/** @name Transports
+ * What each transport finds on this machine, probed without a job: one entry per
  * libfabric provider, UCX transport layer, RDMA device, plus the shared-memory path, and one
  * entry for each backend not in this build. pgdds_transport_probe probes once per process
  * (thread-safe) and gives the number of entries; pgdds_transport_describe fills the fields
  * asked for in attr->field_mask. */
+/** @{ */
 enum {
     PGDDS_TRANSPORT_FIELD_TRANSPORT = 1u << 0,
     PGDDS_TRANSPORT_FIELD_COMPONENT = 1u << 1,
@@ -698,13 +1615,28 @@ typedef struct pgdds_transport_attr {
     const char *progress;    /* "auto": completes without the target's help; "manual"; "" unknown */
     const char *detail;      /* one line: version, limits, or why it is unusable */
 } pgdds_transport_attr_t;
+/** Probes what each transport finds on this machine, once per process (thread-safe).
+ * @param count    gets the number of entries
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
 PGDDS_API pgdds_status_t pgdds_transport_probe(int *count);
+/** Fills the fields of attr asked for in attr->field_mask for entry index.
+ * @param index    0 to the count of pgdds_transport_probe, minus 1
+ * @param attr     field_mask set by the caller (PGDDS_TRANSPORT_FIELD_*); gets those fields
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         for an index out of range */
 PGDDS_API pgdds_status_t pgdds_transport_describe(int index, pgdds_transport_attr_t *attr);
+/** @} */
 
-/* For language bindings that validate arguments themselves (the Fortran module):
- * records message as the calling thread's pgdds_last_error() and returns status, which must be
- * a PGDDS_ERR_* code (negative). */
+/** Records a failure as the calling thread's pgdds_last_error().
+ * For language bindings that validate arguments themselves (the Fortran module): records message
+ * as the calling thread's pgdds_last_error() and returns status, which must be a PGDDS_ERR_* code
+ * (negative).
+ * @param status   the PGDDS_ERR_* code to return
+ * @param message  the explanation (copied)
+ * @return status; PGDDS_ERR_INVALID_ARG when status is not negative or message is NULL */
 PGDDS_API pgdds_status_t pgdds_set_last_error(pgdds_status_t status, const char *message);
+
+/** @} */
 
 #ifdef __cplusplus
 }

@@ -14,8 +14,11 @@ gives outside /usr, the build rpath CMake gives); the staged pgdds-info and benc
 libpgdds_fortran, nor see the Fortran module's directory.
 
 With --man MANDIR, every installed program must also have its section 1 manual page, naming it.
+With --man3 MANDIR, every function of the installed pgdds.h must have its section 3 page, whose
+source page (installed too) shows it.
 
 usage: check_consumers.py MESON BUILDDIR PREFIX LIBDIR INCLUDEDIR SRCDIR [--cmake CMAKE] [--man MANDIR]
+                          [--man3 MANDIR]
                           --cc CC... --cxx CXX... [--fc FC...]
 (MESON: the meson on PATH, used when the running Python cannot import Meson)
 """
@@ -31,15 +34,16 @@ def parse_args(argv):
     meson, builddir, prefix, libdir, includedir, srcdir = argv[:6]
     compilers, current = {}, None
     for a in argv[6:]:
-        if a in ("--cmake", "--man", "--python", "--cc", "--cxx", "--fc"):
+        if a in ("--cmake", "--man", "--man3", "--python", "--cc", "--cxx", "--fc"):
             current = a[2:]
             compilers[current] = []
         else:
             compilers[current].append(a)
     cmake = compilers.pop("cmake", [None])[0]
     man = compilers.pop("man", [None])[0]
+    man3 = compilers.pop("man3", [None])[0]
     python = compilers.pop("python", [None])[0]
-    return meson, builddir, prefix, libdir, includedir, srcdir, cmake, man, python, compilers
+    return meson, builddir, prefix, libdir, includedir, srcdir, cmake, man, man3, python, compilers
 
 
 def run(cmd, env=None, cwd=None, show=True):
@@ -124,8 +128,20 @@ def build_with_cmake(cmake, srcdir, tmp, stage_prefix, compilers, env):
     return build
 
 
+def check_api_man_pages(srcdir, header, man3):
+    """Each function the staged pgdds.h declares has its staged section 3 page showing it."""
+    sys.path.insert(0, os.path.join(srcdir, "..", "docs"))
+    from check_api_documented import declared, man_page_text
+    functions = declared(header)
+    missing = [f for f in sorted(functions) if f"\\fB{f}\\fP" not in man_page_text(man3, f)]
+    if not functions or missing:
+        raise SystemExit(f"no section 3 manual page showing {', '.join(missing) or 'any function'} in {man3}")
+    print(f"{len(functions)} functions of pgdds.h have their section 3 page in {man3}")
+
+
 def main():
-    meson, builddir, prefix, libdir, includedir, srcdir, cmake, man, python, compilers = parse_args(sys.argv[1:])
+    meson, builddir, prefix, libdir, includedir, srcdir, cmake, man, man3, python, compilers = \
+        parse_args(sys.argv[1:])
     tmp = tempfile.mkdtemp(prefix="pgdds-install-")
     try:
         stage = os.path.join(tmp, "stage")
@@ -161,6 +177,9 @@ def main():
                 text = open(page).read() if os.path.isfile(page) else ""
                 if ".SH NAME" not in text or program.replace("-", "\\-") not in text:
                     raise SystemExit(f"{program} has no manual page naming it in {man1}")
+        if man3:
+            check_api_man_pages(srcdir, os.path.join(staged(stage, includedir, prefix), "pgdds", "pgdds.h"),
+                                os.path.join(staged(stage, man3, prefix), "man3"))
         # An installed benchmark runs from the staged prefix like the tools.
         out = run([os.path.join(bindir_staged, "pgdds-run"), "-n", "2", "--timeout", "120",
                    os.path.join(bindir_staged, "pgdds-bench-keytable"), "--max-entries", "1024", "--ops", "100"],
