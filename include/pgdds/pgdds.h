@@ -290,6 +290,67 @@ PGDDS_API pgdds_status_t pgdds_allreduce(pgdds_context_t ctx, const void *in, vo
 PGDDS_API pgdds_status_t pgdds_allgather(pgdds_context_t ctx, const void *in, void *out, size_t bytes_per_rank);
 
 /* ------------------------------------------------------------------------------------------ */
+/* Teams (OpenSHMEM 1.5 teams)                                                                 */
+/* ------------------------------------------------------------------------------------------ */
+/* A team is an ordered subset of the job's ranks; team rank i is its i-th member. Every rank has
+ * the world team (all ranks, team rank = rank) and the node team (the ranks that share this
+ * node's memory, in rank order); both belong to the context and are never destroyed. Splits are
+ * collective over the parent team and give new teams: every rank of the parent calls with the
+ * same arguments (checked: ranks that differ all get PGDDS_ERR_INVALID_ARG), and a rank outside
+ * a new team gets PGDDS_TEAM_NULL for it. Teams made by a split are independent of each other:
+ * collectives on teams that share no rank may run at the same time, and a collective on one
+ * team never pairs with a call on another. A rank calls collectives of its teams one at a time,
+ * in the same order on every member. Team handles belong to their context; NULL, destroyed
+ * handles and another context's teams are refused (PGDDS_ERR_INVALID_ARG). */
+typedef struct pgdds_team *pgdds_team_t;
+#define PGDDS_TEAM_NULL ((pgdds_team_t)0)
+PGDDS_API pgdds_status_t pgdds_team_world(pgdds_context_t ctx, pgdds_team_t *team);
+PGDDS_API pgdds_status_t pgdds_team_node(pgdds_context_t ctx, pgdds_team_t *team);
+PGDDS_API pgdds_status_t pgdds_team_rank(pgdds_team_t team, int *rank);
+PGDDS_API pgdds_status_t pgdds_team_size(pgdds_team_t team, int *size);
+/* The team rank in dst_team of team rank src_rank of src_team, or -1 where it is no member
+ * (PGDDS_ERR_OUT_OF_BOUNDS: src_rank not in 0..size-1). */
+PGDDS_API pgdds_status_t pgdds_team_translate_rank(pgdds_team_t src_team, int src_rank, pgdds_team_t dst_team,
+                                                   int *dst_rank);
+/* Collective over parent: the new team's ranks are parent ranks start, start + stride, ...
+ * (size of them; stride >= 1 unless size is 1), which must all be parent ranks
+ * (PGDDS_ERR_OUT_OF_BOUNDS otherwise, on every rank). */
+PGDDS_API pgdds_status_t pgdds_team_split_strided(pgdds_team_t parent, int start, int stride, int size,
+                                                  pgdds_team_t *new_team);
+/* Collective over parent: the parent's ranks as a grid of rows of xrange ranks (the last row may
+ * be short; xrange above the parent's size means one row). xaxis_team is this rank's row (team
+ * rank = column), yaxis_team its column (team rank = row). Every rank gets both. */
+PGDDS_API pgdds_status_t pgdds_team_split_2d(pgdds_team_t parent, int xrange, pgdds_team_t *xaxis_team,
+                                             pgdds_team_t *yaxis_team);
+/* Local: call it after the rank's last collective on the team. The handle is then stale. */
+PGDDS_API pgdds_status_t pgdds_team_destroy(pgdds_team_t team);
+
+/* Collectives on a team: collective over its members, roots and ranks are team ranks, the rules
+ * above apply. The context's calls above are these on the world team. */
+PGDDS_API pgdds_status_t pgdds_team_barrier(pgdds_team_t team);
+PGDDS_API pgdds_status_t pgdds_team_broadcast(pgdds_team_t team, void *buf, size_t n, int root);
+PGDDS_API pgdds_status_t pgdds_team_allreduce(pgdds_team_t team, const void *in, void *out, size_t count,
+                                              pgdds_dtype_t dtype, pgdds_op_t op);
+/* The reduction lands in out of root only (out may be NULL elsewhere). */
+PGDDS_API pgdds_status_t pgdds_team_reduce(pgdds_team_t team, const void *in, void *out, size_t count,
+                                           pgdds_dtype_t dtype, pgdds_op_t op, int root);
+PGDDS_API pgdds_status_t pgdds_team_allgather(pgdds_team_t team, const void *in, void *out, size_t bytes_per_rank);
+/* Team rank r contributes counts[r] bytes (in), which land at out + displs[r] on every rank
+ * (displs NULL: packed in rank order). Every rank passes the same counts. */
+PGDDS_API pgdds_status_t pgdds_team_allgatherv(pgdds_team_t team, const void *in, void *out, const size_t *counts,
+                                               const size_t *displs);
+/* Block r of in (bytes_per_pair bytes each) goes to team rank r, which puts it at block
+ * <this rank> of its out. in and out must not overlap. */
+PGDDS_API pgdds_status_t pgdds_team_alltoall(pgdds_team_t team, const void *in, void *out, size_t bytes_per_pair);
+/* send_counts[r] bytes at in + send_displs[r] go to team rank r, and recv_counts[r] bytes from
+ * rank r land at out + recv_displs[r] (displs NULL: packed in rank order). send_counts[r] on
+ * this rank must equal recv_counts[this rank] on rank r: a pair that differs fails the call on
+ * every rank (PGDDS_ERR_INVALID_ARG). */
+PGDDS_API pgdds_status_t pgdds_team_alltoallv(pgdds_team_t team, const void *in, const size_t *send_counts,
+                                              const size_t *send_displs, void *out, const size_t *recv_counts,
+                                              const size_t *recv_displs);
+
+/* ------------------------------------------------------------------------------------------ */
 /* Active messages                                                                             */
 /* ------------------------------------------------------------------------------------------ */
 /* A handler runs on the destination inside a progress call (any pgdds_* call may progress);
