@@ -399,7 +399,7 @@ class runtime {
         std::vector<uint8_t> data;
     };
     std::once_flag teams_once_;
-    std::unique_ptr<pgdds_team> world_team_, node_team_;
+    pgdds_team *world_team_ = nullptr, *node_team_ = nullptr;  // retired cells: they outlive the runtime
     uint32_t team_next_id_ = 2;                 // 0: world, 1: node
     team *coll_team_ = nullptr;                 // the team of the call in progress
     coll_desc coll_cur_;                        // the call in progress

@@ -78,10 +78,13 @@ namespace pgdds {
 pgdds_team *runtime::world_team()
 {
     std::call_once(teams_once_, [this] {
-        // The runtime's own handle cells (never retired); the context they name is the runtime's.
+        // Cells that outlive the runtime (kept by retire_handle), so that a handle used after
+        // pgdds_finalize is refused as one of a finalized context, not read after being freed.
         pgdds_context_t ctx = handle();
-        world_team_.reset(new pgdds_team{team_magic, ctx, this, team{}, true});
-        node_team_.reset(new pgdds_team{team_magic, ctx, this, team{}, true});
+        world_team_ = new pgdds_team{team_magic, ctx, this, team{}, true};
+        node_team_ = new pgdds_team{team_magic, ctx, this, team{}, true};
+        retire_handle(world_team_);
+        retire_handle(node_team_);
         world_team_->t.id = 0;
         node_team_->t.id = 1;
         for (int r = 0; r < nranks_; ++r) {
@@ -92,13 +95,13 @@ pgdds_team *runtime::world_team()
             node_team_->t.members.push_back(r);
         }
     });
-    return world_team_.get();
+    return world_team_;
 }
 
 pgdds_team *runtime::node_team()
 {
     world_team();
-    return node_team_.get();
+    return node_team_;
 }
 
 status runtime::team_split_agree(const char *who, team &parent, const std::vector<int64_t> &params, uint32_t n_ids,
