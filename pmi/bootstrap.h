@@ -29,6 +29,9 @@ class bootstrap {
     // Ends the whole job; does not return.
     [[noreturn]] virtual void abort(int code, const std::string &message) = 0;
     virtual status finalize() = 0;
+    // Whether the launcher is known to be gone (its connection closed); cheap, never blocks,
+    // consumes nothing. Waits check it with peer liveness.
+    virtual bool launcher_gone() const { return false; }
     virtual size_t max_key_len() const { return 64; }
     virtual size_t max_value_len() const = 0;
 

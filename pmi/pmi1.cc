@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <netdb.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -85,11 +86,14 @@ class pmi1_client final : public bootstrap {
         return call({{"cmd", "put"}, {"kvsname", kvsname_}, {"key", key}, {"value", value}}, "put_result", reply);
     }
     status fence() override { return barrier(); }
-    status get(int, const std::string &key, std::string &value) override
+    status get(int owner, const std::string &key, std::string &value) override
     {
         pmi1::message reply;
         status st = call({{"cmd", "get"}, {"kvsname", kvsname_}, {"key", key}}, "get_result", reply);
-        if (st != PGDDS_OK) return st;
+        if (st != PGDDS_OK && reply["cmd"] == "get_result")
+            return fail(PGDDS_ERR_BOOTSTRAP, "rank %d never published \"%s\" (it exited, failed or never called "
+                        "pgdds_init before this rank's start-up needed it; the launcher says: %s)", owner,
+                        key.c_str(), reply.count("msg") ? reply["msg"].c_str() : "no such key");
         value = reply["value"];
         return PGDDS_OK;
     }
@@ -116,6 +120,11 @@ class pmi1_client final : public bootstrap {
         }
         pmi1::message reply;
         return call({{"cmd", "finalize"}}, "finalize_ack", reply);
+    }
+    bool launcher_gone() const override
+    {
+        pollfd pfd{fd_, POLLRDHUP, 0};
+        return poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLHUP | POLLRDHUP | POLLERR));
     }
     // The launcher's limits count a terminating NUL: Hydra truncates a value of vallen_max bytes.
     size_t max_key_len() const override { return keylen_max_ - 1; }

@@ -6,6 +6,7 @@
 
 #include <pgdds/pgdds.h>
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,16 +80,63 @@ static inline double t_seconds(void)
         }                                                                                         \
     } while (0)
 
-/* Initializes with the environment's configuration; exits on failure. */
+/* The one reason a multi-rank test may skip: its configuration's transport is genuinely absent
+ * here (PGDDS_TRANSPORT=verbs without an RDMA device) and init said so (UNSUPPORTED). Returns
+ * the reason, or NULL when a failure is a failure (a disagreement, a fault, anything else). */
+static inline const char *t_skip_reason(pgdds_status_t st)
+{
+    const char *want = getenv("PGDDS_TRANSPORT");
+    if (st != PGDDS_ERR_UNSUPPORTED || !want || strcmp(want, "verbs") != 0) return NULL;
+    DIR *d = opendir("/sys/class/infiniband");
+    int devices = 0;
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;) devices += e->d_name[0] != '.';
+    if (d) closedir(d);
+    return devices ? NULL : "no RDMA device (/sys/class/infiniband is empty) for PGDDS_TRANSPORT=verbs";
+}
+
+/* Checks that the transport in use is the one the configuration asked for (PGDDS_TRANSPORT,
+ * PGDDS_OFI_PROVIDER, UCX_TLS, PGDDS_SHM), so that no configuration silently tests another. */
+static inline void t_check_transport(pgdds_context_t ctx)
+{
+    const char *want = getenv("PGDDS_TRANSPORT"), *prov = getenv("PGDDS_OFI_PROVIDER");
+    const char *tls = getenv("UCX_TLS"), *shm = getenv("PGDDS_SHM");
+    const char *name = pgdds_transport_name(ctx);
+    if (!want || !*want || strcmp(want, "auto") == 0 || !name) return;
+    char prefix[160];
+    if (strcmp(want, "shm") == 0) {
+        T_CHECK_MSG(strcmp(name, "shm") == 0, "PGDDS_TRANSPORT=shm, but the transport is %s", name);
+        return;
+    }
+    if (strcmp(want, "ofi") == 0 && prov && *prov) snprintf(prefix, sizeof prefix, "ofi/%s", prov);
+    else if (strcmp(want, "ucx") == 0 && tls && *tls && !strchr(tls, ',')) snprintf(prefix, sizeof prefix, "ucx/%s", tls);
+    else snprintf(prefix, sizeof prefix, "%s/", want);
+    size_t n = strlen(prefix);
+    int full = prefix[n - 1] != '/';
+    /* The on-node path joins when it may and some peer is on this node (or PGDDS_SHM=on). */
+    int want_shm = !(shm && strcmp(shm, "off") == 0) && (pgdds_local_nranks(ctx) > 1 || (shm && strcmp(shm, "on") == 0));
+    const char *rest = strncmp(name, prefix, n) == 0 ? name + n : NULL;
+    T_CHECK_MSG(rest && (!full || strcmp(rest, want_shm ? "+shm" : "") == 0) &&
+                    (strstr(name, "+shm") != NULL) == want_shm,
+                "the configuration asks for %s%s, but the transport is %s", prefix, want_shm ? "...+shm" : "", name);
+}
+
+/* Initializes with the environment's configuration and checks the transport; exits on failure
+ * (77, a skip, only for t_skip_reason's reason). */
 static inline pgdds_context_t t_init(const pgdds_init_params_t *params)
 {
     pgdds_context_t ctx = NULL;
     pgdds_status_t st = pgdds_init(params, &ctx);
     if (st != PGDDS_OK) {
-        fprintf(stderr, "FAIL: pgdds_init returned %d: %s\n", st, pgdds_last_error());
-        exit(st == PGDDS_ERR_UNSUPPORTED ? 77 : 1);
+        const char *skip = t_skip_reason(st);
+        if (skip) {
+            printf("SKIP: %s (pgdds_init: %s)\n", skip, pgdds_last_error());
+            exit(77);
+        }
+        fprintf(stderr, "FAIL: pgdds_init returned %d (%s): %s\n", st, pgdds_strerror(st), pgdds_last_error());
+        exit(1);
     }
     t_rank = pgdds_rank(ctx);
+    if (!params || !(params->field_mask & PGDDS_INIT_FIELD_TRANSPORT)) t_check_transport(ctx);
     return ctx;
 }
 

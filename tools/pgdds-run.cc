@@ -19,7 +19,9 @@
 #include <map>
 #include <poll.h>
 #include <string>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
@@ -276,9 +278,14 @@ class launcher {
         if (o_.prefix && (pipe2(outp, O_CLOEXEC) != 0 || pipe2(errp, O_CLOEXEC) != 0)) return perror_exit("pipe"), false;
         fflush(stdout);
         fflush(stderr);
+        pid_t launcher_pid = getpid();
         pid_t pid = fork();
         if (pid < 0) return perror_exit("fork"), false;
         if (pid == 0) {
+            // A launcher killed outright (SIGKILL, the OOM killer) cannot end the job: the kernel
+            // sends the rank SIGTERM then, as a job's end does. Checked against a launcher that
+            // died before the request took effect.
+            if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != launcher_pid) _exit(128 + SIGTERM);
             setpgid(0, 0);  // the rank and whatever it starts are ended together
             signal(SIGINT, SIG_DFL);
             signal(SIGTERM, SIG_DFL);
@@ -407,7 +414,10 @@ class launcher {
                 if (!clean) {
                     char why[256];
                     snprintf(why, sizeof why, "rank %d (pid %d) %s%s", r, int(pid), describe(ws).c_str(),
-                             rs.finalized ? " after finalizing" : "");
+                             // A failed pgdds_init ends its PMI session too: finalizing is not
+                             // proof that the rank got past start-up.
+                             rs.finalized ? " after ending its PMI session (pgdds_finalize, or a failed pgdds_init)"
+                                          : "");
                     end_job(why, WIFSIGNALED(ws) ? 128 + WTERMSIG(ws) : WEXITSTATUS(ws));
                 } else if (rs.pmi_init && !rs.finalized) {
                     char why[256];
@@ -567,25 +577,28 @@ class launcher {
     }
 
     // Shared-memory files of this job (ours) and of its processes (libfabric's shm provider
-    // names them by pid) outlive processes that are killed.
+    // names them "<pid>:..." and "fi_shm_<pid>_...") outlive processes that are killed. Only
+    // regular files of this user whose names this job made are removed: another user's file
+    // that merely looks alike stays.
     void cleanup_files()
     {
         DIR *d = opendir("/dev/shm");
         if (!d) return;
-        std::string ours = "pgdds-" + job_ + "-";
-        std::vector<std::string> pids;
+        std::vector<std::string> prefixes{"pgdds-" + job_ + "-"};
         for (auto &rs : ranks_)
-            if (rs.pid > 0) pids.push_back(std::to_string(rs.pid));
+            if (rs.pid > 0) {
+                prefixes.push_back(std::to_string(rs.pid) + ":");
+                prefixes.push_back("fi_shm_" + std::to_string(rs.pid) + "_");
+            }
+        uid_t me = getuid();
         while (dirent *e = readdir(d)) {
             std::string name = e->d_name;
-            bool remove = name.compare(0, ours.size(), ours) == 0;
-            for (auto &p : pids) {
-                if (remove) break;
-                // fi_shm: "<pid>:<...>" or "fi_shm_<pid>_..."; UCX posix: ucx_shm_posix_<...> (opaque).
-                remove = name.compare(0, p.size() + 1, p + ":") == 0 ||
-                         name.find("_" + p + "_") != std::string::npos;
-            }
-            if (remove) unlink(("/dev/shm/" + name).c_str());
+            bool ours = false;
+            for (auto &p : prefixes) ours = ours || name.compare(0, p.size(), p) == 0;
+            struct stat sb;
+            if (ours && fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(sb.st_mode) &&
+                sb.st_uid == me)
+                unlinkat(dirfd(d), e->d_name, 0);
         }
         closedir(d);
     }

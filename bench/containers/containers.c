@@ -28,6 +28,8 @@
 
 static pgdds_context_t ctx;
 static int me, nranks;
+/* Results that are wrong (keys missed, a map's size): any makes the run fail (exit 1). */
+static uint64_t wrong_results;
 
 static struct {
     int json;
@@ -514,9 +516,12 @@ static void bench_map_insert(const char *name, unsigned promise, int batched, in
     report(name, opt.keys, opt.keys, s);
     uint64_t size = 0;
     check(pgdds_hashmap_size(map, &size), "pgdds_hashmap_size");
-    if (size != opt.keys * (uint64_t)nranks && me == 0)
-        fprintf(stderr, "%s: the map holds %llu keys, not %llu\n", name, (unsigned long long)size,
-                (unsigned long long)(opt.keys * (uint64_t)nranks));
+    if (size != opt.keys * (uint64_t)nranks) {
+        ++wrong_results;
+        if (me == 0)
+            fprintf(stderr, "%s: the map holds %llu keys, not %llu\n", name, (unsigned long long)size,
+                    (unsigned long long)(opt.keys * (uint64_t)nranks));
+    }
     if (buffered) check(pgdds_hashmap_buffer_destroy(r.buffer), "pgdds_hashmap_buffer_destroy");
     check(pgdds_hashmap_destroy(map), "pgdds_hashmap_destroy");
 }
@@ -536,7 +541,10 @@ static void bench_map_find(void)
         struct map_run r = {map, NULL, i % 2 ? PGDDS_CP_FIND : 0, 1, i >= 2, 0};
         double s = measured(names[i], map_body, &r, opt.keys);
         report(names[i], opt.keys, opt.keys, s);
-        if (r.missing) fprintf(stderr, "rank %d: %s missed %llu keys\n", me, names[i], (unsigned long long)r.missing);
+        if (r.missing) {
+            wrong_results += r.missing;
+            fprintf(stderr, "rank %d: %s missed %llu keys\n", me, names[i], (unsigned long long)r.missing);
+        }
     }
     check(pgdds_hashmap_destroy(map), "pgdds_hashmap_destroy");
 }
@@ -726,7 +734,9 @@ static void usage(FILE *f)
             "                      measured at the start)\n"
             "  -V, --version       the version\n"
             "  -h, --help          this text\n"
-            "Values attach as --keys=1000 or --keys 1000.\n");
+            "Values attach as --keys=1000 or --keys 1000.\n"
+            "Exit status: 0; 1 when a call fails or a result is wrong (a key missed, a map's size),\n"
+            "named on stderr; 2 for a bad option.\n");
 }
 
 /* The first thing wrong with the command line; "" when it is good. */
@@ -838,6 +848,9 @@ int main(int argc, char **argv)
     bench_raw_push();
     bench_bloom();
     free_primitives();
+    uint64_t wrong = 0;
+    check(pgdds_allreduce(ctx, &wrong_results, &wrong, 1, PGDDS_UINT64, PGDDS_OP_SUM), "pgdds_allreduce");
+    if (wrong && me == 0) fprintf(stderr, "containers: %llu wrong results (see above)\n", (unsigned long long)wrong);
     check(pgdds_finalize(ctx), "pgdds_finalize");
-    return 0;
+    return wrong ? 1 : 0;
 }

@@ -55,6 +55,10 @@ typedef int pgdds_status_t;
 #define PGDDS_ERR_PEER_FAILED   -12   /* a peer rank died or became unreachable */
 #define PGDDS_ERR_STATE         -13   /* not valid now: not initialized, finalized, wrong thread level */
 #define PGDDS_ERR_AGAIN         -14   /* resources temporarily exhausted; retry */
+/* Addition: start-up failed although the transport exists here: the ranks disagree (transport,
+ * atomics) or the fabric failed (ucp_init, an unreachable endpoint). PGDDS_ERR_UNSUPPORTED
+ * keeps meaning "not available here". */
+#define PGDDS_ERR_STARTUP       -15
 
 PGDDS_API const char *pgdds_strerror(pgdds_status_t status);
 /* The calling thread's explanation of its last failure ("" if none). */
@@ -183,7 +187,8 @@ PGDDS_API pgdds_status_t pgdds_wait(pgdds_context_t ctx, pgdds_request_t req);  
 /* Atomics on one word are atomic with respect to each other whoever issues them. The runtime
  * picks one atomicity domain per job (PGDDS_ATOMICS): CPU atomics when every rank's segment is
  * load/store-reachable (one node, shared memory on), otherwise the transport's, local targets
- * included. A fetching atomic returns complete; it does not order earlier puts. Targets must be
+ * included.
+ * A fetching atomic returns complete; it does not order earlier puts. Targets must be
  * naturally aligned, else PGDDS_ERR_INVALID_ARG.
  * PGDDS_AOP_MIN and PGDDS_AOP_MAX (unsigned for _u32/_u64, signed for _i32/_i64). */
 typedef enum { PGDDS_AOP_ADD, PGDDS_AOP_AND, PGDDS_AOP_OR, PGDDS_AOP_XOR, PGDDS_AOP_SWAP,

@@ -37,6 +37,7 @@ template <class Cell> status create(pgdds_context_t ctx, const char *who, size_t
     runtime *rt = runtime::from(ctx);
     if (!rt) return fail(ctx ? PGDDS_ERR_STATE : PGDDS_ERR_INVALID_ARG, "%s: the context is %s", who,
                          ctx ? "not live (finalized?)" : "NULL");
+    if (!rt->thread_allowed()) return rt->check_thread(who);
     if (!out) return fail(PGDDS_ERR_INVALID_ARG, "%s: array is NULL", who);
     try {
         block_array *impl = nullptr;

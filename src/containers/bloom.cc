@@ -161,6 +161,7 @@ PGDDS_API pgdds_status_t pgdds_bloom_create(pgdds_context_t ctx, uint64_t expect
     runtime *rt = runtime::from(ctx);
     if (!rt) return fail(ctx ? PGDDS_ERR_STATE : PGDDS_ERR_INVALID_ARG, "%s: the context is %s", who,
                          ctx ? "not live (finalized?)" : "NULL");
+    if (!rt->thread_allowed()) return rt->check_thread(who);
     if (!bloom) return fail(PGDDS_ERR_INVALID_ARG, "%s: bloom is NULL", who);
     try {
         bloom_filter *impl = nullptr;

@@ -56,6 +56,9 @@ status resolve(Cell *h, uint64_t magic, const char *who, const char *what, Impl 
     if (PGDDS_UNLIKELY(!h || h->magic != magic)) return bad_handle(h, who, what);
     if (PGDDS_UNLIKELY(runtime::from(h->impl->ctx) != h->impl->rt))
         return fail(PGDDS_ERR_STATE, "%s: the context of this %s has been finalized", who, what);
+    // The thread level is the core's, checked here whether the container then reaches memory
+    // directly or through the fabric, so both paths answer alike.
+    if (PGDDS_UNLIKELY(!h->impl->rt->thread_allowed())) return h->impl->rt->check_thread(who);
     out = h->impl;
     return PGDDS_OK;
 }

@@ -311,6 +311,7 @@ PGDDS_API pgdds_status_t pgdds_queue_create(pgdds_context_t ctx, const pgdds_que
     runtime *rt = runtime::from(ctx);
     if (!rt) return fail(ctx ? PGDDS_ERR_STATE : PGDDS_ERR_INVALID_ARG, "%s: the context is %s", who,
                          ctx ? "not live (finalized?)" : "NULL");
+    if (!rt->thread_allowed()) return rt->check_thread(who);
     if (!params) return fail(PGDDS_ERR_INVALID_ARG, "%s: params is NULL", who);
     if (!queue_out) return fail(PGDDS_ERR_INVALID_ARG, "%s: queue is NULL", who);
     queue *impl = nullptr;

@@ -39,7 +39,7 @@ status wait_completion(runtime *rt, const char *who, vci &v, op_completion &done
 {
     status st = rt->wait(who, v, [&] { return done.done(); });
     if (st != PGDDS_OK) return st;
-    return done.result == PGDDS_OK ? PGDDS_OK : fail_prefix(done.result, who);
+    return done.result == PGDDS_OK ? PGDDS_OK : rt->failed(who, done.result);
 }
 
 status rma(pgdds_context_t ctx, const char *who, bool is_put, pgdds_gptr_t remote, void *local, size_t n,
@@ -100,13 +100,15 @@ status atomic_op(pgdds_context_t ctx, const char *who, pgdds_gptr_t target, amo_
     status st = rt->check_access(who, target, sizeof(T), sizeof(T));
     if (PGDDS_UNLIKELY(st != PGDDS_OK)) return st;
     amo_args a{op, unsigned(sizeof(T)), uint64_t(operand), uint64_t(compare), fetched};
-    if (rt->cpu_atomics()) {
-        cpu_amo(rt->direct(target), a);
-        return PGDDS_OK;
-    }
+    const bool cpu = rt->cpu_atomics_on(gptr::rank(target));
+    if (cpu) cpu_amo(rt->direct(target), a);
+    if (cpu && (rt->cpu_atomics() || !rt->network())) return PGDDS_OK;
     vci *v;
     st = caller_vci(rt, who, v);
     if (st != PGDDS_OK) return st;
+    // Across nodes, peers' operations on this rank complete only while it progresses: a rank
+    // spinning on an atomic of its node (its own word, say) keeps serving them.
+    if (cpu) return rt->progress(*v);
     return posted ? rt->amo_posted(who, *v, target, a) : rt->amo(who, *v, target, a);
 }
 

@@ -347,12 +347,12 @@ size_t pieces_of(size_t c) { return c == 0 ? 1 : (c + piece_bytes - 1) / piece_b
 // Dissemination: after step k a rank has heard, through others, from 2^k ranks before it.
 status runtime::barrier(const char *who, team &t)
 {
-    status st = flush_all(who);
-    if (st != PGDDS_OK) return st;
     coll_desc d;
     d.kind = coll_barrier;
     uint64_t seq;
-    if ((st = coll_begin(who, t, d, seq)) != PGDDS_OK) return st;
+    status st = coll_begin(who, t, d, seq);  // first: a disabled context must not wait in the flush
+    if (st != PGDDS_OK) return st;
+    st = flush_all(who);
     std::vector<uint8_t> msg;
     const int me = t.me, n = t.size();
     for (int k = 1, step = 0; k < n && st == PGDDS_OK; k <<= 1, ++step) {

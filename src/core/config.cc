@@ -36,11 +36,17 @@ const std::vector<config_var> &config_table()
          "RDMA device and port for the verbs transport, \"mlx5_0\" or \"mlx5_0:1\". Empty: the "
          "first active port."},
         {"PGDDS_SEGMENT_SIZE", var_type::size, "256M", nullptr,
-         "Bytes of registered segment per rank (suffixes K, M, G, T). Pages are touched only "
-         "when used."},
+         "Bytes of registered segment per rank (suffixes K, M, G, T), rounded up to whole "
+         "pages; a size below the minimum (one page beyond the library's 4 KiB header) is raised "
+         "to it, with a warning. Where segments are shared through /dev/shm (PGDDS_SHM not off) "
+         "the whole segment is reserved there at start-up, and pgdds_init fails with "
+         "PGDDS_ERR_NO_MEMORY, naming /dev/shm's free space, when it does not fit; elsewhere "
+         "pages are touched only when used."},
         {"PGDDS_NUM_VCIS", var_type::count, "1", nullptr,
          "Network contexts (VCIs) per process. Give threaded programs one per communicating "
-         "thread; a single-threaded program gains nothing from more."},
+         "thread; a single-threaded program gains nothing from more. Where segments are shared "
+         "through /dev/shm (PGDDS_SHM not off) each VCI, and the library's own, costs a 1 MiB "
+         "mailbox there: (PGDDS_NUM_VCIS + 1) MiB of /dev/shm per rank beside the segment."},
         {"PGDDS_THREAD_LEVEL", var_type::choice, "single", "single|funneled|multiple",
          "Thread support: single, funneled (only the initializing thread calls), or multiple."},
         {"PGDDS_SHM", var_type::choice, "auto", "auto|on|off",
@@ -48,7 +54,8 @@ const std::vector<config_var> &config_table()
          "sends every operation through the transport, even on one node."},
         {"PGDDS_ATOMICS", var_type::choice, "auto", "auto|cpu|transport",
          "Atomicity domain. auto: CPU atomics when every segment is load/store-reachable, "
-         "otherwise the transport's for every target. cpu requires the former."},
+         "otherwise the transport's, local targets included. cpu requires the former; "
+         "transport sends every atomic through the transport."},
         {"PGDDS_CONTAINER_DIRECT", var_type::boolean, "1", nullptr,
          "Containers reach load/store-reachable memory with loads, stores and CPU atomics when "
          "the job's atomicity domain is the CPU. 0 sends every container operation through the "
@@ -76,8 +83,9 @@ const std::vector<config_var> &config_table()
          "lock), queue-reservation (inside a circular queue push, its slots reserved but not "
          "published). Empty: none."},
         {"PGDDS_JOBID", var_type::string, "", nullptr,
-         "Job identifier, set by pgdds-run; names the job's shared-memory files. Empty: derived "
-         "at start-up."},
+         "Job identifier, set by pgdds-run; names the job's shared-memory files, so at most 200 "
+         "characters (more fails pgdds_init with PGDDS_ERR_INVALID_ARG). Empty: derived at "
+         "start-up."},
     };
     return table;
 }
@@ -241,6 +249,9 @@ status config_load(const pgdds_init_params_t *params, config &out, std::vector<s
     c.pmi = lookup("PGDDS_PMI", warnings);
     for (auto &ch : c.pmi) ch = char(tolower((unsigned char)ch));
     c.job_id = lookup("PGDDS_JOBID", warnings);
+    if (c.job_id.size() > max_job_id)
+        return fail(PGDDS_ERR_INVALID_ARG, "pgdds_init: PGDDS_JOBID is %zu characters long; at most %zu (it "
+                    "names the job's files in /dev/shm)", c.job_id.size(), max_job_id);
     c.fault = lookup("PGDDS_FAULT", warnings);
 
     if (params) {

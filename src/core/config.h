@@ -25,6 +25,9 @@ const config_var *config_find(const char *name);
 bool config_value_ok(const config_var &v, const char *text);
 const char *var_type_name(var_type t);
 
+// The longest PGDDS_JOBID: it names files in /dev/shm, of at most NAME_MAX (255) bytes.
+constexpr size_t max_job_id = 200;
+
 enum class shm_mode { automatic, on, off };
 enum class atomics_mode { automatic, cpu, transport };
 

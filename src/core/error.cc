@@ -84,6 +84,7 @@ PGDDS_API const char *pgdds_strerror(pgdds_status_t status)
     case PGDDS_ERR_PEER_FAILED: return "peer failed";
     case PGDDS_ERR_STATE: return "invalid state";
     case PGDDS_ERR_AGAIN: return "resource temporarily unavailable";
+    case PGDDS_ERR_STARTUP: return "start-up fault (ranks disagree, or the fabric failed)";
     default: return "unknown status";
     }
 }

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
+#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -14,6 +16,11 @@
 #include <unistd.h>
 
 namespace pgdds {
+
+namespace {
+// The runtime of a rank whose launcher is gone, closed at exit (runtime::close_at_exit).
+std::atomic<runtime *> orphaned_runtime{nullptr};
+}
 
 thread_local runtime::binding runtime::tls_binding;
 thread_local unsigned runtime::tls_issued;
@@ -185,10 +192,10 @@ status runtime::init(const pgdds_init_params_t *params)
         fail(st, "%s", saved);
         return st;
     }
-    if (shm_) {
-        boot_->barrier();   // every local peer has mapped every file
-        shm_->unlink_own();
-    }
+    // Every local peer has mapped every file. Every rank takes the barrier, also on a node
+    // whose only rank maps nothing (a bootstrap barrier is collective over the job).
+    if (cfg_.shm != shm_mode::off) boot_->barrier();
+    if (shm_) shm_->unlink_own();
 
     vcis_.reserve(num_endpoints());
     for (unsigned i = 0; i < num_endpoints(); ++i) {
@@ -213,7 +220,7 @@ status runtime::init(const pgdds_init_params_t *params)
     PGDDS_LOG(LOG_INFO, "rank %d of %d (local %d of %d, %d node%s), transport %s, segment %zu bytes, "
               "%u VCI%s, %s atomics", rank_, nranks_, local_rank_, local_nranks_, nnodes_,
               nnodes_ == 1 ? "" : "s", transport_name(), seg_size_, num_vcis_, num_vcis_ == 1 ? "" : "s",
-              cpu_atomics_ ? "CPU" : "transport");
+              cpu_atomics_ ? "CPU" : node_cpu_atomics_ ? "CPU (on this node; across nodes the transport's, run by the target's CPU)" : "transport");
     restore_fatal_signals();
     st = barrier("pgdds_init");
     fault_ = fault;
@@ -340,7 +347,13 @@ status runtime::setup_segment()
 {
     size_t page = size_t(sysconf(_SC_PAGESIZE));
     seg_size_ = round_up(cfg_.segment_size, page);
-    if (seg_size_ <= segment_reserved) seg_size_ = segment_reserved + page;
+    if (seg_size_ <= segment_reserved) {
+        seg_size_ = segment_reserved + page;
+        if (rank_ == 0)
+            PGDDS_LOG(LOG_WARN, "a segment of %zu bytes cannot hold anything past the library's %llu-byte "
+                      "header: using the minimum, %zu bytes (PGDDS_SEGMENT_SIZE)", cfg_.segment_size,
+                      (unsigned long long)segment_reserved, seg_size_);
+    }
     void *base = nullptr;
     status st;
     if (shm_) {
@@ -369,7 +382,11 @@ status runtime::connect_all()
     std::vector<uint8_t> blob;
     uint64_t size = seg_size_;
     status st = bootstrap_put_blob(*boot_, "seg", &size, sizeof size);
-    if (st == PGDDS_OK) st = bootstrap_put_blob(*boot_, "tp", transport_name_.data(), transport_name_.size());
+    // Ranks agree on what was chosen for the job: the network transport and the PGDDS_SHM and
+    // PGDDS_ATOMICS settings. Whether a node maps its peers (not with one rank on it) is the
+    // node's own affair and is not compared.
+    const std::string choice = job_choice();
+    if (st == PGDDS_OK) st = bootstrap_put_blob(*boot_, "tp", choice.data(), choice.size());
     if (st == PGDDS_OK && shm_) {
         st = shm_->address(blob);
         if (st == PGDDS_OK) st = bootstrap_put_blob(*boot_, "shm", blob.data(), blob.size());
@@ -393,9 +410,10 @@ status runtime::connect_all()
         st = bootstrap_get_blob(*boot_, r, "tp", v);
         if (st != PGDDS_OK) return st;
         std::string theirs(v.begin(), v.end());
-        if (theirs != transport_name_)
-            return fail(PGDDS_ERR_UNSUPPORTED, "rank %d uses transport %s but rank %d uses %s: set the "
-                        "same PGDDS_TRANSPORT everywhere", r, theirs.c_str(), rank_, transport_name_.c_str());
+        if (theirs != choice)
+            return fail(PGDDS_ERR_STARTUP, "rank %d chose %s but rank %d chose %s: set the same "
+                        "PGDDS_TRANSPORT (and provider or UCX_TLS), PGDDS_SHM and PGDDS_ATOMICS everywhere",
+                        r, theirs.c_str(), rank_, choice.c_str());
         if (shm_ && is_local(r)) {
             st = bootstrap_get_blob(*boot_, r, "shm", shm_addrs[r]);
             if (st != PGDDS_OK) return st;
@@ -427,7 +445,7 @@ status runtime::connect_all()
         am_route_[r] = shm_ && is_local(r) ? static_cast<transport *>(shm_.get()) : net_.get();
         all_direct = all_direct && peer_base_[r];
     }
-    // One atomicity domain per job: CPU atomics only when every target is load/store-reachable.
+    // One atomicity domain per job: CPU atomics when every target is load/store-reachable.
     switch (cfg_.atomics) {
     case atomics_mode::automatic: cpu_atomics_ = all_direct || !net_; break;
     case atomics_mode::cpu:
@@ -438,7 +456,21 @@ status runtime::connect_all()
         break;
     case atomics_mode::transport: cpu_atomics_ = !net_; break;
     }
+    // Ranks of one node do not keep CPU atomics in a job that spans nodes, even where the
+    // transport's atomics run on the target's CPU: with UCX tcp on 2 nodes x 2 ranks, hash map
+    // insert_many lost its exclusivity that way (a key inserted twice, now and then), for a
+    // reason not found yet. docs/internals.md, "Atomicity domain".
+    node_cpu_atomics_ = cpu_atomics_;
     return PGDDS_OK;
+}
+
+// The network transport and the on-node choices, as every rank must have them.
+std::string runtime::job_choice() const
+{
+    static const char *const shm_names[] = {"auto", "on", "off"};
+    static const char *const atomics_names[] = {"auto", "cpu", "transport"};
+    return std::string(net_ ? net_->name() : "shm") + " (PGDDS_SHM=" + shm_names[int(cfg_.shm)] +
+           ", PGDDS_ATOMICS=" + atomics_names[int(cfg_.atomics)] + ")";
 }
 
 status runtime::finalize()
@@ -448,10 +480,11 @@ status runtime::finalize()
         std::lock_guard<std::mutex> guard(coll_lock_);
         poisoned = !coll_poison_.empty();
     }
-    // Collectives disabled by concurrent calls: the bootstrap's barrier below still pairs up.
+    // Collectives disabled by concurrent calls: the bootstrap's barrier below still pairs up
+    // (no flush: it could wait for peers already in that barrier, which progress nothing).
     status st = PGDDS_OK;
     const double started = now_seconds();
-    if (!peer_failed()) st = poisoned ? flush_all("pgdds_finalize") : barrier("pgdds_finalize");
+    if (!peer_failed() && !poisoned) st = barrier("pgdds_finalize");
     PGDDS_LOG(LOG_DEBUG, "pgdds_finalize: last barrier in %.6f s", now_seconds() - started);
     if (peer_failed()) {
         // A dead rank never reaches a barrier (a PMI-2 fence under srun would wait forever):
@@ -471,6 +504,8 @@ status runtime::finalize()
     // After this no rank sends anything: closing endpoints cannot strand a peer's operation.
     status bst = boot_->barrier();
     finalized_ = true;
+    runtime *self = this;
+    orphaned_runtime.compare_exchange_strong(self, nullptr);
     if (net_) net_->close();
     if (shm_) shm_->close();
     if (seg_mmapped_) munmap(seg_base_, seg_size_);
@@ -682,11 +717,45 @@ void runtime::remember_peer_failure()
     if (!peer_failed_.exchange(true)) peer_failure_ = pgdds_last_error();
 }
 
+// Once the launcher is gone nobody will clean up after this rank, and it may well exit without
+// pgdds_finalize: at exit it closes its transports then, so that their files in /dev/shm
+// (libfabric shm's among them) do not outlive it.
+void runtime::close_at_exit(runtime *rt)
+{
+    if (orphaned_runtime.exchange(rt) != nullptr) return;
+    std::atexit([] {
+        runtime *r = orphaned_runtime.exchange(nullptr);
+        if (!r || r->finalized_) return;
+        r->finalized_ = true;
+        if (r->net_) r->net_->close();
+        if (r->shm_) r->shm_->close();
+    });
+}
+
+status runtime::failed(const char *who, status st)
+{
+    if (st == PGDDS_ERR_TRANSPORT) {
+        const double give_up = now_seconds() + 1.0;
+        for (;;) {
+            status pst = check_peers(who, true);
+            if (pst != PGDDS_OK) return pst;
+            if (now_seconds() > give_up) break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+    }
+    return note(fail_prefix(st, who));
+}
+
 status runtime::check_peers(const char *who, bool now)
 {
     double t = now_seconds();
     if (!now && t - last_peer_check_ < 0.2) return PGDDS_OK;
     last_peer_check_ = t;
+    if (boot_->launcher_gone()) {
+        close_at_exit(this);
+        return fail(PGDDS_ERR_PEER_FAILED, "%s: the launcher is gone (its PMI connection closed): the job "
+                    "cannot go on", who);
+    }
     for (int r = 0; r < nranks_; ++r) {
         if (r == rank_ || !is_local(r)) continue;
         if (kill(pid_of_[r], 0) != 0 && errno == ESRCH)
@@ -725,7 +794,7 @@ status runtime::amo(const char *who, vci &v, pgdds_gptr_t target, const amo_args
     if (st != PGDDS_OK) return st;
     st = wait(who, v, [&] { return done.done(); });
     if (st != PGDDS_OK) return st;
-    return done.result == PGDDS_OK ? PGDDS_OK : fail_prefix(done.result, who);
+    return done.result == PGDDS_OK ? PGDDS_OK : failed(who, done.result);
 }
 
 status runtime::amo_posted(const char *who, vci &v, pgdds_gptr_t target, const amo_args &a)
@@ -747,7 +816,7 @@ template <class Issue> status runtime::after_deferred(const char *who, vci &v, I
     if (st != PGDDS_OK) return st;
     st = wait(who, v, [&] { return done.done(); });
     if (st != PGDDS_OK) return st;
-    return done.result == PGDDS_OK ? PGDDS_OK : fail_prefix(done.result, who);
+    return done.result == PGDDS_OK ? PGDDS_OK : failed(who, done.result);
 }
 
 status runtime::flush(const char *who, vci &v)

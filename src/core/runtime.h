@@ -106,7 +106,11 @@ class runtime {
     unsigned num_endpoints() const { return num_vcis_ + 1; }   // plus the service VCI
     unsigned service_vci() const { return num_vcis_; }
     bool threaded() const { return threaded_; }
+    // The job's atomicity domain is the CPU for every target (one node, segments mapped).
     bool cpu_atomics() const { return cpu_atomics_; }
+    // An atomic on rank r's segment may be a CPU atomic: r's segment is mapped here and the
+    // domain is the CPU for it (every target, or the transport's atomics run on the target's CPU).
+    bool cpu_atomics_on(int r) const { return node_cpu_atomics_ && peer_base_[r]; }
     transport *network() const { return net_.get(); }
 
     // --- the segment ---------------------------------------------------------------------------
@@ -304,12 +308,17 @@ class runtime {
     // naming the rank, once a rank of this node has died. Rate-limited (one look per 0.2 s)
     // unless `now`. Ranks on other nodes are seen failing through the transport's errors.
     status check_peers(const char *who, bool now = false);
+    static void close_at_exit(runtime *rt);
     // A status on its way out of a wait: remembers a peer failure, for pgdds_finalize.
     status note(status st)
     {
         if (PGDDS_UNLIKELY(st == PGDDS_ERR_PEER_FAILED)) remember_peer_failure();
         return st;
     }
+    // A failure on its way out of a wait or a transport call, prefixed with who. The wire often
+    // shows a peer's death first, as a transport error: when a rank of this node has died (seen
+    // within a second, while its launcher reaps it), that rank's death is the reported cause.
+    status failed(const char *who, status st);
     bool peer_failed() const { return peer_failed_.load(std::memory_order_relaxed); }
     // Fault injection (PGDDS_FAULT): this rank dies here, as by kill -9, if it was chosen for p.
     void fault_here(fault_point p) const
@@ -326,6 +335,7 @@ class runtime {
     status choose_transports();
     status setup_segment();
     status connect_all();
+    std::string job_choice() const;
     status access_error(const char *who, pgdds_gptr_t p, size_t n) const;
     vci &bind_slow(int requested);
     // A thread bound to VCI `index` leaves it (rebinding, or exiting): a VCI left with one owner
@@ -361,6 +371,7 @@ class runtime {
     std::unique_ptr<transport_shm> shm_;
     bool threaded_ = false;
     bool cpu_atomics_ = false;
+    bool node_cpu_atomics_ = false;  // CPU atomics on mapped segments (see cpu_atomics_on)
     bool oversubscribed_ = false;  // more ranks on this node than cores this process may use
     int node_cores_ = 1;           // the cores of this node the ranks share
     std::atomic<int> bound_threads_{0};  // this rank's threads bound to a VCI
@@ -442,7 +453,7 @@ template <class Pred> status runtime::wait(const char *who, vci &v, Pred pred)
     while (!pred()) {
         status st = progress(v);
         if (collective && st == PGDDS_OK) st = attend_user_vcis();
-        if (PGDDS_UNLIKELY(st != PGDDS_OK)) return note(fail_prefix(st, who));
+        if (PGDDS_UNLIKELY(st != PGDDS_OK)) return failed(who, st);
         if (pred()) break;
         yield_if_oversubscribed();
         if (PGDDS_UNLIKELY((++spins & 255) == 0)) {
@@ -475,12 +486,12 @@ template <class Op> status runtime::retry(const char *who, vci &v, Op op)
             // Every call progresses its VCI now and then, so that a thread that only issues
             // non-blocking operations still serves the operations that target it.
             status pst = progress(v);
-            if (pst != PGDDS_OK) return note(fail_prefix(pst, who));
+            if (pst != PGDDS_OK) return failed(who, pst);
         }
         if (st != PGDDS_ERR_AGAIN) break;
         status pst = progress(v);
         if (pst == PGDDS_OK) pst = check_peers(who);
-        if (pst != PGDDS_OK) return note(fail_prefix(pst, who));
+        if (pst != PGDDS_OK) return failed(who, pst);
         // A peer that keeps answering "try again" is bounded by PGDDS_TIMEOUT like any wait.
         if (cfg_.timeout > 0) {
             double t = now_seconds();
@@ -496,7 +507,7 @@ template <class Op> status runtime::retry(const char *who, vci &v, Op op)
         // that peer may need this core to do so (as in wait()).
         yield_if_oversubscribed();
     }
-    return st == PGDDS_OK ? st : note(fail_prefix(st, who));
+    return st == PGDDS_OK ? st : failed(who, st);
 }
 
 // For the C ABI (api.cc, teams.cc): the status and message of a bad context handle, of a NULL

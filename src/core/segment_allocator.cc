@@ -33,10 +33,10 @@ status segment_allocator::alloc(size_t size, size_t alignment, uint64_t &offset)
         auto &list = class_free_[c];
         if (list.empty()) {
             uint64_t chunk;
-            status st = alloc_large(chunk_size, chunk_size, chunk);
+            status st = alloc_large(class_chunk, class_chunk, chunk);
             if (st != PGDDS_OK) return st;
             // Hand out from the low end first: push in reverse.
-            for (uint64_t o = chunk + chunk_size; o > chunk; o -= block) list.push_back(o - block);
+            for (uint64_t o = chunk + class_chunk; o > chunk; o -= block) list.push_back(o - block);
         }
         offset = list.back();
         list.pop_back();

@@ -1,5 +1,6 @@
 // The allocator of a rank's own segment: byte offsets in [first, size). Small requests come
-// from power-of-two size classes carved out of 64 KiB chunks; larger ones are placed first-fit
+// from power-of-two size classes carved out of 4 KiB chunks (one page: a small segment is not
+// eaten by the first block of each class); larger ones are placed first-fit
 // in a free list with coalescing. Offsets below `first` (at least offset 0) are never handed out.
 // Every live block is recorded, so freeing an unknown or already freed offset is reported.
 // Thread-safe.
@@ -18,7 +19,8 @@ class segment_allocator {
   public:
     static constexpr size_t min_block = 16;
     static constexpr size_t max_small = 4096;
-    static constexpr size_t chunk_size = 64 * 1024;
+    static constexpr size_t chunk_size = 64 * 1024;  // the largest alignment
+    static constexpr size_t class_chunk = max_small;   // what a size class takes at a time
 
     // Manages [first, size); first must be > 0.
     segment_allocator(uint64_t first, uint64_t size);

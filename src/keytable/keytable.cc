@@ -160,9 +160,10 @@ class segment_access {
         status st = rt_.check_access(who_, p, 8, 8);
         if (st != PGDDS_OK) return st;
         amo_args a{op, 8, operand, compare, result};
-        if (rt_.cpu_atomics()) {
+        if (rt_.cpu_atomics_on(rank)) {
             cpu_amo(rt_.direct(p), a);
-            return PGDDS_OK;
+            // With peers across nodes, keep serving them (see atomic_op in core/api.cc).
+            return rt_.cpu_atomics() || !rt_.network() ? PGDDS_OK : rt_.progress(v_);
         }
         return rt_.amo(who_, v_, p, a);
     }

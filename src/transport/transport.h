@@ -139,6 +139,11 @@ class transport {
     virtual status connect(const std::vector<std::vector<uint8_t>> &peers) = 0;
     // A load/store address of rank's segment if the backend can map it, else nullptr.
     virtual void *peer_pointer(int rank) { return (void)rank, nullptr; }
+    // True when every atomic this backend issues is executed by the target process's CPU with
+    // CPU atomic instructions on the segment (messages served by the target, not a NIC's
+    // atomics), so ranks that map the segment may apply CPU atomics to it beside them: one
+    // atomicity domain. Valid after connect().
+    virtual bool atomics_on_target_cpu() const { return false; }
     // Releases everything; called once, after a final barrier.
     virtual void close() = 0;
 

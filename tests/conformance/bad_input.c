@@ -30,6 +30,17 @@ static void test_before_init(void)
     p.field_mask = (uint64_t)1 << 40;
     T_STATUS(pgdds_init(&p, &c), PGDDS_ERR_INVALID_ARG);
     T_CHECK(c == NULL);
+    /* a job id too long to name a file: refused as such, not as a lack of memory */
+    const char *job = getenv("PGDDS_JOBID");
+    char *saved = job ? strdup(job) : NULL, long_id[302];
+    memset(long_id, 'j', sizeof long_id - 1);
+    long_id[sizeof long_id - 1] = '\0';
+    setenv("PGDDS_JOBID", long_id, 1);
+    T_STATUS(pgdds_init(NULL, &c), PGDDS_ERR_INVALID_ARG);
+    T_CHECK(strstr(pgdds_last_error(), "PGDDS_JOBID") != NULL);
+    if (saved) setenv("PGDDS_JOBID", saved, 1);
+    else unsetenv("PGDDS_JOBID");
+    free(saved);
 }
 
 static void test_handles(void)

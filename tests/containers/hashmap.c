@@ -412,6 +412,76 @@ static void test_find_releases(void)
     T_OK(pgdds_hashmap_destroy(map));
 }
 
+/* pgdds_hashmap_insert_many: every rank inserts its own keys in batches (both insert
+ * protocols), then every rank inserts a shared set of keys; every key is then present exactly
+ * once with a whole value, and the global count is exact. Then bad input and a full map. */
+static void test_insert_many(void)
+{
+    enum { B = 32 };
+    const uint64_t per_rank = t_work(2000, 300), shared = 100;
+    const unsigned promises[2] = {0, PGDDS_CP_INSERT};
+    for (int pi = 0; pi < 2; ++pi) {
+        pgdds_hashmap_t map = make_map(4 * (per_rank * (uint64_t)n + shared), NULL);
+        uint64_t base = 1000000 + (uint64_t)me * per_rank;
+        uint64_t keys[B];
+        struct t_value vals[B];
+        for (uint64_t i = 0; i < per_rank; i += B) {
+            size_t c = per_rank - i < B ? (size_t)(per_rank - i) : B;
+            for (size_t j = 0; j < c; ++j) keys[j] = base + i + j, vals[j] = t_value_of(keys[j], (uint64_t)me);
+            T_OK(pgdds_hashmap_insert_many(map, c, keys, vals, promises[pi]));
+        }
+        /* the same keys from every rank: insert or assign, one entry each */
+        for (uint64_t i = 0; i < shared; i += B) {
+            size_t c = shared - i < B ? (size_t)(shared - i) : B;
+            for (size_t j = 0; j < c; ++j) keys[j] = 5000000 + i + j, vals[j] = t_value_of(keys[j], (uint64_t)me);
+            T_OK(pgdds_hashmap_insert_many(map, c, keys, vals, promises[pi]));
+        }
+        T_OK(pgdds_hashmap_insert_many(map, 0, NULL, NULL, promises[pi])); /* nothing to do */
+        T_OK(pgdds_barrier(ctx));
+        for (int r = 0; r < n; ++r) check_all_present(map, 1000000 + (uint64_t)r * per_rank, per_rank, 0);
+        check_all_present(map, 5000000, shared, 0);
+        uint64_t size = 0;
+        T_OK(pgdds_hashmap_size(map, &size));
+        T_CHECK_MSG(size == per_rank * (uint64_t)n + shared, "insert_many (promise %u): %llu entries, expected %llu",
+                    promises[pi], (unsigned long long)size, (unsigned long long)(per_rank * (uint64_t)n + shared));
+        T_OK(pgdds_barrier(ctx));
+        T_OK(pgdds_hashmap_destroy(map));
+    }
+
+    pgdds_hashmap_t map = make_map(64, NULL);
+    uint64_t key = 7;
+    struct t_value v = t_value_of(key, 0);
+    T_STATUS(pgdds_hashmap_insert_many(NULL, 1, &key, &v, 0), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_hashmap_insert_many(map, 1, NULL, &v, 0), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_hashmap_insert_many(map, 1, &key, NULL, 0), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_hashmap_insert_many(map, 1, &key, &v, PGDDS_CP_PUSH), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_hashmap_insert_many((pgdds_hashmap_t)(void *)ctx, 1, &key, &v, 0), PGDDS_ERR_INVALID_ARG);
+    T_OK(pgdds_barrier(ctx));
+    /* A full map: rank 0 inserts more keys than there are buckets; insert_many stops at the
+     * first key that does not fit, with FULL, and the keys before it are in. */
+    if (me == 0) {
+        enum { MANY = 256 };
+        static uint64_t ks[MANY];
+        static struct t_value vs[MANY];
+        for (int i = 0; i < MANY; ++i) ks[i] = 9000000 + (uint64_t)i, vs[i] = t_value_of(ks[i], 0);
+        T_STATUS(pgdds_hashmap_insert_many(map, MANY, ks, vs, 0), PGDDS_ERR_FULL);
+        int present = 0, stop = MANY;
+        for (int i = 0; i < MANY; ++i) {
+            struct t_value got;
+            if (pgdds_hashmap_find(map, &ks[i], &got, 0) == PGDDS_OK) {
+                T_CHECK(t_value_ok(&got, ks[i]));
+                ++present;
+            } else if (stop == MANY) {
+                stop = i;
+            }
+        }
+        T_CHECK_MSG(present > 0 && present == stop, "a full insert_many left %d keys, the first %d of them in order",
+                    present, stop);
+    }
+    T_OK(pgdds_barrier(ctx));
+    T_OK(pgdds_hashmap_destroy(map));
+}
+
 static void test_bad_input(void)
 {
     pgdds_hashmap_params_t p = {0, 8, 8, 64};
@@ -484,6 +554,7 @@ int main(void)
     test_collisions();
     test_resize_and_erase();
     test_find_releases();
+    test_insert_many();
     test_bad_input();
     return t_finish(ctx, "containers/hashmap");
 }

@@ -168,6 +168,23 @@ TEST_CASE("the allocator aligns, reuses, never gives offset 0 and reports exhaus
     CHECK(a.live_blocks() == 0);
 }
 
+TEST_CASE("the allocator's size classes take a page at a time, so a small segment holds one of each",
+          "[allocator]")
+{
+    segment_allocator a(4096, 64 * 1024);  // 60 KiB to hand out
+    std::vector<uint64_t> got;
+    for (size_t size = 16; size <= segment_allocator::max_small; size *= 2) {
+        uint64_t o;
+        REQUIRE(a.alloc(size, 0, o) == PGDDS_OK);
+        CHECK(o % size == 0);
+        got.push_back(o);
+    }
+    uint64_t rest;
+    REQUIRE(a.alloc(16 * 1024, 0, rest) == PGDDS_OK);  // and room is left beside them
+    for (uint64_t o : got) REQUIRE(a.free(o) == PGDDS_OK);
+    REQUIRE(a.free(rest) == PGDDS_OK);
+}
+
 TEST_CASE("the allocator is thread-safe: concurrent blocks never overlap", "[allocator]")
 {
     segment_allocator a(4096, 64 << 20);

@@ -371,8 +371,14 @@ status transport_ofi::select_provider(const std::string &wanted)
     }
     std::string list_text;
     for (auto &n : names) list_text += (list_text.empty() ? "" : ", ") + n;
+    // libfabric's shm provider hides itself when /dev/shm has too little free space for its files.
+    char shm_note[160] = "";
+    if (wanted.rfind("shm", 0) == 0)
+        snprintf(shm_note, sizeof shm_note, "; libfabric's shm provider is absent when /dev/shm has too little "
+                 "free space (%.1f MiB free now)", transport_shm::dev_shm_free_mib());
     return fail(PGDDS_ERR_UNSUPPORTED, "ofi: provider '%s' (PGDDS_OFI_PROVIDER) is not available here (fi_getinfo: "
-                "%s); usable providers: %s", wanted.c_str(), why, list_text.empty() ? "none" : list_text.c_str());
+                "%s); usable providers: %s%s", wanted.c_str(), why, list_text.empty() ? "none" : list_text.c_str(),
+                shm_note);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -746,6 +752,17 @@ status transport_ofi::address(std::vector<uint8_t> &blob)
     return PGDDS_OK;
 }
 
+// Emulated atomics are executed by the target's progress with CPU atomics (serve_amo_request).
+// ofi_rxm serves fi_atomic the same way: its receiver applies libfabric's ofi_atomic handlers to
+// the registered memory (rxm_handle_atomic_req -> rxm_do_atomic), and those are __atomic
+// builtins in builds with HAVE_BUILTIN_MM_ATOMICS, as Debian's libfabric 1.17 is (it imports
+// libatomic's 16-byte __atomic_fetch_or/and/xor, which only that branch uses). Checked for rxm
+// over tcp only; other providers keep transport atomics everywhere.
+bool transport_ofi::atomics_on_target_cpu() const
+{
+    return emulated_atomics_ || name_ == "ofi/tcp;ofi_rxm";
+}
+
 status transport_ofi::connect(const std::vector<std::vector<uint8_t>> &peers)
 {
     if (!opened()) return fail(PGDDS_ERR_STATE, "ofi: connect before open");
@@ -764,7 +781,7 @@ status transport_ofi::connect(const std::vector<std::vector<uint8_t>> &peers)
             return fail(PGDDS_ERR_TRANSPORT, "ofi: rank %d's connection data is malformed (%zu bytes; expected "
                         "%u endpoints)", r, b.size(), nendpoints_);
         if (bool(h.flags & blob_emulated_atomics) != emulated_atomics_)
-            return fail(PGDDS_ERR_UNSUPPORTED, "ofi: rank %d %s atomics but rank %d %s them; every rank must use "
+            return fail(PGDDS_ERR_STARTUP, "ofi: rank %d %s atomics but rank %d %s them; every rank must use "
                         "the same provider", r, emulated_atomics_ ? "has native" : "emulates", rank_,
                         emulated_atomics_ ? "emulates" : "has native");
         peer_base_[r] = h.base;

@@ -8,7 +8,9 @@
 #include <cstring>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 namespace pgdds {
@@ -70,18 +72,34 @@ status transport_shm::alloc_segment(size_t size, void **base)
     size_t segment_offset = header_bytes_ + endpoints * mailbox_bytes;
     size_t length = segment_offset + size;
 
-    file_name_ = "/pgdds-" + rt_->job_id() + "-" + std::to_string(rt_->rank());
-    int fd = shm_open(file_name_.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+    // A random part in the name: another local user cannot pre-create it and fail the job
+    // (the name reaches the peers through the bootstrap).
+    int fd = -1;
+    for (int attempt = 0; fd < 0 && attempt < 8; ++attempt) {
+        uint64_t nonce = 0;
+        if (getrandom(&nonce, sizeof nonce, 0) != ssize_t(sizeof nonce))
+            nonce = uint64_t(now_seconds() * 1e9) ^ (uint64_t(getpid()) << 32) ^ uint64_t(attempt);
+        char suffix[24];
+        snprintf(suffix, sizeof suffix, "-%016llx", (unsigned long long)nonce);
+        file_name_ = "/pgdds-" + rt_->job_id() + "-" + std::to_string(rt_->rank()) + suffix;
+        fd = shm_open(file_name_.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+        if (fd < 0 && errno != EEXIST) break;
+    }
     if (fd < 0)
-        return fail(errno == EEXIST ? PGDDS_ERR_STATE : PGDDS_ERR_NO_MEMORY,
-                    "shm: cannot create /dev/shm%s: %s%s", file_name_.c_str(), strerror(errno),
-                    errno == EEXIST ? " (left over from a job with the same PGDDS_JOBID?)" : "");
+        return fail(PGDDS_ERR_NO_MEMORY, "shm: cannot create /dev/shm%s: %s", file_name_.c_str(), strerror(errno));
     linked_ = true;
-    if (ftruncate(fd, off_t(length)) != 0) {
-        int e = errno;
+    // Back every page now: a tmpfs short of space would otherwise kill the rank with SIGBUS
+    // at the first touch of a page it cannot supply.
+    int e = ftruncate(fd, off_t(length)) == 0 ? posix_fallocate(fd, 0, off_t(length)) : errno;
+    if (e != 0) {
         ::close(fd);
-        return fail(PGDDS_ERR_NO_MEMORY, "shm: cannot size /dev/shm%s to %zu bytes: %s", file_name_.c_str(),
-                    length, strerror(e));
+        unlink_own();
+        return fail(PGDDS_ERR_NO_MEMORY, "shm: cannot reserve %.1f MiB of /dev/shm for this rank (%s; /dev/shm "
+                    "has %.1f MiB free): the segment (PGDDS_SEGMENT_SIZE, %.1f MiB) plus %u mailbox%s of "
+                    "%.1f MiB (PGDDS_NUM_VCIS=%u, plus one) per rank on this node; lower "
+                    "PGDDS_SEGMENT_SIZE or PGDDS_NUM_VCIS, or enlarge /dev/shm",
+                    double(length) / 1048576.0, strerror(e), dev_shm_free_mib(), double(size) / 1048576.0, endpoints,
+                    endpoints == 1 ? "" : "es", double(mailbox_bytes) / 1048576.0, rt_->num_vcis());
     }
     void *p = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
     ::close(fd);
@@ -146,6 +164,12 @@ status transport_shm::connect(const std::vector<std::vector<uint8_t>> &peers)
         pm.endpoints = h->endpoints;
     }
     return PGDDS_OK;
+}
+
+double transport_shm::dev_shm_free_mib()
+{
+    struct statvfs fs;
+    return statvfs("/dev/shm", &fs) == 0 ? double(fs.f_bavail) * double(fs.f_frsize) / 1048576.0 : 0;
 }
 
 void *transport_shm::peer_pointer(int rank) { return peers_[rank].segment; }

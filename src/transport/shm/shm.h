@@ -40,6 +40,8 @@ class transport_shm final : public transport {
     size_t am_max_packet() const override;
     status am_send(unsigned vci, int rank, const void *packet, size_t len) override;
 
+    // Free space of /dev/shm in MiB (0 when it cannot be read), for messages.
+    static double dev_shm_free_mib();
     // Removes this rank's file name once every local peer has mapped it (after a barrier).
     void unlink_own();
     ~transport_shm() override;

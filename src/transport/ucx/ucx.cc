@@ -413,7 +413,7 @@ status transport_ucx::open(runtime &rt)
     ucp_config_t *config = nullptr;
     ucs_status_t s = ucp_config_read(nullptr, nullptr, &config);
     if (s != UCS_OK)
-        return fail(PGDDS_ERR_UNSUPPORTED, "ucx: cannot read the UCX configuration: %s", ucs_status_string(s));
+        return fail(PGDDS_ERR_STARTUP, "ucx: cannot read the UCX configuration: %s", ucs_status_string(s));
     ucp_params_t params;
     memset(&params, 0, sizeof params);
     params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_REQUEST_SIZE | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS |
@@ -427,7 +427,7 @@ status transport_ucx::open(runtime &rt)
     ucp_config_release(config);
     if (s != UCS_OK) {
         context_ = nullptr;
-        return fail(PGDDS_ERR_UNSUPPORTED, "ucx: ucp_init failed: %s (check UCX_TLS and UCX_NET_DEVICES)",
+        return fail(PGDDS_ERR_STARTUP, "ucx: ucp_init failed: %s (check UCX_TLS and UCX_NET_DEVICES)",
                     ucs_status_string(s));
     }
 
@@ -563,6 +563,7 @@ status transport_ucx::connect(const std::vector<std::vector<uint8_t>> &peers)
         status st = decode_address(peers[r], r, unsigned(vcis_.size()), addrs[r]);
         if (st != PGDDS_OK) return st;
     }
+    atomics_on_cpu_ = true;
     for (auto &vp : vcis_) {
         vci_state &v = *vp;
         v.peers.assign(n, vci_state::peer{});
@@ -584,7 +585,7 @@ status transport_ucx::connect(const std::vector<std::vector<uint8_t>> &peers)
             ucs_status_t s = ucp_ep_create(v.worker, &ep, &p.ep);
             if (s != UCS_OK) {
                 p.ep = nullptr;
-                return fail(s == UCS_ERR_UNREACHABLE ? PGDDS_ERR_UNSUPPORTED : PGDDS_ERR_TRANSPORT,
+                return fail(s == UCS_ERR_UNREACHABLE ? PGDDS_ERR_STARTUP : PGDDS_ERR_TRANSPORT,
                             "ucx: cannot connect VCI %u to rank %d: %s (UCX_TLS=%s)", v.index, r, ucs_status_string(s),
                             getenv("UCX_TLS") ? getenv("UCX_TLS") : "all");
             }
@@ -604,6 +605,16 @@ status transport_ucx::connect(const std::vector<std::vector<uint8_t>> &peers)
                 bool cpu_lane = lanes.all.empty();
                 for (const auto &tl : lanes.atomic) cpu_lane = cpu_lane || is_cpu_memory_tl(tl);
                 p.emulate_fetch_bitwise = cpu_lane;
+            }
+            // Atomics are CPU atomics when a lane's are (shared memory, loopback) or when no
+            // lane carries them: UCX then emulates them with active messages that the target's
+            // progress applies with ucs_atomic_* (lock-prefixed instructions; ucp_amo_sw.c).
+            // A NIC's atomics, or lanes that cannot be read, rule it out.
+            if (v.index == 0) {
+                lane_info lanes = endpoint_lanes(p.ep);
+                bool cpu = !lanes.all.empty();
+                for (const auto &tl : lanes.atomic) cpu = cpu && is_cpu_memory_tl(tl);
+                atomics_on_cpu_ = atomics_on_cpu_ && cpu;
             }
             if (v.index == 0 && r != rt_->rank() && log_threshold >= LOG_INFO) {
                 lane_info lanes = endpoint_lanes(p.ep);
