@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 
 namespace pgdds {
 
@@ -30,12 +31,16 @@ enum : uint8_t { coll_flag_abort = 1, coll_flag_poison = 2 };
 struct coll_header {
     uint64_t seq;
     uint64_t tag;
+    uint32_t team;
     uint8_t kind, op, dtype, flags;
-    int32_t root;
+    int32_t root, unused;
     uint64_t size, sig;
-    uint32_t team, unused;
 };
 static_assert(sizeof(coll_header) == 48, "packed header");
+// A step with no payload whose description ends in zeros (every barrier step) carries only the
+// header up to root: 24 bytes, which keeps a barrier's packet within a 64-byte inject (ofi tcp).
+constexpr size_t coll_prefix = offsetof(coll_header, root);
+static_assert(coll_prefix == 24, "short header");
 
 // Tags: piece of a large collective, phase (up or down a tree), step within the phase.
 constexpr uint64_t tag_of(size_t piece, uint32_t phase, uint32_t step)
@@ -169,11 +174,12 @@ void runtime::coll_end(uint64_t seq)
 
 void runtime::coll_deliver(int src, const void *payload, size_t size)
 {
-    coll_header h;
-    if (size < sizeof h) return;
-    memcpy(&h, payload, sizeof h);
-    const uint8_t *data = static_cast<const uint8_t *>(payload) + sizeof h;
-    size_t n = size - sizeof h;
+    coll_header h{};
+    const size_t hn = size == coll_prefix ? coll_prefix : sizeof h;  // the short form has no payload
+    if (size < hn) return;
+    memcpy(&h, payload, hn);
+    const uint8_t *data = static_cast<const uint8_t *>(payload) + hn;
+    size_t n = size - hn;
     std::lock_guard<std::mutex> guard(coll_lock_);
     if (h.flags & coll_flag_poison) {
         if (coll_poison_.empty()) coll_poison_.assign(reinterpret_cast<const char *>(data), n);
@@ -205,13 +211,21 @@ status runtime::coll_post(const char *who, int dst, uint32_t team_id, uint64_t s
 {
     PGDDS_LOG(LOG_TRACE, "%s: collective %llu step %llu: %zu bytes to rank %d", who, (unsigned long long)seq,
               (unsigned long long)tag, n, dst);
-    std::vector<uint8_t> msg(sizeof(coll_header) + n);
     // A notice describes no call (and may come from a thread that is not in one).
     const coll_desc d = flags ? coll_desc{} : coll_cur_;
-    coll_header h{seq, tag, d.kind, d.op, d.dtype, flags, d.root, d.size, d.sig, team_id, 0};
-    memcpy(msg.data(), &h, sizeof h);
-    if (n) memcpy(msg.data() + sizeof h, data, n);
-    return am_send(who, vci_at(service_vci()), dst, AM_COLLECTIVE, msg.data(), msg.size());
+    coll_header h{seq, tag, team_id, d.kind, d.op, d.dtype, flags, d.root, 0, d.size, d.sig};
+    const size_t hn = n == 0 && d.root == 0 && d.size == 0 && d.sig == 0 ? coll_prefix : sizeof h;
+    // Barrier and small reduction steps are assembled on the stack: no allocation per step.
+    uint8_t small[256];
+    std::vector<uint8_t> large;
+    uint8_t *msg = small;
+    if (hn + n > sizeof small) {
+        large.resize(hn + n);
+        msg = large.data();
+    }
+    memcpy(msg, &h, hn);
+    if (n) memcpy(msg + hn, data, n);
+    return am_send(who, vci_at(service_vci()), dst, AM_COLLECTIVE, msg, hn + n);
 }
 
 void runtime::coll_notify(const char *who, uint64_t seq, uint8_t flags, const std::string &why)
