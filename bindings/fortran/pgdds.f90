@@ -75,6 +75,11 @@ module pgdds
     type(c_ptr) :: handle = c_null_ptr
   end type
 
+  ! A team (pgdds_team_t); the default value is PGDDS_TEAM_NULL, which a split gives non-members.
+  type, public :: pgdds_team
+    type(c_ptr) :: handle = c_null_ptr
+  end type
+
   type, public :: pgdds_hashmap
     type(c_ptr) :: handle = c_null_ptr
     integer(c_int) :: key_type = -1, value_type = -1
@@ -99,6 +104,10 @@ module pgdds
   public :: pgdds_hashmap_erase, pgdds_hashmap_size
   public :: pgdds_darray_create, pgdds_darray_destroy, pgdds_darray_gptr, pgdds_darray_put, pgdds_darray_get
   public :: pgdds_darray_local
+  public :: pgdds_team_world, pgdds_team_node, pgdds_team_split_strided, pgdds_team_split_2d, pgdds_team_rank
+  public :: pgdds_team_size, pgdds_team_translate_rank, pgdds_team_destroy, pgdds_team_is_null
+  public :: pgdds_team_barrier, pgdds_team_broadcast, pgdds_team_allreduce, pgdds_team_reduce
+  public :: pgdds_team_allgather, pgdds_team_allgatherv, pgdds_team_alltoall, pgdds_team_alltoallv
 
   interface pgdds_broadcast
     module procedure broadcast_scalar, broadcast_array
@@ -236,6 +245,104 @@ module pgdds
       import :: c_ptr, c_int, c_size_t
       type(c_ptr), value :: ctx, in, out
       integer(c_size_t), value :: bytes_per_rank
+      integer(c_int) :: st
+    end function
+
+    function c_team_world(ctx, team) bind(C, name='pgdds_team_world') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: ctx
+      type(c_ptr) :: team
+      integer(c_int) :: st
+    end function
+    function c_team_node(ctx, team) bind(C, name='pgdds_team_node') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: ctx
+      type(c_ptr) :: team
+      integer(c_int) :: st
+    end function
+    function c_team_rank(team, rank) bind(C, name='pgdds_team_rank') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: team
+      integer(c_int) :: rank, st
+    end function
+    function c_team_size(team, size) bind(C, name='pgdds_team_size') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: team
+      integer(c_int) :: size, st
+    end function
+    function c_team_translate_rank(src, src_rank, dst, dst_rank) bind(C, name='pgdds_team_translate_rank') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: src, dst
+      integer(c_int), value :: src_rank
+      integer(c_int) :: dst_rank, st
+    end function
+    function c_team_split_strided(parent, start, stride, size, new) bind(C, name='pgdds_team_split_strided') &
+        result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: parent
+      integer(c_int), value :: start, stride, size
+      type(c_ptr) :: new
+      integer(c_int) :: st
+    end function
+    function c_team_split_2d(parent, xrange, xaxis, yaxis) bind(C, name='pgdds_team_split_2d') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: parent
+      integer(c_int), value :: xrange
+      type(c_ptr) :: xaxis, yaxis
+      integer(c_int) :: st
+    end function
+    function c_team_destroy(team) bind(C, name='pgdds_team_destroy') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: team
+      integer(c_int) :: st
+    end function
+    function c_team_barrier(team) bind(C, name='pgdds_team_barrier') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: team
+      integer(c_int) :: st
+    end function
+    function c_team_broadcast(team, buf, n, root) bind(C, name='pgdds_team_broadcast') result(st)
+      import :: c_ptr, c_int, c_size_t
+      type(c_ptr), value :: team, buf
+      integer(c_size_t), value :: n
+      integer(c_int), value :: root
+      integer(c_int) :: st
+    end function
+    function c_team_allreduce(team, in, out, count, dtype, op) bind(C, name='pgdds_team_allreduce') result(st)
+      import :: c_ptr, c_int, c_size_t
+      type(c_ptr), value :: team, in, out
+      integer(c_size_t), value :: count
+      integer(c_int), value :: dtype, op
+      integer(c_int) :: st
+    end function
+    function c_team_reduce(team, in, out, count, dtype, op, root) bind(C, name='pgdds_team_reduce') result(st)
+      import :: c_ptr, c_int, c_size_t
+      type(c_ptr), value :: team, in, out
+      integer(c_size_t), value :: count
+      integer(c_int), value :: dtype, op, root
+      integer(c_int) :: st
+    end function
+    function c_team_allgather(team, in, out, bytes_per_rank) bind(C, name='pgdds_team_allgather') result(st)
+      import :: c_ptr, c_int, c_size_t
+      type(c_ptr), value :: team, in, out
+      integer(c_size_t), value :: bytes_per_rank
+      integer(c_int) :: st
+    end function
+    function c_team_allgatherv(team, in, out, counts, displs) bind(C, name='pgdds_team_allgatherv') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: team, in, out, counts, displs
+      integer(c_int) :: st
+    end function
+    function c_team_alltoall(team, in, out, bytes_per_pair) bind(C, name='pgdds_team_alltoall') result(st)
+      import :: c_ptr, c_int, c_size_t
+      type(c_ptr), value :: team, in, out
+      integer(c_size_t), value :: bytes_per_pair
+      integer(c_int) :: st
+    end function
+    function c_team_alltoallv(team, in, send_counts, send_displs, out, recv_counts, recv_displs) &
+        bind(C, name='pgdds_team_alltoallv') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: team, in, send_counts, send_displs, out, recv_counts, recv_displs
       integer(c_int) :: st
     end function
 
@@ -907,6 +1014,244 @@ contains
       return
     end if
     st = c_allgather(ctx%handle, in_addr, out_addr, in_bytes)
+  end function
+
+  ! --- Teams ----------------------------------------------------------------------------------
+  ! Team ranks are 0-based, as in C. Splits are collective over the parent; a rank outside the new
+  ! team gets the null team (pgdds_team_is_null).
+  function pgdds_team_world(ctx, team) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    type(pgdds_team), intent(out) :: team
+    integer(c_int) :: st
+    st = c_team_world(ctx%handle, team%handle)
+  end function
+
+  function pgdds_team_node(ctx, team) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    type(pgdds_team), intent(out) :: team
+    integer(c_int) :: st
+    st = c_team_node(ctx%handle, team%handle)
+  end function
+
+  logical function pgdds_team_is_null(team)
+    type(pgdds_team), intent(in) :: team
+    pgdds_team_is_null = .not. c_associated(team%handle)
+  end function
+
+  function pgdds_team_rank(team, rank) result(st)
+    type(pgdds_team), intent(in) :: team
+    integer, intent(out) :: rank
+    integer(c_int) :: st, r
+    r = -1
+    st = c_team_rank(team%handle, r)
+    rank = int(r)
+  end function
+
+  function pgdds_team_size(team, size) result(st)
+    type(pgdds_team), intent(in) :: team
+    integer, intent(out) :: size
+    integer(c_int) :: st, s
+    s = -1
+    st = c_team_size(team%handle, s)
+    size = int(s)
+  end function
+
+  function pgdds_team_translate_rank(src_team, src_rank, dst_team, dst_rank) result(st)
+    type(pgdds_team), intent(in) :: src_team, dst_team
+    integer, intent(in) :: src_rank
+    integer, intent(out) :: dst_rank
+    integer(c_int) :: st, r
+    r = -1
+    st = c_team_translate_rank(src_team%handle, int(src_rank, c_int), dst_team%handle, r)
+    dst_rank = int(r)
+  end function
+
+  function pgdds_team_split_strided(parent, start, stride, size, new_team) result(st)
+    type(pgdds_team), intent(in) :: parent
+    integer, intent(in) :: start, stride, size
+    type(pgdds_team), intent(out) :: new_team
+    integer(c_int) :: st
+    st = c_team_split_strided(parent%handle, int(start, c_int), int(stride, c_int), int(size, c_int), &
+                              new_team%handle)
+  end function
+
+  function pgdds_team_split_2d(parent, xrange, xaxis_team, yaxis_team) result(st)
+    type(pgdds_team), intent(in) :: parent
+    integer, intent(in) :: xrange
+    type(pgdds_team), intent(out) :: xaxis_team, yaxis_team
+    integer(c_int) :: st
+    st = c_team_split_2d(parent%handle, int(xrange, c_int), xaxis_team%handle, yaxis_team%handle)
+  end function
+
+  function pgdds_team_destroy(team) result(st)
+    type(pgdds_team), intent(inout) :: team
+    integer(c_int) :: st
+    st = c_team_destroy(team%handle)
+  end function
+
+  function pgdds_team_barrier(team) result(st)
+    type(pgdds_team), intent(in) :: team
+    integer(c_int) :: st
+    st = c_team_barrier(team%handle)
+  end function
+
+  ! buf of team rank root is copied to buf of every member.
+  function pgdds_team_broadcast(team, buf, root) result(st)
+    type(pgdds_team), intent(in) :: team
+    class(*), intent(inout), target, contiguous :: buf(:)
+    integer, intent(in) :: root
+    integer(c_int) :: st, dtype
+    type(c_ptr) :: addr
+    integer(c_size_t) :: bytes
+    call describe_array(buf, addr, bytes, dtype)
+    if (dtype < 0) then
+      st = bad_type('pgdds_team_broadcast', 'buf')
+      return
+    end if
+    st = c_team_broadcast(team%handle, addr, bytes, int(root, c_int))
+  end function
+
+  ! in and out of one type and size; describes them for the reductions below.
+  function reduction_args(who, in, out, in_addr, out_addr, dtype) result(st)
+    character(*), intent(in) :: who
+    class(*), intent(in), target, contiguous :: in(:), out(:)
+    type(c_ptr), intent(out) :: in_addr, out_addr
+    integer(c_int), intent(out) :: dtype
+    integer(c_int) :: st, out_type
+    integer(c_size_t) :: in_bytes, out_bytes
+    call describe_array(in, in_addr, in_bytes, dtype)
+    call describe_array(out, out_addr, out_bytes, out_type)
+    st = PGDDS_OK
+    if (dtype < 0 .or. dtype /= out_type .or. size(in) /= size(out)) &
+      st = fail(PGDDS_ERR_INVALID_ARG, who // ': in and out must be of one type (integer(int32), ' // &
+                'integer(int64), real(real32) or real(real64)) and one size')
+  end function
+
+  ! out = op over every member's in, element-wise.
+  function pgdds_team_allreduce(team, in, out, op) result(st)
+    type(pgdds_team), intent(in) :: team
+    class(*), intent(in), target, contiguous :: in(:)
+    class(*), intent(inout), target, contiguous :: out(:)
+    integer(c_int), intent(in) :: op
+    integer(c_int) :: st, dtype
+    type(c_ptr) :: in_addr, out_addr
+    st = reduction_args('pgdds_team_allreduce', in, out, in_addr, out_addr, dtype)
+    if (st == PGDDS_OK) st = c_team_allreduce(team%handle, in_addr, out_addr, int(size(in), c_size_t), dtype, op)
+  end function
+
+  ! out of team rank root = op over every member's in, element-wise.
+  function pgdds_team_reduce(team, in, out, op, root) result(st)
+    type(pgdds_team), intent(in) :: team
+    class(*), intent(in), target, contiguous :: in(:)
+    class(*), intent(inout), target, contiguous :: out(:)
+    integer(c_int), intent(in) :: op
+    integer, intent(in) :: root
+    integer(c_int) :: st, dtype
+    type(c_ptr) :: in_addr, out_addr
+    st = reduction_args('pgdds_team_reduce', in, out, in_addr, out_addr, dtype)
+    if (st == PGDDS_OK) &
+      st = c_team_reduce(team%handle, in_addr, out_addr, int(size(in), c_size_t), dtype, op, int(root, c_int))
+  end function
+
+  ! out holds every member's in, in team rank order (size(in) * team size elements).
+  function pgdds_team_allgather(team, in, out) result(st)
+    type(pgdds_team), intent(in) :: team
+    class(*), intent(in), target, contiguous :: in(:)
+    class(*), intent(inout), target, contiguous :: out(:)
+    integer(c_int) :: st
+    st = gather_or_swap('pgdds_team_allgather', team, in, out, .false.)
+  end function
+
+  ! Block r+1 of in (size(in) / team size elements) goes to team rank r, which puts it at block
+  ! <this rank>+1 of out.
+  function pgdds_team_alltoall(team, in, out) result(st)
+    type(pgdds_team), intent(in) :: team
+    class(*), intent(in), target, contiguous :: in(:)
+    class(*), intent(inout), target, contiguous :: out(:)
+    integer(c_int) :: st
+    st = gather_or_swap('pgdds_team_alltoall', team, in, out, .true.)
+  end function
+
+  function gather_or_swap(who, team, in, out, swap) result(st)
+    character(*), intent(in) :: who
+    type(pgdds_team), intent(in) :: team
+    class(*), intent(in), target, contiguous :: in(:), out(:)
+    logical, intent(in) :: swap
+    integer(c_int) :: st, in_type, out_type, n
+    type(c_ptr) :: in_addr, out_addr
+    integer(c_size_t) :: in_bytes, out_bytes
+    call describe_array(in, in_addr, in_bytes, in_type)
+    call describe_array(out, out_addr, out_bytes, out_type)
+    st = c_team_size(team%handle, n)
+    if (st /= PGDDS_OK) return
+    if (in_type < 0 .or. in_type /= out_type) then
+      st = bad_type(who, 'in and out')
+    else if ((swap .and. (size(in) /= size(out) .or. mod(size(in), n) /= 0)) .or. &
+             (.not. swap .and. size(out) < size(in) * n)) then
+      st = fail(PGDDS_ERR_INVALID_ARG, who // ': in and out do not match the team''s size')
+    else if (swap) then
+      st = c_team_alltoall(team%handle, in_addr, out_addr, in_bytes / int(n, c_size_t))
+    else
+      st = c_team_allgather(team%handle, in_addr, out_addr, in_bytes)
+    end if
+  end function
+
+  ! Team rank r contributes counts(r+1) elements, which land in out packed in rank order.
+  function pgdds_team_allgatherv(team, in, out, counts) result(st)
+    type(pgdds_team), intent(in) :: team
+    class(*), intent(in), target, contiguous :: in(:)
+    class(*), intent(inout), target, contiguous :: out(:)
+    integer, intent(in) :: counts(:)
+    integer(c_int) :: st, in_type, out_type, n
+    type(c_ptr) :: in_addr, out_addr
+    integer(c_size_t) :: in_bytes, out_bytes
+    integer(c_size_t), allocatable, target :: bytes(:)
+    call describe_array(in, in_addr, in_bytes, in_type)
+    call describe_array(out, out_addr, out_bytes, out_type)
+    st = c_team_size(team%handle, n)
+    if (st /= PGDDS_OK) return
+    if (in_type < 0 .or. in_type /= out_type) then
+      st = bad_type('pgdds_team_allgatherv', 'in and out')
+      return
+    end if
+    if (size(counts) /= n .or. sum(counts) > size(out) .or. minval(counts) < 0) then
+      st = fail(PGDDS_ERR_INVALID_ARG, 'pgdds_team_allgatherv: counts needs one count (>= 0) per team rank, ' // &
+                'and out room for them all')
+      return
+    end if
+    bytes = int(counts, c_size_t) * int(storage_size(out) / 8, c_size_t)
+    st = c_team_allgatherv(team%handle, in_addr, out_addr, c_loc(bytes), c_null_ptr)
+  end function
+
+  ! send_counts(r+1) elements of in (packed in rank order) go to team rank r; recv_counts(r+1)
+  ! elements from rank r land in out, packed in rank order.
+  function pgdds_team_alltoallv(team, in, send_counts, out, recv_counts) result(st)
+    type(pgdds_team), intent(in) :: team
+    class(*), intent(in), target, contiguous :: in(:)
+    class(*), intent(inout), target, contiguous :: out(:)
+    integer, intent(in) :: send_counts(:), recv_counts(:)
+    integer(c_int) :: st, in_type, out_type, n
+    type(c_ptr) :: in_addr, out_addr
+    integer(c_size_t) :: in_bytes, out_bytes, elem
+    integer(c_size_t), allocatable, target :: sbytes(:), rbytes(:)
+    call describe_array(in, in_addr, in_bytes, in_type)
+    call describe_array(out, out_addr, out_bytes, out_type)
+    st = c_team_size(team%handle, n)
+    if (st /= PGDDS_OK) return
+    if (in_type < 0 .or. in_type /= out_type) then
+      st = bad_type('pgdds_team_alltoallv', 'in and out')
+      return
+    end if
+    if (size(send_counts) /= n .or. size(recv_counts) /= n .or. sum(send_counts) > size(in) .or. &
+        sum(recv_counts) > size(out) .or. minval(send_counts) < 0 .or. minval(recv_counts) < 0) then
+      st = fail(PGDDS_ERR_INVALID_ARG, 'pgdds_team_alltoallv: the counts need one count (>= 0) per team rank, ' // &
+                'within in and out')
+      return
+    end if
+    elem = int(storage_size(in) / 8, c_size_t)
+    sbytes = int(send_counts, c_size_t) * elem
+    rbytes = int(recv_counts, c_size_t) * elem
+    st = c_team_alltoallv(team%handle, in_addr, c_loc(sbytes), c_null_ptr, out_addr, c_loc(rbytes), c_null_ptr)
   end function
 
   ! --- The segment and global pointers ------------------------------------------------------

@@ -741,6 +741,175 @@ PGDDS_API pgdds_status_t pgdds_allgather(pgdds_context_t ctx, const void *in, vo
 /** @} */
 
 /* ------------------------------------------------------------------------------------------ */
+/* Teams (OpenSHMEM 1.5 teams)                                                                 */
+/* ------------------------------------------------------------------------------------------ */
+/** @defgroup libpgdds_teams Teams and the collectives on them
+ * A team is an ordered subset of the job's ranks; team rank i is its i-th member. Every rank has
+ * the world team (all ranks, team rank = rank) and the node team (the ranks that share this
+ * node's memory, in rank order); both belong to the context and are never destroyed. Splits are
+ * collective over the parent team and give new teams: every rank of the parent calls with the
+ * same arguments (checked: ranks that differ all get PGDDS_ERR_INVALID_ARG), and a rank outside
+ * a new team gets PGDDS_TEAM_NULL for it. Teams made by a split are independent of each other:
+ * collectives on teams that share no rank may run at the same time, and a collective on one
+ * team never pairs with a call on another. A rank calls collectives of its teams one at a time,
+ * in the same order on every member. Team handles belong to their context; NULL, destroyed
+ * handles and another context's teams are refused (PGDDS_ERR_INVALID_ARG); a team of a
+ * finalized context gets PGDDS_ERR_STATE.
+ * @{ */
+/** A team handle; opaque. */
+typedef struct pgdds_team *pgdds_team_t;
+/** What a split gives a rank that is not a member of the new team. */
+#define PGDDS_TEAM_NULL ((pgdds_team_t)0)
+
+/** The world team: every rank of the job, team rank = rank.
+ * @param ctx   the context
+ * @param team  receives the team, owned by the context (not to be destroyed)
+ * @return PGDDS_OK; PGDDS_ERR_INVALID_ARG for a bad context or a NULL team. */
+PGDDS_API pgdds_status_t pgdds_team_world(pgdds_context_t ctx, pgdds_team_t *team);
+/** The node team: the ranks that share this rank's node memory, in rank order.
+ * @param ctx   the context
+ * @param team  receives the team, owned by the context (not to be destroyed)
+ * @return PGDDS_OK; PGDDS_ERR_INVALID_ARG for a bad context or a NULL team. */
+PGDDS_API pgdds_status_t pgdds_team_node(pgdds_context_t ctx, pgdds_team_t *team);
+/** This rank's rank in a team.
+ * @param team  a team this rank belongs to
+ * @param rank  receives the team rank, 0..size-1
+ * @return PGDDS_OK; PGDDS_ERR_INVALID_ARG for a bad team or a NULL rank. */
+PGDDS_API pgdds_status_t pgdds_team_rank(pgdds_team_t team, int *rank);
+/** The number of ranks in a team.
+ * @param team  a team this rank belongs to
+ * @param size  receives the number of members
+ * @return PGDDS_OK; PGDDS_ERR_INVALID_ARG for a bad team or a NULL size. */
+PGDDS_API pgdds_status_t pgdds_team_size(pgdds_team_t team, int *size);
+/** The team rank in dst_team of team rank src_rank of src_team.
+ * @param src_team  the team src_rank is a rank of
+ * @param src_rank  a team rank of src_team
+ * @param dst_team  a team of the same context
+ * @param dst_rank  receives its team rank in dst_team, or -1 where it is no member
+ * @return PGDDS_OK; PGDDS_ERR_OUT_OF_BOUNDS when src_rank is not in 0..size-1;
+ *         PGDDS_ERR_INVALID_ARG for a bad team, teams of different contexts or a NULL dst_rank. */
+PGDDS_API pgdds_status_t pgdds_team_translate_rank(pgdds_team_t src_team, int src_rank, pgdds_team_t dst_team,
+                                                   int *dst_rank);
+/** Makes a team of the parent ranks start, start + stride, ... (size of them); collective over
+ * parent.
+ * @param parent    the team to split
+ * @param start     the parent rank of the new team's rank 0
+ * @param stride    the step between members, at least 1 unless size is 1
+ * @param size      the number of members, at least 1
+ * @param new_team  receives the new team, or PGDDS_TEAM_NULL on a rank outside it
+ * @return PGDDS_OK; PGDDS_ERR_OUT_OF_BOUNDS on every rank when a member would not be a parent
+ *         rank; PGDDS_ERR_INVALID_ARG on every rank when the ranks passed different arguments. */
+PGDDS_API pgdds_status_t pgdds_team_split_strided(pgdds_team_t parent, int start, int stride, int size,
+                                                  pgdds_team_t *new_team);
+/** Lays the parent's ranks out as a grid of rows of xrange ranks (the last row may be short;
+ * xrange above the parent's size means one row) and gives this rank its row and its column;
+ * collective over parent.
+ * @param parent      the team to split
+ * @param xrange      the length of a row, at least 1
+ * @param xaxis_team  receives this rank's row (team rank = column)
+ * @param yaxis_team  receives this rank's column (team rank = row)
+ * @return PGDDS_OK; PGDDS_ERR_INVALID_ARG on every rank for an xrange below 1 or arguments
+ *         that differ between ranks. */
+PGDDS_API pgdds_status_t pgdds_team_split_2d(pgdds_team_t parent, int xrange, pgdds_team_t *xaxis_team,
+                                             pgdds_team_t *yaxis_team);
+/** Frees a team made by a split; local. Call it after the rank's last collective on the team;
+ * the handle is then stale.
+ * @param team  a team made by a split
+ * @return PGDDS_OK; PGDDS_ERR_INVALID_ARG for a bad team or the world or node team. */
+PGDDS_API pgdds_status_t pgdds_team_destroy(pgdds_team_t team);
+
+/** @name Collectives on a team
+ * Collective over the team's members; roots and ranks are team ranks, and the rules of the
+ * collectives above apply (same calls in the same order, mismatches fail on every rank; each
+ * also fails as those do: PGDDS_ERR_STATE once collectives are disabled, PGDDS_ERR_PEER_FAILED
+ * when a rank died, docs/failure-semantics.md). The context's collectives are these on the
+ * world team. */
+/** @{ */
+/** Waits for every member; also a flush of every network context of every rank.
+ * @param team  the team
+ * @return PGDDS_OK; PGDDS_ERR_INVALID_ARG for a bad team or calls that differ between members. */
+PGDDS_API pgdds_status_t pgdds_team_barrier(pgdds_team_t team);
+/** Copies n bytes of buf from team rank root into buf on every member.
+ * @param team  the team
+ * @param buf   the data on root, the destination elsewhere
+ * @param n     bytes
+ * @param root  the team rank that has the data
+ * @return PGDDS_OK; PGDDS_ERR_OUT_OF_BOUNDS for a root outside the team;
+ *         PGDDS_ERR_INVALID_ARG for a bad team, a NULL buf or calls that differ. */
+PGDDS_API pgdds_status_t pgdds_team_broadcast(pgdds_team_t team, void *buf, size_t n, int root);
+/** Reduces count elements of in over the members with op into out on every member.
+ * @param team   the team
+ * @param in     this rank's count elements
+ * @param out    receives the reduction (in == out is allowed)
+ * @param count  elements
+ * @param dtype  element type
+ * @param op     operation; the bitwise ones take integer types only
+ * @return PGDDS_OK; PGDDS_ERR_INVALID_ARG for a bad team, a NULL buffer, a bad type or
+ *         operation, or calls that differ. */
+PGDDS_API pgdds_status_t pgdds_team_allreduce(pgdds_team_t team, const void *in, void *out, size_t count,
+                                              pgdds_dtype_t dtype, pgdds_op_t op);
+/** Reduces count elements of in over the members with op into out of root only.
+ * @param team   the team
+ * @param in     this rank's count elements
+ * @param out    receives the reduction on root (in == out is allowed); may be NULL elsewhere
+ * @param count  elements
+ * @param dtype  element type
+ * @param op     operation; the bitwise ones take integer types only
+ * @param root   the team rank that receives the result
+ * @return PGDDS_OK; PGDDS_ERR_OUT_OF_BOUNDS for a root outside the team;
+ *         PGDDS_ERR_INVALID_ARG for a bad team, a NULL buffer, a bad type or operation, or
+ *         calls that differ. */
+PGDDS_API pgdds_status_t pgdds_team_reduce(pgdds_team_t team, const void *in, void *out, size_t count,
+                                           pgdds_dtype_t dtype, pgdds_op_t op, int root);
+/** Gathers bytes_per_rank bytes of in from every member into out (team rank r's at
+ * r * bytes_per_rank) on every member.
+ * @param team            the team
+ * @param in              this rank's block
+ * @param out             receives size * bytes_per_rank bytes
+ * @param bytes_per_rank  the size of every block
+ * @return PGDDS_OK; PGDDS_ERR_INVALID_ARG for a bad team, a NULL buffer, a size that
+ *         overflows or calls that differ. */
+PGDDS_API pgdds_status_t pgdds_team_allgather(pgdds_team_t team, const void *in, void *out, size_t bytes_per_rank);
+/** Gathers blocks of different sizes: team rank r contributes counts[r] bytes, which land at
+ * out + displs[r] on every member.
+ * @param team    the team
+ * @param in      this rank's counts[team rank] bytes
+ * @param out     receives every block
+ * @param counts  one entry per team rank, the same on every member
+ * @param displs  where each block lands in out; NULL: packed in rank order
+ * @return PGDDS_OK; PGDDS_ERR_INVALID_ARG for a bad team, a NULL buffer or counts, sizes that
+ *         overflow, or counts or calls that differ between members. */
+PGDDS_API pgdds_status_t pgdds_team_allgatherv(pgdds_team_t team, const void *in, void *out, const size_t *counts,
+                                               const size_t *displs);
+/** Exchanges blocks between every pair: block r of in goes to team rank r, which puts it at
+ * block (this rank's team rank) of its out.
+ * @param team            the team
+ * @param in              size blocks of bytes_per_pair bytes
+ * @param out             receives size blocks; must not overlap in
+ * @param bytes_per_pair  the size of every block
+ * @return PGDDS_OK; PGDDS_ERR_INVALID_ARG for a bad team, a NULL buffer, a size that
+ *         overflows or calls that differ. */
+PGDDS_API pgdds_status_t pgdds_team_alltoall(pgdds_team_t team, const void *in, void *out, size_t bytes_per_pair);
+/** Exchanges blocks of different sizes between every pair: send_counts[r] bytes at
+ * in + send_displs[r] go to team rank r, and recv_counts[r] bytes from team rank r land at
+ * out + recv_displs[r].
+ * @param team         the team
+ * @param in           the blocks to send
+ * @param send_counts  bytes to each team rank; send_counts[r] here must equal
+ *                     recv_counts[this rank] on rank r
+ * @param send_displs  where each block lies in in; NULL: packed in rank order
+ * @param out          receives the blocks; must not overlap in
+ * @param recv_counts  bytes from each team rank
+ * @param recv_displs  where each block lands in out; NULL: packed in rank order
+ * @return PGDDS_OK; PGDDS_ERR_INVALID_ARG for a bad team, a NULL buffer or counts, sizes that
+ *         overflow, a pair whose counts differ (on every rank) or calls that differ. */
+PGDDS_API pgdds_status_t pgdds_team_alltoallv(pgdds_team_t team, const void *in, const size_t *send_counts,
+                                              const size_t *send_displs, void *out, const size_t *recv_counts,
+                                              const size_t *recv_displs);
+/** @} */
+/** @} */
+
+/* ------------------------------------------------------------------------------------------ */
 /* Active messages                                                                             */
 /* ------------------------------------------------------------------------------------------ */
 /** @defgroup libpgdds_am Active messages

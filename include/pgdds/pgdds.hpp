@@ -73,6 +73,7 @@ struct init_options {
 };
 
 template <class T> class global_ptr;
+class team;
 
 // ---------------------------------------------------------------------------------------------
 // Contexts
@@ -97,6 +98,9 @@ class context_ref {
     void bind_vci(unsigned vci) const { check(pgdds_vci_bind(h_, vci)); }
 
     void barrier() const { check(pgdds_barrier(h_)); }
+    // The world and node teams (see class team).
+    team world() const;
+    team node() const;
     void flush() const { check(pgdds_flush(h_)); }
     void progress() const { check(pgdds_progress(h_)); }
 
@@ -150,6 +154,167 @@ class context_ref {
   protected:
     pgdds_context_t h_ = nullptr;
 };
+
+// ---------------------------------------------------------------------------------------------
+// Teams (pgdds_team_t): the world and node teams of a context, and the teams splits make, which
+// this object owns (destroyed with it). A split gives a rank outside the new team an empty team
+// (false in a condition). Collectives throw pgdds::error, on every member, where calls differ.
+// ---------------------------------------------------------------------------------------------
+class team {
+  public:
+    team() = default;
+    static team world(context_ref ctx)
+    {
+        pgdds_team_t t;
+        check(pgdds_team_world(ctx.handle(), &t));
+        return team(t, false);
+    }
+    static team node(context_ref ctx)
+    {
+        pgdds_team_t t;
+        check(pgdds_team_node(ctx.handle(), &t));
+        return team(t, false);
+    }
+    ~team()
+    {
+        if (owned_ && h_) pgdds_team_destroy(h_);  // a destructor must not throw
+    }
+    team(const team &) = delete;
+    team &operator=(const team &) = delete;
+    team(team &&o) noexcept : h_(o.h_), owned_(o.owned_) { o.h_ = nullptr; }
+    team &operator=(team &&o) noexcept
+    {
+        std::swap(h_, o.h_);
+        std::swap(owned_, o.owned_);
+        return *this;
+    }
+    pgdds_team_t handle() const noexcept { return h_; }
+    explicit operator bool() const noexcept { return h_ != nullptr; }
+
+    int rank() const
+    {
+        int r;
+        check(pgdds_team_rank(h_, &r));
+        return r;
+    }
+    int size() const
+    {
+        int n;
+        check(pgdds_team_size(h_, &n));
+        return n;
+    }
+    // This team's rank r in `other`, or -1 where it is not a member of it.
+    int translate(int r, const team &other) const
+    {
+        int out;
+        check(pgdds_team_translate_rank(h_, r, other.h_, &out));
+        return out;
+    }
+    // Collective over this team (OpenSHMEM's shmem_team_split_strided).
+    team split_strided(int start, int stride, int size) const
+    {
+        pgdds_team_t t;
+        check(pgdds_team_split_strided(h_, start, stride, size, &t));
+        return team(t, true);
+    }
+    // Collective over this team: {row, column} of a grid of rows of xrange ranks.
+    std::pair<team, team> split_2d(int xrange) const
+    {
+        pgdds_team_t x, y;
+        check(pgdds_team_split_2d(h_, xrange, &x, &y));
+        return {team(x, true), team(y, true)};
+    }
+
+    void barrier() const { check(pgdds_team_barrier(h_)); }
+    template <class T> void broadcast(T *data, size_t count, int root) const
+    {
+        static_assert(std::is_trivially_copyable<T>::value, "broadcast needs trivially copyable elements");
+        check(pgdds_team_broadcast(h_, data, count * sizeof(T), root));
+    }
+    template <class T> T broadcast(T value, int root) const
+    {
+        broadcast(&value, 1, root);
+        return value;
+    }
+    template <class T> void allreduce(const T *in, T *out, size_t count, pgdds_op_t op) const
+    {
+        check(pgdds_team_allreduce(h_, in, out, count, context_ref::dtype_of<T>(), op));
+    }
+    template <class T> T allreduce(T value, pgdds_op_t op) const
+    {
+        T out;
+        allreduce(&value, &out, 1, op);
+        return out;
+    }
+    // out is written on root only.
+    template <class T> void reduce(const T *in, T *out, size_t count, pgdds_op_t op, int root) const
+    {
+        check(pgdds_team_reduce(h_, in, out, count, context_ref::dtype_of<T>(), op, root));
+    }
+    template <class T> std::vector<T> allgather(const T &value) const
+    {
+        static_assert(std::is_trivially_copyable<T>::value, "allgather needs trivially copyable elements");
+        std::vector<T> out(static_cast<size_t>(size()));
+        check(pgdds_team_allgather(h_, &value, out.data(), sizeof(T)));
+        return out;
+    }
+    // counts[r] elements from team rank r (mine.size() == counts[rank()]), packed in rank order.
+    template <class T> std::vector<T> allgatherv(const std::vector<T> &mine, const std::vector<size_t> &counts) const
+    {
+        static_assert(std::is_trivially_copyable<T>::value, "allgatherv needs trivially copyable elements");
+        std::vector<size_t> bytes(counts);
+        size_t total = 0;
+        for (size_t &b : bytes) total += b, b *= sizeof(T);
+        check_counts(counts, "allgatherv");
+        if (mine.size() != counts[static_cast<size_t>(rank())])
+            throw error(PGDDS_ERR_INVALID_ARG, "pgdds::team::allgatherv: this rank's data is not counts[rank()] long");
+        std::vector<T> out(total);
+        check(pgdds_team_allgatherv(h_, mine.data(), out.data(), bytes.data(), nullptr));
+        return out;
+    }
+    // in holds size() blocks of equal length; block r goes to team rank r.
+    template <class T> std::vector<T> alltoall(const std::vector<T> &in) const
+    {
+        static_assert(std::is_trivially_copyable<T>::value, "alltoall needs trivially copyable elements");
+        const size_t n = static_cast<size_t>(size());
+        if (in.size() % n) throw error(PGDDS_ERR_INVALID_ARG, "pgdds::team::alltoall: the input is not size() blocks");
+        std::vector<T> out(in.size());
+        check(pgdds_team_alltoall(h_, in.data(), out.data(), in.size() / n * sizeof(T)));
+        return out;
+    }
+    // send_counts[r] elements of in (packed in rank order) go to team rank r; recv_counts[r]
+    // elements from rank r land in the result, packed in rank order.
+    template <class T>
+    std::vector<T> alltoallv(const std::vector<T> &in, const std::vector<size_t> &send_counts,
+                             const std::vector<size_t> &recv_counts) const
+    {
+        static_assert(std::is_trivially_copyable<T>::value, "alltoallv needs trivially copyable elements");
+        std::vector<size_t> sb(send_counts), rb(recv_counts);
+        size_t sent = 0, total = 0;
+        for (size_t &b : sb) sent += b, b *= sizeof(T);
+        for (size_t &b : rb) total += b, b *= sizeof(T);
+        check_counts(send_counts, "alltoallv");
+        check_counts(recv_counts, "alltoallv");
+        if (in.size() != sent)
+            throw error(PGDDS_ERR_INVALID_ARG, "pgdds::team::alltoallv: the input is not the sum of send_counts long");
+        std::vector<T> out(total);
+        check(pgdds_team_alltoallv(h_, in.data(), sb.data(), nullptr, out.data(), rb.data(), nullptr));
+        return out;
+    }
+
+  private:
+    team(pgdds_team_t h, bool owned) : h_(h), owned_(owned) {}
+    void check_counts(const std::vector<size_t> &counts, const char *what) const
+    {
+        if (counts.size() != static_cast<size_t>(size()))
+            throw error(PGDDS_ERR_INVALID_ARG, std::string("pgdds::team::") + what + ": not one count per team rank");
+    }
+    pgdds_team_t h_ = nullptr;
+    bool owned_ = false;
+};
+
+inline team context_ref::world() const { return team::world(*this); }
+inline team context_ref::node() const { return team::node(*this); }
 
 namespace detail {
 // The context global_ptr member functions use: the most recent live pgdds::context.

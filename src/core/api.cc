@@ -10,10 +10,6 @@
 using namespace pgdds;
 
 namespace pgdds {
-size_t dtype_size(pgdds_dtype_t dt);
-}
-
-namespace {
 
 status bad_context(const char *who, pgdds_context_t ctx)
 {
@@ -25,19 +21,14 @@ status bad_context(const char *who, pgdds_context_t ctx)
 
 status null_arg(const char *who, const char *what) { return fail(PGDDS_ERR_INVALID_ARG, "%s: %s is NULL", who, what); }
 
+}  // namespace pgdds
+
+namespace {
+
 // The caller's VCI (enter() has checked the thread).
 inline status caller_vci(runtime *rt, const char *, vci *&out)
 {
     out = &rt->current_vci();
-    return PGDDS_OK;
-}
-
-// Resolves the context handle and checks the calling thread against the thread level.
-inline status enter(pgdds_context_t ctx, const char *who, runtime *&rt)
-{
-    rt = runtime::from(ctx);
-    if (PGDDS_UNLIKELY(!rt)) return bad_context(who, ctx);
-    if (PGDDS_UNLIKELY(!rt->thread_allowed())) return rt->check_thread(who);
     return PGDDS_OK;
 }
 
@@ -669,55 +660,6 @@ PGDDS_API pgdds_status_t pgdds_test_until_u32(pgdds_context_t ctx, pgdds_gptr_t 
                                               int *satisfied)
 {
     return wait_until<uint32_t>(ctx, "pgdds_test_until_u32", ivar, cmp, value, satisfied, true);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Collectives
-// ---------------------------------------------------------------------------------------------
-PGDDS_API pgdds_status_t pgdds_barrier(pgdds_context_t ctx)
-{
-    runtime *rt;
-    if (status est = enter(ctx, "pgdds_barrier", rt); est != PGDDS_OK) return est;
-    return rt->barrier("pgdds_barrier");
-}
-
-PGDDS_API pgdds_status_t pgdds_broadcast(pgdds_context_t ctx, void *buf, size_t n, int root)
-{
-    runtime *rt;
-    if (status est = enter(ctx, "pgdds_broadcast", rt); est != PGDDS_OK) return est;
-    if (!buf && n) return null_arg("pgdds_broadcast", "buf");
-    if (root < 0 || root >= rt->nranks())
-        return fail(PGDDS_ERR_OUT_OF_BOUNDS, "pgdds_broadcast: root %d is not in 0..%d", root, rt->nranks() - 1);
-    return rt->broadcast("pgdds_broadcast", buf, n, root);
-}
-
-PGDDS_API pgdds_status_t pgdds_allreduce(pgdds_context_t ctx, const void *in, void *out, size_t count, pgdds_dtype_t dtype,
-                                         pgdds_op_t op)
-{
-    runtime *rt;
-    if (status est = enter(ctx, "pgdds_allreduce", rt); est != PGDDS_OK) return est;
-    if (count && !in) return null_arg("pgdds_allreduce", "in");
-    if (count && !out) return null_arg("pgdds_allreduce", "out");
-    if (enum_value(dtype) < PGDDS_INT32 || enum_value(dtype) > PGDDS_DOUBLE)
-        return fail(PGDDS_ERR_INVALID_ARG, "pgdds_allreduce: %d is not a pgdds_dtype_t", enum_value(dtype));
-    if (enum_value(op) < PGDDS_OP_SUM || enum_value(op) > PGDDS_OP_BXOR)
-        return fail(PGDDS_ERR_INVALID_ARG, "pgdds_allreduce: %d is not a pgdds_op_t", enum_value(op));
-    if (op >= PGDDS_OP_BAND && (dtype == PGDDS_FLOAT || dtype == PGDDS_DOUBLE))
-        return fail(PGDDS_ERR_INVALID_ARG, "pgdds_allreduce: bitwise operations need an integer type");
-    if (count > SIZE_MAX / dtype_size(dtype))
-        return fail(PGDDS_ERR_INVALID_ARG, "pgdds_allreduce: count %zu overflows", count);
-    return rt->allreduce("pgdds_allreduce", in, out, count, dtype, op);
-}
-
-PGDDS_API pgdds_status_t pgdds_allgather(pgdds_context_t ctx, const void *in, void *out, size_t bytes_per_rank)
-{
-    runtime *rt;
-    if (status est = enter(ctx, "pgdds_allgather", rt); est != PGDDS_OK) return est;
-    if (bytes_per_rank && !in) return null_arg("pgdds_allgather", "in");
-    if (bytes_per_rank && !out) return null_arg("pgdds_allgather", "out");
-    if (bytes_per_rank > SIZE_MAX / size_t(rt->nranks()))
-        return fail(PGDDS_ERR_INVALID_ARG, "pgdds_allgather: %zu bytes per rank overflow", bytes_per_rank);
-    return rt->allgather("pgdds_allgather", in, out, bytes_per_rank);
 }
 
 // ---------------------------------------------------------------------------------------------

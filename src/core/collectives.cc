@@ -1,6 +1,7 @@
 // Collectives, built on active messages through the service VCI: a dissemination barrier,
-// binomial-tree broadcast and reduction, ring allgather. Each step's message is matched by
-// (collective sequence number, tag, source), so steps of consecutive collectives never mix.
+// binomial-tree broadcast and reduction, ring allgather(-v), pairwise all-to-all(-v), on any team.
+// Each team numbers its own calls; each step's message is matched by (team, sequence number,
+// tag, source), so steps of consecutive collectives, or of collectives on other teams, never mix.
 //
 // Every message also carries the description of its sender's call (kind, operation, type, root,
 // size), checked on receipt against the receiver's own: a rank that sees another call sends the
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 
 namespace pgdds {
 
@@ -19,18 +21,26 @@ namespace {
 // Messages of one step are at most this large; bigger collectives run in pieces.
 constexpr size_t piece_bytes = size_t(1) << 24;
 
-enum : uint8_t { coll_barrier = 1, coll_broadcast, coll_allreduce, coll_allgather };
+enum : uint8_t {
+    coll_barrier = 1, coll_broadcast, coll_allreduce, coll_allgather, coll_reduce, coll_allgatherv, coll_alltoall,
+    coll_alltoallv
+};
 // Header flags: the message is not a step but a notice, carrying the reason as its payload.
 enum : uint8_t { coll_flag_abort = 1, coll_flag_poison = 2 };
 
 struct coll_header {
     uint64_t seq;
     uint64_t tag;
+    uint32_t team;
     uint8_t kind, op, dtype, flags;
-    int32_t root;
-    uint64_t size;
+    int32_t root, unused;
+    uint64_t size, sig;
 };
-static_assert(sizeof(coll_header) == 32, "packed header");
+static_assert(sizeof(coll_header) == 48, "packed header");
+// A step with no payload whose description ends in zeros (every barrier step) carries only the
+// header up to root: 24 bytes, which keeps a barrier's packet within a 64-byte inject (ofi tcp).
+constexpr size_t coll_prefix = offsetof(coll_header, root);
+static_assert(coll_prefix == 24, "short header");
 
 // Tags: piece of a large collective, phase (up or down a tree), step within the phase.
 constexpr uint64_t tag_of(size_t piece, uint32_t phase, uint32_t step)
@@ -53,7 +63,7 @@ template <class T> void reduce_typed(T *acc, const T *in, size_t count, pgdds_op
     }
 }
 
-void reduce(void *acc, const void *in, size_t count, pgdds_dtype_t dt, pgdds_op_t op)
+void reduce_values(void *acc, const void *in, size_t count, pgdds_dtype_t dt, pgdds_op_t op)
 {
     switch (dt) {
     case PGDDS_INT32: reduce_typed(static_cast<int32_t *>(acc), static_cast<const int32_t *>(in), count, op); break;
@@ -103,12 +113,24 @@ std::string describe(const runtime::coll_desc &d)
     case coll_allgather:
         snprintf(buf, sizeof buf, "an allgather of %llu bytes per rank", (unsigned long long)d.size);
         return buf;
+    case coll_reduce:
+        snprintf(buf, sizeof buf, "a reduce of %llu %s with %s to root %d", (unsigned long long)d.size,
+                 dtype_name(d.dtype), op_name(d.op), int(d.root));
+        return buf;
+    case coll_allgatherv:
+        snprintf(buf, sizeof buf, "an allgather-v of %llu bytes in all (counts digest %016llx)",
+                 (unsigned long long)d.size, (unsigned long long)d.sig);
+        return buf;
+    case coll_alltoall:
+        snprintf(buf, sizeof buf, "an all-to-all of %llu bytes per pair", (unsigned long long)d.size);
+        return buf;
+    case coll_alltoallv: return "an all-to-all-v";
     }
     return "an unknown collective";
 }
 }  // namespace
 
-status runtime::coll_begin(const char *who, const coll_desc &d, uint64_t &seq)
+status runtime::coll_begin(const char *who, team &t, const coll_desc &d, uint64_t &seq)
 {
     if (coll_busy_.exchange(true, std::memory_order_acquire)) {
         // The two threads' calls may already be paired with different calls of other ranks:
@@ -131,8 +153,9 @@ status runtime::coll_begin(const char *who, const coll_desc &d, uint64_t &seq)
             return fail(PGDDS_ERR_STATE, "%s: %s", who, why.c_str());
         }
         coll_cur_ = d;
+        coll_team_ = &t;
     }
-    seq = ++coll_seq_;
+    seq = ++t.seq;
     return PGDDS_OK;
 }
 
@@ -141,62 +164,92 @@ void runtime::coll_end(uint64_t seq)
     {
         // What is left of this call (steps of a mismatched one) is dropped, now and on arrival.
         std::lock_guard<std::mutex> guard(coll_lock_);
-        coll_done_ = seq;
-        coll_inbox_.erase(coll_inbox_.begin(), coll_inbox_.lower_bound(coll_key(seq + 1, 0, 0)));
-        coll_aborts_.erase(coll_aborts_.begin(), coll_aborts_.upper_bound(seq));
+        const uint32_t id = coll_team_->id;
+        coll_done_[id] = seq;
+        coll_inbox_.erase(coll_inbox_.lower_bound(coll_key(id, 0, 0, 0)), coll_inbox_.lower_bound(coll_key(id, seq + 1, 0, 0)));
+        coll_aborts_.erase(coll_aborts_.lower_bound({id, 0}), coll_aborts_.upper_bound({id, seq}));
     }
     coll_busy_.store(false, std::memory_order_release);
 }
 
 void runtime::coll_deliver(int src, const void *payload, size_t size)
 {
-    coll_header h;
-    if (size < sizeof h) return;
-    memcpy(&h, payload, sizeof h);
-    const uint8_t *data = static_cast<const uint8_t *>(payload) + sizeof h;
-    size_t n = size - sizeof h;
+    coll_header h{};
+    const size_t hn = size == coll_prefix ? coll_prefix : sizeof h;  // the short form has no payload
+    if (size < hn) return;
+    memcpy(&h, payload, hn);
+    const uint8_t *data = static_cast<const uint8_t *>(payload) + hn;
+    size_t n = size - hn;
     std::lock_guard<std::mutex> guard(coll_lock_);
     if (h.flags & coll_flag_poison) {
         if (coll_poison_.empty()) coll_poison_.assign(reinterpret_cast<const char *>(data), n);
         return;
     }
-    if (h.seq <= coll_done_) return;  // a step of a call that failed here already
+    auto done = coll_done_.find(h.team);
+    if (done != coll_done_.end() && h.seq <= done->second) return;  // a step of a call that failed here already
     if (h.flags & coll_flag_abort) {
-        coll_aborts_.emplace(h.seq, std::string(reinterpret_cast<const char *>(data), n));
+        coll_aborts_.emplace(std::make_pair(h.team, h.seq), std::string(reinterpret_cast<const char *>(data), n));
         return;
     }
-    coll_msg &m = coll_inbox_[coll_key(h.seq, h.tag, src)];
+    coll_msg &m = coll_inbox_[coll_key(h.team, h.seq, h.tag, src)];
     m.desc.kind = h.kind;
     m.desc.op = h.op;
     m.desc.dtype = h.dtype;
     m.desc.root = h.root;
     m.desc.size = h.size;
+    m.desc.sig = h.sig;
     m.data.assign(data, data + n);
 }
 
-status runtime::coll_send(const char *who, int dst, uint64_t seq, uint64_t tag, const void *data, size_t n,
-                          uint8_t flags)
+status runtime::coll_send(const char *who, int dst, uint64_t seq, uint64_t tag, const void *data, size_t n)
+{
+    return coll_post(who, coll_team_->members[size_t(dst)], coll_team_->id, seq, tag, data, n, 0);
+}
+
+status runtime::coll_post(const char *who, int dst, uint32_t team_id, uint64_t seq, uint64_t tag, const void *data,
+                          size_t n, uint8_t flags)
 {
     PGDDS_LOG(LOG_TRACE, "%s: collective %llu step %llu: %zu bytes to rank %d", who, (unsigned long long)seq,
               (unsigned long long)tag, n, dst);
-    std::vector<uint8_t> msg(sizeof(coll_header) + n);
     // A notice describes no call (and may come from a thread that is not in one).
     const coll_desc d = flags ? coll_desc{} : coll_cur_;
-    coll_header h{seq, tag, d.kind, d.op, d.dtype, flags, d.root, d.size};
-    memcpy(msg.data(), &h, sizeof h);
-    if (n) memcpy(msg.data() + sizeof h, data, n);
-    return am_send(who, vci_at(service_vci()), dst, AM_COLLECTIVE, msg.data(), msg.size());
+    coll_header h{seq, tag, team_id, d.kind, d.op, d.dtype, flags, d.root, 0, d.size, d.sig};
+    const size_t hn = n == 0 && d.root == 0 && d.size == 0 && d.sig == 0 ? coll_prefix : sizeof h;
+    // Barrier and small reduction steps are assembled on the stack: no allocation per step.
+    uint8_t small[256];
+    std::vector<uint8_t> large;
+    uint8_t *msg = small;
+    if (hn + n > sizeof small) {
+        large.resize(hn + n);
+        msg = large.data();
+    }
+    memcpy(msg, &h, hn);
+    if (n) memcpy(msg + hn, data, n);
+    return am_send(who, vci_at(service_vci()), dst, AM_COLLECTIVE, msg, hn + n);
 }
 
 void runtime::coll_notify(const char *who, uint64_t seq, uint8_t flags, const std::string &why)
 {
-    for (int r = 0; r < nranks_; ++r)
-        if (r != rank_) coll_send(who, r, seq, 0, why.data(), why.size(), flags);  // a dead rank needs none
+    // a dead rank needs none
+    if (flags & coll_flag_poison) {
+        for (int r = 0; r < nranks_; ++r)
+            if (r != rank_) coll_post(who, r, 0, seq, 0, why.data(), why.size(), flags);
+        return;
+    }
+    for (int r : coll_team_->members)
+        if (r != rank_) coll_post(who, r, coll_team_->id, seq, 0, why.data(), why.size(), flags);
+}
+
+status runtime::coll_fail(const char *who, uint64_t seq, const std::string &why)
+{
+    coll_notify(who, seq, coll_flag_abort, why);
+    return fail(PGDDS_ERR_INVALID_ARG, "%s: %s", who, why.c_str());
 }
 
 status runtime::coll_recv(const char *who, int src, uint64_t seq, uint64_t tag, std::vector<uint8_t> &msg)
 {
-    const coll_key key(seq, tag, src);
+    const uint32_t id = coll_team_->id;
+    const coll_key key(id, seq, tag, coll_team_->members[size_t(src)]);
     status verdict = PGDDS_OK;
     std::string why;
     bool found_here = false;  // this rank saw the mismatch: it tells the others
@@ -207,18 +260,18 @@ status runtime::coll_recv(const char *who, int src, uint64_t seq, uint64_t tag, 
             why = coll_poison_;
             return true;
         }
-        auto ab = coll_aborts_.find(seq);
+        auto ab = coll_aborts_.find({id, seq});
         if (ab != coll_aborts_.end()) {
             verdict = PGDDS_ERR_INVALID_ARG;
             why = ab->second;
             return true;
         }
         // Every message of this call that arrived so far, whichever step it is for.
-        for (auto it = coll_inbox_.lower_bound(coll_key(seq, 0, 0));
-             it != coll_inbox_.end() && std::get<0>(it->first) == seq; ++it) {
+        for (auto it = coll_inbox_.lower_bound(coll_key(id, seq, 0, 0));
+             it != coll_inbox_.end() && std::get<0>(it->first) == id && std::get<1>(it->first) == seq; ++it) {
             if (it->second.desc == coll_cur_) continue;
             verdict = PGDDS_ERR_INVALID_ARG;
-            why = "collectives do not match: rank " + std::to_string(std::get<2>(it->first)) + " called " +
+            why = "collectives do not match: rank " + std::to_string(std::get<3>(it->first)) + " called " +
                   describe(it->second.desc) + " where rank " + std::to_string(rank_) + " called " +
                   describe(coll_cur_);
             found_here = true;
@@ -234,10 +287,10 @@ status runtime::coll_recv(const char *who, int src, uint64_t seq, uint64_t tag, 
     if (st != PGDDS_OK) return st;
     if (verdict == PGDDS_OK) {
         PGDDS_LOG(LOG_TRACE, "%s: collective %llu step %llu: %zu bytes from rank %d", who, (unsigned long long)seq,
-                  (unsigned long long)tag, msg.size(), src);
+                  (unsigned long long)tag, msg.size(), std::get<3>(key));
         return PGDDS_OK;
     }
-    if (found_here) coll_notify(who, seq, coll_flag_abort, why);
+    if (found_here) return coll_fail(who, seq, why);
     return fail(verdict, "%s: %s", who, why.c_str());
 }
 
@@ -249,7 +302,7 @@ template <class Take, class Up>
 status tree_up(runtime &rt, const char *who, uint64_t seq, uint64_t tag, Take take, Up up)
 {
     std::vector<uint8_t> msg;
-    const int me = rt.rank(), n = rt.nranks();
+    const int me = rt.coll_team().me, n = rt.coll_team().size();
     for (int mask = 1; mask < n; mask <<= 1) {
         if (me & mask) {
             std::pair<const void *, size_t> out = up();
@@ -268,7 +321,7 @@ status tree_up(runtime &rt, const char *who, uint64_t seq, uint64_t tag, Take ta
 status tree_down(runtime &rt, const char *who, uint64_t seq, uint64_t tag, const void *data, size_t n_bytes,
                  std::vector<uint8_t> &msg)
 {
-    const int me = rt.rank(), n = rt.nranks();
+    const int me = rt.coll_team().me, n = rt.coll_team().size();
     int mask = 1;
     while (mask < n) {
         if (me & mask) {
@@ -289,43 +342,61 @@ status tree_down(runtime &rt, const char *who, uint64_t seq, uint64_t tag, const
 }
 }  // namespace
 
-status runtime::barrier(const char *who)
+namespace {
+// FNV-1a over an array of counts: ranks that pass different counts call different collectives.
+uint64_t digest(const size_t *counts, int n)
+{
+    uint64_t h = 14695981039346656037ull;
+    for (int i = 0; i < n; ++i) {
+        uint64_t c = counts[i];
+        for (int b = 0; b < 8; ++b, c >>= 8) h = (h ^ (c & 0xff)) * 1099511628211ull;
+    }
+    return h;
+}
+// A block of c bytes travels in this many messages (at least one, so that an empty block still
+// carries its sender's call description).
+size_t pieces_of(size_t c) { return c == 0 ? 1 : (c + piece_bytes - 1) / piece_bytes; }
+}  // namespace
+
+// Dissemination: after step k a rank has heard, through others, from 2^k ranks before it.
+status runtime::barrier(const char *who, team &t)
 {
     coll_desc d;
     d.kind = coll_barrier;
     uint64_t seq;
-    status st = coll_begin(who, d, seq);  // first: a disabled context must not wait in the flush
+    status st = coll_begin(who, t, d, seq);  // first: a disabled context must not wait in the flush
     if (st != PGDDS_OK) return st;
     st = flush_all(who);
     std::vector<uint8_t> msg;
-    for (int k = 1, step = 0; k < nranks_ && st == PGDDS_OK; k <<= 1, ++step) {
-        st = coll_send(who, (rank_ + k) % nranks_, seq, tag_of(0, 0, uint32_t(step)), nullptr, 0);
+    const int me = t.me, n = t.size();
+    for (int k = 1, step = 0; k < n && st == PGDDS_OK; k <<= 1, ++step) {
+        st = coll_send(who, (me + k) % n, seq, tag_of(0, 0, uint32_t(step)), nullptr, 0);
         fault_here(fault_point::barrier);
-        if (st == PGDDS_OK) st = coll_recv(who, (rank_ - k + nranks_) % nranks_, seq, tag_of(0, 0, uint32_t(step)), msg);
+        if (st == PGDDS_OK) st = coll_recv(who, (me - k + n) % n, seq, tag_of(0, 0, uint32_t(step)), msg);
     }
     coll_end(seq);
     std::atomic_thread_fence(std::memory_order_seq_cst);
     return st;
 }
 
-// The root's data goes up the tree rooted at rank 0 with every rank's call description (the
-// ranks on the root's path carry it), then down from rank 0: a rank receives it only once rank
-// 0 has checked every rank's call.
-status runtime::broadcast(const char *who, void *buf, size_t n, int root)
+// The root's data goes up the tree rooted at team rank 0 with every rank's call description
+// (the ranks on the root's path carry it), then down from rank 0: a rank receives it only once
+// rank 0 has checked every rank's call.
+status runtime::broadcast(const char *who, team &t, void *buf, size_t n, int root)
 {
     coll_desc d;
     d.kind = coll_broadcast;
     d.root = root;
     d.size = n;
     uint64_t seq;
-    status st = coll_begin(who, d, seq);
+    status st = coll_begin(who, t, d, seq);
     if (st != PGDDS_OK) return st;
     uint8_t *base = static_cast<uint8_t *>(buf);
     std::vector<uint8_t> carried, msg;
     size_t piece = 0, off = 0;
     do {
         size_t len = std::min(piece_bytes, n - off);
-        const void *mine = rank_ == root ? base + off : nullptr;  // the piece, if this rank has it
+        const void *mine = t.me == root ? base + off : nullptr;  // the piece, if this rank has it
         st = tree_up(*this, who, seq, tag_of(piece, 0, 0),
                      [&](int, std::vector<uint8_t> &m) {
                          if (!m.empty()) mine = (carried = std::move(m)).data();
@@ -333,7 +404,7 @@ status runtime::broadcast(const char *who, void *buf, size_t n, int root)
                      [&] { return std::make_pair(mine, mine ? len : size_t(0)); });
         if (st == PGDDS_OK) st = tree_down(*this, who, seq, tag_of(piece, 1, 0), mine, len, msg);
         if (st != PGDDS_OK) break;
-        if (rank_ != root && len) memcpy(base + off, rank_ == 0 ? mine : msg.data(), len);
+        if (t.me != root && len) memcpy(base + off, t.me == 0 ? mine : msg.data(), len);
         off += len;
         ++piece;
     } while (off < n);
@@ -341,70 +412,213 @@ status runtime::broadcast(const char *who, void *buf, size_t n, int root)
     return st;
 }
 
-// A binomial reduction to rank 0, then the result goes back down the same tree. Partial
-// results build up apart from `out`, which receives the result only.
-status runtime::allreduce(const char *who, const void *in, void *out, size_t count, pgdds_dtype_t dt, pgdds_op_t op)
+// A binomial reduction to team rank 0, then the result goes back down the same tree (so that
+// every rank, the root of a reduce included, has heard from every other). Partial results
+// build up apart from `out`, which receives the result only.
+status runtime::reduce(const char *who, team &t, const void *in, void *out, size_t count, pgdds_dtype_t dt,
+                       pgdds_op_t op, int root)
 {
     coll_desc d;
-    d.kind = coll_allreduce;
+    d.kind = root < 0 ? coll_allreduce : coll_reduce;
     d.op = uint8_t(op);
     d.dtype = uint8_t(dt);
+    d.root = root < 0 ? 0 : root;
     d.size = count;
     uint64_t seq;
-    status st = coll_begin(who, d, seq);
+    status st = coll_begin(who, t, d, seq);
     if (st != PGDDS_OK) return st;
     size_t es = dtype_size(dt);
     size_t per_piece = piece_bytes / es;
     std::vector<uint8_t> acc, msg;
     size_t piece = 0;
+    const bool receives = root < 0 || t.me == root;
     for (size_t first = 0; first < count || (count == 0 && first == 0); first += per_piece, ++piece) {
         size_t cnt = std::min(per_piece, count - first);
         const uint8_t *src = static_cast<const uint8_t *>(in) + first * es;
         acc.assign(src, src + cnt * es);
         st = tree_up(*this, who, seq, tag_of(piece, 0, 0),
                      [&](int, std::vector<uint8_t> &m) {
-                         if (m.size() == acc.size()) reduce(acc.data(), m.data(), cnt, dt, op);  // it is: the calls agree
+                         if (m.size() == acc.size()) reduce_values(acc.data(), m.data(), cnt, dt, op);  // it is: the calls agree
                      },
                      [&] { return std::make_pair(static_cast<const void *>(acc.data()), acc.size()); });
         if (st == PGDDS_OK) st = tree_down(*this, who, seq, tag_of(piece, 1, 0), acc.data(), acc.size(), msg);
         if (st != PGDDS_OK) break;
-        if (cnt) memcpy(static_cast<uint8_t *>(out) + first * es, rank_ == 0 ? acc.data() : msg.data(), cnt * es);
+        if (cnt && receives) memcpy(static_cast<uint8_t *>(out) + first * es, t.me == 0 ? acc.data() : msg.data(), cnt * es);
         if (count == 0) break;
     }
     coll_end(seq);
     return st;
 }
 
-// A ring: step s passes on the block received at step s - 1, so a rank's last block has passed
-// every other rank's check. Blocks gather apart from `out`, which receives them at the end.
-status runtime::allgather(const char *who, const void *in, void *out, size_t bytes)
+status runtime::allgather(const char *who, team &t, const void *in, void *out, size_t bytes)
 {
+    std::vector<size_t> counts(size_t(t.size()), bytes);
     coll_desc d;
     d.kind = coll_allgather;
     d.size = bytes;
     uint64_t seq;
-    status st = coll_begin(who, d, seq);
+    status st = coll_begin(who, t, d, seq);
     if (st != PGDDS_OK) return st;
-    std::vector<uint8_t> all(bytes * size_t(nranks_)), msg;
-    if (bytes) memcpy(all.data() + size_t(rank_) * bytes, in, bytes);
-    int right = (rank_ + 1) % nranks_, left = (rank_ - 1 + nranks_) % nranks_;
-    size_t piece = 0;
-    for (size_t off = 0; st == PGDDS_OK && (off < bytes || (bytes == 0 && off == 0)); off += piece_bytes, ++piece) {
-        size_t len = std::min(piece_bytes, bytes - off);
-        for (int step = 0; step < nranks_ - 1; ++step) {
-            int send_block = (rank_ - step + nranks_) % nranks_;
-            int recv_block = (rank_ - step - 1 + nranks_) % nranks_;
-            uint64_t tag = tag_of(piece, 0, uint32_t(step));
-            st = coll_send(who, right, seq, tag, all.data() + size_t(send_block) * bytes + off, len);
-            if (st == PGDDS_OK) st = coll_recv(who, left, seq, tag, msg);
-            if (st != PGDDS_OK) break;
-            if (len) memcpy(all.data() + size_t(recv_block) * bytes + off, msg.data(), len);
-        }
-        if (bytes == 0) break;
-    }
+    st = gather_ring(who, seq, in, out, counts.data(), nullptr);
     coll_end(seq);
-    if (st == PGDDS_OK && bytes) memcpy(out, all.data(), all.size());
     return st;
+}
+
+status runtime::allgatherv(const char *who, team &t, const void *in, void *out, const size_t *counts,
+                           const size_t *displs)
+{
+    coll_desc d;
+    d.kind = coll_allgatherv;
+    for (int r = 0; r < t.size(); ++r) d.size += counts[r];
+    d.sig = digest(counts, t.size());
+    uint64_t seq;
+    status st = coll_begin(who, t, d, seq);
+    if (st != PGDDS_OK) return st;
+    st = gather_ring(who, seq, in, out, counts, displs);
+    coll_end(seq);
+    return st;
+}
+
+// A ring: step s passes on the block received at step s - 1, so a rank's last block has passed
+// every other rank's check. Blocks gather apart from `out`, which receives them at the end.
+status runtime::gather_ring(const char *who, uint64_t seq, const void *in, void *out, const size_t *counts,
+                            const size_t *displs)
+{
+    const team &t = *coll_team_;
+    const int me = t.me, n = t.size();
+    std::vector<size_t> at(size_t(n) + 1, 0);  // where each block lies in `all`
+    for (int r = 0; r < n; ++r) at[size_t(r) + 1] = at[size_t(r)] + counts[r];
+    std::vector<uint8_t> all(at[size_t(n)]), msg;
+    if (counts[me]) memcpy(all.data() + at[size_t(me)], in, counts[me]);
+    const int right = (me + 1) % n, left = (me - 1 + n) % n;
+    status st = PGDDS_OK;
+    for (int step = 0; step < n - 1 && st == PGDDS_OK; ++step) {
+        const size_t send_block = size_t((me - step + n) % n), recv_block = size_t((me - step - 1 + n) % n);
+        const size_t send_n = at[send_block + 1] - at[send_block], recv_n = at[recv_block + 1] - at[recv_block];
+        for (size_t piece = 0; piece < std::max(pieces_of(send_n), pieces_of(recv_n)) && st == PGDDS_OK; ++piece) {
+            const uint64_t tag = tag_of(piece, 0, uint32_t(step));
+            const size_t off = piece * piece_bytes;
+            if (piece < pieces_of(send_n))
+                st = coll_send(who, right, seq, tag, all.data() + at[send_block] + off,
+                               std::min(piece_bytes, send_n - std::min(off, send_n)));
+            if (st != PGDDS_OK || piece >= pieces_of(recv_n)) continue;
+            st = coll_recv(who, left, seq, tag, msg);
+            if (st == PGDDS_OK && msg.size() == std::min(piece_bytes, recv_n - off))  // it is: the calls agree
+                memcpy(all.data() + at[recv_block] + off, msg.data(), msg.size());
+        }
+    }
+    if (st != PGDDS_OK) return st;
+    for (int r = 0; r < n; ++r)
+        if (counts[r])
+            memcpy(static_cast<uint8_t *>(out) + (displs ? displs[r] : at[size_t(r)]), all.data() + at[size_t(r)],
+                   counts[r]);
+    return PGDDS_OK;
+}
+
+status runtime::alltoall(const char *who, team &t, const void *in, void *out, size_t bytes)
+{
+    coll_desc d;
+    d.kind = coll_alltoall;
+    d.size = bytes;
+    uint64_t seq;
+    status st = coll_begin(who, t, d, seq);
+    if (st != PGDDS_OK) return st;
+    std::vector<size_t> counts(size_t(t.size()), bytes);
+    st = exchange(who, seq, in, counts.data(), nullptr, out, counts.data(), nullptr);
+    coll_end(seq);
+    return st;
+}
+
+status runtime::alltoallv(const char *who, team &t, const void *in, const size_t *send_counts,
+                          const size_t *send_displs, void *out, const size_t *recv_counts, const size_t *recv_displs)
+{
+    coll_desc d;
+    d.kind = coll_alltoallv;
+    uint64_t seq;
+    status st = coll_begin(who, t, d, seq);
+    if (st != PGDDS_OK) return st;
+    st = exchange(who, seq, in, send_counts, send_displs, out, recv_counts, recv_displs);
+    coll_end(seq);
+    return st;
+}
+
+// Pairwise: at step s a rank sends to the rank s after it and receives from the rank s before.
+// The first message of each pair says how many bytes the sender sends, checked against what the
+// receiver expects. A dissemination round closes the call, so that no rank writes its output
+// before every rank has checked what it received.
+status runtime::exchange(const char *who, uint64_t seq, const void *in, const size_t *send_counts,
+                         const size_t *send_displs, void *out, const size_t *recv_counts, const size_t *recv_displs)
+{
+    const team &t = *coll_team_;
+    const int me = t.me, n = t.size();
+    auto packed = [n](const size_t *counts, const size_t *displs) {
+        std::vector<size_t> at(size_t(n), 0);
+        for (int r = 0; r < n; ++r) at[size_t(r)] = displs ? displs[r] : r ? at[size_t(r) - 1] + counts[r - 1] : 0;
+        return at;
+    };
+    const std::vector<size_t> sat = packed(send_counts, send_displs), rat = packed(recv_counts, recv_displs);
+    size_t recv_total = 0;
+    for (int r = 0; r < n; ++r) recv_total += recv_counts[r];
+    std::vector<uint8_t> got(recv_total), msg, buf;  // got: blocks packed in rank order
+    std::vector<size_t> got_at(size_t(n), 0);
+    for (int r = 1; r < n; ++r) got_at[size_t(r)] = got_at[size_t(r) - 1] + recv_counts[r - 1];
+    const uint8_t *src = static_cast<const uint8_t *>(in);
+    if (recv_counts[me] != send_counts[me]) {
+        char why[160];
+        snprintf(why, sizeof why, "all-to-all counts do not match: rank %d sends %zu bytes to itself but expects %zu",
+                 rank_, send_counts[me], recv_counts[me]);
+        return coll_fail(who, seq, why);
+    }
+    if (recv_counts[me]) memcpy(got.data() + got_at[size_t(me)], src + sat[size_t(me)], recv_counts[me]);
+    status st = PGDDS_OK;
+    for (int s = 1; s < n && st == PGDDS_OK; ++s) {
+        const int to = (me + s) % n, from = (me - s + n) % n;
+        const size_t send_n = send_counts[to], recv_n = recv_counts[from];
+        for (size_t piece = 0; piece < pieces_of(send_n) && st == PGDDS_OK; ++piece) {
+            const size_t off = piece * piece_bytes, len = std::min(piece_bytes, send_n - std::min(off, send_n));
+            buf.resize(piece ? len : sizeof(uint64_t) + len);
+            uint8_t *p = buf.data();
+            if (!piece) {
+                uint64_t total = send_n;
+                memcpy(p, &total, sizeof total);
+                p += sizeof total;
+            }
+            if (len) memcpy(p, src + sat[size_t(to)] + off, len);
+            st = coll_send(who, to, seq, tag_of(piece, 0, uint32_t(s)), buf.data(), buf.size());
+        }
+        for (size_t piece = 0; piece < pieces_of(recv_n) && st == PGDDS_OK; ++piece) {
+            const size_t off = piece * piece_bytes, len = std::min(piece_bytes, recv_n - std::min(off, recv_n));
+            st = coll_recv(who, from, seq, tag_of(piece, 0, uint32_t(s)), msg);
+            if (st != PGDDS_OK) break;
+            const uint8_t *p = msg.data();
+            if (!piece) {
+                uint64_t total = 0;
+                if (msg.size() >= sizeof total) memcpy(&total, p, sizeof total);
+                if (msg.size() < sizeof total || total != recv_n) {
+                    char why[200];
+                    snprintf(why, sizeof why, "all-to-all counts do not match: rank %d sends %llu bytes to rank %d, "
+                             "which expects %zu", t.members[size_t(from)], (unsigned long long)total, rank_, recv_n);
+                    st = coll_fail(who, seq, why);
+                    break;
+                }
+                p += sizeof total;
+            }
+            if (size_t(msg.data() + msg.size() - p) != len) {
+                st = coll_fail(who, seq, "all-to-all messages do not match their counts");
+                break;
+            }
+            if (len) memcpy(got.data() + got_at[size_t(from)] + off, p, len);
+        }
+    }
+    for (int k = 1, step = 0; k < n && st == PGDDS_OK; k <<= 1, ++step) {
+        st = coll_send(who, (me + k) % n, seq, tag_of(0, 1, uint32_t(step)), nullptr, 0);
+        if (st == PGDDS_OK) st = coll_recv(who, (me - k + n) % n, seq, tag_of(0, 1, uint32_t(step)), msg);
+    }
+    if (st != PGDDS_OK) return st;
+    for (int r = 0; r < n; ++r)
+        if (recv_counts[r])
+            memcpy(static_cast<uint8_t *>(out) + rat[size_t(r)], got.data() + got_at[size_t(r)], recv_counts[r]);
+    return PGDDS_OK;
 }
 
 }  // namespace pgdds

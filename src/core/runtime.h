@@ -31,6 +31,30 @@ struct pgdds_context {
     pgdds::runtime *rt;
 };
 
+namespace pgdds {
+// A team: an ordered subset of the job's ranks with its own sequence of collective calls
+// (src/core/teams.cc). Ranks of one team agree on its id; teams that share a rank never do.
+struct team {
+    uint32_t id = 0;
+    std::vector<int> members;  // the job rank of each team rank
+    int me = -1;               // this rank's team rank
+    uint64_t seq = 0;          // collective calls made on it so far
+    int size() const { return int(members.size()); }
+};
+}  // namespace pgdds
+
+namespace pgdds {
+size_t dtype_size(pgdds_dtype_t dt);
+}
+
+struct pgdds_team {
+    uint64_t magic;
+    pgdds_context_t ctx;
+    pgdds::runtime *rt;
+    pgdds::team t;
+    bool predefined;  // the world or node team: the runtime owns it
+};
+
 struct pgdds_request {
     uint32_t magic;
     unsigned vci;
@@ -226,26 +250,58 @@ class runtime {
     struct coll_desc {
         uint8_t kind = 0, op = 0, dtype = 0;
         int32_t root = 0;
-        uint64_t size = 0;  // bytes (broadcast, allgather per rank) or elements (allreduce)
+        uint64_t size = 0;  // bytes (broadcast, allgather per rank, allgather-v in all) or elements
+        uint64_t sig = 0;   // a digest of per-rank counts (allgather-v), which every rank passes alike
         bool operator==(const coll_desc &o) const
         {
-            return kind == o.kind && op == o.op && dtype == o.dtype && root == o.root && size == o.size;
+            return kind == o.kind && op == o.op && dtype == o.dtype && root == o.root && size == o.size &&
+                   sig == o.sig;
         }
     };
-    status barrier(const char *who);
-    status broadcast(const char *who, void *buf, size_t n, int root);
-    status allreduce(const char *who, const void *in, void *out, size_t count, pgdds_dtype_t dt, pgdds_op_t op);
-    status allgather(const char *who, const void *in, void *out, size_t bytes_per_rank);
-    // Starts collective call `d`: refuses a second thread of this rank (and makes every later
-    // collective of the job fail: the ranks' calls no longer pair up), else gives it its
-    // sequence number. coll_end() closes it, whatever its outcome.
-    status coll_begin(const char *who, const coll_desc &d, uint64_t &seq);
+    // The job's team of every rank, and the team of the ranks of this node (built at first use).
+    pgdds_team *world_team();
+    pgdds_team *node_team();
+    // Collectives on the world team, and on any team this rank belongs to.
+    status barrier(const char *who) { return barrier(who, world_team()->t); }
+    status broadcast(const char *who, void *buf, size_t n, int root) { return broadcast(who, world_team()->t, buf, n, root); }
+    status allreduce(const char *who, const void *in, void *out, size_t count, pgdds_dtype_t dt, pgdds_op_t op)
+    {
+        return reduce(who, world_team()->t, in, out, count, dt, op, -1);
+    }
+    status allgather(const char *who, const void *in, void *out, size_t bytes_per_rank)
+    {
+        return allgather(who, world_team()->t, in, out, bytes_per_rank);
+    }
+    status barrier(const char *who, team &t);
+    status broadcast(const char *who, team &t, void *buf, size_t n, int root);
+    // root -1: every rank receives the result (allreduce).
+    status reduce(const char *who, team &t, const void *in, void *out, size_t count, pgdds_dtype_t dt, pgdds_op_t op,
+                  int root);
+    status allgather(const char *who, team &t, const void *in, void *out, size_t bytes_per_rank);
+    // counts[r] bytes from team rank r land at out + displs[r] (displs NULL: packed in rank order).
+    status allgatherv(const char *who, team &t, const void *in, void *out, const size_t *counts,
+                      const size_t *displs);
+    // Uniform (bytes per pair) when the count arrays are NULL.
+    status alltoall(const char *who, team &t, const void *in, void *out, size_t bytes_per_pair);
+    status alltoallv(const char *who, team &t, const void *in, const size_t *send_counts, const size_t *send_displs,
+                     void *out, const size_t *recv_counts, const size_t *recv_displs);
+    // Collective over `parent`: checks that every rank passed the same split parameters, and
+    // gives the split's teams ids base..base+n_ids-1, above every id any rank of the parent has
+    // used (teams made by one split that share an id have no rank in common).
+    status team_split_agree(const char *who, team &parent, const std::vector<int64_t> &params, uint32_t n_ids,
+                            uint32_t &base);
+    // Starts collective call `d` on team t: refuses a second thread of this rank (and makes
+    // every later collective of the job fail: the ranks' calls no longer pair up), else gives it
+    // its sequence number in t. coll_end() closes it, whatever its outcome.
+    status coll_begin(const char *who, team &t, const coll_desc &d, uint64_t &seq);
     void coll_end(uint64_t seq);
-    // Point-to-point messages between collective steps, matched by (sequence, tag, source).
-    // coll_recv fails on every rank once any rank found that the calls differ.
-    status coll_send(const char *who, int dst, uint64_t seq, uint64_t tag, const void *data, size_t n,
-                     uint8_t flags = 0);
+    // Point-to-point messages between collective steps of the current call, to and from team
+    // ranks, matched by (team, sequence, tag, source). coll_recv fails on every rank once any
+    // rank found that the calls differ; coll_fail is how a step that finds it says so.
+    status coll_send(const char *who, int dst, uint64_t seq, uint64_t tag, const void *data, size_t n);
     status coll_recv(const char *who, int src, uint64_t seq, uint64_t tag, std::vector<uint8_t> &msg);
+    status coll_fail(const char *who, uint64_t seq, const std::string &why);
+    const team &coll_team() const { return *coll_team_; }
     void coll_deliver(int src, const void *payload, size_t size);
 
     // Peer liveness, checked in the slow path of every wait: PEER_FAILED, with the last error
@@ -340,20 +396,31 @@ class runtime {
     std::vector<am_handler_entry> am_handlers_;
     uint32_t am_user_count_ = 0;
 
-    // Tells every other rank why collective `seq` (or, poison, every collective) failed.
+    // Tells every other rank of the current team why collective `seq` failed (or, poison, every
+    // rank of the job that every collective will).
     void coll_notify(const char *who, uint64_t seq, uint8_t flags, const std::string &why);
+    // The ring of allgather(-v) and the pairwise exchange of all-to-all(-v), inside a call.
+    status gather_ring(const char *who, uint64_t seq, const void *in, void *out, const size_t *counts,
+                       const size_t *displs);
+    status exchange(const char *who, uint64_t seq, const void *in, const size_t *send_counts,
+                    const size_t *send_displs, void *out, const size_t *recv_counts, const size_t *recv_displs);
+    status coll_post(const char *who, int dst, uint32_t team_id, uint64_t seq, uint64_t tag, const void *data,
+                     size_t n, uint8_t flags);
     struct coll_msg {
         coll_desc desc;
         std::vector<uint8_t> data;
     };
-    uint64_t coll_seq_ = 0;
+    std::once_flag teams_once_;
+    pgdds_team *world_team_ = nullptr, *node_team_ = nullptr;  // retired cells: they outlive the runtime
+    uint32_t team_next_id_ = 2;                 // 0: world, 1: node
+    team *coll_team_ = nullptr;                 // the team of the call in progress
     coll_desc coll_cur_;                        // the call in progress
     std::atomic<bool> coll_busy_{false};        // a thread of this rank is in a collective
     std::mutex coll_lock_;                      // guards what follows
-    uint64_t coll_done_ = 0;                    // calls up to this one ended: late messages are dropped
-    using coll_key = std::tuple<uint64_t, uint64_t, int>;  // (sequence, tag, source)
+    std::map<uint32_t, uint64_t> coll_done_;   // per team: calls up to this one ended, late messages are dropped
+    using coll_key = std::tuple<uint32_t, uint64_t, uint64_t, int>;  // (team, sequence, tag, source)
     std::map<coll_key, coll_msg> coll_inbox_;
-    std::map<uint64_t, std::string> coll_aborts_;  // a rank found call `seq` mismatched: why
+    std::map<std::pair<uint32_t, uint64_t>, std::string> coll_aborts_;  // a rank found call (team, seq) mismatched: why
     std::string coll_poison_;                   // non-empty: collectives ran concurrently; why
 
     std::thread progress_thread_;
@@ -442,6 +509,20 @@ template <class Op> status runtime::retry(const char *who, vci &v, Op op)
         yield_if_oversubscribed();
     }
     return st == PGDDS_OK ? st : failed(who, st);
+}
+
+// For the C ABI (api.cc, teams.cc): the status and message of a bad context handle, of a NULL
+// argument.
+status bad_context(const char *who, pgdds_context_t ctx);
+status null_arg(const char *who, const char *what);
+
+// Resolves the context handle and checks the calling thread against the thread level.
+inline status enter(pgdds_context_t ctx, const char *who, runtime *&rt)
+{
+    rt = runtime::from(ctx);
+    if (PGDDS_UNLIKELY(!rt)) return bad_context(who, ctx);
+    if (PGDDS_UNLIKELY(!rt->thread_allowed())) return rt->check_thread(who);
+    return PGDDS_OK;
 }
 
 }  // namespace pgdds

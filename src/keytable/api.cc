@@ -12,7 +12,6 @@ constexpr uint64_t known_fields = PGDDS_KEYTABLE_FIELD_HASH | PGDDS_KEYTABLE_FIE
 // Slot numbers and the allocator's view of the index keep capacities well below this.
 constexpr uint64_t max_capacity = uint64_t(1) << 32;
 
-status null_arg(const char *who, const char *what) { return fail(PGDDS_ERR_INVALID_ARG, "%s: %s is NULL", who, what); }
 
 status check_table(pgdds_keytable_t h, const char *who, table *&out)
 {
