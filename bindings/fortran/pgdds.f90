@@ -1105,7 +1105,7 @@ contains
     integer(c_size_t) :: bytes
     call describe_array(buf, addr, bytes, dtype)
     if (dtype < 0) then
-      st = bad_type('pgdds_team_broadcast', 'buf')
+      st = type_status(dtype, 'pgdds_team_broadcast', 'buf')
       return
     end if
     st = c_team_broadcast(team%handle, addr, bytes, int(root, c_int))
@@ -1185,7 +1185,7 @@ contains
     st = c_team_size(team%handle, n)
     if (st /= PGDDS_OK) return
     if (in_type < 0 .or. in_type /= out_type) then
-      st = bad_type(who, 'in and out')
+      st = type_status(-1_c_int, who, 'in and out')
     else if ((swap .and. (size(in) /= size(out) .or. mod(size(in), n) /= 0)) .or. &
              (.not. swap .and. size(out) < size(in) * n)) then
       st = fail(PGDDS_ERR_INVALID_ARG, who // ': in and out do not match the team''s size')
@@ -1211,7 +1211,7 @@ contains
     st = c_team_size(team%handle, n)
     if (st /= PGDDS_OK) return
     if (in_type < 0 .or. in_type /= out_type) then
-      st = bad_type('pgdds_team_allgatherv', 'in and out')
+      st = type_status(-1_c_int, 'pgdds_team_allgatherv', 'in and out')
       return
     end if
     if (size(counts) /= n .or. sum(counts) > size(out) .or. minval(counts) < 0) then
@@ -1239,7 +1239,7 @@ contains
     st = c_team_size(team%handle, n)
     if (st /= PGDDS_OK) return
     if (in_type < 0 .or. in_type /= out_type) then
-      st = bad_type('pgdds_team_alltoallv', 'in and out')
+      st = type_status(-1_c_int, 'pgdds_team_alltoallv', 'in and out')
       return
     end if
     if (size(send_counts) /= n .or. size(recv_counts) /= n .or. sum(send_counts) > size(in) .or. &
