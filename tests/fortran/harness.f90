@@ -11,13 +11,14 @@ module harness
 
 contains
 
-  ! Initializes with the environment's configuration; skips when the transport is unsupported.
+  ! Initializes with the environment's configuration and checks the transport in use. Skips only
+  ! where verbs, asked for, is unsupported here (no RDMA device); any other failure fails.
   subroutine start(ctx, segment_size)
     type(pgdds_context), intent(out) :: ctx
     integer(int64), intent(in) :: segment_size
     integer(c_int) :: st
     st = pgdds_init(ctx, segment_size=segment_size)
-    if (st == PGDDS_ERR_UNSUPPORTED) then
+    if (st == PGDDS_ERR_UNSUPPORTED .and. env('PGDDS_TRANSPORT') == 'verbs') then
       print '(a)', 'SKIP: ' // pgdds_last_error()
       stop 77
     end if
@@ -26,7 +27,46 @@ contains
       error stop 1
     end if
     me = pgdds_rank(ctx)
+    call check_transport(ctx)
   end subroutine
+
+  ! The transport in use is the one the configuration asked for (PGDDS_TRANSPORT,
+  ! PGDDS_OFI_PROVIDER, UCX_TLS, PGDDS_SHM), as tests/harness.h's t_check_transport.
+  subroutine check_transport(ctx)
+    type(pgdds_context), intent(in) :: ctx
+    character(len=:), allocatable :: want, name, expected
+    logical :: full
+    want = env('PGDDS_TRANSPORT')
+    if (want == '' .or. want == 'auto') return
+    name = pgdds_transport_name(ctx)
+    if (want == 'shm') then
+      call check(name == 'shm', 'PGDDS_TRANSPORT=shm, but the transport is ' // name)
+      return
+    end if
+    ! Without a provider or TLS named, only the transport's prefix is known.
+    expected = want // '/'
+    if (want == 'ofi' .and. env('PGDDS_OFI_PROVIDER') /= '') expected = 'ofi/' // env('PGDDS_OFI_PROVIDER')
+    if (want == 'ucx' .and. env('UCX_TLS') /= '' .and. index(env('UCX_TLS'), ',') == 0) &
+      expected = 'ucx/' // env('UCX_TLS')
+    full = expected(len(expected):) /= '/'
+    ! The on-node path joins when it may and some peer is on this node (or PGDDS_SHM=on).
+    if (full .and. env('PGDDS_SHM') /= 'off' .and. (pgdds_local_nranks(ctx) > 1 .or. env('PGDDS_SHM') == 'on')) &
+      expected = expected // '+shm'
+    if (full) then
+      call check(name == expected, 'the configuration asks for ' // expected // ', but the transport is ' // name)
+    else
+      call check(index(name, expected) == 1, 'the configuration asks for ' // expected // '..., but the transport is ' // name)
+    end if
+  end subroutine
+
+  function env(var) result(value)
+    character(len=*), intent(in) :: var
+    character(len=:), allocatable :: value
+    integer :: length
+    call get_environment_variable(var, length=length)
+    allocate(character(len=length) :: value)
+    if (length > 0) call get_environment_variable(var, value)
+  end function
 
   subroutine check(ok, what)
     logical, intent(in) :: ok
