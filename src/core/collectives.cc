@@ -503,7 +503,7 @@ status runtime::gather_ring(const char *who, uint64_t seq, const void *in, void 
                                std::min(piece_bytes, send_n - std::min(off, send_n)));
             if (st != PGDDS_OK || piece >= pieces_of(recv_n)) continue;
             st = coll_recv(who, left, seq, tag, msg);
-            if (st == PGDDS_OK && msg.size() == std::min(piece_bytes, recv_n - off))  // it is: the calls agree
+            if (st == PGDDS_OK && !msg.empty() && msg.size() == std::min(piece_bytes, recv_n - off))  // the calls agree
                 memcpy(all.data() + at[recv_block] + off, msg.data(), msg.size());
         }
     }

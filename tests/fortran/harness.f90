@@ -17,8 +17,10 @@ contains
     type(pgdds_context), intent(out) :: ctx
     integer(int64), intent(in) :: segment_size
     integer(c_int) :: st
+    character(len=:), allocatable :: want
+    want = env('PGDDS_TRANSPORT')
     st = pgdds_init(ctx, segment_size=segment_size)
-    if (st == PGDDS_ERR_UNSUPPORTED .and. env('PGDDS_TRANSPORT') == 'verbs') then
+    if (st == PGDDS_ERR_UNSUPPORTED .and. want == 'verbs') then
       print '(a)', 'SKIP: ' // pgdds_last_error()
       stop 77
     end if
@@ -34,9 +36,15 @@ contains
   ! PGDDS_OFI_PROVIDER, UCX_TLS, PGDDS_SHM), as tests/harness.h's t_check_transport.
   subroutine check_transport(ctx)
     type(pgdds_context), intent(in) :: ctx
-    character(len=:), allocatable :: want, name, expected
-    logical :: full
+    character(len=:), allocatable :: want, provider, tls, shm, name, expected
+    logical :: full, shm_joins
+    integer :: local
+    ! Every value is read first: in a logical expression an impure call might not be evaluated.
     want = env('PGDDS_TRANSPORT')
+    provider = env('PGDDS_OFI_PROVIDER')
+    tls = env('UCX_TLS')
+    shm = env('PGDDS_SHM')
+    local = pgdds_local_nranks(ctx)
     if (want == '' .or. want == 'auto') return
     name = pgdds_transport_name(ctx)
     if (want == 'shm') then
@@ -45,13 +53,12 @@ contains
     end if
     ! Without a provider or TLS named, only the transport's prefix is known.
     expected = want // '/'
-    if (want == 'ofi' .and. env('PGDDS_OFI_PROVIDER') /= '') expected = 'ofi/' // env('PGDDS_OFI_PROVIDER')
-    if (want == 'ucx' .and. env('UCX_TLS') /= '' .and. index(env('UCX_TLS'), ',') == 0) &
-      expected = 'ucx/' // env('UCX_TLS')
+    if (want == 'ofi' .and. provider /= '') expected = 'ofi/' // provider
+    if (want == 'ucx' .and. tls /= '' .and. index(tls, ',') == 0) expected = 'ucx/' // tls
     full = expected(len(expected):) /= '/'
     ! The on-node path joins when it may and some peer is on this node (or PGDDS_SHM=on).
-    if (full .and. env('PGDDS_SHM') /= 'off' .and. (pgdds_local_nranks(ctx) > 1 .or. env('PGDDS_SHM') == 'on')) &
-      expected = expected // '+shm'
+    shm_joins = shm /= 'off' .and. (local > 1 .or. shm == 'on')
+    if (full .and. shm_joins) expected = expected // '+shm'
     if (full) then
       call check(name == expected, 'the configuration asks for ' // expected // ', but the transport is ' // name)
     else

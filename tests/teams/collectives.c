@@ -165,9 +165,10 @@ static void test_reductions(pgdds_team_t t, int tr, int ts)
 static void test_mismatch(pgdds_team_t t, int tr, int ts)
 {
     if (ts < 2) return;
-    int64_t in[4] = {1, 2, 3, 4}, out[16];
+    /* Both buffers hold what every call below may read or write on 5 ranks (16 bytes per rank). */
+    int64_t in[16], out[16];
     const int last = tr == ts - 1;
-    for (int i = 0; i < 16; ++i) out[i] = -5;
+    for (int i = 0; i < 16; ++i) in[i] = i + 1, out[i] = -5;
     /* Different op. */
     T_STATUS(pgdds_team_allreduce(t, in, out, 4, PGDDS_INT64, last ? PGDDS_OP_MAX : PGDDS_OP_SUM), PGDDS_ERR_INVALID_ARG);
     /* Different root. */
