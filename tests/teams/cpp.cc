@@ -6,24 +6,7 @@
 #include <cstdio>
 #include <vector>
 
-static int failures = 0;
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            ++failures;                                                                            \
-            std::fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                  \
-        }                                                                                          \
-    } while (0)
-
-template <class F> static pgdds_status_t status_of(F f)
-{
-    try {
-        f();
-    } catch (const pgdds::error &e) {
-        return e.status();
-    }
-    return PGDDS_OK;
-}
+#include "cpp_check.h"
 
 static void run(pgdds::context &ctx)
 {
