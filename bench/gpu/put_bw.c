@@ -1,7 +1,7 @@
 /* Device-to-device put bandwidth between two ranks (rank 0 puts into rank 1's device segment),
  * beside the device's own cudaMemcpy device-to-device bandwidth measured by rank 0 in the same
  * run: the peer figure for ranks that share one GPU. Also host-to-device and device-to-host
- * puts. Run: PGDDS_GPU_SEGMENT_SIZE=1G pgdds-run -n 2 pgdds-gpu-put-bw [--json] [--max-size B]. */
+ * puts. Run: PGDDS_GPU_SEGMENT_SIZE=1G PGDDS_SEGMENT_SIZE=1G pgdds-run -n 2 pgdds-gpu-put-bw [--json] [--max-size B]. */
 #include "../micro/report.h"
 
 #include <cuda_runtime_api.h>
@@ -66,7 +66,10 @@ int main(int argc, char **argv)
             const long iters = size >= (16u << 20) ? 20 : 100;
             double d2d, memcpy_d2d, h2d, d2h;
             BANDWIDTH(d2d, size, iters, check(pgdds_put(ctx, all[1], src, size), "pgdds_put"));
-            BANDWIDTH(memcpy_d2d, size, iters, check_cuda(cudaMemcpy(dst, src, size, cudaMemcpyDeviceToDevice), "cudaMemcpy"));
+            BANDWIDTH(memcpy_d2d, size, iters, {
+                check_cuda(cudaMemcpy(dst, src, size, cudaMemcpyDeviceToDevice), "cudaMemcpy");
+                check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); /* a D2D cudaMemcpy returns early */
+            });
             BANDWIDTH(h2d, size, iters, check(pgdds_put(ctx, all[1], host, size), "pgdds_put"));
             BANDWIDTH(d2h, size, iters, check(pgdds_put(ctx, host_all[1], src, size), "pgdds_put"));
             report("gpu_put_bw", transport, n, 1, size, "put_device_to_device", d2d, "GB/s");

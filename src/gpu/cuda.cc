@@ -61,7 +61,7 @@ class memory {
     std::unique_ptr<segment_allocator> alloc;
     std::vector<uint8_t *> peer_base;  // device segments addressable here (this rank's included)
     std::vector<uint64_t> peer_size;   // every rank's device segment size
-    std::vector<cudaStream_t> streams; // one per VCI
+    std::vector<cudaStream_t> streams; // one per VCI, each ordered after the legacy default stream
     std::mutex amo_lock;               // the owner's atomics run one at a time
     std::mutex stage_lock;             // the staging buffers serve one transfer at a time
     uint8_t *stage[2] = {nullptr, nullptr};
@@ -382,8 +382,9 @@ status open_segment(runtime &rt, memory &m, segment_card &card)
     if ((e = cudaIpcGetMemHandle(&card.handle, p)) != cudaSuccess) return cuda_error(who, "cudaIpcGetMemHandle", e);
     for (unsigned i = 0; i < rt.num_endpoints(); ++i) {
         cudaStream_t s;
-        if ((e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)) != cudaSuccess)
-            return cuda_error(who, "cudaStreamCreateWithFlags", e);
+        // Blocking streams: a copy starts after the work the caller issued to the legacy default
+        // stream (a cudaMemset or kernel that fills the buffer it passes).
+        if ((e = cudaStreamCreate(&s)) != cudaSuccess) return cuda_error(who, "cudaStreamCreate", e);
         m.streams.push_back(s);
     }
     for (auto &b : m.stage) {

@@ -43,6 +43,8 @@ static int is_device_pointer(const void *p)
 int main(void)
 {
     g_skip_without_device();
+    /* The buffers are filled with cudaMemset and cudaMemcpy on the legacy default stream just
+     * before the calls that read them: libpgdds orders its copies after that stream's work. */
     pgdds_context_t ctx = t_init(NULL);
     const int me = pgdds_rank(ctx), n = pgdds_nranks(ctx), right = (me + 1) % n, left = (me + n - 1) % n;
     const char *ipc_env = getenv("PGDDS_GPU_IPC");
@@ -118,9 +120,10 @@ int main(void)
 
     /* Atomics on rank 0's device words: every rank adds 1 `iters` times to a 64- and a 32-bit
      * counter; the fetched values are all different, so the sum of the fetches is known. */
-    pgdds_gptr_t counter = pgdds_gptr_add(all[0], 2 * MAX_SIZE + 3), counter64 = pgdds_gptr_add(all[0], 2 * MAX_SIZE + 8);
-    pgdds_gptr_t counter32 = pgdds_gptr_add(all[0], 2 * MAX_SIZE + 16);
-    if (me == 0) G_CUDA(cudaMemset(my_dev + 2 * MAX_SIZE, 0, 64));
+    const size_t words = (2 * MAX_SIZE + 63) & ~(size_t)63; /* an aligned place in the third region */
+    pgdds_gptr_t counter = pgdds_gptr_add(all[0], (int64_t)words + 3), counter64 = pgdds_gptr_add(all[0], (int64_t)words + 8);
+    pgdds_gptr_t counter32 = pgdds_gptr_add(all[0], (int64_t)words + 16);
+    if (me == 0) G_CUDA(cudaMemset(my_dev + words, 0, 64));
     T_OK(pgdds_barrier(ctx));
     uint64_t seen_sum = 0;
     for (int i = 0; i < iters; ++i) {
