@@ -101,6 +101,19 @@ std::vector<build_option> read_build()
     return out;
 }
 
+// GPU memory as this process finds it: built with CUDA or not, and the devices visible now.
+struct gpu_state {
+    bool built;
+    int devices;
+    std::string detail;
+};
+gpu_state read_gpu()
+{
+    int devices = 0;
+    pgdds_status_t st = pgdds_gpu_probe(&devices);
+    return {st == PGDDS_OK, devices, devices ? "" : pgdds_last_error()};
+}
+
 std::vector<pgdds_transport_attr_t> read_transports()
 {
     int count = 0;
@@ -194,6 +207,9 @@ void print_json(const options &o)
             printf("%s\n    %s: %s", i ? "," : "", json_string(build[i].name.c_str()).c_str(),
                    json_string(build[i].value.c_str()).c_str());
         printf("\n  }");
+        gpu_state g = read_gpu();
+        printf(",\n  \"gpu\": {\"built\": %s, \"devices\": %d, \"detail\": %s}", g.built ? "true" : "false",
+               g.devices, json_string(g.detail.c_str()).c_str());
     }
     if (o.transports) {
         printf(",\n  \"transports\": [");
@@ -265,6 +281,9 @@ void print_text(const options &o)
     if (o.build) {
         printf("\nBuild\n");
         for (auto &b : read_build()) printf("  %-18s %s\n", b.name.c_str(), b.value.c_str());
+        gpu_state g = read_gpu();
+        if (g.built) printf("  %-18s %d visible%s%s%s\n", "cuda devices", g.devices, g.detail.empty() ? "" : " (",
+                            g.detail.c_str(), g.detail.empty() ? "" : ")");
     }
     if (o.transports) {
         printf("\nTransports on this machine\n");

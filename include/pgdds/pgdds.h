@@ -146,7 +146,8 @@ PGDDS_API const char *pgdds_version_string(void);
  * @{ */
 /* A global pointer packs (rank, segment, offset) into 64 bits so that it fits one 64-bit CAS:
  *   bits 63..42  rank     (22 bits: up to 4,194,304 ranks)
- *   bits 41..40  segment  (2 bits: 0 is the rank's registered segment; 1..3 reserved)
+ *   bits 41..40  segment  (2 bits: 0 is the rank's registered host segment, 1 its device segment
+ *                          of GPU memory (PGDDS_MEMORY_CUDA); 2..3 reserved)
  *   bits 39..0   offset   (40 bits: segments up to 1 TiB)
  * Offset 0 of a segment is never handed out, so PGDDS_GPTR_NULL never names real memory.
  * pgdds_gptr_add changes the offset only (wrapping within the 40 bits); the result is checked
@@ -187,7 +188,8 @@ PGDDS_API pgdds_gptr_t   pgdds_gptr_add(pgdds_gptr_t ptr, int64_t bytes);
  * @param ctx      the context (pgdds_init)
  * @param ptr      a global pointer
  * @return the address; NULL unless load/store-reachable (own segment, or a peer's mapped on this
- *         node) */
+ *         node). For a device pointer (PGDDS_MEMORY_CUDA): the device address, for this rank's
+ *         device segment and for those of its node's ranks opened by CUDA IPC, else NULL */
 PGDDS_API void          *pgdds_gptr_to_local(pgdds_context_t ctx, pgdds_gptr_t ptr);
 /** The global pointer of a local address in this rank's segment.
  * @param ctx      the context (pgdds_init)
@@ -207,6 +209,49 @@ PGDDS_API uint64_t       pgdds_gptr_offset(pgdds_gptr_t ptr);
  * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
  *         PGDDS_ERR_OUT_OF_BOUNDS for a rank outside the job */
 PGDDS_API pgdds_status_t pgdds_segment_size(pgdds_context_t ctx, int rank, size_t *size);
+
+/** @name GPU memory
+ * Memory kinds. A rank's device segment (PGDDS_GPU_SEGMENT_SIZE bytes on its CUDA device, the
+ * local rank modulo the visible devices unless PGDDS_GPU_DEVICE says) holds the allocations of
+ * kind PGDDS_MEMORY_CUDA; their global pointers carry segment 1. Every put and get (blocking,
+ * nbi, nb) takes device memory on either side: a device global pointer as its target, a
+ * device buffer (cudaMalloc, or pgdds_gptr_to_local of a device pointer) as its local side
+ * (recognized in a context with a device segment, by cudaPointerGetAttributes), or both. Such an operation is complete when its call returns. The 32- and 64-bit atomics take
+ * device global pointers too: the owner's CPU runs them one at a time, so they are atomic with
+ * respect to each other, not to kernels or puts on the same word (docs/gpu.md). Signals, waits
+ * and containers use host memory only.
+ * @{ */
+typedef enum pgdds_memory_kind {
+    PGDDS_MEMORY_HOST = 0,  /* the registered host segment (pgdds_alloc) */
+    PGDDS_MEMORY_CUDA = 1   /* the device segment (needs PGDDS_GPU_SEGMENT_SIZE > 0) */
+} pgdds_memory_kind_t;
+/** Allocates in the caller's own segment of the given kind; thread-safe. Freed by pgdds_free.
+ * @param ctx        the context (pgdds_init)
+ * @param kind       PGDDS_MEMORY_HOST (as pgdds_alloc) or PGDDS_MEMORY_CUDA
+ * @param size       bytes to allocate
+ * @param alignment  0 means 16; otherwise a power of two up to 64 KiB
+ * @param out        on success, the global pointer of the block
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_UNSUPPORTED for PGDDS_MEMORY_CUDA without a device segment (a build without
+ *         CUDA, or PGDDS_GPU_SEGMENT_SIZE unset), PGDDS_ERR_NO_MEMORY when the segment cannot
+ *         hold it, PGDDS_ERR_INVALID_ARG for an unknown kind */
+PGDDS_API pgdds_status_t pgdds_alloc_kind(pgdds_context_t ctx, pgdds_memory_kind_t kind, size_t size,
+                                          size_t alignment, pgdds_gptr_t *out);
+/** The memory kind a global pointer names (its segment field).
+ * @param ptr      a global pointer
+ * @return PGDDS_MEMORY_HOST or PGDDS_MEMORY_CUDA; -1 for a reserved segment */
+PGDDS_API int            pgdds_gptr_kind(pgdds_gptr_t ptr);
+/** The CUDA device of this rank's device segment.
+ * @param ctx      the context (pgdds_init)
+ * @param device   on success, the device number, or -1 when the rank has no device segment
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
+PGDDS_API pgdds_status_t pgdds_gpu_device(pgdds_context_t ctx, int *device);
+/** Whether this library was built with CUDA and how many CUDA devices this process sees now.
+ * @param devices  on success, the number of visible devices (0 with pgdds_last_error() saying
+ *                 why: no driver, no device)
+ * @return PGDDS_OK, or PGDDS_ERR_UNSUPPORTED for a build without CUDA, PGDDS_ERR_INVALID_ARG */
+PGDDS_API pgdds_status_t pgdds_gpu_probe(int *devices);
+/** @} */
 
 /** @name Symmetric allocation
  * Symmetric allocation (OpenSHMEM's shmem_malloc, UPC++'s dist_object). Collective:

@@ -37,6 +37,10 @@ inline void check(pgdds_status_t st)
     if (st != PGDDS_OK) throw error(st, std::string(pgdds_strerror(st)) + ": " + pgdds_last_error());
 }
 
+// Memory kinds (pgdds_alloc_kind): the registered host segment, or the device segment of GPU
+// memory (PGDDS_GPU_SEGMENT_SIZE; docs/gpu.md).
+enum class memory : int { host = PGDDS_MEMORY_HOST, cuda = PGDDS_MEMORY_CUDA };
+
 enum class thread_level : int {
     single = PGDDS_THREAD_SINGLE,
     funneled = PGDDS_THREAD_FUNNELED,
@@ -133,6 +137,9 @@ class context_ref {
 
     // Allocates count objects in this rank's segment (not constructed: trivially copyable T).
     template <class T> global_ptr<T> alloc(size_t count = 1, size_t alignment = alignof(T)) const;
+    // The same in this rank's segment of the given kind: ctx.alloc<float>(n, pgdds::memory::cuda)
+    // gives device memory, whose local() is a device pointer.
+    template <class T> global_ptr<T> alloc(size_t count, memory kind, size_t alignment = alignof(T)) const;
     template <class T> void free(global_ptr<T> p) const;
     // Collective: count objects at the same offset of every rank's segment (pgdds_alloc_all),
     // zeroed on request; the pointer names this rank's copy, p.at(r) rank r's. Every rank passes
@@ -375,6 +382,7 @@ template <class T> class global_ptr {
 
     constexpr pgdds_gptr_t raw() const noexcept { return p_; }
     int rank() const noexcept { return pgdds_gptr_rank(p_); }
+    memory kind() const noexcept { return static_cast<memory>(pgdds_gptr_kind(p_)); }
     explicit operator bool() const noexcept { return p_ != PGDDS_GPTR_NULL; }
     friend bool operator==(global_ptr a, global_ptr b) noexcept { return a.p_ == b.p_; }
     friend bool operator!=(global_ptr a, global_ptr b) noexcept { return a.p_ != b.p_; }
@@ -530,10 +538,15 @@ static_assert(std::is_standard_layout<global_ptr<double>>::value, "global_ptr ha
 
 template <class T> global_ptr<T> context_ref::alloc(size_t count, size_t alignment) const
 {
+    return alloc<T>(count, memory::host, alignment);
+}
+
+template <class T> global_ptr<T> context_ref::alloc(size_t count, memory kind, size_t alignment) const
+{
     pgdds_gptr_t p;
     if (count > SIZE_MAX / sizeof(T)) throw error(PGDDS_ERR_INVALID_ARG, "alloc: element count overflows");
     size_t align = alignment < 16 ? 16 : alignment;
-    check(pgdds_alloc(h_, count * sizeof(T), align, &p));
+    check(pgdds_alloc_kind(h_, static_cast<pgdds_memory_kind_t>(kind), count * sizeof(T), align, &p));
     return global_ptr<T>(p);
 }
 

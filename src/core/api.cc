@@ -1,6 +1,7 @@
 // The C ABI of the core sections: validation of every argument, then the runtime.
 #include "runtime.h"
 
+#include "../gpu/gpu.h"
 #include "../transport/amo.h"
 
 #include <new>
@@ -48,6 +49,11 @@ status rma(pgdds_context_t ctx, const char *who, bool is_put, pgdds_gptr_t remot
     runtime *rt;
     if (status est = enter(ctx, who, rt); est != PGDDS_OK) return est;
     if (PGDDS_UNLIKELY(!local && n)) return null_arg(who, is_put ? "src" : "dst");
+    if (PGDDS_UNLIKELY(gptr::segment(remote) == gpu::segment_id || (rt->gpu() && gpu::is_device(*rt, local)))) {
+        status gst = gpu::rma(*rt, who, is_put, remote, local, n);
+        if (gst == PGDDS_OK && req) *req = &completed_request;
+        return gst;
+    }
     status st = rt->check_access(who, remote, n);
     if (PGDDS_UNLIKELY(st != PGDDS_OK)) return st;
     if (uint8_t *p = rt->direct(remote)) {
@@ -97,9 +103,10 @@ status atomic_op(pgdds_context_t ctx, const char *who, pgdds_gptr_t target, amo_
 {
     runtime *rt;
     if (status est = enter(ctx, who, rt); est != PGDDS_OK) return est;
+    amo_args a{op, unsigned(sizeof(T)), uint64_t(operand), uint64_t(compare), fetched};
+    if (PGDDS_UNLIKELY(gptr::segment(target) == gpu::segment_id)) return gpu::atomic(*rt, who, target, a);
     status st = rt->check_access(who, target, sizeof(T), sizeof(T));
     if (PGDDS_UNLIKELY(st != PGDDS_OK)) return st;
-    amo_args a{op, unsigned(sizeof(T)), uint64_t(operand), uint64_t(compare), fetched};
     const bool cpu = rt->cpu_atomics_on(gptr::rank(target));
     if (cpu) cpu_amo(rt->direct(target), a);
     if (cpu && (rt->cpu_atomics() || !rt->network())) return PGDDS_OK;
@@ -317,6 +324,11 @@ PGDDS_API pgdds_status_t pgdds_init(const pgdds_init_params_t *params, pgdds_con
         runtime *rt;
         status st = runtime::create(params, rt);
         if (st != PGDDS_OK) return st;
+        if ((st = gpu::attach(*rt)) != PGDDS_OK) {
+            const std::string why = pgdds_last_error();
+            pgdds_finalize(rt->handle());  // every rank failed alike: the finalize pairs up
+            return fail(st, "%s", why.c_str());
+        }
         *ctx = rt->handle();
         return PGDDS_OK;
     } catch (const std::bad_alloc &) {
@@ -328,7 +340,9 @@ PGDDS_API pgdds_status_t pgdds_finalize(pgdds_context_t ctx)
 {
     runtime *rt;
     if (status est = enter(ctx, "pgdds_finalize", rt); est != PGDDS_OK) return est;
+    status gst = gpu::detach(*rt);
     status st = rt->finalize();
+    if (st == PGDDS_OK) st = gst;
     // The handle stays allocated and recognisably dead, so later use is reported, not a crash.
     ctx->magic = dead_magic;
     ctx->rt = nullptr;  // so ~runtime leaves the cell alone
@@ -368,6 +382,7 @@ PGDDS_API pgdds_status_t pgdds_free(pgdds_context_t ctx, pgdds_gptr_t ptr)
     runtime *rt;
     if (status est = enter(ctx, "pgdds_free", rt); est != PGDDS_OK) return est;
     if (ptr == PGDDS_GPTR_NULL) return fail(PGDDS_ERR_INVALID_ARG, "pgdds_free: the pointer is PGDDS_GPTR_NULL");
+    if (gptr::rank(ptr) == rt->rank() && gptr::segment(ptr) == gpu::segment_id) return gpu::free(*rt, "pgdds_free", ptr);
     if (gptr::rank(ptr) != rt->rank() || gptr::segment(ptr) != 0)
         return fail(PGDDS_ERR_INVALID_ARG, "pgdds_free: the pointer names rank %d, but a rank frees only in its "
                     "own segment (this is rank %d)", gptr::rank(ptr), rt->rank());
@@ -385,6 +400,7 @@ PGDDS_API uint64_t pgdds_gptr_offset(pgdds_gptr_t ptr) { return gptr::offset(ptr
 PGDDS_API void *pgdds_gptr_to_local(pgdds_context_t ctx, pgdds_gptr_t ptr)
 {
     runtime *rt = runtime::from(ctx);
+    if (rt && gptr::segment(ptr) == gpu::segment_id) return gpu::to_local(*rt, ptr);
     if (!rt || rt->check_access("pgdds_gptr_to_local", ptr, 0) != PGDDS_OK) return nullptr;
     return rt->direct(ptr);
 }

@@ -95,6 +95,17 @@ const std::vector<config_var> &config_table()
          "Job identifier, set by pgdds-run; names the job's shared-memory files, so at most 200 "
          "characters (more fails pgdds_init with PGDDS_ERR_INVALID_ARG). Empty: derived at "
          "start-up."},
+        {"PGDDS_GPU_SEGMENT_SIZE", var_type::size, "0", nullptr,
+         "Bytes of device memory per rank for allocations of kind PGDDS_MEMORY_CUDA (its device "
+         "segment), in the same forms as PGDDS_SEGMENT_SIZE. 0: none. Needs a library built with "
+         "CUDA and a visible device; otherwise pgdds_init fails with PGDDS_ERR_UNSUPPORTED.", true},
+        {"PGDDS_GPU_DEVICE", var_type::string, "", nullptr,
+         "The CUDA device of this rank's device segment, a device number. Empty: the local rank "
+         "modulo the number of visible devices."},
+        {"PGDDS_GPU_IPC", var_type::boolean, "1", nullptr,
+         "Ranks of one node copy to and from each other's device segments directly, through CUDA "
+         "IPC handles exchanged at start-up. 0 sends those operations to the owner as over the "
+         "network (tests the network path on one node)."},
         {"PGDDS_LIBRARY", var_type::string, "", nullptr,
          "Where the Python bindings (import pgdds) load libpgdds.so from. Empty: the path recorded "
          "when they were installed, then the system's library path. The library itself does not "
@@ -207,7 +218,7 @@ bool config_value_ok(const config_var &v, const char *text)
     switch (v.type) {
     case var_type::string: return true;
     case var_type::choice: return parse_choice(text, v.choices) >= 0;
-    case var_type::size: return parse_size(text, sz) && sz > 0;
+    case var_type::size: return parse_size(text, sz) && (sz > 0 || v.zero_ok);
     case var_type::count: return parse_count(text, n);
     case var_type::boolean: return parse_bool(text, b);
     case var_type::seconds: return parse_seconds(text, d);
@@ -268,6 +279,9 @@ status config_load(const pgdds_init_params_t *params, config &out, std::vector<s
         return fail(PGDDS_ERR_INVALID_ARG, "pgdds_init: PGDDS_JOBID is %zu characters long; at most %zu (it "
                     "names the job's files in /dev/shm)", c.job_id.size(), max_job_id);
     c.fault = lookup("PGDDS_FAULT", warnings);
+    parse_size(lookup("PGDDS_GPU_SEGMENT_SIZE", warnings), c.gpu_segment_size);
+    c.gpu_device = lookup("PGDDS_GPU_DEVICE", warnings);
+    parse_bool(lookup("PGDDS_GPU_IPC", warnings), c.gpu_ipc);
 
     if (params) {
         uint64_t m = params->field_mask;

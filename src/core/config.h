@@ -17,6 +17,7 @@ struct config_var {
     const char *default_value;
     const char *choices;  // '|'-separated for var_type::choice, else nullptr
     const char *description;
+    bool zero_ok = false;  // var_type::size: 0 is a value (meaning none), not ill-formed
 };
 
 const std::vector<config_var> &config_table();
@@ -52,6 +53,9 @@ struct config {
     std::string pmi = "auto";
     std::string job_id;
     std::string fault;  // PGDDS_FAULT: "point:rank" or empty
+    size_t gpu_segment_size = 0;  // 0: no device segment
+    std::string gpu_device;       // empty: chosen by local rank
+    bool gpu_ipc = true;
 };
 
 // Builds the configuration: explicit params win over the environment, which wins over the

@@ -3,6 +3,7 @@
 // sees no internal symbol.
 #include "config.h"
 
+#include "../gpu/gpu.h"
 #include "../transport/transport.h"
 
 #include <cerrno>
@@ -64,6 +65,7 @@ const std::vector<build_option> &build_options()
             {"verbs", yes_no(verbs)},
             {"bootstrap", bootstraps},
             {"pmix", pmix},
+            {"cuda", gpu::built() ? std::string("yes (CUDA runtime ") + gpu::toolkit_version() + ")" : "no"},
             {"max_ranks", std::to_string(1u << PGDDS_GPTR_RANK_BITS)},
             {"max_segment_size", std::to_string(1ull << PGDDS_GPTR_OFFSET_BITS)},
         };

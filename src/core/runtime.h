@@ -73,9 +73,10 @@ constexpr uint32_t request_free_magic = 0x46726565;    // "Free"
 constexpr uint64_t segment_reserved = 4096;
 
 // Internal active-message handlers take the first ids; user handlers follow.
-enum : uint32_t { AM_COLLECTIVE = 0, AM_KEYTABLE = 2, AM_CONTAINER = 3, AM_INTERNAL_COUNT = 8 };
+enum : uint32_t { AM_COLLECTIVE = 0, AM_KEYTABLE = 2, AM_CONTAINER = 3, AM_GPU = 4, AM_INTERNAL_COUNT = 8 };
 
 class transport_shm;
+namespace gpu { class memory; }  // src/gpu: the device segment, when there is one
 
 // Where PGDDS_FAULT may kill a rank.
 enum class fault_point : uint8_t { none, barrier, hashmap_chain_lock, queue_reservation };
@@ -112,6 +113,9 @@ class runtime {
     // domain is the CPU for it (every target, or the transport's atomics run on the target's CPU).
     bool cpu_atomics_on(int r) const { return node_cpu_atomics_ && peer_base_[r]; }
     transport *network() const { return net_.get(); }
+    // The GPU layer's state (src/gpu/gpu.h), set while the context has a device segment.
+    gpu::memory *gpu() const { return gpu_; }
+    void set_gpu(gpu::memory *g) { gpu_ = g; }
 
     // --- the segment ---------------------------------------------------------------------------
     uint8_t *segment_base() const { return seg_base_; }
@@ -370,6 +374,7 @@ class runtime {
     std::unique_ptr<bootstrap> boot_;
     std::unique_ptr<transport> net_;
     std::unique_ptr<transport_shm> shm_;
+    gpu::memory *gpu_ = nullptr;
     bool threaded_ = false;
     bool cpu_atomics_ = false;
     bool node_cpu_atomics_ = false;  // CPU atomics on mapped segments (see cpu_atomics_on)

@@ -115,7 +115,8 @@ static void test_rma_bounds(void)
     T_OK(pgdds_segment_size(ctx, (me + 1) % n, &seg));
     const int rank_shift = PGDDS_GPTR_OFFSET_BITS + PGDDS_GPTR_SEGMENT_BITS;
     pgdds_gptr_t bad_rank = ((pgdds_gptr_t)(unsigned)n << rank_shift) | 8192;
-    pgdds_gptr_t bad_segment = peer | ((pgdds_gptr_t)1 << PGDDS_GPTR_OFFSET_BITS);
+    /* Segment 3 is reserved (1 is the device segment: tests/gpu/absent.c covers it). */
+    pgdds_gptr_t bad_segment = peer | ((pgdds_gptr_t)3 << PGDDS_GPTR_OFFSET_BITS);
     pgdds_gptr_t reserved = pgdds_gptr_add(peer, -(int64_t)pgdds_gptr_offset(peer) + 8);
     pgdds_gptr_t end = pgdds_gptr_add(peer, (int64_t)(seg - pgdds_gptr_offset(peer)) - 32);
     char buf[64] = {0};
