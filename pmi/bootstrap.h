@@ -32,6 +32,8 @@ class bootstrap {
     // Whether the launcher is known to be gone (its connection closed); cheap, never blocks,
     // consumes nothing. Waits check it with peer liveness.
     virtual bool launcher_gone() const { return false; }
+    // The rank the launcher reported dead (PMIx failure events), or -1; cheap, never blocks.
+    virtual int reported_failure() const { return -1; }
     virtual size_t max_key_len() const { return 64; }
     virtual size_t max_value_len() const = 0;
 

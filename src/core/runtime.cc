@@ -774,6 +774,8 @@ status runtime::check_peers(const char *who, bool now)
         return fail(PGDDS_ERR_PEER_FAILED, "%s: the launcher is gone (its PMI connection closed): the job "
                     "cannot go on", who);
     }
+    if (int dead = boot_->reported_failure(); dead >= 0 && dead < nranks_ && dead != rank_)
+        return note(fail(PGDDS_ERR_PEER_FAILED, "%s: rank %d has died (reported by the launcher)", who, dead));
     for (int r = 0; r < nranks_; ++r) {
         if (r == rank_ || !is_local(r)) continue;
         if (kill(pid_of_[r], 0) != 0 && errno == ESRCH)

@@ -31,7 +31,7 @@ static void report(int me, const char *what, pgdds_status_t st)
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "";
-    const char *pmi_rank = getenv("PMI_RANK");
+    const char *pmi_rank = getenv("PMI_RANK") ? getenv("PMI_RANK") : getenv("PMIX_RANK");
     if (pmi_rank && strcmp(pmi_rank, "0") == 0) {
         const char *job = getenv("PGDDS_JOBID");
         printf("JOB %s\n", job ? job : "none");
