@@ -982,6 +982,55 @@ PGDDS_API pgdds_status_t pgdds_am_register(pgdds_context_t ctx, pgdds_am_handler
  *         (unknown id, payload too large), PGDDS_ERR_OUT_OF_BOUNDS (bad rank), PGDDS_ERR_TRANSPORT,
  *         PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_am_send(pgdds_context_t ctx, int dst_rank, uint32_t id, const void *payload, size_t size);
+
+/** @name Remote procedure calls
+ * Functions that run on another rank and answer (UPC++'s rpc). A process registers each function
+ * under a 64-bit id that names it in every process of the job (include/pgdds/rpc.hpp derives it
+ * from the C++ type, at static initialization); a call sends the arguments' bytes to the rank,
+ * whose progress runs the function, and the reply's bytes come back to a callback run by the
+ * caller's progress. No collective is needed: calls that arrive before the target registered the
+ * function fail with a message saying so. Nothing is aggregated: each call is one message.
+ * @{ */
+/** What a function answers: set with pgdds_rpc_reply, sent when the function returns. */
+typedef struct pgdds_rpc_reply_state pgdds_rpc_reply_t;
+/** A function run on the target inside a progress call: it must not block (no flush, wait,
+ * barrier or RPC wait). It answers with pgdds_rpc_reply (else an empty success). */
+typedef void (*pgdds_rpc_fn_t)(pgdds_context_t ctx, int src_rank, const void *args, size_t size,
+                               pgdds_rpc_reply_t *reply);
+/** The caller's side of a reply, run inside a progress call of the caller: status PGDDS_OK with
+ * the function's bytes, or the failure (the target's message in pgdds_last_error()). */
+typedef void (*pgdds_rpc_done_t)(pgdds_context_t ctx, pgdds_status_t status, const void *result,
+                                 size_t size, void *arg);
+/** Registers fn under id in this process (every context); thread-safe.
+ * @param id       the function's name in every process of the job; not 0
+ * @param fn       the function
+ * @return PGDDS_OK; PGDDS_ERR_EXISTS when id names another function; PGDDS_ERR_INVALID_ARG */
+PGDDS_API pgdds_status_t pgdds_rpc_register(uint64_t id, pgdds_rpc_fn_t fn);
+/** Calls function id on rank with the args bytes; done(ctx, status, result, size, arg) runs once
+ * when the reply arrives (in a progress call of this rank). Calls to this rank run at its next
+ * progress, like any other.
+ * @param ctx      the context (pgdds_init)
+ * @param rank     the rank that runs the function
+ * @param id       a registered function's id
+ * @param args     the arguments' bytes (copied)
+ * @param size     their count, up to PGDDS_AM_MAX_PAYLOAD less 32 bytes
+ * @param done     run with the reply; NULL: a call without reply (fire and forget)
+ * @param arg      passed to done
+ * @return PGDDS_OK (done will run), or a negative status code (pgdds_last_error() says why) and
+ *         done will not run: PGDDS_ERR_OUT_OF_BOUNDS (bad rank), PGDDS_ERR_INVALID_ARG */
+PGDDS_API pgdds_status_t pgdds_rpc_call(pgdds_context_t ctx, int rank, uint64_t id, const void *args,
+                                        size_t size, pgdds_rpc_done_t done, void *arg);
+/** Sets what a function answers: a status and, on PGDDS_OK, the result's bytes (copied); for a
+ * failure, message (may be NULL) becomes the caller's pgdds_last_error().
+ * @param reply    the function's reply handle
+ * @param status   PGDDS_OK or a failure status
+ * @param result   the result's bytes
+ * @param size     their count
+ * @param message  a failure's explanation, or NULL
+ * @return PGDDS_OK, or PGDDS_ERR_INVALID_ARG (NULL reply) */
+PGDDS_API pgdds_status_t pgdds_rpc_reply(pgdds_rpc_reply_t *reply, pgdds_status_t status, const void *result,
+                                         size_t size, const char *message);
+/** @} */
 /** Progresses the calling thread's VCI, and the other VCIs.
  * All of them when one thread uses the library; with several threads, every 256th call, those no
  * thread attends (nobody progressed them since the last look; VCIs their threads are busy on are

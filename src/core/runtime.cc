@@ -1,5 +1,6 @@
 // Start-up, routing, VCIs, progress and flush of a runtime.
 #include "runtime.h"
+#include "rpc.h"
 
 #include "../transport/shm/shm.h"
 #include "../../pmi/wire_io.h"
@@ -213,6 +214,7 @@ status runtime::init(const pgdds_init_params_t *params)
     am_register_internal(AM_COLLECTIVE, [](pgdds_context_t ctx, int src, const void *p, size_t n, void *) {
         runtime::from(ctx)->coll_deliver(src, p, n);
     }, nullptr);
+    am_register_internal(AM_RPC, on_rpc_message, nullptr);
 
     handle_ = new pgdds_context{context_magic, this};
     if (cfg_.progress_thread) progress_thread_ = std::thread([this] { progress_thread_main(); });

@@ -73,7 +73,7 @@ constexpr uint32_t request_free_magic = 0x46726565;    // "Free"
 constexpr uint64_t segment_reserved = 4096;
 
 // Internal active-message handlers take the first ids; user handlers follow.
-enum : uint32_t { AM_COLLECTIVE = 0, AM_KEYTABLE = 2, AM_CONTAINER = 3, AM_GPU = 4, AM_INTERNAL_COUNT = 8 };
+enum : uint32_t { AM_COLLECTIVE = 0, AM_KEYTABLE = 2, AM_CONTAINER = 3, AM_GPU = 4, AM_RPC = 5, AM_INTERNAL_COUNT = 8 };
 
 class transport_shm;
 namespace gpu { class memory; }  // src/gpu: the device segment, when there is one
