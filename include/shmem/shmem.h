@@ -1,0 +1,300 @@
+/**
+ * @file shmem.h
+ * OpenSHMEM 1.5 over libpgdds (libpgdds_shmem): the C interface, C11 type-generic forms
+ * included. Installed as <prefix>/include/pgdds/shmem/shmem.h; `pgdds-oshcc` and
+ * `pkg-config --cflags pgdds-shmem` put that directory on the include path, so that programs
+ * keep `#include <shmem.h>`. docs/openshmem.md says what is implemented and how it maps onto
+ * the libpgdds core.
+ *
+ * The typed routines are declared from the type tables of the specification (X-macros below:
+ * SHMEM_RMA_TYPES and the AMO, synchronization and reduction tables), one table per family.
+ */
+#ifndef PGDDS_SHMEM_H
+#define PGDDS_SHMEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define SHMEM_API __attribute__((visibility("default")))
+#else
+#define SHMEM_API
+#endif
+
+/* ------------------------------------------------------------------------------------------ */
+/* Constants                                                                                   */
+/* ------------------------------------------------------------------------------------------ */
+#define SHMEM_MAJOR_VERSION 1
+#define SHMEM_MINOR_VERSION 5
+#define _SHMEM_MAJOR_VERSION SHMEM_MAJOR_VERSION
+#define _SHMEM_MINOR_VERSION SHMEM_MINOR_VERSION
+#define SHMEM_MAX_NAME_LEN 256
+#define _SHMEM_MAX_NAME_LEN SHMEM_MAX_NAME_LEN
+#define SHMEM_VENDOR_STRING "libpgdds OpenSHMEM"
+#define _SHMEM_VENDOR_STRING SHMEM_VENDOR_STRING
+
+enum { SHMEM_THREAD_SINGLE = 0, SHMEM_THREAD_FUNNELED = 1, SHMEM_THREAD_SERIALIZED = 2,
+       SHMEM_THREAD_MULTIPLE = 3 };
+enum { SHMEM_CMP_EQ = 0, SHMEM_CMP_NE = 1, SHMEM_CMP_GT = 2, SHMEM_CMP_GE = 3, SHMEM_CMP_LT = 4,
+       SHMEM_CMP_LE = 5 };
+#define _SHMEM_CMP_EQ SHMEM_CMP_EQ
+#define _SHMEM_CMP_NE SHMEM_CMP_NE
+#define _SHMEM_CMP_GT SHMEM_CMP_GT
+#define _SHMEM_CMP_GE SHMEM_CMP_GE
+#define _SHMEM_CMP_LT SHMEM_CMP_LT
+#define _SHMEM_CMP_LE SHMEM_CMP_LE
+enum { SHMEM_SIGNAL_SET = 0, SHMEM_SIGNAL_ADD = 1 };
+
+/* shmem_malloc_with_hints: accepted, and served as shmem_malloc. */
+#define SHMEM_MALLOC_ATOMICS_REMOTE (1L << 0)
+#define SHMEM_MALLOC_SIGNAL_REMOTE  (1L << 1)
+
+/* ------------------------------------------------------------------------------------------ */
+/* Type tables of the specification: X(C type, TYPENAME)                                       */
+/* ------------------------------------------------------------------------------------------ */
+/* The standard RMA types; the first 14 (distinct C types) are those of the C11 generics. */
+#define SHMEM_RMA_GENERIC_TYPES(X)                                                                \
+    X(float, float) X(double, double) X(long double, longdouble) X(char, char)                    \
+    X(signed char, schar) X(short, short) X(int, int) X(long, long) X(long long, longlong)        \
+    X(unsigned char, uchar) X(unsigned short, ushort) X(unsigned int, uint)                       \
+    X(unsigned long, ulong) X(unsigned long long, ulonglong)
+#define SHMEM_RMA_TYPES(X)                                                                        \
+    SHMEM_RMA_GENERIC_TYPES(X)                                                                    \
+    X(int8_t, int8) X(int16_t, int16) X(int32_t, int32) X(int64_t, int64) X(uint8_t, uint8)        \
+    X(uint16_t, uint16) X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size)                   \
+    X(ptrdiff_t, ptrdiff)
+
+/* ------------------------------------------------------------------------------------------ */
+/* Library setup, exit and query                                                               */
+/* ------------------------------------------------------------------------------------------ */
+SHMEM_API void shmem_init(void);
+SHMEM_API int shmem_init_thread(int requested, int *provided);
+SHMEM_API void shmem_query_thread(int *provided);
+SHMEM_API void shmem_finalize(void);
+/* Ends every PE with status: this PE exits at once, and the others end when they next wait on
+ * it (docs/openshmem.md). */
+SHMEM_API void shmem_global_exit(int status);
+SHMEM_API int shmem_my_pe(void);
+SHMEM_API int shmem_n_pes(void);
+SHMEM_API int shmem_pe_accessible(int pe);
+/* 1 only for symmetric-heap addresses: static and global data are not remotely accessible. */
+SHMEM_API int shmem_addr_accessible(const void *addr, int pe);
+SHMEM_API void *shmem_ptr(const void *dest, int pe);
+SHMEM_API void shmem_info_get_version(int *major, int *minor);
+SHMEM_API void shmem_info_get_name(char *name);
+/* Deprecated forms. */
+SHMEM_API void start_pes(int npes);
+SHMEM_API int _my_pe(void);
+SHMEM_API int _num_pes(void);
+SHMEM_API int shmem_num_pes(void);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Memory management: the symmetric heap (SHMEM_SYMMETRIC_SIZE bytes per PE)                   */
+/* ------------------------------------------------------------------------------------------ */
+SHMEM_API void *shmem_malloc(size_t size);
+SHMEM_API void *shmem_calloc(size_t count, size_t size);
+SHMEM_API void *shmem_align(size_t alignment, size_t size);
+SHMEM_API void *shmem_realloc(void *ptr, size_t size);
+SHMEM_API void shmem_free(void *ptr);
+SHMEM_API void *shmem_malloc_with_hints(size_t size, long hints);
+/* Deprecated forms. */
+SHMEM_API void *shmalloc(size_t size);
+SHMEM_API void *shmemalign(size_t alignment, size_t size);
+SHMEM_API void *shrealloc(void *ptr, size_t size);
+SHMEM_API void shfree(void *ptr);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Teams (the handles; the routines are below)                                                 */
+/* ------------------------------------------------------------------------------------------ */
+typedef struct shmem_team_impl *shmem_team_t;
+typedef struct { int num_contexts; } shmem_team_config_t;
+#define SHMEM_TEAM_NUM_CONTEXTS (1L << 0)
+#define SHMEM_TEAM_INVALID ((shmem_team_t)0)
+/* Every PE, and the PEs that share this PE's node memory (load/store through shmem_ptr). */
+SHMEM_API extern shmem_team_t SHMEM_TEAM_WORLD;
+SHMEM_API extern shmem_team_t SHMEM_TEAM_SHARED;
+
+/* ------------------------------------------------------------------------------------------ */
+/* Communication contexts                                                                      */
+/* ------------------------------------------------------------------------------------------ */
+typedef struct shmem_ctx_impl *shmem_ctx_t;
+#define SHMEM_CTX_PRIVATE    (1L << 0)
+#define SHMEM_CTX_SERIALIZED (1L << 1)
+#define SHMEM_CTX_NOSTORE    (1L << 2)
+#define SHMEM_CTX_INVALID ((shmem_ctx_t)0)
+SHMEM_API extern shmem_ctx_t SHMEM_CTX_DEFAULT;
+
+/* ------------------------------------------------------------------------------------------ */
+/* Remote memory access                                                                        */
+/* ------------------------------------------------------------------------------------------ */
+#define SHMEM_DECL_RMA(T, N)                                                                      \
+    SHMEM_API void shmem_##N##_put(T *dest, const T *source, size_t nelems, int pe);              \
+    SHMEM_API void shmem_ctx_##N##_put(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe); \
+    SHMEM_API void shmem_##N##_get(T *dest, const T *source, size_t nelems, int pe);              \
+    SHMEM_API void shmem_ctx_##N##_get(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe); \
+    SHMEM_API void shmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe);          \
+    SHMEM_API void shmem_ctx_##N##_put_nbi(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe); \
+    SHMEM_API void shmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe);          \
+    SHMEM_API void shmem_ctx_##N##_get_nbi(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe); \
+    SHMEM_API void shmem_##N##_p(T *dest, T value, int pe);                                       \
+    SHMEM_API void shmem_ctx_##N##_p(shmem_ctx_t ctx, T *dest, T value, int pe);                  \
+    SHMEM_API T shmem_##N##_g(const T *source, int pe);                                           \
+    SHMEM_API T shmem_ctx_##N##_g(shmem_ctx_t ctx, const T *source, int pe);                      \
+    SHMEM_API void shmem_##N##_iput(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe); \
+    SHMEM_API void shmem_ctx_##N##_iput(shmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, \
+                                        size_t nelems, int pe);                                   \
+    SHMEM_API void shmem_##N##_iget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe); \
+    SHMEM_API void shmem_ctx_##N##_iget(shmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, \
+                                        size_t nelems, int pe);                                   \
+    SHMEM_API void shmem_##N##_put_signal(T *dest, const T *source, size_t nelems, uint64_t *sig_addr, \
+                                          uint64_t signal, int sig_op, int pe);                   \
+    SHMEM_API void shmem_ctx_##N##_put_signal(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, \
+                                              uint64_t *sig_addr, uint64_t signal, int sig_op, int pe); \
+    SHMEM_API void shmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems, uint64_t *sig_addr, \
+                                              uint64_t signal, int sig_op, int pe);               \
+    SHMEM_API void shmem_ctx_##N##_put_signal_nbi(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, \
+                                                  uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+SHMEM_RMA_TYPES(SHMEM_DECL_RMA)
+
+/* Sized forms (SIZE in bits, 128 included) and mem forms (bytes). */
+/* Sized forms (BITS in bits, 128 included) and mem forms (bytes). */
+#define SHMEM_DECL_SIZED_NAMES(BITS)                                                              \
+    SHMEM_API void shmem_put##BITS(void *dest, const void *source, size_t nelems, int pe);        \
+    SHMEM_API void shmem_ctx_put##BITS(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe); \
+    SHMEM_API void shmem_get##BITS(void *dest, const void *source, size_t nelems, int pe);        \
+    SHMEM_API void shmem_ctx_get##BITS(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe); \
+    SHMEM_API void shmem_put##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe);  \
+    SHMEM_API void shmem_ctx_put##BITS##_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe); \
+    SHMEM_API void shmem_get##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe);  \
+    SHMEM_API void shmem_ctx_get##BITS##_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe); \
+    SHMEM_API void shmem_iput##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe); \
+    SHMEM_API void shmem_ctx_iput##BITS(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, \
+                                        ptrdiff_t sst, size_t nelems, int pe);                    \
+    SHMEM_API void shmem_iget##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe); \
+    SHMEM_API void shmem_ctx_iget##BITS(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, \
+                                        ptrdiff_t sst, size_t nelems, int pe);                    \
+    SHMEM_API void shmem_put##BITS##_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, \
+                                            uint64_t signal, int sig_op, int pe);                 \
+    SHMEM_API void shmem_ctx_put##BITS##_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, \
+                                                uint64_t *sig_addr, uint64_t signal, int sig_op, int pe); \
+    SHMEM_API void shmem_put##BITS##_signal_nbi(void *dest, const void *source, size_t nelems,   \
+                                                uint64_t *sig_addr, uint64_t signal, int sig_op, int pe); \
+    SHMEM_API void shmem_ctx_put##BITS##_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source, \
+                                                    size_t nelems, uint64_t *sig_addr, uint64_t signal, \
+                                                    int sig_op, int pe);
+#define SHMEM_SIZED_BITS(X) X(8) X(16) X(32) X(64) X(128)
+SHMEM_SIZED_BITS(SHMEM_DECL_SIZED_NAMES)
+SHMEM_API void shmem_putmem(void *dest, const void *source, size_t nelems, int pe);
+SHMEM_API void shmem_ctx_putmem(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+SHMEM_API void shmem_getmem(void *dest, const void *source, size_t nelems, int pe);
+SHMEM_API void shmem_ctx_getmem(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+SHMEM_API void shmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe);
+SHMEM_API void shmem_ctx_putmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+SHMEM_API void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe);
+SHMEM_API void shmem_ctx_getmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+SHMEM_API void shmem_putmem_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr,
+                                   uint64_t signal, int sig_op, int pe);
+SHMEM_API void shmem_ctx_putmem_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,
+                                       uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+SHMEM_API void shmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr,
+                                       uint64_t signal, int sig_op, int pe);
+SHMEM_API void shmem_ctx_putmem_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,
+                                           uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+SHMEM_API uint64_t shmem_signal_fetch(const uint64_t *sig_addr);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Memory ordering                                                                             */
+/* ------------------------------------------------------------------------------------------ */
+SHMEM_API void shmem_fence(void);
+SHMEM_API void shmem_ctx_fence(shmem_ctx_t ctx);
+SHMEM_API void shmem_quiet(void);
+SHMEM_API void shmem_ctx_quiet(shmem_ctx_t ctx);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Barriers                                                                                    */
+/* ------------------------------------------------------------------------------------------ */
+SHMEM_API void shmem_barrier_all(void);
+SHMEM_API void shmem_sync_all(void);
+
+/* @SHMEM_STEP_MARK@ */
+
+/* ------------------------------------------------------------------------------------------ */
+/* C11 type-generic interfaces                                                                 */
+/* ------------------------------------------------------------------------------------------ */
+#if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+/* Never defined: a generic call on a type outside the table fails to compile ("too many
+ * arguments to function 'shmem_c11_type_not_supported'"). */
+void shmem_c11_type_not_supported(void);
+/* The ctx form of a routine takes one argument more: the count of arguments picks the form. */
+#define SHMEM_C11_NARGS_(_1, _2, _3, _4, _5, _6, _7, _8, N, ...) N
+#define SHMEM_C11_NARGS(...) SHMEM_C11_NARGS_(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define SHMEM_C11_CAT_(a, b) a##b
+#define SHMEM_C11_CAT(a, b) SHMEM_C11_CAT_(a, b)
+#define SHMEM_C11_DISPATCH(name, ...) SHMEM_C11_CAT(name, SHMEM_C11_NARGS(__VA_ARGS__))(__VA_ARGS__)
+/* _Generic over the value type *ptr (const or not) of a table: one association per type. */
+#define SHMEM_C11_ASSOC(T, N) T: N,
+#define SHMEM_C11_RMA_ASSOC_put(T, N) T: shmem_##N##_put,
+#define SHMEM_C11_RMA_ASSOC_ctx_put(T, N) T: shmem_ctx_##N##_put,
+#define SHMEM_C11_RMA_ASSOC_get(T, N) T: shmem_##N##_get,
+#define SHMEM_C11_RMA_ASSOC_ctx_get(T, N) T: shmem_ctx_##N##_get,
+#define SHMEM_C11_RMA_ASSOC_put_nbi(T, N) T: shmem_##N##_put_nbi,
+#define SHMEM_C11_RMA_ASSOC_ctx_put_nbi(T, N) T: shmem_ctx_##N##_put_nbi,
+#define SHMEM_C11_RMA_ASSOC_get_nbi(T, N) T: shmem_##N##_get_nbi,
+#define SHMEM_C11_RMA_ASSOC_ctx_get_nbi(T, N) T: shmem_ctx_##N##_get_nbi,
+#define SHMEM_C11_RMA_ASSOC_p(T, N) T: shmem_##N##_p,
+#define SHMEM_C11_RMA_ASSOC_ctx_p(T, N) T: shmem_ctx_##N##_p,
+#define SHMEM_C11_RMA_ASSOC_g(T, N) T: shmem_##N##_g,
+#define SHMEM_C11_RMA_ASSOC_ctx_g(T, N) T: shmem_ctx_##N##_g,
+#define SHMEM_C11_RMA_ASSOC_iput(T, N) T: shmem_##N##_iput,
+#define SHMEM_C11_RMA_ASSOC_ctx_iput(T, N) T: shmem_ctx_##N##_iput,
+#define SHMEM_C11_RMA_ASSOC_iget(T, N) T: shmem_##N##_iget,
+#define SHMEM_C11_RMA_ASSOC_ctx_iget(T, N) T: shmem_ctx_##N##_iget,
+#define SHMEM_C11_RMA_ASSOC_put_signal(T, N) T: shmem_##N##_put_signal,
+#define SHMEM_C11_RMA_ASSOC_ctx_put_signal(T, N) T: shmem_ctx_##N##_put_signal,
+#define SHMEM_C11_RMA_ASSOC_put_signal_nbi(T, N) T: shmem_##N##_put_signal_nbi,
+#define SHMEM_C11_RMA_ASSOC_ctx_put_signal_nbi(T, N) T: shmem_ctx_##N##_put_signal_nbi,
+/* A generic over table TABLE, associations ASSOC, selected by the value type of PTR. */
+#define SHMEM_C11_SELECT(TABLE, ASSOC, PTR)                                                       \
+    _Generic(*(PTR), TABLE(ASSOC) default: shmem_c11_type_not_supported)
+
+#define shmem_put(...) SHMEM_C11_DISPATCH(shmem_c11_put_, __VA_ARGS__)
+#define shmem_c11_put_4(d, ...) SHMEM_C11_SELECT(SHMEM_RMA_GENERIC_TYPES, SHMEM_C11_RMA_ASSOC_put, d)(d, __VA_ARGS__)
+#define shmem_c11_put_5(c, d, ...) SHMEM_C11_SELECT(SHMEM_RMA_GENERIC_TYPES, SHMEM_C11_RMA_ASSOC_ctx_put, d)(c, d, __VA_ARGS__)
+#define shmem_get(...) SHMEM_C11_DISPATCH(shmem_c11_get_, __VA_ARGS__)
+#define shmem_c11_get_4(d, ...) SHMEM_C11_SELECT(SHMEM_RMA_GENERIC_TYPES, SHMEM_C11_RMA_ASSOC_get, d)(d, __VA_ARGS__)
+#define shmem_c11_get_5(c, d, ...) SHMEM_C11_SELECT(SHMEM_RMA_GENERIC_TYPES, SHMEM_C11_RMA_ASSOC_ctx_get, d)(c, d, __VA_ARGS__)
+#define shmem_put_nbi(...) SHMEM_C11_DISPATCH(shmem_c11_put_nbi_, __VA_ARGS__)
+#define shmem_c11_put_nbi_4(d, ...) SHMEM_C11_SELECT(SHMEM_RMA_GENERIC_TYPES, SHMEM_C11_RMA_ASSOC_put_nbi, d)(d, __VA_ARGS__)
+#define shmem_c11_put_nbi_5(c, d, ...) SHMEM_C11_SELECT(SHMEM_RMA_GENERIC_TYPES, SHMEM_C11_RMA_ASSOC_ctx_put_nbi, d)(c, d, __VA_ARGS__)
+#define shmem_get_nbi(...) SHMEM_C11_DISPATCH(shmem_c11_get_nbi_, __VA_ARGS__)
+#define shmem_c11_get_nbi_4(d, ...) SHMEM_C11_SELECT(SHMEM_RMA_GENERIC_TYPES, SHMEM_C11_RMA_ASSOC_get_nbi, d)(d, __VA_ARGS__)
+#define shmem_c11_get_nbi_5(c, d, ...) SHMEM_C11_SELECT(SHMEM_RMA_GENERIC_TYPES, SHMEM_C11_RMA_ASSOC_ctx_get_nbi, d)(c, d, __VA_ARGS__)
+#define shmem_p(...) SHMEM_C11_DISPATCH(shmem_c11_p_, __VA_ARGS__)
+#define shmem_c11_p_3(d, ...) SHMEM_C11_SELECT(SHMEM_RMA_GENERIC_TYPES, SHMEM_C11_RMA_ASSOC_p, d)(d, __VA_ARGS__)
+#define shmem_c11_p_4(c, d, ...) SHMEM_C11_SELECT(SHMEM_RMA_GENERIC_TYPES, SHMEM_C11_RMA_ASSOC_ctx_p, d)(c, d, __VA_ARGS__)
+#define shmem_g(...) SHMEM_C11_DISPATCH(shmem_c11_g_, __VA_ARGS__)
+#define shmem_c11_g_2(s, ...) SHMEM_C11_SELECT(SHMEM_RMA_GENERIC_TYPES, SHMEM_C11_RMA_ASSOC_g, s)(s, __VA_ARGS__)
+#define shmem_c11_g_3(c, s, ...) SHMEM_C11_SELECT(SHMEM_RMA_GENERIC_TYPES, SHMEM_C11_RMA_ASSOC_ctx_g, s)(c, s, __VA_ARGS__)
+#define shmem_iput(...) SHMEM_C11_DISPATCH(shmem_c11_iput_, __VA_ARGS__)
+#define shmem_c11_iput_6(d, ...) SHMEM_C11_SELECT(SHMEM_RMA_GENERIC_TYPES, SHMEM_C11_RMA_ASSOC_iput, d)(d, __VA_ARGS__)
+#define shmem_c11_iput_7(c, d, ...) SHMEM_C11_SELECT(SHMEM_RMA_GENERIC_TYPES, SHMEM_C11_RMA_ASSOC_ctx_iput, d)(c, d, __VA_ARGS__)
+#define shmem_iget(...) SHMEM_C11_DISPATCH(shmem_c11_iget_, __VA_ARGS__)
+#define shmem_c11_iget_6(d, ...) SHMEM_C11_SELECT(SHMEM_RMA_GENERIC_TYPES, SHMEM_C11_RMA_ASSOC_iget, d)(d, __VA_ARGS__)
+#define shmem_c11_iget_7(c, d, ...) SHMEM_C11_SELECT(SHMEM_RMA_GENERIC_TYPES, SHMEM_C11_RMA_ASSOC_ctx_iget, d)(c, d, __VA_ARGS__)
+#define shmem_put_signal(...) SHMEM_C11_DISPATCH(shmem_c11_put_signal_, __VA_ARGS__)
+#define shmem_c11_put_signal_7(d, ...) SHMEM_C11_SELECT(SHMEM_RMA_GENERIC_TYPES, SHMEM_C11_RMA_ASSOC_put_signal, d)(d, __VA_ARGS__)
+#define shmem_c11_put_signal_8(c, d, ...) SHMEM_C11_SELECT(SHMEM_RMA_GENERIC_TYPES, SHMEM_C11_RMA_ASSOC_ctx_put_signal, d)(c, d, __VA_ARGS__)
+#define shmem_put_signal_nbi(...) SHMEM_C11_DISPATCH(shmem_c11_put_signal_nbi_, __VA_ARGS__)
+#define shmem_c11_put_signal_nbi_7(d, ...) SHMEM_C11_SELECT(SHMEM_RMA_GENERIC_TYPES, SHMEM_C11_RMA_ASSOC_put_signal_nbi, d)(d, __VA_ARGS__)
+#define shmem_c11_put_signal_nbi_8(c, d, ...) SHMEM_C11_SELECT(SHMEM_RMA_GENERIC_TYPES, SHMEM_C11_RMA_ASSOC_ctx_put_signal_nbi, d)(c, d, __VA_ARGS__)
+/* @SHMEM_C11_MARK@ */
+#endif /* C11 */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PGDDS_SHMEM_H */
