@@ -220,6 +220,74 @@ SHMEM_API void shmem_ctx_quiet(shmem_ctx_t ctx);
 SHMEM_API void shmem_barrier_all(void);
 SHMEM_API void shmem_sync_all(void);
 
+/* ------------------------------------------------------------------------------------------ */
+/* Atomic memory operations                                                                    */
+/* ------------------------------------------------------------------------------------------ */
+/* The AMO type tables: standard (fetch-inc/add, inc/add, compare-swap), extended (fetch, set,
+ * swap: standard plus float and double) and bitwise (and, or, xor with and without fetch).
+ * The GENERIC tables hold the distinct C types the C11 generics select on. */
+#define SHMEM_AMO_STD_GENERIC_TYPES(X)                                                            \
+    X(int, int) X(long, long) X(long long, longlong) X(unsigned int, uint) X(unsigned long, ulong) \
+    X(unsigned long long, ulonglong)
+#define SHMEM_AMO_STD_TYPES(X)                                                                    \
+    SHMEM_AMO_STD_GENERIC_TYPES(X)                                                                \
+    X(int32_t, int32) X(int64_t, int64) X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size)   \
+    X(ptrdiff_t, ptrdiff)
+#define SHMEM_AMO_EXT_GENERIC_TYPES(X) X(float, float) X(double, double) SHMEM_AMO_STD_GENERIC_TYPES(X)
+#define SHMEM_AMO_EXT_TYPES(X) X(float, float) X(double, double) SHMEM_AMO_STD_TYPES(X)
+#define SHMEM_AMO_BIT_GENERIC_TYPES(X)                                                            \
+    X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong)
+#define SHMEM_AMO_BIT_TYPES(X)                                                                    \
+    SHMEM_AMO_BIT_GENERIC_TYPES(X)                                                                \
+    X(int32_t, int32) X(int64_t, int64) X(uint32_t, uint32) X(uint64_t, uint64)
+
+/* Every routine in a plain form and a ctx form (shmem_ctx_TYPENAME_...). */
+#define SHMEM_DECL_BOTH(R, NAME, ...)                                                     \
+    SHMEM_API R shmem_##NAME(__VA_ARGS__);                                                        \
+    SHMEM_API R shmem_ctx_##NAME(shmem_ctx_t ctx, __VA_ARGS__);
+#define SHMEM_DECL_AMO_EXT(T, N)                                                                  \
+    SHMEM_DECL_BOTH(T, N##_atomic_fetch, const T *source, int pe)                               \
+    SHMEM_DECL_BOTH(void, N##_atomic_fetch_nbi, T *fetch, const T *source, int pe)              \
+    SHMEM_DECL_BOTH(void, N##_atomic_set, T *dest, T value, int pe)                             \
+    SHMEM_DECL_BOTH(T, N##_atomic_swap, T *dest, T value, int pe)                               \
+    SHMEM_DECL_BOTH(void, N##_atomic_swap_nbi, T *fetch, T *dest, T value, int pe)
+#define SHMEM_DECL_AMO_STD(T, N)                                                                  \
+    SHMEM_DECL_BOTH(T, N##_atomic_compare_swap, T *dest, T cond, T value, int pe)               \
+    SHMEM_DECL_BOTH(void, N##_atomic_compare_swap_nbi, T *fetch, T *dest, T cond, T value, int pe) \
+    SHMEM_DECL_BOTH(T, N##_atomic_fetch_inc, T *dest, int pe)                                   \
+    SHMEM_DECL_BOTH(void, N##_atomic_fetch_inc_nbi, T *fetch, T *dest, int pe)                  \
+    SHMEM_DECL_BOTH(void, N##_atomic_inc, T *dest, int pe)                                      \
+    SHMEM_DECL_BOTH(T, N##_atomic_fetch_add, T *dest, T value, int pe)                          \
+    SHMEM_DECL_BOTH(void, N##_atomic_fetch_add_nbi, T *fetch, T *dest, T value, int pe)         \
+    SHMEM_DECL_BOTH(void, N##_atomic_add, T *dest, T value, int pe)
+#define SHMEM_DECL_AMO_BIT_OP(T, N, OP)                                                           \
+    SHMEM_DECL_BOTH(T, N##_atomic_fetch_##OP, T *dest, T value, int pe)                         \
+    SHMEM_DECL_BOTH(void, N##_atomic_fetch_##OP##_nbi, T *fetch, T *dest, T value, int pe)      \
+    SHMEM_DECL_BOTH(void, N##_atomic_##OP, T *dest, T value, int pe)
+#define SHMEM_DECL_AMO_BIT(T, N)                                                                  \
+    SHMEM_DECL_AMO_BIT_OP(T, N, and) SHMEM_DECL_AMO_BIT_OP(T, N, or) SHMEM_DECL_AMO_BIT_OP(T, N, xor)
+SHMEM_AMO_EXT_TYPES(SHMEM_DECL_AMO_EXT)
+SHMEM_AMO_STD_TYPES(SHMEM_DECL_AMO_STD)
+SHMEM_AMO_BIT_TYPES(SHMEM_DECL_AMO_BIT)
+
+/* The deprecated names of OpenSHMEM 1.3 (shmem_int_fadd, shmem_long_cswap, ...) for the types
+ * that had them. */
+#define SHMEM_AMO_DEPRECATED_TYPES(X) X(int, int) X(long, long) X(long long, longlong)
+#define SHMEM_DECL_AMO_DEPRECATED(T, N)                                                           \
+    SHMEM_API T shmem_##N##_cswap(T *dest, T cond, T value, int pe);                              \
+    SHMEM_API T shmem_##N##_finc(T *dest, int pe);                                                \
+    SHMEM_API void shmem_##N##_inc(T *dest, int pe);                                              \
+    SHMEM_API T shmem_##N##_fadd(T *dest, T value, int pe);                                       \
+    SHMEM_API void shmem_##N##_add(T *dest, T value, int pe);
+#define SHMEM_DECL_AMO_DEPRECATED_EXT(T, N)                                                       \
+    SHMEM_API T shmem_##N##_fetch(const T *source, int pe);                                       \
+    SHMEM_API void shmem_##N##_set(T *dest, T value, int pe);                                     \
+    SHMEM_API T shmem_##N##_swap(T *dest, T value, int pe);
+SHMEM_AMO_DEPRECATED_TYPES(SHMEM_DECL_AMO_DEPRECATED)
+SHMEM_AMO_DEPRECATED_TYPES(SHMEM_DECL_AMO_DEPRECATED_EXT)
+SHMEM_DECL_AMO_DEPRECATED_EXT(float, float)
+SHMEM_DECL_AMO_DEPRECATED_EXT(double, double)
+
 /* @SHMEM_STEP_MARK@ */
 
 /* ------------------------------------------------------------------------------------------ */
@@ -291,6 +359,129 @@ void shmem_c11_type_not_supported(void);
 #define shmem_put_signal_nbi(...) SHMEM_C11_DISPATCH(shmem_c11_put_signal_nbi_, __VA_ARGS__)
 #define shmem_c11_put_signal_nbi_7(d, ...) SHMEM_C11_SELECT(SHMEM_RMA_GENERIC_TYPES, SHMEM_C11_RMA_ASSOC_put_signal_nbi, d)(d, __VA_ARGS__)
 #define shmem_c11_put_signal_nbi_8(c, d, ...) SHMEM_C11_SELECT(SHMEM_RMA_GENERIC_TYPES, SHMEM_C11_RMA_ASSOC_ctx_put_signal_nbi, d)(c, d, __VA_ARGS__)
+/* The AMOs: each generic name over its table, by the value type of its target. */
+#define SHMEM_C11_A_ASSOC(T, N, OP) T: shmem_##N##_atomic_##OP,
+#define SHMEM_C11_A_CTX_ASSOC(T, N, OP) T: shmem_ctx_##N##_atomic_##OP,
+#define SHMEM_C11_A_SELECT(TABLE, OP, PTR)                                                        \
+    _Generic(*(PTR), TABLE(SHMEM_C11_A_ASSOC_##OP) default: shmem_c11_type_not_supported)
+#define SHMEM_C11_A_CTX_SELECT(TABLE, OP, PTR)                                                    \
+    _Generic(*(PTR), TABLE(SHMEM_C11_A_CTX_ASSOC_##OP) default: shmem_c11_type_not_supported)
+#define SHMEM_C11_A_ASSOC_fetch(T, N) SHMEM_C11_A_ASSOC(T, N, fetch)
+#define SHMEM_C11_A_CTX_ASSOC_fetch(T, N) SHMEM_C11_A_CTX_ASSOC(T, N, fetch)
+#define SHMEM_C11_A_ASSOC_fetch_nbi(T, N) SHMEM_C11_A_ASSOC(T, N, fetch_nbi)
+#define SHMEM_C11_A_CTX_ASSOC_fetch_nbi(T, N) SHMEM_C11_A_CTX_ASSOC(T, N, fetch_nbi)
+#define SHMEM_C11_A_ASSOC_set(T, N) SHMEM_C11_A_ASSOC(T, N, set)
+#define SHMEM_C11_A_CTX_ASSOC_set(T, N) SHMEM_C11_A_CTX_ASSOC(T, N, set)
+#define SHMEM_C11_A_ASSOC_swap(T, N) SHMEM_C11_A_ASSOC(T, N, swap)
+#define SHMEM_C11_A_CTX_ASSOC_swap(T, N) SHMEM_C11_A_CTX_ASSOC(T, N, swap)
+#define SHMEM_C11_A_ASSOC_swap_nbi(T, N) SHMEM_C11_A_ASSOC(T, N, swap_nbi)
+#define SHMEM_C11_A_CTX_ASSOC_swap_nbi(T, N) SHMEM_C11_A_CTX_ASSOC(T, N, swap_nbi)
+#define SHMEM_C11_A_ASSOC_compare_swap(T, N) SHMEM_C11_A_ASSOC(T, N, compare_swap)
+#define SHMEM_C11_A_CTX_ASSOC_compare_swap(T, N) SHMEM_C11_A_CTX_ASSOC(T, N, compare_swap)
+#define SHMEM_C11_A_ASSOC_compare_swap_nbi(T, N) SHMEM_C11_A_ASSOC(T, N, compare_swap_nbi)
+#define SHMEM_C11_A_CTX_ASSOC_compare_swap_nbi(T, N) SHMEM_C11_A_CTX_ASSOC(T, N, compare_swap_nbi)
+#define SHMEM_C11_A_ASSOC_fetch_inc(T, N) SHMEM_C11_A_ASSOC(T, N, fetch_inc)
+#define SHMEM_C11_A_CTX_ASSOC_fetch_inc(T, N) SHMEM_C11_A_CTX_ASSOC(T, N, fetch_inc)
+#define SHMEM_C11_A_ASSOC_fetch_inc_nbi(T, N) SHMEM_C11_A_ASSOC(T, N, fetch_inc_nbi)
+#define SHMEM_C11_A_CTX_ASSOC_fetch_inc_nbi(T, N) SHMEM_C11_A_CTX_ASSOC(T, N, fetch_inc_nbi)
+#define SHMEM_C11_A_ASSOC_inc(T, N) SHMEM_C11_A_ASSOC(T, N, inc)
+#define SHMEM_C11_A_CTX_ASSOC_inc(T, N) SHMEM_C11_A_CTX_ASSOC(T, N, inc)
+#define SHMEM_C11_A_ASSOC_fetch_add(T, N) SHMEM_C11_A_ASSOC(T, N, fetch_add)
+#define SHMEM_C11_A_CTX_ASSOC_fetch_add(T, N) SHMEM_C11_A_CTX_ASSOC(T, N, fetch_add)
+#define SHMEM_C11_A_ASSOC_fetch_add_nbi(T, N) SHMEM_C11_A_ASSOC(T, N, fetch_add_nbi)
+#define SHMEM_C11_A_CTX_ASSOC_fetch_add_nbi(T, N) SHMEM_C11_A_CTX_ASSOC(T, N, fetch_add_nbi)
+#define SHMEM_C11_A_ASSOC_add(T, N) SHMEM_C11_A_ASSOC(T, N, add)
+#define SHMEM_C11_A_CTX_ASSOC_add(T, N) SHMEM_C11_A_CTX_ASSOC(T, N, add)
+#define SHMEM_C11_A_ASSOC_fetch_and(T, N) SHMEM_C11_A_ASSOC(T, N, fetch_and)
+#define SHMEM_C11_A_CTX_ASSOC_fetch_and(T, N) SHMEM_C11_A_CTX_ASSOC(T, N, fetch_and)
+#define SHMEM_C11_A_ASSOC_fetch_and_nbi(T, N) SHMEM_C11_A_ASSOC(T, N, fetch_and_nbi)
+#define SHMEM_C11_A_CTX_ASSOC_fetch_and_nbi(T, N) SHMEM_C11_A_CTX_ASSOC(T, N, fetch_and_nbi)
+#define SHMEM_C11_A_ASSOC_and(T, N) SHMEM_C11_A_ASSOC(T, N, and)
+#define SHMEM_C11_A_CTX_ASSOC_and(T, N) SHMEM_C11_A_CTX_ASSOC(T, N, and)
+#define SHMEM_C11_A_ASSOC_fetch_or(T, N) SHMEM_C11_A_ASSOC(T, N, fetch_or)
+#define SHMEM_C11_A_CTX_ASSOC_fetch_or(T, N) SHMEM_C11_A_CTX_ASSOC(T, N, fetch_or)
+#define SHMEM_C11_A_ASSOC_fetch_or_nbi(T, N) SHMEM_C11_A_ASSOC(T, N, fetch_or_nbi)
+#define SHMEM_C11_A_CTX_ASSOC_fetch_or_nbi(T, N) SHMEM_C11_A_CTX_ASSOC(T, N, fetch_or_nbi)
+#define SHMEM_C11_A_ASSOC_or(T, N) SHMEM_C11_A_ASSOC(T, N, or)
+#define SHMEM_C11_A_CTX_ASSOC_or(T, N) SHMEM_C11_A_CTX_ASSOC(T, N, or)
+#define SHMEM_C11_A_ASSOC_fetch_xor(T, N) SHMEM_C11_A_ASSOC(T, N, fetch_xor)
+#define SHMEM_C11_A_CTX_ASSOC_fetch_xor(T, N) SHMEM_C11_A_CTX_ASSOC(T, N, fetch_xor)
+#define SHMEM_C11_A_ASSOC_fetch_xor_nbi(T, N) SHMEM_C11_A_ASSOC(T, N, fetch_xor_nbi)
+#define SHMEM_C11_A_CTX_ASSOC_fetch_xor_nbi(T, N) SHMEM_C11_A_CTX_ASSOC(T, N, fetch_xor_nbi)
+#define SHMEM_C11_A_ASSOC_xor(T, N) SHMEM_C11_A_ASSOC(T, N, xor)
+#define SHMEM_C11_A_CTX_ASSOC_xor(T, N) SHMEM_C11_A_CTX_ASSOC(T, N, xor)
+/* shmem_atomic_OP(target, ...) and shmem_atomic_OP(ctx, target, ...): the target is the first
+ * pointer (the second for the _nbi forms, whose first is the fetch buffer). */
+#define SHMEM_C11_A(TABLE, OP, ...) SHMEM_C11_A_SELECT(TABLE, OP, SHMEM_C11_FIRST(__VA_ARGS__))(__VA_ARGS__)
+#define SHMEM_C11_A_CTX(TABLE, OP, c, ...)                                                        \
+    SHMEM_C11_A_CTX_SELECT(TABLE, OP, SHMEM_C11_FIRST(__VA_ARGS__))(c, __VA_ARGS__)
+#define SHMEM_C11_FIRST(a, ...) (a)
+#define shmem_atomic_fetch(...) SHMEM_C11_DISPATCH(shmem_c11_atomic_fetch_, __VA_ARGS__)
+#define shmem_c11_atomic_fetch_2(...) SHMEM_C11_A(SHMEM_AMO_EXT_GENERIC_TYPES, fetch, __VA_ARGS__)
+#define shmem_c11_atomic_fetch_3(...) SHMEM_C11_A_CTX(SHMEM_AMO_EXT_GENERIC_TYPES, fetch, __VA_ARGS__)
+#define shmem_atomic_fetch_nbi(...) SHMEM_C11_DISPATCH(shmem_c11_atomic_fetch_nbi_, __VA_ARGS__)
+#define shmem_c11_atomic_fetch_nbi_3(...) SHMEM_C11_A(SHMEM_AMO_EXT_GENERIC_TYPES, fetch_nbi, __VA_ARGS__)
+#define shmem_c11_atomic_fetch_nbi_4(...) SHMEM_C11_A_CTX(SHMEM_AMO_EXT_GENERIC_TYPES, fetch_nbi, __VA_ARGS__)
+#define shmem_atomic_set(...) SHMEM_C11_DISPATCH(shmem_c11_atomic_set_, __VA_ARGS__)
+#define shmem_c11_atomic_set_3(...) SHMEM_C11_A(SHMEM_AMO_EXT_GENERIC_TYPES, set, __VA_ARGS__)
+#define shmem_c11_atomic_set_4(...) SHMEM_C11_A_CTX(SHMEM_AMO_EXT_GENERIC_TYPES, set, __VA_ARGS__)
+#define shmem_atomic_swap(...) SHMEM_C11_DISPATCH(shmem_c11_atomic_swap_, __VA_ARGS__)
+#define shmem_c11_atomic_swap_3(...) SHMEM_C11_A(SHMEM_AMO_EXT_GENERIC_TYPES, swap, __VA_ARGS__)
+#define shmem_c11_atomic_swap_4(...) SHMEM_C11_A_CTX(SHMEM_AMO_EXT_GENERIC_TYPES, swap, __VA_ARGS__)
+#define shmem_atomic_swap_nbi(...) SHMEM_C11_DISPATCH(shmem_c11_atomic_swap_nbi_, __VA_ARGS__)
+#define shmem_c11_atomic_swap_nbi_4(...) SHMEM_C11_A(SHMEM_AMO_EXT_GENERIC_TYPES, swap_nbi, __VA_ARGS__)
+#define shmem_c11_atomic_swap_nbi_5(...) SHMEM_C11_A_CTX(SHMEM_AMO_EXT_GENERIC_TYPES, swap_nbi, __VA_ARGS__)
+#define shmem_atomic_compare_swap(...) SHMEM_C11_DISPATCH(shmem_c11_atomic_compare_swap_, __VA_ARGS__)
+#define shmem_c11_atomic_compare_swap_4(...) SHMEM_C11_A(SHMEM_AMO_STD_GENERIC_TYPES, compare_swap, __VA_ARGS__)
+#define shmem_c11_atomic_compare_swap_5(...) SHMEM_C11_A_CTX(SHMEM_AMO_STD_GENERIC_TYPES, compare_swap, __VA_ARGS__)
+#define shmem_atomic_compare_swap_nbi(...) SHMEM_C11_DISPATCH(shmem_c11_atomic_compare_swap_nbi_, __VA_ARGS__)
+#define shmem_c11_atomic_compare_swap_nbi_5(...) SHMEM_C11_A(SHMEM_AMO_STD_GENERIC_TYPES, compare_swap_nbi, __VA_ARGS__)
+#define shmem_c11_atomic_compare_swap_nbi_6(...) SHMEM_C11_A_CTX(SHMEM_AMO_STD_GENERIC_TYPES, compare_swap_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_inc(...) SHMEM_C11_DISPATCH(shmem_c11_atomic_fetch_inc_, __VA_ARGS__)
+#define shmem_c11_atomic_fetch_inc_2(...) SHMEM_C11_A(SHMEM_AMO_STD_GENERIC_TYPES, fetch_inc, __VA_ARGS__)
+#define shmem_c11_atomic_fetch_inc_3(...) SHMEM_C11_A_CTX(SHMEM_AMO_STD_GENERIC_TYPES, fetch_inc, __VA_ARGS__)
+#define shmem_atomic_fetch_inc_nbi(...) SHMEM_C11_DISPATCH(shmem_c11_atomic_fetch_inc_nbi_, __VA_ARGS__)
+#define shmem_c11_atomic_fetch_inc_nbi_3(...) SHMEM_C11_A(SHMEM_AMO_STD_GENERIC_TYPES, fetch_inc_nbi, __VA_ARGS__)
+#define shmem_c11_atomic_fetch_inc_nbi_4(...) SHMEM_C11_A_CTX(SHMEM_AMO_STD_GENERIC_TYPES, fetch_inc_nbi, __VA_ARGS__)
+#define shmem_atomic_inc(...) SHMEM_C11_DISPATCH(shmem_c11_atomic_inc_, __VA_ARGS__)
+#define shmem_c11_atomic_inc_2(...) SHMEM_C11_A(SHMEM_AMO_STD_GENERIC_TYPES, inc, __VA_ARGS__)
+#define shmem_c11_atomic_inc_3(...) SHMEM_C11_A_CTX(SHMEM_AMO_STD_GENERIC_TYPES, inc, __VA_ARGS__)
+#define shmem_atomic_fetch_add(...) SHMEM_C11_DISPATCH(shmem_c11_atomic_fetch_add_, __VA_ARGS__)
+#define shmem_c11_atomic_fetch_add_3(...) SHMEM_C11_A(SHMEM_AMO_STD_GENERIC_TYPES, fetch_add, __VA_ARGS__)
+#define shmem_c11_atomic_fetch_add_4(...) SHMEM_C11_A_CTX(SHMEM_AMO_STD_GENERIC_TYPES, fetch_add, __VA_ARGS__)
+#define shmem_atomic_fetch_add_nbi(...) SHMEM_C11_DISPATCH(shmem_c11_atomic_fetch_add_nbi_, __VA_ARGS__)
+#define shmem_c11_atomic_fetch_add_nbi_4(...) SHMEM_C11_A(SHMEM_AMO_STD_GENERIC_TYPES, fetch_add_nbi, __VA_ARGS__)
+#define shmem_c11_atomic_fetch_add_nbi_5(...) SHMEM_C11_A_CTX(SHMEM_AMO_STD_GENERIC_TYPES, fetch_add_nbi, __VA_ARGS__)
+#define shmem_atomic_add(...) SHMEM_C11_DISPATCH(shmem_c11_atomic_add_, __VA_ARGS__)
+#define shmem_c11_atomic_add_3(...) SHMEM_C11_A(SHMEM_AMO_STD_GENERIC_TYPES, add, __VA_ARGS__)
+#define shmem_c11_atomic_add_4(...) SHMEM_C11_A_CTX(SHMEM_AMO_STD_GENERIC_TYPES, add, __VA_ARGS__)
+#define shmem_atomic_fetch_and(...) SHMEM_C11_DISPATCH(shmem_c11_atomic_fetch_and_, __VA_ARGS__)
+#define shmem_c11_atomic_fetch_and_3(...) SHMEM_C11_A(SHMEM_AMO_BIT_GENERIC_TYPES, fetch_and, __VA_ARGS__)
+#define shmem_c11_atomic_fetch_and_4(...) SHMEM_C11_A_CTX(SHMEM_AMO_BIT_GENERIC_TYPES, fetch_and, __VA_ARGS__)
+#define shmem_atomic_fetch_and_nbi(...) SHMEM_C11_DISPATCH(shmem_c11_atomic_fetch_and_nbi_, __VA_ARGS__)
+#define shmem_c11_atomic_fetch_and_nbi_4(...) SHMEM_C11_A(SHMEM_AMO_BIT_GENERIC_TYPES, fetch_and_nbi, __VA_ARGS__)
+#define shmem_c11_atomic_fetch_and_nbi_5(...) SHMEM_C11_A_CTX(SHMEM_AMO_BIT_GENERIC_TYPES, fetch_and_nbi, __VA_ARGS__)
+#define shmem_atomic_and(...) SHMEM_C11_DISPATCH(shmem_c11_atomic_and_, __VA_ARGS__)
+#define shmem_c11_atomic_and_3(...) SHMEM_C11_A(SHMEM_AMO_BIT_GENERIC_TYPES, and, __VA_ARGS__)
+#define shmem_c11_atomic_and_4(...) SHMEM_C11_A_CTX(SHMEM_AMO_BIT_GENERIC_TYPES, and, __VA_ARGS__)
+#define shmem_atomic_fetch_or(...) SHMEM_C11_DISPATCH(shmem_c11_atomic_fetch_or_, __VA_ARGS__)
+#define shmem_c11_atomic_fetch_or_3(...) SHMEM_C11_A(SHMEM_AMO_BIT_GENERIC_TYPES, fetch_or, __VA_ARGS__)
+#define shmem_c11_atomic_fetch_or_4(...) SHMEM_C11_A_CTX(SHMEM_AMO_BIT_GENERIC_TYPES, fetch_or, __VA_ARGS__)
+#define shmem_atomic_fetch_or_nbi(...) SHMEM_C11_DISPATCH(shmem_c11_atomic_fetch_or_nbi_, __VA_ARGS__)
+#define shmem_c11_atomic_fetch_or_nbi_4(...) SHMEM_C11_A(SHMEM_AMO_BIT_GENERIC_TYPES, fetch_or_nbi, __VA_ARGS__)
+#define shmem_c11_atomic_fetch_or_nbi_5(...) SHMEM_C11_A_CTX(SHMEM_AMO_BIT_GENERIC_TYPES, fetch_or_nbi, __VA_ARGS__)
+#define shmem_atomic_or(...) SHMEM_C11_DISPATCH(shmem_c11_atomic_or_, __VA_ARGS__)
+#define shmem_c11_atomic_or_3(...) SHMEM_C11_A(SHMEM_AMO_BIT_GENERIC_TYPES, or, __VA_ARGS__)
+#define shmem_c11_atomic_or_4(...) SHMEM_C11_A_CTX(SHMEM_AMO_BIT_GENERIC_TYPES, or, __VA_ARGS__)
+#define shmem_atomic_fetch_xor(...) SHMEM_C11_DISPATCH(shmem_c11_atomic_fetch_xor_, __VA_ARGS__)
+#define shmem_c11_atomic_fetch_xor_3(...) SHMEM_C11_A(SHMEM_AMO_BIT_GENERIC_TYPES, fetch_xor, __VA_ARGS__)
+#define shmem_c11_atomic_fetch_xor_4(...) SHMEM_C11_A_CTX(SHMEM_AMO_BIT_GENERIC_TYPES, fetch_xor, __VA_ARGS__)
+#define shmem_atomic_fetch_xor_nbi(...) SHMEM_C11_DISPATCH(shmem_c11_atomic_fetch_xor_nbi_, __VA_ARGS__)
+#define shmem_c11_atomic_fetch_xor_nbi_4(...) SHMEM_C11_A(SHMEM_AMO_BIT_GENERIC_TYPES, fetch_xor_nbi, __VA_ARGS__)
+#define shmem_c11_atomic_fetch_xor_nbi_5(...) SHMEM_C11_A_CTX(SHMEM_AMO_BIT_GENERIC_TYPES, fetch_xor_nbi, __VA_ARGS__)
+#define shmem_atomic_xor(...) SHMEM_C11_DISPATCH(shmem_c11_atomic_xor_, __VA_ARGS__)
+#define shmem_c11_atomic_xor_3(...) SHMEM_C11_A(SHMEM_AMO_BIT_GENERIC_TYPES, xor, __VA_ARGS__)
+#define shmem_c11_atomic_xor_4(...) SHMEM_C11_A_CTX(SHMEM_AMO_BIT_GENERIC_TYPES, xor, __VA_ARGS__)
 /* @SHMEM_C11_MARK@ */
 #endif /* C11 */
 
