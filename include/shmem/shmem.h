@@ -288,6 +288,60 @@ SHMEM_AMO_DEPRECATED_TYPES(SHMEM_DECL_AMO_DEPRECATED_EXT)
 SHMEM_DECL_AMO_DEPRECATED_EXT(float, float)
 SHMEM_DECL_AMO_DEPRECATED_EXT(double, double)
 
+/* ------------------------------------------------------------------------------------------ */
+/* Point-to-point synchronization                                                              */
+/* ------------------------------------------------------------------------------------------ */
+/* ivars are this PE's symmetric words; waiting progresses the library (puts, signals and
+ * atomics that need the target's help complete meanwhile). The _any forms return SIZE_MAX and
+ * the _some forms 0 when every element is masked out by status (nonzero: ignore) or nelems is 0. */
+#define SHMEM_P2P_GENERIC_TYPES(X)                                                                \
+    X(short, short) X(int, int) X(long, long) X(long long, longlong) X(unsigned short, ushort)    \
+    X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong)
+#define SHMEM_P2P_TYPES(X)                                                                        \
+    SHMEM_P2P_GENERIC_TYPES(X)                                                                    \
+    X(int32_t, int32) X(int64_t, int64) X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size)   \
+    X(ptrdiff_t, ptrdiff)
+#define SHMEM_DECL_P2P(T, N)                                                                      \
+    SHMEM_API void shmem_##N##_wait_until(T *ivar, int cmp, T cmp_value);                         \
+    SHMEM_API void shmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value); \
+    SHMEM_API size_t shmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value); \
+    SHMEM_API size_t shmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices, const int *status, \
+                                                 int cmp, T cmp_value);                           \
+    SHMEM_API void shmem_##N##_wait_until_all_vector(T *ivars, size_t nelems, const int *status, int cmp, \
+                                                     T *cmp_values);                              \
+    SHMEM_API size_t shmem_##N##_wait_until_any_vector(T *ivars, size_t nelems, const int *status, int cmp, \
+                                                       T *cmp_values);                            \
+    SHMEM_API size_t shmem_##N##_wait_until_some_vector(T *ivars, size_t nelems, size_t *indices, \
+                                                        const int *status, int cmp, T *cmp_values); \
+    SHMEM_API int shmem_##N##_test(T *ivar, int cmp, T cmp_value);                                \
+    SHMEM_API int shmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value); \
+    SHMEM_API size_t shmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value); \
+    SHMEM_API size_t shmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, \
+                                           T cmp_value);                                          \
+    SHMEM_API int shmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values); \
+    SHMEM_API size_t shmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status, int cmp, \
+                                                 T *cmp_values);                                  \
+    SHMEM_API size_t shmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices, const int *status, \
+                                                  int cmp, T *cmp_values);                        \
+    SHMEM_API void shmem_##N##_wait(T *ivar, T cmp_value); /* deprecated: waits while *ivar == cmp_value */
+SHMEM_P2P_TYPES(SHMEM_DECL_P2P)
+SHMEM_API uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Distributed locks: a symmetric long, zero before first use                                  */
+/* ------------------------------------------------------------------------------------------ */
+SHMEM_API void shmem_set_lock(long *lock);
+SHMEM_API void shmem_clear_lock(long *lock);
+SHMEM_API int shmem_test_lock(long *lock);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Contexts: each takes one of the core's VCIs (PGDDS_NUM_VCIS) in turn; with one VCI they    */
+/* share the default context's stream (docs/openshmem.md)                                      */
+/* ------------------------------------------------------------------------------------------ */
+SHMEM_API int shmem_ctx_create(long options, shmem_ctx_t *ctx);
+SHMEM_API void shmem_ctx_destroy(shmem_ctx_t ctx);
+SHMEM_API int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
+
 /* @SHMEM_STEP_MARK@ */
 
 /* ------------------------------------------------------------------------------------------ */
@@ -482,6 +536,39 @@ void shmem_c11_type_not_supported(void);
 #define shmem_atomic_xor(...) SHMEM_C11_DISPATCH(shmem_c11_atomic_xor_, __VA_ARGS__)
 #define shmem_c11_atomic_xor_3(...) SHMEM_C11_A(SHMEM_AMO_BIT_GENERIC_TYPES, xor, __VA_ARGS__)
 #define shmem_c11_atomic_xor_4(...) SHMEM_C11_A_CTX(SHMEM_AMO_BIT_GENERIC_TYPES, xor, __VA_ARGS__)
+/* Point-to-point synchronization, by the value type of the first ivar. */
+#define SHMEM_C11_P_ASSOC(T, N, OP) T: shmem_##N##_##OP,
+#define SHMEM_C11_P(OP, PTR) _Generic(*(PTR), SHMEM_P2P_GENERIC_TYPES(SHMEM_C11_P_ASSOC_##OP) default: shmem_c11_type_not_supported)
+#define SHMEM_C11_P_ASSOC_wait_until(T, N) SHMEM_C11_P_ASSOC(T, N, wait_until)
+#define SHMEM_C11_P_ASSOC_wait_until_all(T, N) SHMEM_C11_P_ASSOC(T, N, wait_until_all)
+#define SHMEM_C11_P_ASSOC_wait_until_any(T, N) SHMEM_C11_P_ASSOC(T, N, wait_until_any)
+#define SHMEM_C11_P_ASSOC_wait_until_some(T, N) SHMEM_C11_P_ASSOC(T, N, wait_until_some)
+#define SHMEM_C11_P_ASSOC_wait_until_all_vector(T, N) SHMEM_C11_P_ASSOC(T, N, wait_until_all_vector)
+#define SHMEM_C11_P_ASSOC_wait_until_any_vector(T, N) SHMEM_C11_P_ASSOC(T, N, wait_until_any_vector)
+#define SHMEM_C11_P_ASSOC_wait_until_some_vector(T, N) SHMEM_C11_P_ASSOC(T, N, wait_until_some_vector)
+#define SHMEM_C11_P_ASSOC_test(T, N) SHMEM_C11_P_ASSOC(T, N, test)
+#define SHMEM_C11_P_ASSOC_test_all(T, N) SHMEM_C11_P_ASSOC(T, N, test_all)
+#define SHMEM_C11_P_ASSOC_test_any(T, N) SHMEM_C11_P_ASSOC(T, N, test_any)
+#define SHMEM_C11_P_ASSOC_test_some(T, N) SHMEM_C11_P_ASSOC(T, N, test_some)
+#define SHMEM_C11_P_ASSOC_test_all_vector(T, N) SHMEM_C11_P_ASSOC(T, N, test_all_vector)
+#define SHMEM_C11_P_ASSOC_test_any_vector(T, N) SHMEM_C11_P_ASSOC(T, N, test_any_vector)
+#define SHMEM_C11_P_ASSOC_test_some_vector(T, N) SHMEM_C11_P_ASSOC(T, N, test_some_vector)
+#define SHMEM_C11_P_ASSOC_wait(T, N) SHMEM_C11_P_ASSOC(T, N, wait)
+#define shmem_wait_until(ivar, ...) SHMEM_C11_P(wait_until, ivar)(ivar, __VA_ARGS__)
+#define shmem_wait_until_all(ivars, ...) SHMEM_C11_P(wait_until_all, ivars)(ivars, __VA_ARGS__)
+#define shmem_wait_until_any(ivars, ...) SHMEM_C11_P(wait_until_any, ivars)(ivars, __VA_ARGS__)
+#define shmem_wait_until_some(ivars, ...) SHMEM_C11_P(wait_until_some, ivars)(ivars, __VA_ARGS__)
+#define shmem_wait_until_all_vector(ivars, ...) SHMEM_C11_P(wait_until_all_vector, ivars)(ivars, __VA_ARGS__)
+#define shmem_wait_until_any_vector(ivars, ...) SHMEM_C11_P(wait_until_any_vector, ivars)(ivars, __VA_ARGS__)
+#define shmem_wait_until_some_vector(ivars, ...) SHMEM_C11_P(wait_until_some_vector, ivars)(ivars, __VA_ARGS__)
+#define shmem_test(ivar, ...) SHMEM_C11_P(test, ivar)(ivar, __VA_ARGS__)
+#define shmem_test_all(ivars, ...) SHMEM_C11_P(test_all, ivars)(ivars, __VA_ARGS__)
+#define shmem_test_any(ivars, ...) SHMEM_C11_P(test_any, ivars)(ivars, __VA_ARGS__)
+#define shmem_test_some(ivars, ...) SHMEM_C11_P(test_some, ivars)(ivars, __VA_ARGS__)
+#define shmem_test_all_vector(ivars, ...) SHMEM_C11_P(test_all_vector, ivars)(ivars, __VA_ARGS__)
+#define shmem_test_any_vector(ivars, ...) SHMEM_C11_P(test_any_vector, ivars)(ivars, __VA_ARGS__)
+#define shmem_test_some_vector(ivars, ...) SHMEM_C11_P(test_some_vector, ivars)(ivars, __VA_ARGS__)
+#define shmem_wait(ivar, ...) SHMEM_C11_P(wait, ivar)(ivar, __VA_ARGS__)
 /* @SHMEM_C11_MARK@ */
 #endif /* C11 */
 

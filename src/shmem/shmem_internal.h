@@ -64,10 +64,7 @@ static inline void shmem_check(pgdds_status_t st, const char *routine)
     if (st != PGDDS_OK) shmem_fatal(routine, st);
 }
 
-/* Waits (progressing the library) until *ivar (size bytes, signed or not, this PE's memory)
- * compares with value as cmp (SHMEM_CMP_*) says; test: checks once. One home for every
- * wait_until, test and signal_wait_until. */
-int shmem_compare_word(const void *ivar, size_t size, int is_signed, int cmp, uint64_t value);
-void shmem_wait_word(const void *ivar, size_t size, int is_signed, int cmp, uint64_t value, const char *routine);
+/* A context on team's PE numbers (shmem_ctx_create: the world's; shmem_team_create_ctx). */
+int shmem_ctx_create_on(shmem_team_t team, long options, shmem_ctx_t *ctx);
 
 #endif
