@@ -342,6 +342,73 @@ SHMEM_API int shmem_ctx_create(long options, shmem_ctx_t *ctx);
 SHMEM_API void shmem_ctx_destroy(shmem_ctx_t ctx);
 SHMEM_API int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
 
+/* ------------------------------------------------------------------------------------------ */
+/* Teams                                                                                       */
+/* ------------------------------------------------------------------------------------------ */
+/* Routines that return int give 0 on success and nonzero (with a message on stderr) on error. */
+SHMEM_API int shmem_team_my_pe(shmem_team_t team);
+SHMEM_API int shmem_team_n_pes(shmem_team_t team);
+SHMEM_API int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config);
+SHMEM_API int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team);
+SHMEM_API int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
+                                       const shmem_team_config_t *config, long config_mask, shmem_team_t *new_team);
+SHMEM_API int shmem_team_split_2d(shmem_team_t parent_team, int xrange, const shmem_team_config_t *xaxis_config,
+                                  long xaxis_mask, shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,
+                                  long yaxis_mask, shmem_team_t *yaxis_team);
+SHMEM_API void shmem_team_destroy(shmem_team_t team);
+/* A context whose PE numbers are team's. */
+SHMEM_API int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx);
+SHMEM_API void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe);
+SHMEM_API int shmem_team_sync(shmem_team_t team);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Collectives on teams. dest and source are local buffers (symmetric ones work too).          */
+/* ------------------------------------------------------------------------------------------ */
+#define SHMEM_DECL_COLL(T, N)                                                                     \
+    SHMEM_API int shmem_##N##_broadcast(shmem_team_t team, T *dest, const T *source, size_t nelems, int PE_root); \
+    SHMEM_API int shmem_##N##_collect(shmem_team_t team, T *dest, const T *source, size_t nelems);  \
+    SHMEM_API int shmem_##N##_fcollect(shmem_team_t team, T *dest, const T *source, size_t nelems); \
+    SHMEM_API int shmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source, size_t nelems); \
+    SHMEM_API int shmem_##N##_alltoalls(shmem_team_t team, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, \
+                                        size_t nelems);
+SHMEM_RMA_TYPES(SHMEM_DECL_COLL)
+SHMEM_API int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root);
+SHMEM_API int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+SHMEM_API int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+SHMEM_API int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+SHMEM_API int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,
+                                 size_t nelems);
+
+/* Reductions: the bitwise (and, or, xor), ordering (min, max) and arithmetic (sum, prod) type
+ * tables. */
+#define SHMEM_REDUCE_BIT_GENERIC_TYPES(X)                                                         \
+    X(unsigned char, uchar) X(unsigned short, ushort) X(unsigned int, uint) X(unsigned long, ulong) \
+    X(unsigned long long, ulonglong)
+#define SHMEM_REDUCE_BIT_TYPES(X)                                                                 \
+    SHMEM_REDUCE_BIT_GENERIC_TYPES(X)                                                             \
+    X(int8_t, int8) X(int16_t, int16) X(int32_t, int32) X(int64_t, int64) X(uint8_t, uint8)        \
+    X(uint16_t, uint16) X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size)
+#define SHMEM_REDUCE_MINMAX_GENERIC_TYPES(X)                                                      \
+    X(char, char) X(signed char, schar) X(short, short) X(int, int) X(long, long) X(long long, longlong) \
+    X(unsigned char, uchar) X(unsigned short, ushort) X(unsigned int, uint) X(unsigned long, ulong) \
+    X(unsigned long long, ulonglong) X(float, float) X(double, double) X(long double, longdouble)
+#define SHMEM_REDUCE_MINMAX_TYPES(X)                                                              \
+    SHMEM_REDUCE_MINMAX_GENERIC_TYPES(X)                                                          \
+    X(ptrdiff_t, ptrdiff) X(int8_t, int8) X(int16_t, int16) X(int32_t, int32) X(int64_t, int64)    \
+    X(uint8_t, uint8) X(uint16_t, uint16) X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size)
+#define SHMEM_REDUCE_COMPLEX_TYPES(X) X(double _Complex, complexd) X(float _Complex, complexf)
+#define SHMEM_DECL_REDUCE(T, N, OP)                                                               \
+    SHMEM_API int shmem_##N##_##OP##_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce);
+#define SHMEM_DECL_REDUCE_BIT(T, N) SHMEM_DECL_REDUCE(T, N, and) SHMEM_DECL_REDUCE(T, N, or) SHMEM_DECL_REDUCE(T, N, xor)
+#define SHMEM_DECL_REDUCE_MINMAX(T, N) SHMEM_DECL_REDUCE(T, N, min) SHMEM_DECL_REDUCE(T, N, max)
+#define SHMEM_DECL_REDUCE_ARITH(T, N) SHMEM_DECL_REDUCE(T, N, sum) SHMEM_DECL_REDUCE(T, N, prod)
+SHMEM_REDUCE_BIT_TYPES(SHMEM_DECL_REDUCE_BIT)
+SHMEM_REDUCE_MINMAX_TYPES(SHMEM_DECL_REDUCE_MINMAX)
+SHMEM_REDUCE_MINMAX_TYPES(SHMEM_DECL_REDUCE_ARITH)
+#ifndef __cplusplus
+SHMEM_REDUCE_COMPLEX_TYPES(SHMEM_DECL_REDUCE_ARITH)
+#endif
+
 /* @SHMEM_STEP_MARK@ */
 
 /* ------------------------------------------------------------------------------------------ */
@@ -569,6 +636,34 @@ void shmem_c11_type_not_supported(void);
 #define shmem_test_any_vector(ivars, ...) SHMEM_C11_P(test_any_vector, ivars)(ivars, __VA_ARGS__)
 #define shmem_test_some_vector(ivars, ...) SHMEM_C11_P(test_some_vector, ivars)(ivars, __VA_ARGS__)
 #define shmem_wait(ivar, ...) SHMEM_C11_P(wait, ivar)(ivar, __VA_ARGS__)
+/* Collectives on teams, by the value type of dest. */
+#define SHMEM_C11_C_ASSOC(T, N, OP) T: shmem_##N##_##OP,
+#define SHMEM_C11_C(TABLE, OP, PTR) _Generic(*(PTR), TABLE(SHMEM_C11_C_ASSOC_##OP) default: shmem_c11_type_not_supported)
+#define SHMEM_C11_C_ASSOC_broadcast(T, N) SHMEM_C11_C_ASSOC(T, N, broadcast)
+#define SHMEM_C11_C_ASSOC_collect(T, N) SHMEM_C11_C_ASSOC(T, N, collect)
+#define SHMEM_C11_C_ASSOC_fcollect(T, N) SHMEM_C11_C_ASSOC(T, N, fcollect)
+#define SHMEM_C11_C_ASSOC_alltoall(T, N) SHMEM_C11_C_ASSOC(T, N, alltoall)
+#define SHMEM_C11_C_ASSOC_alltoalls(T, N) SHMEM_C11_C_ASSOC(T, N, alltoalls)
+#define SHMEM_C11_C_ASSOC_and_reduce(T, N) SHMEM_C11_C_ASSOC(T, N, and_reduce)
+#define SHMEM_C11_C_ASSOC_or_reduce(T, N) SHMEM_C11_C_ASSOC(T, N, or_reduce)
+#define SHMEM_C11_C_ASSOC_xor_reduce(T, N) SHMEM_C11_C_ASSOC(T, N, xor_reduce)
+#define SHMEM_C11_C_ASSOC_min_reduce(T, N) SHMEM_C11_C_ASSOC(T, N, min_reduce)
+#define SHMEM_C11_C_ASSOC_max_reduce(T, N) SHMEM_C11_C_ASSOC(T, N, max_reduce)
+#define SHMEM_C11_C_ASSOC_sum_reduce(T, N) SHMEM_C11_C_ASSOC(T, N, sum_reduce)
+#define SHMEM_C11_C_ASSOC_prod_reduce(T, N) SHMEM_C11_C_ASSOC(T, N, prod_reduce)
+#define SHMEM_C11_ARITH_GENERIC_TYPES(X) SHMEM_REDUCE_MINMAX_GENERIC_TYPES(X) SHMEM_REDUCE_COMPLEX_TYPES(X)
+#define shmem_broadcast(team, dest, ...) SHMEM_C11_C(SHMEM_RMA_GENERIC_TYPES, broadcast, dest)(team, dest, __VA_ARGS__)
+#define shmem_collect(team, dest, ...) SHMEM_C11_C(SHMEM_RMA_GENERIC_TYPES, collect, dest)(team, dest, __VA_ARGS__)
+#define shmem_fcollect(team, dest, ...) SHMEM_C11_C(SHMEM_RMA_GENERIC_TYPES, fcollect, dest)(team, dest, __VA_ARGS__)
+#define shmem_alltoall(team, dest, ...) SHMEM_C11_C(SHMEM_RMA_GENERIC_TYPES, alltoall, dest)(team, dest, __VA_ARGS__)
+#define shmem_alltoalls(team, dest, ...) SHMEM_C11_C(SHMEM_RMA_GENERIC_TYPES, alltoalls, dest)(team, dest, __VA_ARGS__)
+#define shmem_and_reduce(team, dest, ...) SHMEM_C11_C(SHMEM_REDUCE_BIT_GENERIC_TYPES, and_reduce, dest)(team, dest, __VA_ARGS__)
+#define shmem_or_reduce(team, dest, ...) SHMEM_C11_C(SHMEM_REDUCE_BIT_GENERIC_TYPES, or_reduce, dest)(team, dest, __VA_ARGS__)
+#define shmem_xor_reduce(team, dest, ...) SHMEM_C11_C(SHMEM_REDUCE_BIT_GENERIC_TYPES, xor_reduce, dest)(team, dest, __VA_ARGS__)
+#define shmem_min_reduce(team, dest, ...) SHMEM_C11_C(SHMEM_REDUCE_MINMAX_GENERIC_TYPES, min_reduce, dest)(team, dest, __VA_ARGS__)
+#define shmem_max_reduce(team, dest, ...) SHMEM_C11_C(SHMEM_REDUCE_MINMAX_GENERIC_TYPES, max_reduce, dest)(team, dest, __VA_ARGS__)
+#define shmem_sum_reduce(team, dest, ...) SHMEM_C11_C(SHMEM_C11_ARITH_GENERIC_TYPES, sum_reduce, dest)(team, dest, __VA_ARGS__)
+#define shmem_prod_reduce(team, dest, ...) SHMEM_C11_C(SHMEM_C11_ARITH_GENERIC_TYPES, prod_reduce, dest)(team, dest, __VA_ARGS__)
 /* @SHMEM_C11_MARK@ */
 #endif /* C11 */
 
