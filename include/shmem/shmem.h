@@ -409,6 +409,58 @@ SHMEM_REDUCE_MINMAX_TYPES(SHMEM_DECL_REDUCE_ARITH)
 SHMEM_REDUCE_COMPLEX_TYPES(SHMEM_DECL_REDUCE_ARITH)
 #endif
 
+/* ------------------------------------------------------------------------------------------ */
+/* Deprecated active-set collectives (OpenSHMEM 1.4 and before)                                */
+/* ------------------------------------------------------------------------------------------ */
+/* Served for the active set of every PE (PE_start 0, logPE_stride 0, PE_size shmem_n_pes())
+ * as the collectives on SHMEM_TEAM_WORLD; another active set ends the job with a message (use
+ * a team from shmem_team_split_strided). pSync and pWrk are not used. broadcast leaves the
+ * root's dest alone, as 1.4 says. */
+#define SHMEM_SYNC_VALUE (-1L)
+#define SHMEM_BARRIER_SYNC_SIZE 1
+#define SHMEM_BCAST_SYNC_SIZE 1
+#define SHMEM_COLLECT_SYNC_SIZE 1
+#define SHMEM_REDUCE_SYNC_SIZE 1
+#define SHMEM_ALLTOALL_SYNC_SIZE 1
+#define SHMEM_ALLTOALLS_SYNC_SIZE 1
+#define SHMEM_SYNC_SIZE 1
+#define SHMEM_REDUCE_MIN_WRKDATA_SIZE 1
+#define _SHMEM_SYNC_VALUE SHMEM_SYNC_VALUE
+#define _SHMEM_BARRIER_SYNC_SIZE SHMEM_BARRIER_SYNC_SIZE
+#define _SHMEM_BCAST_SYNC_SIZE SHMEM_BCAST_SYNC_SIZE
+#define _SHMEM_COLLECT_SYNC_SIZE SHMEM_COLLECT_SYNC_SIZE
+#define _SHMEM_REDUCE_SYNC_SIZE SHMEM_REDUCE_SYNC_SIZE
+#define _SHMEM_REDUCE_MIN_WRKDATA_SIZE SHMEM_REDUCE_MIN_WRKDATA_SIZE
+SHMEM_API void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
+SHMEM_API void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
+#define SHMEM_DECL_ACTIVE_SET(BITS)                                                               \
+    SHMEM_API void shmem_broadcast##BITS(void *dest, const void *source, size_t nelems, int PE_root, int PE_start, \
+                                         int logPE_stride, int PE_size, long *pSync);             \
+    SHMEM_API void shmem_collect##BITS(void *dest, const void *source, size_t nelems, int PE_start, \
+                                       int logPE_stride, int PE_size, long *pSync);               \
+    SHMEM_API void shmem_fcollect##BITS(void *dest, const void *source, size_t nelems, int PE_start, \
+                                        int logPE_stride, int PE_size, long *pSync);              \
+    SHMEM_API void shmem_alltoall##BITS(void *dest, const void *source, size_t nelems, int PE_start, \
+                                        int logPE_stride, int PE_size, long *pSync);              \
+    SHMEM_API void shmem_alltoalls##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, \
+                                         size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
+SHMEM_DECL_ACTIVE_SET(32)
+SHMEM_DECL_ACTIVE_SET(64)
+#define SHMEM_TO_ALL_BIT_TYPES(X) X(short, short) X(int, int) X(long, long) X(long long, longlong)
+#define SHMEM_TO_ALL_MINMAX_TYPES(X) SHMEM_TO_ALL_BIT_TYPES(X) X(float, float) X(double, double) X(long double, longdouble)
+#define SHMEM_DECL_TO_ALL(T, N, OP)                                                               \
+    SHMEM_API void shmem_##N##_##OP##_to_all(T *dest, const T *source, int nreduce, int PE_start, int logPE_stride, \
+                                             int PE_size, T *pWrk, long *pSync);
+#define SHMEM_DECL_TO_ALL_BIT(T, N) SHMEM_DECL_TO_ALL(T, N, and) SHMEM_DECL_TO_ALL(T, N, or) SHMEM_DECL_TO_ALL(T, N, xor)
+#define SHMEM_DECL_TO_ALL_MINMAX(T, N) SHMEM_DECL_TO_ALL(T, N, min) SHMEM_DECL_TO_ALL(T, N, max)
+#define SHMEM_DECL_TO_ALL_ARITH(T, N) SHMEM_DECL_TO_ALL(T, N, sum) SHMEM_DECL_TO_ALL(T, N, prod)
+SHMEM_TO_ALL_BIT_TYPES(SHMEM_DECL_TO_ALL_BIT)
+SHMEM_TO_ALL_MINMAX_TYPES(SHMEM_DECL_TO_ALL_MINMAX)
+SHMEM_TO_ALL_MINMAX_TYPES(SHMEM_DECL_TO_ALL_ARITH)
+#ifndef __cplusplus
+SHMEM_REDUCE_COMPLEX_TYPES(SHMEM_DECL_TO_ALL_ARITH)
+#endif
+
 /* @SHMEM_STEP_MARK@ */
 
 /* ------------------------------------------------------------------------------------------ */

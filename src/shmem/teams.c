@@ -312,3 +312,107 @@ SHMEM_REDUCE_BIT_TYPES(DEF_REDUCE_BIT)
 SHMEM_REDUCE_MINMAX_TYPES(DEF_REDUCE_MINMAX)
 SHMEM_REDUCE_MINMAX_TYPES(DEF_REDUCE_ARITH)
 SHMEM_REDUCE_COMPLEX_TYPES(DEF_REDUCE_COMPLEX)
+
+/* ------------------------------------------------------------------------------------------ */
+/* Deprecated active-set collectives: the whole job's active set is SHMEM_TEAM_WORLD           */
+/* ------------------------------------------------------------------------------------------ */
+static shmem_team_t active_set(int start, int log_stride, int size, const char *routine)
+{
+    shmem_require_init(routine);
+    if (start == 0 && size == shmem_g.npes && (log_stride == 0 || size == 1)) return SHMEM_TEAM_WORLD;
+    shmem_fatal_msg(routine,
+                    "the active set (PE_start %d, logPE_stride %d, PE_size %d) is not every PE of the job, the "
+                    "one active set served here; make a team with shmem_team_split_strided instead",
+                    start, log_stride, size);
+}
+
+/* The routines return void: a failure ends the job. */
+static void active_check(int rc, const char *routine)
+{
+    if (rc != 0) shmem_fatal_msg(routine, "the collective failed (see above)");
+}
+
+void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
+{
+    (void)pSync;
+    active_set(PE_start, logPE_stride, PE_size, "shmem_barrier");
+    shmem_barrier_all();
+}
+
+void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
+{
+    (void)pSync;
+    active_check(shmem_team_sync(active_set(PE_start, logPE_stride, PE_size, "shmem_sync")), "shmem_sync");
+}
+
+/* 1.4's broadcast leaves the root's dest alone: the root sends from a copy. */
+static void active_broadcast(void *dest, const void *source, size_t nelems, size_t elem, int root, int start,
+                             int log_stride, int size, const char *routine)
+{
+    shmem_team_t team = active_set(start, log_stride, size, routine);
+    size_t n = 0;
+    if (bytes_of(nelems, elem, &n, routine)) shmem_fatal_msg(routine, "the size overflows");
+    void *buf = dest;
+    if (shmem_team_my_pe(team) == root) {
+        buf = malloc(n + 1);
+        if (!buf) shmem_fatal_msg(routine, "out of host memory");
+        if (n) memcpy(buf, source, n);
+    }
+    int rc = core_status(pgdds_team_broadcast(team->team, buf, n, root), routine);
+    if (buf != dest) free(buf);
+    active_check(rc, routine);
+}
+
+#define DEF_ACTIVE_SET(BITS)                                                                      \
+    void shmem_broadcast##BITS(void *dest, const void *source, size_t nelems, int PE_root, int PE_start, \
+                               int logPE_stride, int PE_size, long *pSync)                        \
+    { (void)pSync; active_broadcast(dest, source, nelems, BITS / 8, PE_root, PE_start, logPE_stride, PE_size, \
+                                    "shmem_broadcast" #BITS); }                                   \
+    void shmem_collect##BITS(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, \
+                             int PE_size, long *pSync)                                            \
+    { (void)pSync; active_check(coll_collect(active_set(PE_start, logPE_stride, PE_size, "shmem_collect" #BITS), \
+                                             dest, source, nelems, BITS / 8, "shmem_collect" #BITS), \
+                                "shmem_collect" #BITS); }                                         \
+    void shmem_fcollect##BITS(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, \
+                              int PE_size, long *pSync)                                           \
+    { (void)pSync; active_check(coll_fcollect(active_set(PE_start, logPE_stride, PE_size, "shmem_fcollect" #BITS), \
+                                              dest, source, nelems, BITS / 8, "shmem_fcollect" #BITS), \
+                                "shmem_fcollect" #BITS); }                                        \
+    void shmem_alltoall##BITS(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, \
+                              int PE_size, long *pSync)                                           \
+    { (void)pSync; active_check(coll_alltoall(active_set(PE_start, logPE_stride, PE_size, "shmem_alltoall" #BITS), \
+                                              dest, source, nelems, BITS / 8, "shmem_alltoall" #BITS), \
+                                "shmem_alltoall" #BITS); }                                        \
+    void shmem_alltoalls##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, \
+                               int PE_start, int logPE_stride, int PE_size, long *pSync)          \
+    { (void)pSync; active_check(coll_alltoalls(active_set(PE_start, logPE_stride, PE_size, "shmem_alltoalls" #BITS), \
+                                               dest, source, dst, sst, nelems, BITS / 8, "shmem_alltoalls" #BITS), \
+                                "shmem_alltoalls" #BITS); }
+DEF_ACTIVE_SET(32)
+DEF_ACTIVE_SET(64)
+
+/* The reduction of type RT (N's, or the unsigned type of the same bits for the bitwise ops,
+ * which the team reductions have for unsigned types only). */
+#define DEF_TO_ALL_AS(T, N, OP, RT, RN)                                                           \
+    void shmem_##N##_##OP##_to_all(T *dest, const T *source, int nreduce, int PE_start, int logPE_stride, \
+                                   int PE_size, T *pWrk, long *pSync)                             \
+    {                                                                                             \
+        (void)pWrk, (void)pSync;                                                                  \
+        const char *routine = "shmem_" #N "_" #OP "_to_all";                                      \
+        if (nreduce < 0) shmem_fatal_msg(routine, "nreduce %d is negative", nreduce);             \
+        active_check(shmem_##RN##_##OP##_reduce(active_set(PE_start, logPE_stride, PE_size, routine), (RT *)dest, \
+                                                (const RT *)source, (size_t)nreduce),             \
+                     routine);                                                                    \
+    }
+#define DEF_TO_ALL(T, N, OP) DEF_TO_ALL_AS(T, N, OP, T, N)
+#define DEF_TO_ALL_BIT_AS(T, N, RT, RN)                                                           \
+    DEF_TO_ALL_AS(T, N, and, RT, RN) DEF_TO_ALL_AS(T, N, or, RT, RN) DEF_TO_ALL_AS(T, N, xor, RT, RN)
+#define DEF_TO_ALL_MINMAX(T, N) DEF_TO_ALL(T, N, min) DEF_TO_ALL(T, N, max)
+#define DEF_TO_ALL_ARITH(T, N) DEF_TO_ALL(T, N, sum) DEF_TO_ALL(T, N, prod)
+DEF_TO_ALL_BIT_AS(short, short, unsigned short, ushort)
+DEF_TO_ALL_BIT_AS(int, int, unsigned int, uint)
+DEF_TO_ALL_BIT_AS(long, long, unsigned long, ulong)
+DEF_TO_ALL_BIT_AS(long long, longlong, unsigned long long, ulonglong)
+SHMEM_TO_ALL_MINMAX_TYPES(DEF_TO_ALL_MINMAX)
+SHMEM_TO_ALL_MINMAX_TYPES(DEF_TO_ALL_ARITH)
+SHMEM_REDUCE_COMPLEX_TYPES(DEF_TO_ALL_ARITH)
