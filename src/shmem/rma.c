@@ -15,8 +15,9 @@ static void rma_put(shmem_ctx_t ctx, void *dest, const void *source, size_t nele
                     const char *routine)
 {
     size_t n = bytes_of(nelems, elem, routine);
+    shmem_require_init(routine);
+    if (n == 0) return;   /* nothing moves: the addresses may be anything */
     pgdds_gptr_t g = shmem_target(ctx, dest, pe, routine);
-    if (n == 0) return;
     unsigned prev = shmem_ctx_enter(ctx, routine);
     pgdds_status_t st = nbi ? pgdds_put_nbi(shmem_g.ctx, g, source, n) : pgdds_put(shmem_g.ctx, g, source, n);
     shmem_ctx_leave(ctx, prev);
@@ -27,8 +28,9 @@ static void rma_get(shmem_ctx_t ctx, void *dest, const void *source, size_t nele
                     const char *routine)
 {
     size_t n = bytes_of(nelems, elem, routine);
+    shmem_require_init(routine);
+    if (n == 0) return;   /* nothing moves: the addresses may be anything */
     pgdds_gptr_t g = shmem_target(ctx, source, pe, routine);
-    if (n == 0) return;
     unsigned prev = shmem_ctx_enter(ctx, routine);
     pgdds_status_t st = nbi ? pgdds_get_nbi(shmem_g.ctx, dest, g, n) : pgdds_get(shmem_g.ctx, dest, g, n);
     shmem_ctx_leave(ctx, prev);

@@ -106,6 +106,8 @@ int main(void)
     snprintf(text, sizeof text, "hello from %d", me);
     char *box = shmem_calloc(32, 1);
     shmem_putmem(box, text, strlen(text) + 1, right);
+    shmem_putmem(NULL, text, 0, right);   /* zero bytes: a no-op, whatever the address */
+    shmem_getmem(text, NULL, 0, right);
     shmem_barrier_all();
     char want[32];
     snprintf(want, sizeof want, "hello from %d", left);
