@@ -115,7 +115,7 @@ static void init_with(int requested)
                pgdds_version_string());
     if (shmem_g.me == 0 && env_flag("SHMEM_INFO"))
         printf("  PEs %d, transport %s, symmetric heap %zu bytes per PE (SHMEM_SYMMETRIC_SIZE), "
-               "%u contexts' VCIs (PGDDS_NUM_VCIS)\n",
+               "VCIs for contexts %u (PGDDS_NUM_VCIS)\n",
                shmem_g.npes, pgdds_transport_name(ctx), shmem_g.heap_size, shmem_g.nvcis);
     if (shmem_g.debug)
         fprintf(stderr, "shmem: PE %d of %d up over %s, heap at %p (%zu bytes)\n", shmem_g.me, shmem_g.npes,
