@@ -461,8 +461,6 @@ SHMEM_TO_ALL_MINMAX_TYPES(SHMEM_DECL_TO_ALL_ARITH)
 SHMEM_REDUCE_COMPLEX_TYPES(SHMEM_DECL_TO_ALL_ARITH)
 #endif
 
-/* @SHMEM_STEP_MARK@ */
-
 /* ------------------------------------------------------------------------------------------ */
 /* C11 type-generic interfaces                                                                 */
 /* ------------------------------------------------------------------------------------------ */
@@ -716,7 +714,6 @@ void shmem_c11_type_not_supported(void);
 #define shmem_max_reduce(team, dest, ...) SHMEM_C11_C(SHMEM_REDUCE_MINMAX_GENERIC_TYPES, max_reduce, dest)(team, dest, __VA_ARGS__)
 #define shmem_sum_reduce(team, dest, ...) SHMEM_C11_C(SHMEM_C11_ARITH_GENERIC_TYPES, sum_reduce, dest)(team, dest, __VA_ARGS__)
 #define shmem_prod_reduce(team, dest, ...) SHMEM_C11_C(SHMEM_C11_ARITH_GENERIC_TYPES, prod_reduce, dest)(team, dest, __VA_ARGS__)
-/* @SHMEM_C11_MARK@ */
 #endif /* C11 */
 
 #ifdef __cplusplus
