@@ -70,6 +70,7 @@ static size_t p2p_scan(const void *ivars, size_t nelems, size_t size, int is_sig
     size_t active = 0;
     for (size_t i = 0; i < nelems; ++i) active += !(status && status[i]);
     if (active == 0) return mode == P2P_ALL ? 1 : mode == P2P_ANY ? SIZE_MAX : 0;
+    int flushed = 0;
     for (;;) {
         size_t satisfied = 0, first = SIZE_MAX;
         for (size_t i = 0; i < nelems; ++i) {
@@ -85,6 +86,12 @@ static size_t p2p_scan(const void *ivars, size_t nelems, size_t size, int is_sig
         if (mode == P2P_ALL && (satisfied == active || !wait)) return satisfied == active;
         if (mode == P2P_ANY && (first != SIZE_MAX || !wait)) return first;
         if (mode == P2P_SOME && (satisfied > 0 || !wait)) return satisfied;
+        /* Before waiting, this PE's own posted operations (non-fetching AMOs, puts) complete:
+         * the peer may be waiting for them to answer (ping-pong over atomic_set). */
+        if (!flushed) {
+            shmem_check(pgdds_flush(shmem_g.ctx), routine);
+            flushed = 1;
+        }
         shmem_check(pgdds_progress(shmem_g.ctx), routine);
     }
 }

@@ -72,6 +72,34 @@ static void test_signal_and_generic(void)
     shmem_free(sig);
 }
 
+/* Ping-pong between PE pairs over posted AMOs and blocking puts, no quiet: each side's
+ * update must reach the other while it waits for the answer. */
+static void test_pingpong(void)
+{
+    long *flag = shmem_calloc(1, sizeof(long));
+    int *word = shmem_calloc(1, sizeof(int));
+    int partner = me ^ 1;
+    if (partner < n) {
+        for (long round = 1; round <= 100; ++round) {
+            if (me % 2 == 0) {
+                shmem_long_atomic_set(flag, round, partner);
+                shmem_long_wait_until(flag, SHMEM_CMP_EQ, round);
+                shmem_int_p(word, (int)round, partner);
+                shmem_int_wait_until(word, SHMEM_CMP_EQ, (int)round);
+            } else {
+                shmem_long_wait_until(flag, SHMEM_CMP_EQ, round);
+                shmem_long_atomic_set(flag, round, partner);
+                shmem_int_wait_until(word, SHMEM_CMP_EQ, (int)round);
+                shmem_int_p(word, (int)round, partner);
+            }
+        }
+        CHECK(*flag == 100 && *word == 100);
+    }
+    shmem_barrier_all();
+    shmem_free(word);
+    shmem_free(flag);
+}
+
 static void test_locks(void)
 {
     long *lock = shmem_calloc(1, sizeof(long));
@@ -141,6 +169,7 @@ int main(void)
 #define RUN_P2P(T, N) test_p2p_##N();
     SHMEM_P2P_TYPES(RUN_P2P)
     test_signal_and_generic();
+    test_pingpong();
     test_locks();
     test_contexts();
     return shmem_check_end();
