@@ -29,11 +29,11 @@ for pkg in libpgdds0 libpgdds-dev pgdds-tools python3-pgdds; do
     dpkg-deb -x "$deb" "$root"
     contents=$(dpkg-deb -c "$deb")
     case $pkg in
-    libpgdds0) want=("usr/lib/$arch/libpgdds.so.0" "usr/lib/$arch/libpgdds_fortran.so.0") ;;
+    libpgdds0) want=("usr/lib/$arch/libpgdds.so.0" "usr/lib/$arch/libpgdds_fortran.so.0" "usr/lib/$arch/libpgdds_shmem.so.0") ;;
     libpgdds-dev) want=("usr/include/pgdds/pgdds.h" "usr/include/pgdds/fortran/pgdds.mod" "usr/lib/$arch/libpgdds.so "
                         "usr/lib/$arch/pkgconfig/pgdds.pc" "usr/lib/$arch/cmake/pgdds/pgddsConfig.cmake"
                         "usr/share/man/man3/pgdds_put.3") ;;
-    pgdds-tools) want=("usr/bin/pgdds-run" "usr/bin/pgdds-info" "usr/share/man/man1/pgdds-run.1") ;;
+    pgdds-tools) want=("usr/bin/pgdds-run" "usr/bin/pgdds-info" "usr/bin/pgdds-oshcc" "usr/share/man/man1/pgdds-run.1") ;;
     python3-pgdds) want=("usr/lib/python3/dist-packages/pgdds/__init__.py") ;;
     esac
     for f in "${want[@]}"; do grep -q "\./$f" <<<"$contents" || say "$pkg lacks /$f"; done
