@@ -1348,6 +1348,18 @@ PGDDS_API pgdds_status_t pgdds_queue_capacity(pgdds_queue_t queue, uint64_t *cap
  * @param host_rank gets the rank
  * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
 PGDDS_API pgdds_status_t pgdds_queue_host(pgdds_queue_t queue, int *host_rank);
+/** How this rank's push, pop and size reach the queue's host (PGDDS_CONTAINER_PROTOCOL, chosen
+ * at creation; "RDMA or RPC" above pgdds_hashmap_options_t). Under PGDDS_PROTOCOL_RPC a push,
+ * a pop of up to max elements and a size are one call each to the host, which runs the kind's
+ * protocol on its own memory with the caller's promise; a push is then complete on return (a
+ * FastQueue's needs no flush). A push under RPC carries at most 256 MiB less 1 KiB of
+ * elements (PGDDS_ERR_INVALID_ARG beyond); a pop takes at most that many bytes.
+ * @param queue    the queue
+ * @param protocol gets PGDDS_PROTOCOL_DIRECT (load/store), PGDDS_PROTOCOL_RDMA or
+ *         PGDDS_PROTOCOL_RPC (never AUTO)
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         for a NULL handle or output */
+PGDDS_API pgdds_status_t pgdds_queue_protocol(pgdds_queue_t queue, int *protocol);
 /** @name Resize and migrate
  * Collective. resize keeps the elements (FULL if new_capacity < size); migrate moves
  * the queue and its elements to another host (B + nW). */

@@ -28,6 +28,10 @@ status choose_protocol(runtime *rt, const char *who, int requested, int &out);
 void rpc_enroll(container *c);
 void rpc_withdraw(container *c);
 
+// The most argument or reply-data bytes one call carries (one active message, with room for
+// the headers and an explanation).
+constexpr size_t rpc_max_bytes = PGDDS_AM_MAX_PAYLOAD - 1024;
+
 // One call to an owner: the argument bytes, and on success the reply's data.
 struct rpc_call {
     int owner = 0;
