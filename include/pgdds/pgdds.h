@@ -1710,6 +1710,16 @@ typedef int (*pgdds_keytable_visit_t)(const void *key, size_t key_len, void *val
  *         called from a visitor of the same table's foreach_local (the visitor's calls on the key
  *         it visits fail with it too) */
 PGDDS_API pgdds_status_t pgdds_keytable_foreach_local(pgdds_keytable_t table, pgdds_keytable_visit_t visit, void *arg);
+/** How this rank's put, atomic_u64 and remove reach a rank's partition (PGDDS_CONTAINER_PROTOCOL,
+ * chosen at creation as for the containers). Under PGDDS_PROTOCOL_RPC each is one active message
+ * to the owner, which locks, updates and releases the entry on its own memory (asked again while
+ * someone else holds it); get stays one-sided and insert is a message to the owner under both.
+ * @param table    the key table
+ * @param rank     the rank whose partition is meant
+ * @param protocol gets PGDDS_PROTOCOL_DIRECT (load/store), PGDDS_PROTOCOL_RDMA or PGDDS_PROTOCOL_RPC
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         for a NULL handle or output, PGDDS_ERR_OUT_OF_BOUNDS for a rank out of range */
+PGDDS_API pgdds_status_t pgdds_keytable_protocol(pgdds_keytable_t table, int rank, int *protocol);
 
 /** @} */
 
