@@ -1182,6 +1182,30 @@ PGDDS_API pgdds_status_t pgdds_hashmap_owner(pgdds_hashmap_t map, const void *ke
  * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
  *         for a NULL handle or output, PGDDS_ERR_OUT_OF_BOUNDS for a rank out of range */
 PGDDS_API pgdds_status_t pgdds_hashmap_protocol(pgdds_hashmap_t map, int rank, int *protocol);
+/** Why the containers of this context take the protocols they do: the costs measured for
+ * PGDDS_CONTAINER_PROTOCOL=auto (collectively, at the first container creation of the context,
+ * or at the first call of this function if it comes first: then it is collective) and each
+ * operation's formulas priced with them. Lines of text, fields separated by spaces:
+ *   costs MODE RANKS A R W RPC      mode (auto, rdma, rpc), the ranks that measured (0: not
+ *                                   measured: no rank reaches another only through the
+ *                                   network, or another mode), microseconds per remote atomic,
+ *                                   get, put with flush and RPC round trip, job means
+ *   op CONTAINER OPERATION FORMULA RDMA RPC CHOICE
+ *                                   the one-sided protocol's formula (nA+nR+nW+nM, M a message
+ *                                   to the owner), its price and one call's, in microseconds,
+ *                                   and the cheaper (- when not measured)
+ *   container KIND PROTOCOL RDMA RPC BASIS
+ *                                   the protocol a container of that kind takes now towards
+ *                                   ranks it does not map, the summed prices of its fully atomic
+ *                                   operations, and whether they decided (priced) or the
+ *                                   transport's capabilities did (capabilities)
+ * @param ctx      the context
+ * @param text     gets the text, NUL-terminated
+ * @param size     in: the bytes text holds; out: the bytes the report needs with its NUL
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_OUT_OF_BOUNDS when text is too small (*size says how much is needed),
+ *         PGDDS_ERR_INVALID_ARG for NULL arguments */
+PGDDS_API pgdds_status_t pgdds_container_protocols(pgdds_context_t ctx, char *text, size_t *size);
 typedef int (*pgdds_hashmap_visit_t)(const void *key, void *value, void *arg);
 /** Visits every entry of this rank's part (between phases: no operation may overlap).
  * value points into the table and may be modified in place; a nonzero return of visit stops.

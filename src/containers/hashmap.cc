@@ -59,6 +59,7 @@ status hash_map::create(runtime *rt, const pgdds_hashmap_params_t &params, const
                         hash_map *&out)
 {
     const char *who = "pgdds_hashmap_create";
+    measure_protocol_costs(rt, who);  // collective, first of all
     std::unique_ptr<hash_map> m(new (std::nothrow) hash_map(rt));
     status st = PGDDS_OK;
     const uint64_t known = PGDDS_HASHMAP_OPTION_HASH | PGDDS_HASHMAP_OPTION_MAX_PROBES | PGDDS_HASHMAP_OPTION_PROTOCOL;
@@ -83,7 +84,7 @@ status hash_map::create(runtime *rt, const pgdds_hashmap_params_t &params, const
         probes = options->max_probes;
     int protocol = PGDDS_PROTOCOL_RDMA;
     if (st == PGDDS_OK)
-        st = choose_protocol(rt, who,
+        st = choose_protocol(rt, who, priced_kind::hashmap,
                              options && (options->field_mask & PGDDS_HASHMAP_OPTION_PROTOCOL) ? options->protocol
                                                                                             : PGDDS_PROTOCOL_AUTO,
                              protocol);

@@ -45,6 +45,7 @@ status check_shape(const char *who, int kind, size_t elem_size, uint64_t capacit
 status queue::create(runtime *rt, const pgdds_queue_params_t &p, queue *&out)
 {
     const char *who = "pgdds_queue_create";
+    measure_protocol_costs(rt, who);  // collective, first of all
     status st = PGDDS_OK;
     if (p.field_mask != 0)
         st = fail(PGDDS_ERR_INVALID_ARG, "%s: params->field_mask 0x%llx names no known optional field", who,
@@ -53,7 +54,12 @@ status queue::create(runtime *rt, const pgdds_queue_params_t &p, queue *&out)
         st = fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: host_rank %d is not in 0..%d", who, p.host_rank, rt->nranks() - 1);
     else st = check_shape(who, p.kind, p.elem_size, p.capacity);
     int protocol = PGDDS_PROTOCOL_RDMA;
-    if (st == PGDDS_OK) st = choose_protocol(rt, who, PGDDS_PROTOCOL_AUTO, protocol);
+    if (st == PGDDS_OK)
+        st = choose_protocol(rt, who,
+                             p.kind == PGDDS_QUEUE_FAST       ? priced_kind::fast_queue
+                             : p.kind == PGDDS_QUEUE_CIRCULAR ? priced_kind::circular_queue
+                                                              : priced_kind::checksum_queue,
+                             PGDDS_PROTOCOL_AUTO, protocol);
     st = agree_arguments(rt, who, st,
                          {uint64_t(p.kind), p.elem_size, p.capacity, uint64_t(p.host_rank), uint64_t(protocol)});
     if (st != PGDDS_OK) return st;

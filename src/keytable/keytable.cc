@@ -236,6 +236,7 @@ status table::create(pgdds_context_t ctx, const pgdds_keytable_params_t &params,
 {
     const char *who = "pgdds_keytable_create";
     runtime *rt = runtime::from(ctx);
+    containers::measure_protocol_costs(rt, who);  // collective, first of all
     std::unique_ptr<table> t(new table());
     t->ctx_ = ctx;
     t->rank_ = rt->rank();
@@ -253,7 +254,8 @@ status table::create(pgdds_context_t ctx, const pgdds_keytable_params_t &params,
     // Every rank must describe the same table; hashes are compared on a probe key.
     const char probe[] = "pgdds key table";
     const key_ref probed = t->address(probe, sizeof probe);
-    status st = containers::choose_protocol(rt, who, PGDDS_PROTOCOL_AUTO, t->protocol_);
+    status st = containers::choose_protocol(rt, who, containers::priced_kind::keytable, PGDDS_PROTOCOL_AUTO,
+                                            t->protocol_);
     if (st != PGDDS_OK) return st;
     uint64_t mine[5] = {t->max_value_size_, t->capacity_, t->hash_ != nullptr, probed.base ^ probed.fingerprint(),
                         uint64_t(t->protocol_)};
