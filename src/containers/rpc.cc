@@ -338,6 +338,21 @@ status choose_protocol(runtime *rt, const char *who, priced_kind kind, int reque
     return PGDDS_OK;
 }
 
+bool one_sided_cheaper(runtime *rt, priced_kind kind, const char *op)
+{
+    if (rt->cfg().container_protocol != container_protocol_mode::automatic) return false;
+    protocol_costs c;
+    {
+        std::lock_guard<std::mutex> guard(costs_lock);
+        auto it = all_costs().find(rt->handle());
+        if (it == all_costs().end() || !it->second.measured) return false;
+        c = it->second;
+    }
+    for (const priced_op &o : priced_ops)
+        if (o.kind == kind && strcmp(o.op, op) == 0) return rdma_price(o, c) < c.rpc;
+    return false;
+}
+
 std::string protocol_report(runtime *rt)
 {
     protocol_costs c;

@@ -34,6 +34,11 @@ void measure_protocol_costs(runtime *rt, const char *who);
 // load/store. INVALID_ARG for any other value. The caller agrees on it with the other ranks.
 status choose_protocol(runtime *rt, const char *who, priced_kind kind, int requested, int &out);
 
+// Whether auto measured the costs and priced operation `op` of `kind` (as named in the
+// report) cheaper one-sidedly than by a call: a read-only operation (no atomic meets the owner's
+// CPU atomics) may then take its one-sided protocol inside a container served by RPC.
+bool one_sided_cheaper(runtime *rt, priced_kind kind, const char *op);
+
 // The measured costs, each operation's priced protocols and auto's choice per container kind,
 // as lines of text (pgdds_container_protocols).
 std::string protocol_report(runtime *rt);

@@ -2,7 +2,8 @@
  * under auto over the network the costs are measured (every figure positive) and each kind's
  * protocol is the cheaper of its priced sums; without a peer reached only through the network
  * (shm, or the on-node path) nothing is measured and the containers keep load/store. The hash
- * map and a queue created afterwards take the protocol the report names. Bad input is refused. */
+ * map and a queue created afterwards take the protocol the report names, and the map's CP_FIND
+ * finds work on the route priced for them. Bad input is refused. */
 #include "common.h"
 
 static int parse_costs(const char *text, char *mode, int *ranks, double c[4])
@@ -63,7 +64,7 @@ int main(void)
     T_CHECK_MSG(lo == hi, "the ranks' reports differ");
 
     /* Containers take the protocol named, towards a rank reached only through the network. */
-    pgdds_hashmap_params_t hp = {0, 8, 8, 64};
+    pgdds_hashmap_params_t hp = {0, 8, 8, 1024};
     pgdds_hashmap_t map = NULL;
     T_OK(pgdds_hashmap_create(ctx, &hp, &map));
     pgdds_queue_params_t qp = {0, PGDDS_QUEUE_CIRCULAR, 16, 16, 0};
@@ -81,6 +82,23 @@ int main(void)
     } else if (!t_network) {
         T_CHECK_MSG(route != PGDDS_PROTOCOL_RPC && qroute != PGDDS_PROTOCOL_RPC, "a call with every rank mapped");
     }
+    /* Finds under CP_FIND take the route the report prices for them (one read where it is
+     * cheaper than a call, even when the map's atomic operations call the owner): every rank's
+     * keys are found with their values, absent ones are not. */
+    for (uint64_t i = 0; i < 16; ++i) {
+        uint64_t key = ((uint64_t)me << 32) | i, value = t_mix(key);
+        T_OK(pgdds_hashmap_insert(map, &key, &value, 0));
+    }
+    T_OK(pgdds_barrier(ctx));
+    int missing = 0;
+    for (int r = 0; r < n; ++r)
+        for (uint64_t i = 0; i < 16; ++i) {
+            uint64_t key = ((uint64_t)r << 32) | i, value = 0;
+            missing += pgdds_hashmap_find(map, &key, &value, PGDDS_CP_FIND) != PGDDS_OK || value != t_mix(key);
+        }
+    uint64_t absent = (uint64_t)1 << 62, value = 0;
+    T_STATUS(pgdds_hashmap_find(map, &absent, &value, PGDDS_CP_FIND), PGDDS_ERR_NOT_FOUND);
+    T_CHECK_MSG(missing == 0, "%d keys not found whole under CP_FIND", missing);
     T_OK(pgdds_barrier(ctx));
     T_OK(pgdds_queue_destroy(q));
     T_OK(pgdds_hashmap_destroy(map));
