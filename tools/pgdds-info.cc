@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,7 @@ struct build_option {
 };
 
 struct options {
-    bool json = false, build = false, transports = false, env = false, markdown = false;
+    bool json = false, build = false, transports = false, env = false, markdown = false, protocols = false;
 };
 
 void usage(FILE *f)
@@ -36,6 +37,10 @@ void usage(FILE *f)
             "  -e, --env            PGDDS_* variables: type, default, current value, meaning\n"
             "      --json           one JSON object instead of text\n"
             "      --env-markdown   the variable reference of docs/environment.md\n"
+            "  -p, --protocols      the containers' protocols: initializes a job (run it under\n"
+            "                       pgdds-run -n 2 or more), measures a remote atomic, get, put and\n"
+            "                       RPC round trip, prices each operation both ways and prints\n"
+            "                       auto's choice (pgdds_container_protocols)\n"
             "  -V, --version        the version\n"
             "  -h, --help           this text\n");
 }
@@ -49,16 +54,18 @@ bool parse_args(int argc, char **argv, options &o)
         {"env", no_argument, nullptr, 'e'},
         {"json", no_argument, nullptr, opt_json},
         {"env-markdown", no_argument, nullptr, opt_markdown},
+        {"protocols", no_argument, nullptr, 'p'},
         {"version", no_argument, nullptr, 'V'},
         {"help", no_argument, nullptr, 'h'},
         {nullptr, 0, nullptr, 0},
     };
     opterr = 0;
-    for (int c; (c = getopt_long(argc, argv, ":btehV", longopts, nullptr)) != -1;) {
+    for (int c; (c = getopt_long(argc, argv, ":btehVp", longopts, nullptr)) != -1;) {
         switch (c) {
         case 'b': o.build = true; break;
         case 't': o.transports = true; break;
         case 'e': o.env = true; break;
+        case 'p': o.protocols = true; break;
         case opt_json: o.json = true; break;
         case opt_markdown: o.markdown = true; break;
         case 'V':
@@ -78,7 +85,7 @@ bool parse_args(int argc, char **argv, options &o)
         fprintf(stderr, "pgdds-info: unexpected argument %s\n", argv[optind]);
         return false;
     }
-    if (!o.build && !o.transports && !o.env) o.build = o.transports = o.env = true;
+    if (!o.build && !o.transports && !o.env && !o.protocols) o.build = o.transports = o.env = true;
     return true;
 }
 
@@ -295,8 +302,9 @@ void print_text(const options &o)
                 continue;
             }
             const char *usable = t.usable < 0 ? "unknown" : t.usable ? "usable" : "unusable";
-            // PGDDS_CONTAINER_PROTOCOL=auto over it (docs/containers.md): RPC where one-sided
-            // operations need the target's CPU (manual progress, emulated atomics).
+            // PGDDS_CONTAINER_PROTOCOL=auto over it before it measures (docs/containers.md): RPC
+            // where one-sided operations need the target's CPU (manual progress, emulated
+            // atomics). The measured choice: --protocols under pgdds-run.
             const char *containers = strcmp(t.progress, "manual") == 0 || strncmp(t.atomics, "emulated", 8) == 0 ? "rpc"
                                      : strcmp(t.progress, "auto") == 0                                         ? "rdma"
                                                                                                                : "?";
@@ -340,6 +348,42 @@ void print_markdown()
 
 }  // namespace
 
+// Initializes a job, asks for the report (measuring, collectively) and prints it on rank 0.
+int print_protocols()
+{
+    pgdds_context_t ctx = nullptr;
+    check(pgdds_init(nullptr, &ctx), "pgdds_init");
+    size_t size = 0;
+    pgdds_status_t st = pgdds_container_protocols(ctx, nullptr, &size);
+    if (st != PGDDS_ERR_OUT_OF_BOUNDS) check(st, "pgdds_container_protocols");
+    std::string text(size, '\0');
+    check(pgdds_container_protocols(ctx, &text[0], &size), "pgdds_container_protocols");
+    if (pgdds_rank(ctx) == 0) {
+        char mode[16] = "";
+        int ranks = 0;
+        double a = 0, r = 0, w = 0, rpc = 0;
+        sscanf(text.c_str(), "costs %15s %d %lf %lf %lf %lf", mode, &ranks, &a, &r, &w, &rpc);
+        printf("Container protocols over %s, %d ranks (PGDDS_CONTAINER_PROTOCOL=%s)\n", pgdds_transport_name(ctx),
+               pgdds_nranks(ctx), mode);
+        if (ranks) printf("  measured by %d ranks: A %.2f us, R %.2f us, W %.2f us, RPC %.2f us\n", ranks, a, r, w, rpc);
+        else printf("  nothing measured: no rank reaches another only through the network (or not auto)\n");
+        printf("  %-15s %-17s %-13s %10s %10s  %s\n", "container", "operation", "RDMA formula", "RDMA us", "RPC us",
+               "cheaper");
+        std::istringstream lines(text);
+        for (std::string line; std::getline(lines, line);) {
+            char c[32], op[32], formula[32], choice[16], basis[16];
+            double x = 0, y = 0;
+            if (sscanf(line.c_str(), "op %31s %31s %31s %lf %lf %15s", c, op, formula, &x, &y, choice) == 6)
+                printf("  %-15s %-17s %-13s %10.2f %10.2f  %s\n", c, op, formula, x, y, choice);
+            else if (sscanf(line.c_str(), "container %31s %15s %lf %lf %15s", c, choice, &x, &y, basis) == 5)
+                printf("  %-15s takes %-4s (its fully atomic operations: RDMA %.2f us, RPC %.2f us; %s)\n", c, choice,
+                       x, y, strcmp(basis, "priced") == 0 ? "priced" : "by the transport's capabilities");
+        }
+    }
+    check(pgdds_finalize(ctx), "pgdds_finalize");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     options o;
@@ -347,6 +391,7 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    if (o.protocols) return print_protocols();
     if (o.markdown) print_markdown();
     else if (o.json) print_json(o);
     else print_text(o);

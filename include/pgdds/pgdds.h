@@ -1276,6 +1276,30 @@ PGDDS_API pgdds_status_t pgdds_hashmap_owner(pgdds_hashmap_t map, const void *ke
  * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
  *         for a NULL handle or output, PGDDS_ERR_OUT_OF_BOUNDS for a rank out of range */
 PGDDS_API pgdds_status_t pgdds_hashmap_protocol(pgdds_hashmap_t map, int rank, int *protocol);
+/** Why the containers of this context take the protocols they do: the costs measured for
+ * PGDDS_CONTAINER_PROTOCOL=auto (collectively, at the first container creation of the context,
+ * or at the first call of this function if it comes first: then it is collective) and each
+ * operation's formulas priced with them. Lines of text, fields separated by spaces:
+ *   costs MODE RANKS A R W RPC      mode (auto, rdma, rpc), the ranks that measured (0: not
+ *                                   measured: no rank reaches another only through the
+ *                                   network, or another mode), microseconds per remote atomic,
+ *                                   get, put with flush and RPC round trip, job means
+ *   op CONTAINER OPERATION FORMULA RDMA RPC CHOICE
+ *                                   the one-sided protocol's formula (nA+nR+nW+nM, M a message
+ *                                   to the owner), its price and one call's, in microseconds,
+ *                                   and the cheaper (- when not measured)
+ *   container KIND PROTOCOL RDMA RPC BASIS
+ *                                   the protocol a container of that kind takes now towards
+ *                                   ranks it does not map, the summed prices of its fully atomic
+ *                                   operations, and whether they decided (priced) or the
+ *                                   transport's capabilities did (capabilities)
+ * @param ctx      the context
+ * @param text     gets the text, NUL-terminated
+ * @param size     in: the bytes text holds; out: the bytes the report needs with its NUL
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_OUT_OF_BOUNDS when text is too small (*size says how much is needed),
+ *         PGDDS_ERR_INVALID_ARG for NULL arguments */
+PGDDS_API pgdds_status_t pgdds_container_protocols(pgdds_context_t ctx, char *text, size_t *size);
 typedef int (*pgdds_hashmap_visit_t)(const void *key, void *value, void *arg);
 /** Visits every entry of this rank's part (between phases: no operation may overlap).
  * value points into the table and may be modified in place; a nonzero return of visit stops.
@@ -1442,6 +1466,18 @@ PGDDS_API pgdds_status_t pgdds_queue_capacity(pgdds_queue_t queue, uint64_t *cap
  * @param host_rank gets the rank
  * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
 PGDDS_API pgdds_status_t pgdds_queue_host(pgdds_queue_t queue, int *host_rank);
+/** How this rank's push, pop and size reach the queue's host (PGDDS_CONTAINER_PROTOCOL, chosen
+ * at creation; "RDMA or RPC" above pgdds_hashmap_options_t). Under PGDDS_PROTOCOL_RPC a push,
+ * a pop of up to max elements and a size are one call each to the host, which runs the kind's
+ * protocol on its own memory with the caller's promise; a push is then complete on return (a
+ * FastQueue's needs no flush). A push under RPC carries at most 256 MiB less 1 KiB of
+ * elements (PGDDS_ERR_INVALID_ARG beyond); a pop takes at most that many bytes.
+ * @param queue    the queue
+ * @param protocol gets PGDDS_PROTOCOL_DIRECT (load/store), PGDDS_PROTOCOL_RDMA or
+ *         PGDDS_PROTOCOL_RPC (never AUTO)
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         for a NULL handle or output */
+PGDDS_API pgdds_status_t pgdds_queue_protocol(pgdds_queue_t queue, int *protocol);
 /** @name Resize and migrate
  * Collective. resize keeps the elements (FULL if new_capacity < size); migrate moves
  * the queue and its elements to another host (B + nW). */
@@ -1792,6 +1828,16 @@ typedef int (*pgdds_keytable_visit_t)(const void *key, size_t key_len, void *val
  *         called from a visitor of the same table's foreach_local (the visitor's calls on the key
  *         it visits fail with it too) */
 PGDDS_API pgdds_status_t pgdds_keytable_foreach_local(pgdds_keytable_t table, pgdds_keytable_visit_t visit, void *arg);
+/** How this rank's put, atomic_u64 and remove reach a rank's partition (PGDDS_CONTAINER_PROTOCOL,
+ * chosen at creation as for the containers). Under PGDDS_PROTOCOL_RPC each is one active message
+ * to the owner, which locks, updates and releases the entry on its own memory (asked again while
+ * someone else holds it); get stays one-sided and insert is a message to the owner under both.
+ * @param table    the key table
+ * @param rank     the rank whose partition is meant
+ * @param protocol gets PGDDS_PROTOCOL_DIRECT (load/store), PGDDS_PROTOCOL_RDMA or PGDDS_PROTOCOL_RPC
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         for a NULL handle or output, PGDDS_ERR_OUT_OF_BOUNDS for a rank out of range */
+PGDDS_API pgdds_status_t pgdds_keytable_protocol(pgdds_keytable_t table, int rank, int *protocol);
 
 /** @} */
 

@@ -125,6 +125,13 @@ template <class T, int Kind> class queue {
         check(pgdds_queue_host(h_, &r));
         return r;
     }
+    // How this rank's push and pop reach the host: PGDDS_PROTOCOL_DIRECT, _RDMA or _RPC.
+    int protocol() const
+    {
+        int p;
+        check(pgdds_queue_protocol(h_, &p));
+        return p;
+    }
     void resize(uint64_t new_capacity) const { check(pgdds_queue_resize(h_, new_capacity)); }  // collective
     void migrate(int new_host) const { check(pgdds_queue_migrate(h_, new_host)); }              // collective
 

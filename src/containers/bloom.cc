@@ -76,6 +76,7 @@ unsigned char bloom_contains_at(direct_memory &m, uint8_t *b, uint64_t mask)
 status bloom_filter::create(runtime *rt, uint64_t expected_items, double rate, bloom_filter *&out)
 {
     const char *who = "pgdds_bloom_create";
+    measure_protocol_costs(rt, who);  // collective, first of all
     status st = PGDDS_OK;
     bloom_geometry g{0, 0};
     if (!(rate > 0 && rate < 1))
@@ -86,7 +87,7 @@ status bloom_filter::create(runtime *rt, uint64_t expected_items, double rate, b
     uint64_t rate_bits;
     memcpy(&rate_bits, &rate, sizeof rate_bits);
     int protocol = PGDDS_PROTOCOL_RDMA;
-    if (st == PGDDS_OK) st = choose_protocol(rt, who, PGDDS_PROTOCOL_AUTO, protocol);
+    if (st == PGDDS_OK) st = choose_protocol(rt, who, priced_kind::bloom, PGDDS_PROTOCOL_AUTO, protocol);
     st = agree_arguments(rt, who, st, {expected_items, rate_bits, uint64_t(protocol)});
     if (st != PGDDS_OK) return st;
     std::unique_ptr<bloom_filter> b(new bloom_filter(rt));

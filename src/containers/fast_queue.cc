@@ -17,16 +17,20 @@
 
 namespace pgdds::containers {
 
-status queue::fast_push(const char *who, bool local, const uint8_t *src, size_t count)
+status queue::fast_push(const char *who, bool local, const uint8_t *src, size_t count, bool defer)
 {
     return with_memory(who, local, [&](auto &m) -> status {
         uint64_t first = 0;
         status st = reserve_push_phased(m, who, count, queue_layout::head, head_seen_, first);
         if (st != PGDDS_OK) return st;
         if constexpr (std::decay_t<decltype(m)>::load_store) {
-            deferring_memory later(rt);  // visible after a flush, as a put would be
-            put_elements(later, first, src, count);
-        } else put_elements(m, first, src, count);
+            if (defer) {
+                deferring_memory later(rt);  // visible after a flush, as a put would be
+                put_elements(later, first, src, count);
+                return m.result();
+            }
+        }
+        put_elements(m, first, src, count);
         return m.result();
     });
 }

@@ -59,6 +59,7 @@ status hash_map::create(runtime *rt, const pgdds_hashmap_params_t &params, const
                         hash_map *&out)
 {
     const char *who = "pgdds_hashmap_create";
+    measure_protocol_costs(rt, who);  // collective, first of all
     std::unique_ptr<hash_map> m(new (std::nothrow) hash_map(rt));
     status st = PGDDS_OK;
     const uint64_t known = PGDDS_HASHMAP_OPTION_HASH | PGDDS_HASHMAP_OPTION_MAX_PROBES | PGDDS_HASHMAP_OPTION_PROTOCOL;
@@ -83,13 +84,15 @@ status hash_map::create(runtime *rt, const pgdds_hashmap_params_t &params, const
         probes = options->max_probes;
     int protocol = PGDDS_PROTOCOL_RDMA;
     if (st == PGDDS_OK)
-        st = choose_protocol(rt, who,
+        st = choose_protocol(rt, who, priced_kind::hashmap,
                              options && (options->field_mask & PGDDS_HASHMAP_OPTION_PROTOCOL) ? options->protocol
                                                                                             : PGDDS_PROTOCOL_AUTO,
                              protocol);
     st = agree_arguments(rt, who, st, {params.key_size, params.value_size, params.capacity, probes, uint64_t(protocol)});
     if (st != PGDDS_OK) return st;
     m->settle_protocol(protocol);
+    m->cp_find_one_sided_ =
+        protocol == PGDDS_PROTOCOL_RPC && one_sided_cheaper(rt, priced_kind::hashmap, "find/CP_FIND");
 
     m->key_size_ = params.key_size;
     m->value_size_ = params.value_size;
@@ -547,11 +550,20 @@ status hash_map::find(const char *who, const void *key, void *value, unsigned co
     key_place p = place(table_, key);
     st = check_local(who, concurrent, p.owner);
     if (st != PGDDS_OK) return st;
-    if (calls_owner(p.owner)) return call_owner(who, call_find, p.owner, concurrent, key, nullptr, 0, value, value_size_);
     bool atomic = atomic_under(concurrent, PGDDS_CP_FIND);
     auto k = static_cast<const uint8_t *>(key);
     auto v = static_cast<uint8_t *>(value);
-    st = with_memory(who, concurrent & PGDDS_CP_LOCAL, [&](auto &m) { return find_with(m, who, k, v, p, atomic); });
+    if (calls_owner(p.owner) && (atomic || !cp_find_one_sided_))
+        return call_owner(who, call_find, p.owner, concurrent, key, nullptr, 0, value, value_size_);
+    if (calls_owner(p.owner)) {
+        // A CP_FIND find only reads (no atomic meets the owner's CPU atomics): one R, priced
+        // below a call.
+        fabric_memory m(ctx, rt->rank());
+        st = find_with(m, who, k, v, p, false);
+        if (m.failed()) st = fail_prefix(m.result(), who);
+    } else {
+        st = with_memory(who, concurrent & PGDDS_CP_LOCAL, [&](auto &m) { return find_with(m, who, k, v, p, atomic); });
+    }
     return st == PGDDS_ERR_NOT_FOUND ? fail(st, "%s: no such key", who) : st;
 }
 

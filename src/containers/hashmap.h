@@ -140,6 +140,8 @@ class hash_map : public container {
     pgdds_hash_fn_t hash_fn_ = nullptr;
     void *hash_arg_ = nullptr;
     uint64_t max_probes_ = 1024;
+    // Under RPC, auto priced a CP_FIND find's one read below a call: such finds read one-sidedly.
+    bool cp_find_one_sided_ = false;
     hash_table table_;
 };
 

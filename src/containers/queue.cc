@@ -2,6 +2,7 @@
 // view, and the C ABI. The push/pop protocols are in fast_queue.cc, circular_queue.cc and
 // checksum_queue.cc.
 #include "queue.h"
+#include "rpc.h"
 
 namespace pgdds::containers {
 
@@ -23,6 +24,9 @@ void queue::set_storage(int host, pgdds_gptr_t base, uint64_t capacity)
 
 namespace {
 
+// The calls a host serves (rpc.h).
+enum : uint32_t { call_push = 1, call_pop, call_size };
+
 status check_shape(const char *who, int kind, size_t elem_size, uint64_t capacity)
 {
     if (kind != PGDDS_QUEUE_FAST && kind != PGDDS_QUEUE_CIRCULAR && kind != PGDDS_QUEUE_CHECKSUM)
@@ -41,6 +45,7 @@ status check_shape(const char *who, int kind, size_t elem_size, uint64_t capacit
 status queue::create(runtime *rt, const pgdds_queue_params_t &p, queue *&out)
 {
     const char *who = "pgdds_queue_create";
+    measure_protocol_costs(rt, who);  // collective, first of all
     status st = PGDDS_OK;
     if (p.field_mask != 0)
         st = fail(PGDDS_ERR_INVALID_ARG, "%s: params->field_mask 0x%llx names no known optional field", who,
@@ -48,7 +53,15 @@ status queue::create(runtime *rt, const pgdds_queue_params_t &p, queue *&out)
     else if (p.host_rank < 0 || p.host_rank >= rt->nranks())
         st = fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: host_rank %d is not in 0..%d", who, p.host_rank, rt->nranks() - 1);
     else st = check_shape(who, p.kind, p.elem_size, p.capacity);
-    st = agree_arguments(rt, who, st, {uint64_t(p.kind), p.elem_size, p.capacity, uint64_t(p.host_rank)});
+    int protocol = PGDDS_PROTOCOL_RDMA;
+    if (st == PGDDS_OK)
+        st = choose_protocol(rt, who,
+                             p.kind == PGDDS_QUEUE_FAST       ? priced_kind::fast_queue
+                             : p.kind == PGDDS_QUEUE_CIRCULAR ? priced_kind::circular_queue
+                                                              : priced_kind::checksum_queue,
+                             PGDDS_PROTOCOL_AUTO, protocol);
+    st = agree_arguments(rt, who, st,
+                         {uint64_t(p.kind), p.elem_size, p.capacity, uint64_t(p.host_rank), uint64_t(protocol)});
     if (st != PGDDS_OK) return st;
     pgdds_gptr_t base = PGDDS_GPTR_NULL;
     if (rt->rank() == p.host_rank)
@@ -59,8 +72,14 @@ status queue::create(runtime *rt, const pgdds_queue_params_t &p, queue *&out)
     if (st == PGDDS_OK) {
         q.reset(new (std::nothrow) queue(rt, p.kind, p.elem_size, p.capacity, p.host_rank, base));
         if (!q) st = fail(PGDDS_ERR_NO_MEMORY, "%s: out of host memory", who);
+        else q->settle_protocol(protocol);
     }
     st = agree(rt, who, st);
+    if (st == PGDDS_OK && protocol == PGDDS_PROTOCOL_RPC) {
+        rpc_enroll(q.get());  // no call reaches the host before it serves calls
+        st = rt->barrier(who);
+        if (st != PGDDS_OK) rpc_withdraw(q.get());
+    }
     if (st != PGDDS_OK) {
         if (rt->rank() == p.host_rank && base != PGDDS_GPTR_NULL) rt->allocator().free(gptr::offset(base));
         return st;
@@ -90,7 +109,8 @@ status queue::create_per_rank(runtime *rt, const char *who, int kind, size_t ele
 
 status queue::destroy(const char *who)
 {
-    status st = rt->barrier(who);
+    status st = rt->barrier(who);  // every call answered: callers wait for their replies
+    if (protocol == PGDDS_PROTOCOL_RPC) rpc_withdraw(this);
     release_storage();
     return st;
 }
@@ -129,13 +149,25 @@ status queue::push(const char *who, const void *elems, size_t count, unsigned co
         return fail(PGDDS_ERR_FULL, "%s: %zu elements never fit in a queue of capacity %llu", who, count,
                     (unsigned long long)capacity_);
     unsigned others = concurrent & ~PGDDS_CP_LOCAL;
+    if (kind_ == PGDDS_QUEUE_FAST && (others & PGDDS_CP_POP))
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: a FastQueue cannot push while pops run (PGDDS_CP_POP); use a "
+                    "circular or checksum queue", who);
     auto src = static_cast<const uint8_t *>(elems);
+    if (local || !calls_owner(host_)) return push_here(who, local, src, count, others, true);
+    if (count > rpc_max_bytes / elem_size_)  // all or nothing: one message
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: %zu elements of %zu bytes exceed one call to the host (%zu bytes, "
+                    "PGDDS_PROTOCOL_RPC); push fewer at a time", who, count, elem_size_, rpc_max_bytes);
+    std::vector<uint8_t> reply;
+    st = call_host(who, call_push, concurrent, src, count * elem_size_, reply);
+    if (st == PGDDS_OK && !reply.empty())
+        return fail(PGDDS_ERR_TRANSPORT, "%s: rank %d replied with %zu bytes, not 0", who, host_, reply.size());
+    return st;
+}
+
+status queue::push_here(const char *who, bool local, const uint8_t *src, size_t count, unsigned others, bool defer)
+{
     switch (kind_) {
-    case PGDDS_QUEUE_FAST:
-        if (others & PGDDS_CP_POP)
-            return fail(PGDDS_ERR_INVALID_ARG, "%s: a FastQueue cannot push while pops run (PGDDS_CP_POP); use a "
-                        "circular or checksum queue", who);
-        return fast_push(who, local, src, count);
+    case PGDDS_QUEUE_FAST: return fast_push(who, local, src, count, defer);
     case PGDDS_QUEUE_CIRCULAR: return circular_push(who, local, src, count, others != PGDDS_CP_PUSH);
     default: return checksum_push(who, local, src, count);
     }
@@ -153,19 +185,47 @@ status queue::pop(const char *who, void *elems, size_t max, size_t &popped, unsi
                     rt->rank());
     rt->complete_deferred(rt->current_vci());  // this thread's pushes come first
     unsigned others = concurrent & ~PGDDS_CP_LOCAL;
+    if (kind_ == PGDDS_QUEUE_FAST && (others & PGDDS_CP_PUSH))
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: a FastQueue cannot pop while pushes run (PGDDS_CP_PUSH); use a "
+                    "circular or checksum queue", who);
     auto dst = static_cast<uint8_t *>(elems);
+    if (local || !calls_owner(host_)) return pop_here(who, local, dst, max, popped, others);
+    // Up to max: never more than the queue holds, nor than one reply carries.
+    uint64_t want = std::min<uint64_t>({max, capacity_, rpc_max_bytes / elem_size_});
+    std::vector<uint8_t> reply;
+    st = call_host(who, call_pop, concurrent, &want, sizeof want, reply);
+    if (st != PGDDS_OK) return st;
+    if (reply.empty() || reply.size() % elem_size_ || reply.size() / elem_size_ > want)
+        return fail(PGDDS_ERR_TRANSPORT, "%s: rank %d replied with %zu bytes, not 1..%llu elements of %zu", who, host_,
+                    reply.size(), (unsigned long long)want, elem_size_);
+    memcpy(dst, reply.data(), reply.size());
+    popped = reply.size() / elem_size_;
+    return PGDDS_OK;
+}
+
+status queue::pop_here(const char *who, bool local, uint8_t *dst, size_t max, size_t &popped, unsigned others)
+{
     switch (kind_) {
-    case PGDDS_QUEUE_FAST:
-        if (others & PGDDS_CP_PUSH)
-            return fail(PGDDS_ERR_INVALID_ARG, "%s: a FastQueue cannot pop while pushes run (PGDDS_CP_PUSH); use a "
-                        "circular or checksum queue", who);
-        return fast_pop(who, local, dst, max, popped);
+    case PGDDS_QUEUE_FAST: return fast_pop(who, local, dst, max, popped);
     case PGDDS_QUEUE_CIRCULAR: return circular_pop(who, local, dst, max, popped, others != PGDDS_CP_POP);
     default: return checksum_pop(who, local, dst, max, popped, others != PGDDS_CP_POP);
     }
 }
 
 status queue::size(const char *who, uint64_t &count)
+{
+    if (!calls_owner(host_)) return size_here(who, count);
+    std::vector<uint8_t> reply;
+    status st = call_host(who, call_size, 0, nullptr, 0, reply);
+    if (st != PGDDS_OK) return st;
+    if (reply.size() != sizeof count)
+        return fail(PGDDS_ERR_TRANSPORT, "%s: rank %d replied with %zu bytes, not %zu", who, host_, reply.size(),
+                    sizeof count);
+    memcpy(&count, reply.data(), sizeof count);
+    return PGDDS_OK;
+}
+
+status queue::size_here(const char *who, uint64_t &count)
 {
     uint64_t h = 0, t = 0;
     status st = with_memory(who, false, [&](auto &m) {
@@ -175,6 +235,67 @@ status queue::size(const char *who, uint64_t &count)
     });
     if (st == PGDDS_OK) count = t > h ? std::min(t - h, capacity_) : 0;
     return st;
+}
+
+// ---------------------------------------------------------------------------------------------
+// RPC (rpc.h): the caller's side, then the host's
+// ---------------------------------------------------------------------------------------------
+status queue::call_host(const char *who, uint32_t op, unsigned concurrent, const void *args, size_t len,
+                        std::vector<uint8_t> &reply)
+{
+    try {
+        std::vector<rpc_call> calls(1);
+        calls[0].owner = host_;
+        calls[0].args.assign(static_cast<const uint8_t *>(args), static_cast<const uint8_t *>(args) + len);
+        status st = rpc_exchange(this, who, op, concurrent, calls, [] { return PGDDS_OK; });
+        if (st == PGDDS_OK) reply.swap(calls[0].reply);
+        return st;
+    } catch (const std::bad_alloc &) {
+        return fail(PGDDS_ERR_NO_MEMORY, "%s: out of host memory", who);
+    }
+}
+
+// The host runs the call with the caller's promise on its own memory (every atomic on a queue
+// served by RPC is a CPU atomic). A served FastQueue push stores at once: the caller's push is
+// complete when the reply comes.
+status queue::serve(int src, uint32_t op, unsigned concurrent, const uint8_t *args, size_t len,
+                    std::vector<uint8_t> &out)
+{
+    static const char *const names[] = {"", "pgdds_queue_push", "pgdds_queue_pop", "pgdds_queue_size"};
+    if (op < call_push || op > call_size)
+        return fail(PGDDS_ERR_INVALID_ARG, "queue: rank %d sent unknown call %u", src, op);
+    const char *who = names[op];
+    if (rt->rank() != host_)
+        return fail(PGDDS_ERR_STATE, "%s: rank %d no longer hosts the queue (rank %d does)", who, rt->rank(), host_);
+    status st = check_promise(who, concurrent & ~PGDDS_CP_LOCAL, PGDDS_CP_PUSH | PGDDS_CP_POP);
+    if (st != PGDDS_OK) return st;
+    const unsigned others = concurrent & ~PGDDS_CP_LOCAL;
+    const bool fast = kind_ == PGDDS_QUEUE_FAST;
+    switch (op) {
+    case call_push:
+        if (len == 0 || len % elem_size_ || len / elem_size_ > capacity_ || (fast && (others & PGDDS_CP_POP)))
+            return fail(PGDDS_ERR_INVALID_ARG, "%s: rank %d sent a malformed call (%zu bytes)", who, src, len);
+        return push_here(who, false, args, len / elem_size_, others, false);
+    case call_pop: {
+        uint64_t max = 0;
+        if (len == sizeof max) memcpy(&max, args, sizeof max);
+        if (max == 0 || max > capacity_ || (fast && (others & PGDDS_CP_PUSH)))
+            return fail(PGDDS_ERR_INVALID_ARG, "%s: rank %d sent a malformed call (%zu bytes)", who, src, len);
+        const size_t base = out.size();
+        out.resize(base + size_t(max) * elem_size_);
+        size_t popped = 0;
+        st = pop_here(who, false, out.data() + base, size_t(max), popped, others);
+        out.resize(st == PGDDS_OK ? base + popped * elem_size_ : base);
+        return st;
+    }
+    default: {  // call_size
+        uint64_t count = 0;
+        st = size_here(who, count);
+        if (st == PGDDS_OK) out.insert(out.end(), reinterpret_cast<uint8_t *>(&count),
+                                       reinterpret_cast<uint8_t *>(&count) + sizeof count);
+        return st;
+    }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -261,7 +382,7 @@ status queue::resize(const char *who, uint64_t new_capacity)
     if (rt->rank() == host_)
         recompute_checksums_local(direct_memory::load64(local_ + queue_layout::head),
                                   direct_memory::load64(local_ + queue_layout::tail));
-    return PGDDS_OK;
+    return settled(who);
 }
 
 status queue::migrate(const char *who, int new_host)
@@ -289,8 +410,12 @@ status queue::migrate(const char *who, int new_host)
     }
     if (rt->rank() == host_) rt->allocator().free(gptr::offset(base_));
     set_storage(new_host, fresh, capacity_);
-    return PGDDS_OK;
+    return settled(who);
 }
+
+// A rank done with a resize or migrate may call the host while it is still in it: under RPC no
+// call leaves before every rank has the new storage.
+status queue::settled(const char *who) { return protocol == PGDDS_PROTOCOL_RPC ? rt->barrier(who) : PGDDS_OK; }
 
 status resolve_queue(pgdds_queue *h, const char *who, queue *&out) { return resolve(h, queue_magic, who, "queue", out); }
 
@@ -395,6 +520,17 @@ PGDDS_API pgdds_status_t pgdds_queue_host(pgdds_queue_t q, int *host_rank)
     if (st != PGDDS_OK) return st;
     if (!host_rank) return fail(PGDDS_ERR_INVALID_ARG, "%s: host_rank is NULL", who);
     *host_rank = impl->host();
+    return PGDDS_OK;
+}
+
+PGDDS_API pgdds_status_t pgdds_queue_protocol(pgdds_queue_t q, int *protocol)
+{
+    const char *who = "pgdds_queue_protocol";
+    queue *impl = nullptr;
+    status st = resolve_queue(q, who, impl);
+    if (st != PGDDS_OK) return st;
+    if (!protocol) return fail(PGDDS_ERR_INVALID_ARG, "%s: protocol is NULL", who);
+    *protocol = impl->protocol_to(impl->host());
     return PGDDS_OK;
 }
 

@@ -49,8 +49,14 @@ class queue : public container {
     // The host frees the storage (the caller made sure no rank still uses it).
     void release_storage();
 
+    // Under PGDDS_PROTOCOL_RPC a rank that does not reach the host by load/store sends each
+    // push, pop and size as one call to the host (rpc.h), which runs the same protocol on its
+    // own memory with the caller's promise.
     status push(const char *who, const void *elems, size_t count, unsigned concurrent);
     status pop(const char *who, void *elems, size_t max, size_t &popped, unsigned concurrent);
+    // A call of another rank, on the host (rpc.h).
+    status serve(int src, uint32_t op, unsigned concurrent, const uint8_t *args, size_t len,
+                 std::vector<uint8_t> &out) override;
     status local_view(const char *who, void *&elems, size_t &count);
     status size(const char *who, uint64_t &count);
     status resize(const char *who, uint64_t new_capacity);  // collective
@@ -68,6 +74,7 @@ class queue : public container {
   private:
     queue(runtime *rt, int kind, size_t elem_size, uint64_t capacity, int host, pgdds_gptr_t base);
     void set_storage(int host, pgdds_gptr_t base, uint64_t capacity);
+    status settled(const char *who);
 
     template <class Mem> typename Mem::address at(uint64_t offset) const
     {
@@ -103,8 +110,18 @@ class queue : public container {
     template <class Mem>
     status advance_ready(Mem &m, const char *who, uint64_t counter, uint64_t first, uint64_t count, bool in_order) const;
 
+    // Push and pop on memory this rank reaches (the arguments checked): the kind's protocol.
+    // `defer`: a FastQueue push on one node may keep its stores back until the calling thread's
+    // next flush (not for a call served for another rank, whose push is complete at the reply).
+    status push_here(const char *who, bool local, const uint8_t *src, size_t count, unsigned others, bool defer);
+    status pop_here(const char *who, bool local, uint8_t *dst, size_t max, size_t &popped, unsigned others);
+    status size_here(const char *who, uint64_t &count);
+    // The host's answer to one call.
+    status call_host(const char *who, uint32_t op, unsigned concurrent, const void *args, size_t len,
+                     std::vector<uint8_t> &reply);
+
     // The protocols, one file per kind.
-    status fast_push(const char *who, bool local, const uint8_t *src, size_t count);
+    status fast_push(const char *who, bool local, const uint8_t *src, size_t count, bool defer);
     status fast_pop(const char *who, bool local, uint8_t *dst, size_t max, size_t &popped);
     status circular_push(const char *who, bool local, const uint8_t *src, size_t count, bool in_order);
     status circular_pop(const char *who, bool local, uint8_t *dst, size_t max, size_t &popped, bool in_order);

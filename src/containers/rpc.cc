@@ -1,6 +1,7 @@
 // Remote procedure calls to the owner of a container's part: routes, the wire, the owner's side.
 #include "rpc.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -125,7 +126,184 @@ void forget(rpc_pending &p)
 
 }  // namespace
 
-status choose_protocol(runtime *rt, const char *who, int requested, int &out)
+// ---------------------------------------------------------------------------------------------
+// The measured choice (auto)
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+// An operation's one-sided protocol in remote operations (thesis ch. 8): atomics, reads, writes
+// and messages to the owner (a key-table remove asks the owner to reclaim the entry it holds).
+// `decides`: one of the container's fully atomic operations (promise 0), whose costs choose its
+// protocol; the others are priced for the report.
+struct priced_op {
+    priced_kind kind;
+    const char *container;
+    const char *op;
+    int a, r, w, m;
+    bool decides;
+};
+const priced_op priced_ops[] = {
+    {priced_kind::hashmap, "hashmap", "insert", 2, 0, 1, 0, true},
+    {priced_kind::hashmap, "hashmap", "find", 2, 1, 0, 0, true},
+    {priced_kind::hashmap, "hashmap", "erase", 2, 1, 0, 0, true},
+    {priced_kind::hashmap, "hashmap", "insert/CP_INSERT", 1, 0, 1, 0, false},
+    {priced_kind::hashmap, "hashmap", "find/CP_FIND", 0, 1, 0, 0, false},
+    {priced_kind::fast_queue, "fast_queue", "push", 1, 0, 1, 0, true},
+    {priced_kind::fast_queue, "fast_queue", "pop", 1, 1, 0, 0, true},
+    {priced_kind::circular_queue, "circular_queue", "push", 2, 0, 1, 0, true},
+    {priced_kind::circular_queue, "circular_queue", "pop", 2, 1, 0, 0, true},
+    {priced_kind::checksum_queue, "checksum_queue", "push", 1, 0, 2, 0, true},
+    {priced_kind::checksum_queue, "checksum_queue", "pop", 2, 2, 0, 0, true},
+    {priced_kind::bloom, "bloom", "insert", 1, 0, 0, 0, true},
+    {priced_kind::bloom, "bloom", "contains", 0, 1, 0, 0, true},
+    {priced_kind::keytable, "keytable", "put", 2, 1, 1, 0, true},
+    {priced_kind::keytable, "keytable", "atomic_u64", 3, 0, 0, 0, true},
+    {priced_kind::keytable, "keytable", "remove", 1, 0, 0, 1, true},
+};
+
+// Microseconds, averaged over the ranks that measured.
+struct protocol_costs {
+    bool measured = false;
+    double a = 0, r = 0, w = 0, rpc = 0;
+    int ranks = 0;  // that measured
+};
+
+std::mutex costs_lock;
+std::map<pgdds_context_t, protocol_costs> &all_costs()
+{
+    static auto *m = new std::map<pgdds_context_t, protocol_costs>();  // never destroyed, as the registry
+    return *m;
+}
+
+double rdma_price(const priced_op &o, const protocol_costs &c)
+{
+    return o.a * c.a + o.r * c.r + o.w * c.w + o.m * c.rpc;
+}
+
+// Auto's choice for `kind` from the measured costs: RPC where one call per operation costs less
+// than the one-sided protocols of the kind's deciding operations, summed. One protocol per
+// container: every atomic on a part is a CPU atomic (RPC) or the transport's (RDMA), never both.
+bool rpc_cheaper(priced_kind kind, const protocol_costs &c, double &rdma, double &rpc)
+{
+    rdma = rpc = 0;
+    for (const priced_op &o : priced_ops)
+        if (o.kind == kind && o.decides) {
+            rdma += rdma_price(o, c);
+            rpc += c.rpc;
+        }
+    return rpc < rdma;
+}
+
+// A container that serves empty calls: the RPC round trip measured.
+struct probe final : container {
+    explicit probe(runtime *r) : container(r) {}
+    status serve(int, uint32_t, unsigned, const uint8_t *, size_t, std::vector<uint8_t> &) override { return PGDDS_OK; }
+};
+
+// The median microseconds of `rounds` runs of op, after a few unmeasured ones; a failure stops.
+// The median, as a busy node delays some runs many times over.
+template <class Op> status time_us(int rounds, double &out, Op op)
+{
+    for (int i = 0; i < 4; ++i)
+        if (status st = op(); st != PGDDS_OK) return st;
+    std::vector<double> us(size_t(rounds), 0.0);
+    for (double &u : us) {
+        const double start = now_seconds();
+        if (status st = op(); st != PGDDS_OK) return st;
+        u = (now_seconds() - start) * 1e6;
+    }
+    std::nth_element(us.begin(), us.begin() + rounds / 2, us.end());
+    out = us[size_t(rounds / 2)];
+    return PGDDS_OK;
+}
+
+status measure(runtime *rt, const char *who, protocol_costs &out)
+{
+    // The first rank after this one that is reached only through the network.
+    int peer = -1;
+    for (int i = 1; i < rt->nranks() && peer < 0; ++i) {
+        int r = (rt->rank() + i) % rt->nranks();
+        if (!rt->peer_base(r)) peer = r;
+    }
+    int32_t mine = peer >= 0, any = 0;
+    status st = rt->allreduce(who, &mine, &any, 1, PGDDS_INT32, PGDDS_OP_MAX);
+    if (st != PGDDS_OK || !any) return st;
+    pgdds_gptr_t word = PGDDS_GPTR_NULL;
+    st = agree(rt, who, alloc_zeroed(rt, who, cache_line, cache_line, word));
+    parts where;
+    if (st == PGDDS_OK) st = gather_parts(rt, who, word, cache_line, where);
+    if (st != PGDDS_OK) {
+        if (word != PGDDS_GPTR_NULL) rt->allocator().free(gptr::offset(word));
+        return st;
+    }
+    probe p(rt);
+    rpc_enroll(&p);
+    st = rt->barrier(who);  // every rank serves before any calls
+    double sums[5] = {0, 0, 0, 0, 0};  // A, R, W, RPC, ranks
+    status mst = PGDDS_OK;
+    if (st == PGDDS_OK && peer >= 0) {
+        const pgdds_gptr_t target = where.global[size_t(peer)];
+        const int rounds = 32;
+        uint64_t v = 0;
+        std::vector<rpc_call> calls(1);
+        calls[0].owner = peer;
+        mst = time_us(rounds, sums[0], [&] { return pgdds_atomic_u64(p.ctx, target, PGDDS_AOP_ADD, 1, &v); });
+        if (mst == PGDDS_OK) mst = time_us(rounds, sums[1], [&] { return pgdds_get(p.ctx, &v, target, sizeof v); });
+        if (mst == PGDDS_OK)
+            mst = time_us(rounds, sums[2], [&] {
+                status s = pgdds_put(p.ctx, target, &v, sizeof v);
+                return s == PGDDS_OK ? pgdds_flush(p.ctx) : s;
+            });
+        if (mst == PGDDS_OK)
+            mst = time_us(rounds, sums[3], [&] { return rpc_exchange(&p, who, 0, 0, calls, [] { return PGDDS_OK; }); });
+        sums[4] = mst == PGDDS_OK;
+        if (mst != PGDDS_OK) sums[0] = sums[1] = sums[2] = sums[3] = 0;
+    }
+    // Every call answered before the probe goes (callers wait for their replies).
+    status bst = rt->barrier(who);
+    rpc_withdraw(&p);
+    rt->allocator().free(gptr::offset(word));
+    if (st == PGDDS_OK) st = bst;
+    double total[5];
+    if (st == PGDDS_OK) st = rt->allreduce(who, sums, total, 5, PGDDS_DOUBLE, PGDDS_OP_SUM);
+    if (st == PGDDS_OK && total[4] > 0) {
+        out.measured = true;
+        out.a = total[0] / total[4];
+        out.r = total[1] / total[4];
+        out.w = total[2] / total[4];
+        out.rpc = total[3] / total[4];
+        out.ranks = int(total[4]);
+    }
+    if (st == PGDDS_OK && mst != PGDDS_OK)
+        PGDDS_LOG(LOG_WARN, "containers: rank %d could not measure its peer: %s", rt->rank(), pgdds_last_error());
+    return st;
+}
+
+}  // namespace
+
+void measure_protocol_costs(runtime *rt, const char *who)
+{
+    if (rt->cfg().container_protocol != container_protocol_mode::automatic) return;
+    {
+        std::lock_guard<std::mutex> guard(costs_lock);
+        if (all_costs().count(rt->handle())) return;
+    }
+    const std::string interrupted_error = pgdds_last_error();
+    protocol_costs c;
+    status st = measure(rt, who, c);
+    if (st != PGDDS_OK) {
+        PGDDS_LOG(LOG_WARN, "containers: the protocol costs were not measured (%s); auto follows the transport's "
+                  "capabilities", pgdds_last_error());
+        c = protocol_costs{};
+    } else if (c.measured && rt->rank() == 0) {
+        PGDDS_LOG(LOG_INFO, "containers: measured A %.2f us, R %.2f us, W %.2f us, RPC %.2f us", c.a, c.r, c.w, c.rpc);
+    }
+    fail(PGDDS_OK, "%s", interrupted_error.c_str());
+    std::lock_guard<std::mutex> guard(costs_lock);
+    all_costs()[rt->handle()] = c;
+}
+
+status choose_protocol(runtime *rt, const char *who, priced_kind kind, int requested, int &out)
 {
     if (requested != PGDDS_PROTOCOL_AUTO && requested != PGDDS_PROTOCOL_RDMA && requested != PGDDS_PROTOCOL_RPC)
         return fail(PGDDS_ERR_INVALID_ARG, "%s: protocol %d is none of PGDDS_PROTOCOL_AUTO, PGDDS_PROTOCOL_RDMA and "
@@ -138,16 +316,79 @@ status choose_protocol(runtime *rt, const char *who, int requested, int &out)
     case container_protocol_mode::rdma: out = PGDDS_PROTOCOL_RDMA; break;
     case container_protocol_mode::rpc: out = PGDDS_PROTOCOL_RPC; break;
     case container_protocol_mode::automatic: {
-        // Where the transport's one-sided operations need the target's CPU (atomics emulated
-        // by the target, or manual progress: ofi tcp;ofi_rxm, UCX tcp), every remote A, R and W
-        // is already a round trip that the owner serves, and an RPC is one for the whole
-        // operation. Elsewhere (native atomics) the one-sided protocols need nothing of the owner.
+        protocol_costs c;
+        {
+            std::lock_guard<std::mutex> guard(costs_lock);
+            auto it = all_costs().find(rt->handle());
+            if (it != all_costs().end()) c = it->second;
+        }
+        double rdma, rpc;
+        if (c.measured) {
+            out = rpc_cheaper(kind, c, rdma, rpc) ? PGDDS_PROTOCOL_RPC : PGDDS_PROTOCOL_RDMA;
+            break;
+        }
+        // Not measured (no rank reaches another only through the network, or the measurement
+        // failed): where the transport's one-sided operations need the target's CPU, every
+        // remote A, R and W is already a round trip that the owner serves.
         transport *net = rt->network();
         out = net && net->caps().needs_target_progress ? PGDDS_PROTOCOL_RPC : PGDDS_PROTOCOL_RDMA;
         break;
     }
     }
     return PGDDS_OK;
+}
+
+bool one_sided_cheaper(runtime *rt, priced_kind kind, const char *op)
+{
+    if (rt->cfg().container_protocol != container_protocol_mode::automatic) return false;
+    protocol_costs c;
+    {
+        std::lock_guard<std::mutex> guard(costs_lock);
+        auto it = all_costs().find(rt->handle());
+        if (it == all_costs().end() || !it->second.measured) return false;
+        c = it->second;
+    }
+    for (const priced_op &o : priced_ops)
+        if (o.kind == kind && strcmp(o.op, op) == 0) return rdma_price(o, c) < c.rpc;
+    return false;
+}
+
+std::string protocol_report(runtime *rt)
+{
+    protocol_costs c;
+    {
+        std::lock_guard<std::mutex> guard(costs_lock);
+        auto it = all_costs().find(rt->handle());
+        if (it != all_costs().end()) c = it->second;
+    }
+    const char *mode = rt->cfg().container_protocol == container_protocol_mode::rdma  ? "rdma"
+                       : rt->cfg().container_protocol == container_protocol_mode::rpc ? "rpc"
+                                                                                       : "auto";
+    char line[256];
+    snprintf(line, sizeof line, "costs %s %d %.3f %.3f %.3f %.3f\n", mode, c.measured ? c.ranks : 0, c.a, c.r, c.w,
+             c.rpc);
+    std::string text = line;
+    for (const priced_op &o : priced_ops) {
+        const double rdma = rdma_price(o, c);
+        snprintf(line, sizeof line, "op %s %s %dA+%dR+%dW+%dM %.3f %.3f %s\n", o.container, o.op, o.a, o.r, o.w, o.m,
+                 rdma, c.rpc, !c.measured ? "-" : c.rpc < rdma ? "rpc" : "rdma");
+        text += line;
+    }
+    static const std::pair<priced_kind, const char *> kinds[] = {
+        {priced_kind::hashmap, "hashmap"}, {priced_kind::fast_queue, "fast_queue"},
+        {priced_kind::circular_queue, "circular_queue"}, {priced_kind::checksum_queue, "checksum_queue"},
+        {priced_kind::bloom, "bloom"}, {priced_kind::keytable, "keytable"}};
+    for (auto &k : kinds) {
+        int chosen = PGDDS_PROTOCOL_RDMA;
+        choose_protocol(rt, "pgdds_container_protocols", k.first, PGDDS_PROTOCOL_AUTO, chosen);
+        double rdma = 0, rpc = 0;
+        rpc_cheaper(k.first, c, rdma, rpc);
+        snprintf(line, sizeof line, "container %s %s %.3f %.3f %s\n", k.second,
+                 chosen == PGDDS_PROTOCOL_RPC ? "rpc" : "rdma", rdma, rpc,
+                 c.measured ? "priced" : "capabilities");
+        text += line;
+    }
+    return text;
 }
 
 void container::settle_protocol(int chosen)
@@ -251,3 +492,38 @@ status rpc_finish(container *c, const char *who, std::vector<rpc_call> &calls, s
 }
 
 }  // namespace pgdds::containers
+
+// ---------------------------------------------------------------------------------------------
+// C ABI
+// ---------------------------------------------------------------------------------------------
+using namespace pgdds;
+using namespace pgdds::containers;
+
+extern "C" {
+
+PGDDS_API pgdds_status_t pgdds_container_protocols(pgdds_context_t ctx, char *text, size_t *size)
+{
+    const char *who = "pgdds_container_protocols";
+    runtime *rt = runtime::from(ctx);
+    if (!rt) return fail(ctx ? PGDDS_ERR_STATE : PGDDS_ERR_INVALID_ARG, "%s: the context is %s", who,
+                         ctx ? "not live (finalized?)" : "NULL");
+    if (!rt->thread_allowed()) return rt->check_thread(who);
+    if (!size) return fail(PGDDS_ERR_INVALID_ARG, "%s: size is NULL", who);
+    if (!text && *size) return fail(PGDDS_ERR_INVALID_ARG, "%s: text is NULL", who);
+    measure_protocol_costs(rt, who);
+    std::string report;
+    try {
+        report = protocol_report(rt);
+    } catch (const std::bad_alloc &) {
+        return fail(PGDDS_ERR_NO_MEMORY, "%s: out of host memory", who);
+    }
+    const size_t capacity = *size;
+    *size = report.size() + 1;
+    if (capacity < report.size() + 1)
+        return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: the report has %zu bytes with its NUL, the buffer %zu (*size now "
+                    "holds the size needed)", who, report.size() + 1, capacity);
+    memcpy(text, report.c_str(), report.size() + 1);
+    return PGDDS_OK;
+}
+
+}  // extern "C"

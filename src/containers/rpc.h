@@ -12,14 +12,36 @@
 
 #include "common.h"
 
+#include <string>
 #include <vector>
 
 namespace pgdds::containers {
 
-// The protocol a container created with `requested` (PGDDS_PROTOCOL_AUTO, _RDMA or _RPC; AUTO
-// takes PGDDS_CONTAINER_PROTOCOL) uses towards the ranks it does not reach by load/store.
-// INVALID_ARG for any other value. The caller agrees on it with the other ranks.
-status choose_protocol(runtime *rt, const char *who, int requested, int &out);
+// The operations whose costs decide a container's protocol under auto, by kind (the thesis'
+// formulas, docs/containers.md "RDMA or RPC").
+enum class priced_kind { hashmap, fast_queue, circular_queue, checksum_queue, bloom, keytable };
+
+// Under PGDDS_CONTAINER_PROTOCOL=auto, measures once per context (collective: every create
+// calls it first, on every rank, before anything that may fail) one remote atomic (A), get (R),
+// put with flush (W) and RPC round trip from each rank to a peer it reaches only through the
+// network, averaged over the job. Nothing to measure where every rank maps every other (shm):
+// the choice is then today's. Never fails: a failed measurement is logged and the choice falls
+// back to the transport's capabilities.
+void measure_protocol_costs(runtime *rt, const char *who);
+
+// The protocol a container of `kind` created with `requested` (PGDDS_PROTOCOL_AUTO, _RDMA or
+// _RPC; AUTO takes PGDDS_CONTAINER_PROTOCOL) uses towards the ranks it does not reach by
+// load/store. INVALID_ARG for any other value. The caller agrees on it with the other ranks.
+status choose_protocol(runtime *rt, const char *who, priced_kind kind, int requested, int &out);
+
+// Whether auto measured the costs and priced operation `op` of `kind` (as named in the
+// report) cheaper one-sidedly than by a call: a read-only operation (no atomic meets the owner's
+// CPU atomics) may then take its one-sided protocol inside a container served by RPC.
+bool one_sided_cheaper(runtime *rt, priced_kind kind, const char *op);
+
+// The measured costs, each operation's priced protocols and auto's choice per container kind,
+// as lines of text (pgdds_container_protocols).
+std::string protocol_report(runtime *rt);
 
 // Makes `c` serve calls (collective, in the same order on every rank, before the create's last
 // barrier: a call may arrive as soon as its caller's create returns). rpc_withdraw undoes it
@@ -27,6 +49,10 @@ status choose_protocol(runtime *rt, const char *who, int requested, int &out);
 // up can still come: it is refused, or waited for if another thread is serving it).
 void rpc_enroll(container *c);
 void rpc_withdraw(container *c);
+
+// The most argument or reply-data bytes one call carries (one active message, with room for
+// the headers and an explanation).
+constexpr size_t rpc_max_bytes = PGDDS_AM_MAX_PAYLOAD - 1024;
 
 // One call to an owner: the argument bytes, and on success the reply's data.
 struct rpc_call {

@@ -62,13 +62,15 @@ const std::vector<config_var> &config_table()
          "the job's atomicity domain is the CPU. 0 sends every container operation through the "
          "one-sided calls of the C interface instead (tests the network path on one node)."},
         {"PGDDS_CONTAINER_PROTOCOL", var_type::choice, "auto", "auto|rdma|rpc",
-         "How hash maps reach the parts of ranks they cannot load/store: rdma runs the "
-         "operation's one-sided protocol (remote atomics, reads, writes); rpc sends one active "
-         "message to the owner, which runs it on its own memory and replies (one round trip, "
-         "but the owner must progress: any pgdds call, or PGDDS_PROGRESS_THREAD=1). auto: rpc "
-         "where the transport's one-sided operations need the target's CPU anyway (manual "
-         "progress or emulated atomics: ofi tcp;ofi_rxm and shm, UCX tcp), rdma elsewhere "
-         "(pgdds-info lists the choice per transport). A container's options override it."},
+         "How containers (hash maps, queues, Bloom filters, key tables) reach the parts of ranks "
+         "they cannot load/store: rdma runs the operation's one-sided protocol (remote atomics, "
+         "reads, writes); rpc sends one active message to the owner, which runs it on its own "
+         "memory and replies (one round trip, but the owner must progress: any pgdds call, or "
+         "PGDDS_PROGRESS_THREAD=1). auto: at the first container creation the ranks measure a "
+         "remote atomic, get, put and RPC round trip and each container kind takes the protocol "
+         "its operations' formulas price cheaper (pgdds-run -n 2 pgdds-info --protocols shows "
+         "the figures); with nothing to measure (every rank mapped) the containers keep "
+         "load/store. A hash map's options override it."},
         {"PGDDS_PROGRESS_THREAD", var_type::boolean, "0", nullptr,
          "Start a thread that progresses every network context, so ranks that compute without "
          "calling the library stay attentive to active messages and target-side operations."},

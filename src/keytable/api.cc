@@ -177,6 +177,20 @@ PGDDS_API pgdds_status_t pgdds_keytable_remove(pgdds_keytable_t h, const void *k
     return guarded(who, [&] { return t->remove(key, key_len); });
 }
 
+PGDDS_API pgdds_status_t pgdds_keytable_protocol(pgdds_keytable_t h, int rank, int *protocol)
+{
+    const char *who = "pgdds_keytable_protocol";
+    table *t = nullptr;
+    status st = check_table(h, who, t);
+    if (st != PGDDS_OK) return st;
+    if (!protocol) return null_arg(who, "protocol");
+    runtime *rt = runtime::from(t->context());
+    if (!rt || rank < 0 || rank >= rt->nranks())
+        return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: rank %d is not in the job", who, rank);
+    *protocol = t->protocol_to(rank);
+    return PGDDS_OK;
+}
+
 PGDDS_API pgdds_status_t pgdds_keytable_foreach_local(pgdds_keytable_t h, pgdds_keytable_visit_t visit, void *arg)
 {
     const char *who = "pgdds_keytable_foreach_local";

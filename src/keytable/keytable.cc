@@ -2,6 +2,7 @@
 // readers' entry cache, and the owner's side of inserts and removals (active messages).
 #include "keytable.h"
 
+#include "../containers/rpc.h"
 #include "../transport/amo.h"
 
 #include <algorithm>
@@ -28,7 +29,7 @@ table_registry &registry()
 }
 
 // Active messages: a header, then the body of its kind.
-enum : uint32_t { msg_insert = 1, msg_remove = 2, msg_reply = 3 };
+enum : uint32_t { msg_insert = 1, msg_remove = 2, msg_reply = 3, msg_put = 4, msg_atomic = 5, msg_take = 6 };
 struct msg_header {
     uint32_t kind;
     uint32_t table;
@@ -43,9 +44,19 @@ struct remove_body {  // the remover holds the entry: its meta is locked_meta
     uint64_t slot;
     uint64_t locked_meta;
 };
+struct held_body {  // put, atomic, take (remove) under RPC: followed by the key and the value
+    uint64_t match_base;
+    uint64_t key_len;
+    uint64_t value_len;
+    uint64_t value_offset;
+    uint64_t operand;
+    uint32_t op;
+    uint32_t unused;
+};
 struct reply_body {  // followed by the owner's explanation of a failure
     int32_t result;
     uint32_t message_len;
+    uint64_t word;  // an atomic's fetched value
 };
 
 void on_keytable_message(pgdds_context_t ctx, int src, const void *payload, size_t size, void *)
@@ -85,6 +96,31 @@ thread_local visit_mark visiting;
 thread_local uint8_t *record_at = nullptr;
 thread_local std::vector<uint8_t> record_scratch;
 thread_local std::vector<bucket_words> run_buf;
+
+// A handler that reads or writes records runs inside some other operation of its thread, whose
+// record or buckets may be in the scratch space (a read may even be landing there): the
+// handler gets space of its own while it lives.
+class scratch_aside {
+  public:
+    scratch_aside() : at_(record_at)
+    {
+        record_.swap(record_scratch);
+        run_.swap(run_buf);
+    }
+    ~scratch_aside()
+    {
+        record_scratch.swap(record_);
+        run_buf.swap(run_);
+        record_at = at_;
+    }
+    scratch_aside(const scratch_aside &) = delete;
+    scratch_aside &operator=(const scratch_aside &) = delete;
+
+  private:
+    uint8_t *at_;
+    std::vector<uint8_t> record_;
+    std::vector<bucket_words> run_;
+};
 
 // Room for an n-byte record in the thread's scratch space; record_at points there.
 uint8_t *record_space(size_t n)
@@ -200,6 +236,7 @@ status table::create(pgdds_context_t ctx, const pgdds_keytable_params_t &params,
 {
     const char *who = "pgdds_keytable_create";
     runtime *rt = runtime::from(ctx);
+    containers::measure_protocol_costs(rt, who);  // collective, first of all
     std::unique_ptr<table> t(new table());
     t->ctx_ = ctx;
     t->rank_ = rt->rank();
@@ -217,15 +254,24 @@ status table::create(pgdds_context_t ctx, const pgdds_keytable_params_t &params,
     // Every rank must describe the same table; hashes are compared on a probe key.
     const char probe[] = "pgdds key table";
     const key_ref probed = t->address(probe, sizeof probe);
-    uint64_t mine[4] = {t->max_value_size_, t->capacity_, t->hash_ != nullptr, probed.base ^ probed.fingerprint()};
-    uint64_t both[8], agreed[8];
-    for (int i = 0; i < 4; ++i) both[2 * i] = mine[i], both[2 * i + 1] = ~mine[i];
-    status st = rt->allreduce(who, both, agreed, 8, PGDDS_UINT64, PGDDS_OP_MAX);
+    status st = containers::choose_protocol(rt, who, containers::priced_kind::keytable, PGDDS_PROTOCOL_AUTO,
+                                            t->protocol_);
     if (st != PGDDS_OK) return st;
-    for (int i = 0; i < 4; ++i)
+    uint64_t mine[5] = {t->max_value_size_, t->capacity_, t->hash_ != nullptr, probed.base ^ probed.fingerprint(),
+                        uint64_t(t->protocol_)};
+    uint64_t both[10], agreed[10];
+    for (int i = 0; i < 5; ++i) both[2 * i] = mine[i], both[2 * i + 1] = ~mine[i];
+    st = rt->allreduce(who, both, agreed, 10, PGDDS_UINT64, PGDDS_OP_MAX);
+    if (st != PGDDS_OK) return st;
+    for (int i = 0; i < 5; ++i)
         if (agreed[2 * i] != mine[i] || ~agreed[2 * i + 1] != mine[i])
             return fail(PGDDS_ERR_INVALID_ARG, "%s: ranks passed different parameters (max_value_size, "
-                        "capacity_per_rank or hash function)", who);
+                        "capacity_per_rank, hash function or PGDDS_CONTAINER_PROTOCOL)", who);
+    if (t->protocol_ == PGDDS_PROTOCOL_RPC) {
+        // Owners reached by load/store keep the one-sided protocols.
+        t->via_rpc_.assign(size_t(t->nranks_), 0);
+        for (int r = 0; r < t->nranks_; ++r) t->via_rpc_[size_t(r)] = r != t->rank_ && !rt->peer_base(r);
+    }
 
     // The index, zeroed: every slot free.
     uint64_t index_bytes = t->nbuckets_ * bucket_bytes, offset = 0;
@@ -625,58 +671,81 @@ template <class Held> status table::with_entry_held(const char *who, const void 
 status table::put(const void *key, size_t key_len, const void *value, size_t value_len)
 {
     const char *who = "pgdds_keytable_put";
+    if (!via_rpc_.empty()) {
+        key_ref k = address(key, key_len);
+        if (calls_owner(k.owner)) return call_owner(who, k, msg_put, 0, PGDDS_AOP_ADD, 0, value, value_len, nullptr);
+    }
     return with_entry_held(who, key, key_len, [&](runtime &, vci &, segment_access &a, const key_ref &k,
                                                   const entry_ref &e) {
-        // Nobody else writes the record. The whole record goes in one write with its new seal:
-        // a reader that catches part of it sees a seal that does not match, and then meta.
-        const uint64_t record = loc_offset(e.loc);
-        const size_t record_len = record_value_offset(key_len) + value_len;
-        uint8_t *image = record_space(record_len);
-        write_record(image, key, key_len, value, value_len, true);
-        const uint64_t new_len = value_len, hint = make_hint(k.fingerprint(), new_len);
-        const uint64_t hint_at =
-            index_offset_[size_t(k.owner)] + slot_offset_in_index(e.slot) + offsetof(slot_words, hint);
-        status st = a.write(k.owner, record, image, record_len);
-        if (st == PGDDS_OK && new_len != e.value_len) st = a.write(k.owner, hint_at, &hint, sizeof hint);
-        if (st == PGDDS_OK) st = a.commit();
-        // Released with a new version even after a failed write: readers must not trust the old one.
-        const uint64_t released = meta_next_version(e.meta);
-        status rst = release_entry(a, e, released);
-        if (st == PGDDS_OK) st = rst;
-        if (st == PGDDS_OK && cache_ && k.owner != rank_)
-            cache_->store(k.cache_tag(), entry_ref{e.owner, e.slot, released, e.loc, new_len});
-        return st;
+        return put_held(a, k, e, value, value_len);
     });
+}
+
+status table::put_held(segment_access &a, const key_ref &k, const entry_ref &e, const void *value, size_t value_len)
+{
+    // Nobody else writes the record. The whole record goes in one write with its new seal:
+    // a reader that catches part of it sees a seal that does not match, and then meta.
+    const uint64_t record = loc_offset(e.loc);
+    const size_t record_len = record_value_offset(k.len) + value_len;
+    uint8_t *image = record_space(record_len);
+    write_record(image, k.bytes, k.len, value, value_len, true);
+    const uint64_t new_len = value_len, hint = make_hint(k.fingerprint(), new_len);
+    const uint64_t hint_at = index_offset_[size_t(k.owner)] + slot_offset_in_index(e.slot) + offsetof(slot_words, hint);
+    status st = a.write(k.owner, record, image, record_len);
+    if (st == PGDDS_OK && new_len != e.value_len) st = a.write(k.owner, hint_at, &hint, sizeof hint);
+    if (st == PGDDS_OK) st = a.commit();
+    // Released with a new version even after a failed write: readers must not trust the old one.
+    const uint64_t released = meta_next_version(e.meta);
+    status rst = release_entry(a, e, released);
+    if (st == PGDDS_OK) st = rst;
+    if (st == PGDDS_OK && cache_ && k.owner != rank_)
+        cache_->store(k.cache_tag(), entry_ref{e.owner, e.slot, released, e.loc, new_len});
+    return st;
 }
 
 status table::atomic_u64(const void *key, size_t key_len, size_t value_offset, pgdds_aop_t op, uint64_t operand,
                          uint64_t *fetched)
 {
     const char *who = "pgdds_keytable_atomic_u64";
+    if (!via_rpc_.empty()) {
+        key_ref k = address(key, key_len);
+        if (calls_owner(k.owner)) return call_owner(who, k, msg_atomic, value_offset, op, operand, nullptr, 0, fetched);
+    }
     return with_entry_held(who, key, key_len, [&](runtime &, vci &, segment_access &a, const key_ref &k,
                                                   const entry_ref &e) {
-        // The length is the current one and the record stays the key's.
-        uint64_t old = 0;
-        status st;
-        if (value_offset + 8 > e.value_len) {
-            st = fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: the word at value_offset %zu overruns the value (%llu bytes)", who,
-                      value_offset, (unsigned long long)e.value_len);
-        } else {
-            uint64_t word = loc_offset(e.loc) + record_value_offset(key_len) + value_offset;
-            st = a.atomic(k.owner, word, amo_op(op), operand, 0, fetched ? &old : nullptr);
-        }
-        // The version stays: only one word changed, atomically, so concurrent reads stand. The
-        // seal no longer matches, so readers validate by meta until a put seals the record again.
-        status rst = release_entry(a, e, e.meta);
-        if (st == PGDDS_OK) st = rst;
-        if (st == PGDDS_OK && fetched) *fetched = old;
-        return st;
+        return atomic_held(a, k, e, value_offset, op, operand, fetched);
     });
+}
+
+status table::atomic_held(segment_access &a, const key_ref &k, const entry_ref &e, size_t value_offset,
+                          pgdds_aop_t op, uint64_t operand, uint64_t *fetched)
+{
+    // The length is the current one and the record stays the key's.
+    const char *who = "pgdds_keytable_atomic_u64";
+    uint64_t old = 0;
+    status st;
+    if (value_offset + 8 > e.value_len) {
+        st = fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: the word at value_offset %zu overruns the value (%llu bytes)", who,
+                  value_offset, (unsigned long long)e.value_len);
+    } else {
+        uint64_t word = loc_offset(e.loc) + record_value_offset(k.len) + value_offset;
+        st = a.atomic(k.owner, word, amo_op(op), operand, 0, fetched ? &old : nullptr);
+    }
+    // The version stays: only one word changed, atomically, so concurrent reads stand. The
+    // seal no longer matches, so readers validate by meta until a put seals the record again.
+    status rst = release_entry(a, e, e.meta);
+    if (st == PGDDS_OK) st = rst;
+    if (st == PGDDS_OK && fetched) *fetched = old;
+    return st;
 }
 
 status table::remove(const void *key, size_t key_len)
 {
     const char *who = "pgdds_keytable_remove";
+    if (!via_rpc_.empty()) {
+        key_ref k = address(key, key_len);
+        if (calls_owner(k.owner)) return call_owner(who, k, msg_take, 0, PGDDS_AOP_ADD, 0, nullptr, 0, nullptr);
+    }
     return with_entry_held(who, key, key_len, [&](runtime &rt, vci &v, segment_access &a, const key_ref &k,
                                                   const entry_ref &e) {
         if (cache_) cache_->forget(k.owner, k.cache_tag());
@@ -695,6 +764,77 @@ status table::remove(const void *key, size_t key_len)
         if (st != PGDDS_OK) release_entry(a, e, e.meta);  // the owner did not take it
         return st;
     });
+}
+
+int table::protocol_to(int owner) const
+{
+    if (calls_owner(owner)) return PGDDS_PROTOCOL_RPC;
+    runtime *rt = runtime::from(ctx_);
+    return owner == rank_ || (rt && rt->peer_base(owner)) ? PGDDS_PROTOCOL_DIRECT : PGDDS_PROTOCOL_RDMA;
+}
+
+// ---------------------------------------------------------------------------------------------
+// RPC: the caller asks until the owner finds the entry free
+// ---------------------------------------------------------------------------------------------
+status table::call_owner(const char *who, const key_ref &k, uint32_t kind, size_t value_offset, pgdds_aop_t op,
+                         uint64_t operand, const void *value, size_t value_len, uint64_t *word)
+{
+    runtime *rt;
+    vci *v = nullptr;
+    status st = enter(who, rt, v);
+    if (st != PGDDS_OK) return st;
+    try {
+        if (cache_ && kind == msg_take) cache_->forget(k.owner, k.cache_tag());
+        msg_header h{kind, id_, 0};
+        held_body b{k.base, k.len, value_len, value_offset, operand, uint32_t(op), 0};
+        std::vector<uint8_t> message(sizeof h + sizeof b + k.len + value_len);
+        memcpy(message.data(), &h, sizeof h);
+        memcpy(message.data() + sizeof h, &b, sizeof b);
+        memcpy(message.data() + sizeof h + sizeof b, k.bytes, k.len);
+        if (value_len) memcpy(message.data() + sizeof h + sizeof b + k.len, value, value_len);
+        return retry_until_settled(*rt, *v, who, [&](bool &settled) {
+            status st = request(*rt, *v, who, k.owner, message, word);
+            settled = st != PGDDS_ERR_AGAIN;  // busy: someone else held the entry
+            return st;
+        });
+    } catch (const std::bad_alloc &) {
+        return fail(PGDDS_ERR_NO_MEMORY, "%s: out of host memory", who);
+    }
+}
+
+// The owner tries the operation's steps once on its own memory: PGDDS_ERR_AGAIN when the entry
+// is held by someone else (the caller asks again; a handler never waits for a lock).
+status table::owner_held(runtime &rt, uint32_t kind, const uint8_t *body, size_t len, uint64_t &word)
+{
+    static const char *const names[] = {"pgdds_keytable_put", "pgdds_keytable_atomic_u64", "pgdds_keytable_remove"};
+    const char *who = names[kind - msg_put];
+    held_body b;
+    if (len < sizeof b) return fail(PGDDS_ERR_INVALID_ARG, "%s: malformed request (%zu bytes)", who, len);
+    memcpy(&b, body, sizeof b);
+    if (b.key_len > max_key_len || b.value_len > max_value_size_ || b.key_len + b.value_len != len - sizeof b)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: malformed request (%zu bytes)", who, len);
+    const uint8_t *key = body + sizeof b;
+    key_ref k{key, size_t(b.key_len), rank_, b.match_base, home_bucket(b.match_base, nbuckets_),
+              key_identity(key, size_t(b.key_len))};
+    // A handler inside this thread's visit of the entry finds it held, as any other holder's.
+    const visit_mark visited = visiting;
+    visiting = visit_mark{};
+    scratch_aside aside;
+    segment_access a(rt, rt.current_vci(), who);
+    entry_ref e;
+    outcome o;
+    status st = lock_entry(a, k, who, e, o);
+    if (st == PGDDS_OK && o == outcome::busy) st = fail(PGDDS_ERR_AGAIN, "%s: the entry is held", who);
+    else if (st == PGDDS_OK && o == outcome::absent) st = not_found(who, k);
+    else if (st == PGDDS_OK && kind == msg_put) st = put_held(a, k, e, key + b.key_len, size_t(b.value_len));
+    else if (st == PGDDS_OK && kind == msg_atomic)
+        st = atomic_held(a, k, e, size_t(b.value_offset), pgdds_aop_t(b.op), b.operand, &word);
+    else if (st == PGDDS_OK) {
+        std::lock_guard<std::mutex> guard(local_->mutex());
+        local_->reclaim(e.slot);
+    }
+    visiting = visited;
+    return st;
 }
 
 status table::foreach_local(pgdds_keytable_visit_t visit, void *arg)
@@ -773,13 +913,14 @@ void table::on_message(runtime &rt, int src, const uint8_t *payload, size_t size
         reply_body r;
         if (body_len < sizeof r) return;
         memcpy(&r, body, sizeof r);
-        complete_request(h.request, r.result, reinterpret_cast<const char *>(body + sizeof r),
+        complete_request(h.request, r.result, r.word, reinterpret_cast<const char *>(body + sizeof r),
                          std::min<size_t>(r.message_len, body_len - sizeof r));
         return;
     }
     // A handler runs inside some other call of this thread: keep that call's error message.
     const std::string interrupted_error = pgdds_last_error();
     status st;
+    uint64_t word = 0;
     if (h.kind == msg_insert && body_len >= sizeof(insert_body)) {
         insert_body b;
         memcpy(&b, body, sizeof b);
@@ -789,6 +930,8 @@ void table::on_message(runtime &rt, int src, const uint8_t *payload, size_t size
             st = owner_insert(key_ref{body + sizeof b, size_t(b.key_len), rank_, b.match_base,
                                       home_bucket(b.match_base, nbuckets_), key_identity(body + sizeof b, b.key_len)},
                               body + sizeof b + b.key_len, size_t(b.value_len));
+    } else if (h.kind == msg_put || h.kind == msg_atomic || h.kind == msg_take) {
+        st = owner_held(rt, h.kind, body, body_len, word);
     } else if (h.kind == msg_remove && body_len == sizeof(remove_body)) {
         remove_body b;
         memcpy(&b, body, sizeof b);
@@ -797,7 +940,7 @@ void table::on_message(runtime &rt, int src, const uint8_t *payload, size_t size
         st = fail(PGDDS_ERR_INVALID_ARG, "malformed request (kind %u, %zu bytes)", h.kind, size);
     }
     const char *why = st == PGDDS_OK ? "" : pgdds_last_error();
-    reply_body r{st, uint32_t(strnlen(why, 400))};
+    reply_body r{st, uint32_t(strnlen(why, 400)), word};
     std::vector<uint8_t> reply(sizeof h + sizeof r + r.message_len);
     h.kind = msg_reply;
     memcpy(reply.data(), &h, sizeof h);
@@ -815,10 +958,11 @@ void table::on_message(runtime &rt, int src, const uint8_t *payload, size_t size
 struct table::pending_request {
     std::atomic<bool> done{false};
     status result = PGDDS_OK;
+    uint64_t word = 0;
     std::string message;
 };
 
-status table::request(runtime &rt, vci &v, const char *who, int owner, std::vector<uint8_t> &message)
+status table::request(runtime &rt, vci &v, const char *who, int owner, std::vector<uint8_t> &message, uint64_t *word)
 {
     // A credit: at most request_window requests of this rank in flight to one owner.
     std::atomic<int> &in_flight = in_flight_[size_t(owner)];
@@ -844,15 +988,17 @@ status table::request(runtime &rt, vci &v, const char *who, int owner, std::vect
     in_flight.fetch_sub(1, std::memory_order_release);
     if (st != PGDDS_OK) return st;
     if (req.result != PGDDS_OK) return fail(req.result, "%s: rank %d: %s", who, owner, req.message.c_str());
+    if (word) *word = req.word;
     return PGDDS_OK;
 }
 
-void table::complete_request(uint64_t id, status result, const char *message, size_t message_len)
+void table::complete_request(uint64_t id, status result, uint64_t word, const char *message, size_t message_len)
 {
     std::lock_guard<std::mutex> guard(requests_lock_);
     auto it = requests_.find(id);
     if (it == requests_.end()) return;  // its requester gave up waiting
     it->second->result = result;
+    it->second->word = word;
     it->second->message.assign(message, message_len);
     it->second->done.store(true, std::memory_order_release);
 }

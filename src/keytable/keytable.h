@@ -21,6 +21,12 @@
 //           fast inserter is slowed, never dropped.
 //   remove  lock the entry one-sidedly, then an active message asks the owner to take it out
 //           of the index and free it (an owner-local removal does that itself).
+// Under PGDDS_PROTOCOL_RPC (PGDDS_CONTAINER_PROTOCOL, as for the containers) put, atomic and
+// remove, the operations that lock an entry (2A and more), are one active message each to the
+// owner, which tries the same steps on its own memory once and replies; an entry held by
+// someone else is answered "busy" and the caller asks again, so no handler ever waits for a
+// lock. get stays one-sided (one R with the cache: no call is cheaper), insert was a message
+// already. Owners reached by load/store keep the one-sided protocols.
 // Local keys take the local search path (§3.6.3): the same steps on the owner's memory, no
 // communication (atomics stay in the job's atomicity domain).
 #pragma once
@@ -92,6 +98,8 @@ class table {
 
     // Owner side of the active messages.
     void on_message(runtime &rt, int src, const uint8_t *payload, size_t size);
+    // How this rank's put, atomic and remove reach `owner` (PGDDS_PROTOCOL_DIRECT, _RDMA, _RPC).
+    int protocol_to(int owner) const;
 
   private:
     class records_in_segment final : public match_table::record_allocator {
@@ -154,13 +162,26 @@ class table {
     // that entry is key k's own.
     status check_not_visiting(const key_ref &k, uint64_t slot, const char *who, bool &visited) const;
 
+    // The steps of put, atomic and remove once the entry is held (by this rank, or by the owner
+    // serving a call).
+    status put_held(segment_access &a, const key_ref &k, const entry_ref &e, const void *value, size_t value_len);
+    status atomic_held(segment_access &a, const key_ref &k, const entry_ref &e, size_t value_offset, pgdds_aop_t op,
+                       uint64_t operand, uint64_t *fetched);
+    bool calls_owner(int owner) const { return !via_rpc_.empty() && via_rpc_[size_t(owner)]; }
+    // Under RPC: asks the owner to run `kind` on key k until it is not busy.
+    status call_owner(const char *who, const key_ref &k, uint32_t kind, size_t value_offset, pgdds_aop_t op,
+                      uint64_t operand, const void *value, size_t value_len, uint64_t *word);
+
     // Owner side.
+    status owner_held(runtime &rt, uint32_t kind, const uint8_t *body, size_t len, uint64_t &word);
     status owner_insert(const key_ref &k, const void *value, size_t value_len);
     status owner_reclaim(uint64_t slot, uint64_t locked_meta);
 
     // Requests to owners, with flow control.
-    status request(runtime &rt, vci &v, const char *who, int owner, std::vector<uint8_t> &message);
-    void complete_request(uint64_t id, status result, const char *message, size_t message_len);
+    // `word`, if given, gets the reply's word (an atomic's fetched value).
+    status request(runtime &rt, vci &v, const char *who, int owner, std::vector<uint8_t> &message,
+                   uint64_t *word = nullptr);
+    void complete_request(uint64_t id, status result, uint64_t word, const char *message, size_t message_len);
 
     uint64_t meta_offset(int rank, uint64_t slot) const { return index_offset_[rank] + meta_offset_in_index(slot); }
     uint64_t bucket_offset(int rank, uint64_t b) const { return index_offset_[rank] + b * bucket_bytes; }
@@ -178,6 +199,8 @@ class table {
     std::unique_ptr<records_in_segment> records_;
     std::unique_ptr<match_table> local_;
     std::unique_ptr<entry_cache> cache_;
+    int protocol_ = PGDDS_PROTOCOL_RDMA;
+    std::vector<char> via_rpc_;  // under RPC: the owners called (those not reached by load/store)
 
     std::mutex requests_lock_;
     std::unordered_map<uint64_t, pending_request *> requests_;

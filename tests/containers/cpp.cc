@@ -134,6 +134,7 @@ static void test_queues(pgdds::context &ctx)
 {
     {
         pgdds::fast_queue<int> q(ctx, uint64_t(10 * n), n - 1);
+        T_CHECK(me != n - 1 || q.protocol() != PGDDS_PROTOCOL_RPC);  // the host never calls itself
         for (int i = 0; i < 10; ++i) T_CHECK(q.push(me * 100 + i));
         T_CHECK(!q.push(std::vector<int>(uint64_t(n) * 10, 0)));  // all or nothing
         ctx.barrier();

@@ -339,6 +339,44 @@ static void test_push_complete_at_flush(int kind)
     T_OK(pgdds_queue_destroy(q));
 }
 
+/* The route each rank's push and pop take to the host (pgdds_queue_protocol): under
+ * PGDDS_CONTAINER_PROTOCOL=rpc, over the network, the other ranks call the host; under rdma they
+ * never do; the host never calls itself. The operations above ran on that route. Then every
+ * rank pushes two elements, every rank's size counts all of them, and the last rank pops them. */
+static void test_protocol(int kind)
+{
+    pgdds_queue_t q = make_queue(kind, 4 * (uint64_t)n, 0);
+    const char *want = getenv("PGDDS_CONTAINER_PROTOCOL");
+    int protocol = -1;
+    T_STATUS(pgdds_queue_protocol(NULL, &protocol), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_queue_protocol(q, NULL), PGDDS_ERR_INVALID_ARG);
+    T_OK(pgdds_queue_protocol(q, &protocol));
+    T_CHECK_MSG(protocol == PGDDS_PROTOCOL_DIRECT || protocol == PGDDS_PROTOCOL_RDMA || protocol == PGDDS_PROTOCOL_RPC,
+                "protocol %d", protocol);
+    if (me == 0 || (want && strcmp(want, "rdma") == 0))
+        T_CHECK_MSG(protocol != PGDDS_PROTOCOL_RPC, "%s: rank %d calls the host (rank 0) under %s", kind_name[kind], me,
+                    want ? want : "auto");
+    else if (want && strcmp(want, "rpc") == 0 && t_network)
+        T_CHECK_MSG(protocol == PGDDS_PROTOCOL_RPC, "%s: rank %d reaches the host over the network by protocol %d "
+                    "under rpc", kind_name[kind], me, protocol);
+    struct elem e[2] = {elem_of(me, 0), elem_of(me, 1)};
+    T_OK(pgdds_queue_push(q, e, 2, 0));
+    T_OK(pgdds_barrier(ctx));
+    uint64_t size = 0;
+    T_OK(pgdds_queue_size(q, &size));
+    T_CHECK_MSG(size == 2 * (uint64_t)n, "%s: size %llu, not %d", kind_name[kind], (unsigned long long)size, 2 * n);
+    T_OK(pgdds_barrier(ctx));
+    struct tally t;
+    tally_init(&t, 2);
+    if (me == n - 1) drain(q, &t, 3, 0);
+    uint64_t pushed[64];
+    for (int r = 0; r < n; ++r) pushed[r] = 2;
+    tally_check(&t, pushed, kind_name[kind]);
+    T_OK(pgdds_barrier(ctx));
+    T_OK(pgdds_queue_destroy(q));
+    T_STATUS(pgdds_queue_protocol(q, &protocol), PGDDS_ERR_INVALID_ARG);
+}
+
 static void test_bad_input(void)
 {
     pgdds_queue_params_t p = {0, PGDDS_QUEUE_FAST, 8, 16, 0};
@@ -396,6 +434,7 @@ int main(void)
         test_local_resize_migrate(kind);
         test_resize_after_laps(kind);
         test_push_complete_at_flush(kind);
+        test_protocol(kind);
     }
     test_bad_input();
     return t_finish(ctx, "containers/queue");

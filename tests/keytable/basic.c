@@ -249,6 +249,27 @@ static void test_atomics(pgdds_keytable_t t)
     T_OK(pgdds_barrier(ctx));
 }
 
+/* The route of put, atomic and remove to every partition (pgdds_keytable_protocol): a rank
+ * never calls itself; under PGDDS_CONTAINER_PROTOCOL=rdma no rank is called, under rpc every
+ * partition not mapped here is (the operations above took that route). */
+static void test_protocol(pgdds_keytable_t t)
+{
+    const char *want = getenv("PGDDS_CONTAINER_PROTOCOL");
+    const char *shm = getenv("PGDDS_SHM");
+    int protocol = -1;
+    T_STATUS(pgdds_keytable_protocol(NULL, 0, &protocol), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_keytable_protocol(t, 0, NULL), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_keytable_protocol(t, n, &protocol), PGDDS_ERR_OUT_OF_BOUNDS);
+    T_STATUS(pgdds_keytable_protocol(t, -1, &protocol), PGDDS_ERR_OUT_OF_BOUNDS);
+    for (int r = 0; r < n; ++r) {
+        T_OK(pgdds_keytable_protocol(t, r, &protocol));
+        if (r == me) T_CHECK_MSG(protocol == PGDDS_PROTOCOL_DIRECT, "own partition by protocol %d", protocol);
+        else if (want && strcmp(want, "rdma") == 0) T_CHECK_MSG(protocol != PGDDS_PROTOCOL_RPC, "rank %d called", r);
+        else if (want && strcmp(want, "rpc") == 0 && shm && strcmp(shm, "off") == 0)
+            T_CHECK_MSG(protocol == PGDDS_PROTOCOL_RPC, "rank %d reached by protocol %d under rpc", r, protocol);
+    }
+}
+
 int main(void)
 {
     ctx = t_init(NULL);
@@ -262,6 +283,7 @@ int main(void)
     test_remove_reinsert(t);
     test_foreach(t);
     test_atomics(t);
+    test_protocol(t);
     T_OK(pgdds_keytable_destroy(t));
     return t_finish(ctx, "keytable/basic");
 }
