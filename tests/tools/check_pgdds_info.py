@@ -50,8 +50,13 @@ def main():
             ports = [t for t in built if t["component"]]
             expect(ports or (head["usable"] is False and "no RDMA device" in head["detail"]),
                    f"verbs neither lists ports nor says there is no device: {built}")
-    # Only what has code behind it: the library has no CUDA code, so no CUDA claim.
-    expect(not any("cuda" in k.lower() for k in doc["build"]), f"build options {sorted(doc['build'])}")
+    # CUDA is claimed exactly when the GPU layer is built with it, and the devices are those the
+    # CUDA runtime sees now, with the reason when it sees none.
+    cuda, gpu = doc["build"].get("cuda"), doc.get("gpu", {})
+    expect(cuda in ("no",) or (cuda or "").startswith("yes (CUDA runtime "), f"build option cuda: {cuda}")
+    expect(gpu.get("built") == (cuda != "no"), f"gpu {gpu} against build option cuda {cuda}")
+    expect(gpu.get("devices", -1) > 0 or (gpu.get("devices") == 0 and (gpu.get("detail") or not gpu.get("built"))),
+           f"gpu devices without a reason: {gpu}")
 
     text = run(info)
     for name in names:
