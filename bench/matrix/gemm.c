@@ -15,7 +15,8 @@
 #include <cblas.h>
 #include <math.h>
 
-static const char *const algo_names[] = {"stationary-C", "stationary-A", "stationary-B", "SUMMA"};
+static const char *const algo_names[] = {"stationary-C", "stationary-A", "stationary-B", "SUMMA", "steal-random",
+                                         "steal-locality"};
 
 static void gen(uint64_t i, uint64_t j, void *v, void *arg)
 {
@@ -125,13 +126,13 @@ int main(int argc, char **argv)
 
     /* The inter-node roofline (thesis §7.3): per rank and iteration, 2mkn/(p sqrt p) + mn/p flops
      * over the bytes that move: A and B tiles for stationary-C, B and C for stationary-A, A and C
-     * for stationary-B and, like stationary-C, A and B for SUMMA. The local roof is the local
+     * for stationary-B and, like stationary-C, A and B for SUMMA and the stealing variants. The local roof is the local
      * GEMM's intensity (A, B and C from memory) times the memory bandwidth, capped by the peak. */
     const double N = (double)n, w = 8, P = (double)p, sp = sqrt(P);
     const double flops = 2 * N * N * N / (P * sp) + N * N / P;
     const double local_roof = fmin(peak, flops / (w * 3 * N * N / P) * mem);
     const char *transport = pgdds_transport_name(ctx);
-    for (int algo = 0; algo < 4; ++algo) {
+    for (int algo = 0; algo < 6; ++algo) {
         double best = 1e300;
         for (uint64_t r = 0; r < reps; ++r) {
             pgdds_barrier(ctx);

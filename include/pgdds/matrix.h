@@ -261,7 +261,15 @@ typedef enum {
     /* SUMMA: for each k, A's tile column is broadcast along grid rows and B's tile row along
      * grid columns (team collectives), then every rank updates its C tiles. A, B and C must
      * share one grid. */
-    PGDDS_GEMM_SUMMA = 3
+    PGDDS_GEMM_SUMMA = 3,
+    /* Stationary C with work stealing (thesis §7.4): each C tile's k steps are claimed one at a
+     * time by a fetch-add on the tile's counter, by its owner first; a rank that has finished
+     * its own tiles claims steps of other ranks' tiles, sums its products privately and
+     * accumulates the sum into the tile. Victims are visited in a random order ... */
+    PGDDS_GEMM_STEAL_RANDOM = 4,
+    /* ... or, locality-aware, those whose A and B tiles this rank reaches by load/store first
+     * (its own, then its node's), randomly among equals. */
+    PGDDS_GEMM_STEAL_LOCALITY = 5
 } pgdds_gemm_algorithm_t;
 
 /** C = alpha * A * B + beta * C; collective.

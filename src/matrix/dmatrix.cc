@@ -174,6 +174,15 @@ status dmatrix::accumulate_tile(const char *who, uint64_t ti, uint64_t tj, const
     return st != PGDDS_OK ? st : un;
 }
 
+status dmatrix::read_tile(const char *who, uint64_t ti, uint64_t tj, std::vector<char> &buf, const void *&data) const
+{
+    if ((data = reachable(ti, tj)) != nullptr) return PGDDS_OK;
+    buf.resize(lay_.tile_rows_of(ti) * lay_.tile_cols_of(tj) * lay_.esize);
+    data = buf.data();
+    status st = pgdds_get(ctx, buf.data(), tile_gptr(ti, tj), buf.size());
+    return st == PGDDS_OK ? st : fail_prefix(st, who);
+}
+
 status dmatrix::fill(const char *who, pgdds_dmatrix_generator_t gen, void *arg) const
 {
     for (uint64_t ti = 0; ti < lay_.tgrid_rows; ++ti)

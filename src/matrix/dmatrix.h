@@ -66,6 +66,8 @@ class dmatrix : public containers::container {
     status slice(const char *who, uint64_t row0, uint64_t col0, uint64_t nrows, uint64_t ncols, void *buf,
                  uint64_t ld, bool put) const;
     status fill(const char *who, pgdds_dmatrix_generator_t gen, void *arg) const;
+    // Tile (ti, tj) to read: in place where this rank reaches it, else copied into buf.
+    status read_tile(const char *who, uint64_t ti, uint64_t tj, std::vector<char> &buf, const void *&data) const;
 
   private:
     explicit dmatrix(runtime *r) : container(r) {}

@@ -194,7 +194,7 @@ status check_gemm(const char *who, double alpha, const dmatrix &a, const dmatrix
     auto u = [](uint64_t v) { return (unsigned long long)v; };
     if (a.ctx != c.ctx || b.ctx != c.ctx) return fail(PGDDS_ERR_INVALID_ARG, "%s: the matrices belong to different contexts", who);
     if (&c == &a || &c == &b) return fail(PGDDS_ERR_INVALID_ARG, "%s: C is also %s (C must be a matrix of its own)", who, &c == &a ? "A" : "B");
-    if (algorithm < PGDDS_GEMM_STATIONARY_C || algorithm > PGDDS_GEMM_SUMMA)
+    if (algorithm < PGDDS_GEMM_STATIONARY_C || algorithm > PGDDS_GEMM_STEAL_LOCALITY)
         return fail(PGDDS_ERR_INVALID_ARG, "%s: algorithm %d is not a pgdds_gemm_algorithm_t", who, algorithm);
     if (la.dtype != lc.dtype || lb.dtype != lc.dtype)
         return fail(PGDDS_ERR_INVALID_ARG, "%s: the types differ (A %d, B %d, C %d)", who, int(la.dtype), int(lb.dtype), int(lc.dtype));
@@ -234,7 +234,11 @@ status gemm(const char *who, double alpha, const dmatrix &a, const dmatrix &b, d
         // C is scaled everywhere before any product is added into it.
         scale_mine(c, beta);
         st = pgdds_barrier(c.ctx);
-        if (st == PGDDS_OK) st = stationary_ab(who, alpha, a, b, c, algorithm == PGDDS_GEMM_STATIONARY_B);
+        if (st != PGDDS_OK) break;
+        if (algorithm == PGDDS_GEMM_STEAL_RANDOM || algorithm == PGDDS_GEMM_STEAL_LOCALITY)
+            st = gemm_steal(who, alpha, a, b, c, algorithm == PGDDS_GEMM_STEAL_LOCALITY);
+        else
+            st = stationary_ab(who, alpha, a, b, c, algorithm == PGDDS_GEMM_STATIONARY_B);
         break;
     }
     if (st != PGDDS_OK && std::string(pgdds_last_error()).rfind(who, 0) != 0) st = fail_prefix(st, who);

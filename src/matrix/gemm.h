@@ -9,6 +9,8 @@ namespace pgdds::matrix {
 // answer on every rank, since every rank holds the same layouts.
 status check_gemm(const char *who, double alpha, const dmatrix &a, const dmatrix &b, double beta, const dmatrix &c,
                   int algorithm);
+// Stationary C with work stealing (steal.cc): random victims, or locality-aware ones first.
+status gemm_steal(const char *who, double alpha, const dmatrix &a, const dmatrix &b, const dmatrix &c, bool locality);
 // Collective; after check_gemm.
 status gemm(const char *who, double alpha, const dmatrix &a, const dmatrix &b, double beta, const dmatrix &c,
             int algorithm);

@@ -14,7 +14,8 @@ static int rank, nranks;
 #define TOL_FLOAT 1e-5
 #define TOL_DOUBLE 1e-12
 
-static const char *const algo_names[] = {"stationary-C", "stationary-A", "stationary-B", "SUMMA"};
+static const char *const algo_names[] = {"stationary-C", "stationary-A", "stationary-B", "SUMMA",
+                                         "random stealing", "locality-aware stealing"};
 
 struct gemm_layout {
     const char *name;
@@ -225,7 +226,7 @@ int main(void)
         };
         for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; ++l)
             for (int t = 0; t < 4; ++t)
-                for (int algo = 0; algo < 4; ++algo) {
+                for (int algo = 0; algo < 6; ++algo) {
                     /* The small shapes take one type per layout; the first takes them all. */
                     if (s > 0 && t != (int)((l + s) % 4)) continue;
                     if (algo == PGDDS_GEMM_SUMMA && !layouts[l].summa_ok && P > 1) continue;
