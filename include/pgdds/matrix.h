@@ -289,6 +289,97 @@ PGDDS_API pgdds_status_t pgdds_dmatrix_gemm(double alpha, pgdds_dmatrix_t a, pgd
 
 /** @} */
 
+/** @defgroup libpgdds_smatrix Distributed sparse matrices
+ * A sparse matrix has the layouts of the dense one (pgdds_dmatrix_params_t: shape, element
+ * type, distribution, grid, tile size; the same tile-to-rank rule) with CSR tiles: for a tile
+ * of r rows holding nnz entries, r + 1 row offsets, nnz column indices (uint64_t, counted from
+ * the tile's first column) and nnz values, in the owner's segment. Every rank holds the
+ * directory of the three arrays' global pointers and each tile's entry count, so a tile is
+ * fetched with three gets. Built where SuiteSparse:GraphBLAS is found; local products go
+ * through it. SpMV is pgdds_smatrix_spmm with a one-column B.
+ * @{ */
+
+/** A distributed sparse matrix; opaque. */
+typedef struct pgdds_smatrix *pgdds_smatrix_t;
+
+/** Creates a sparse matrix from coordinate triples; collective, with the same params on every
+ * rank. Any rank may contribute any entry, and entries contributed more than once (by one rank
+ * or several) are summed. Each rank passes its own count of triples.
+ * @param ctx      the context (pgdds_init)
+ * @param params   shape, element type and layout, as for pgdds_dmatrix_create
+ * @param count    this rank's number of triples (0: none; the arrays may then be NULL)
+ * @param rows     count row indices
+ * @param cols     count column indices
+ * @param values   count values of params->dtype
+ * @param matrix   on success, the new matrix
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why), the same on every
+ *         rank: PGDDS_ERR_INVALID_ARG (params as for pgdds_dmatrix_create, NULL arrays),
+ *         PGDDS_ERR_OUT_OF_BOUNDS (an index outside the matrix, on any rank),
+ *         PGDDS_ERR_NO_MEMORY */
+PGDDS_API pgdds_status_t pgdds_smatrix_create_coo(pgdds_context_t ctx, const pgdds_dmatrix_params_t *params, size_t count,
+                                                  const uint64_t *rows, const uint64_t *cols, const void *values,
+                                                  pgdds_smatrix_t *matrix);
+/** Destroys a sparse matrix; collective (it first completes every rank's operations).
+ * @param matrix   the matrix
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
+PGDDS_API pgdds_status_t pgdds_smatrix_destroy(pgdds_smatrix_t matrix);
+/** Describes a sparse matrix: its layout, as pgdds_dmatrix_info, and its entry count.
+ * @param matrix   the matrix
+ * @param info     gets its shape, type and layout
+ * @param nnz      unless NULL, gets the number of entries (after duplicates were summed)
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
+PGDDS_API pgdds_status_t pgdds_smatrix_info(pgdds_smatrix_t matrix, pgdds_dmatrix_info_t *info, uint64_t *nnz);
+/** The size, entry count and owner of tile (ti, tj).
+ * @param matrix   the matrix
+ * @param ti       the tile row
+ * @param tj       the tile column
+ * @param rows     unless NULL, gets the tile's rows
+ * @param cols     unless NULL, gets the tile's columns
+ * @param nnz      unless NULL, gets the tile's entries
+ * @param owner    unless NULL, gets the rank that holds it
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_OUT_OF_BOUNDS for a tile outside the grid */
+PGDDS_API pgdds_status_t pgdds_smatrix_tile_shape(pgdds_smatrix_t matrix, uint64_t ti, uint64_t tj, uint64_t *rows,
+                                                  uint64_t *cols, uint64_t *nnz, int *owner);
+/** Copies CSR tile (ti, tj): three gets, in flight together.
+ * @param matrix   the matrix
+ * @param ti       the tile row
+ * @param tj       the tile column
+ * @param row_offsets room for the tile's rows + 1 offsets
+ * @param col_indices room for its nnz column indices (may be NULL when nnz is 0)
+ * @param values   room for its nnz values (may be NULL when nnz is 0)
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_OUT_OF_BOUNDS, PGDDS_ERR_INVALID_ARG (a NULL array that must hold
+ *         something), PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
+PGDDS_API pgdds_status_t pgdds_smatrix_get_tile(pgdds_smatrix_t matrix, uint64_t ti, uint64_t tj, uint64_t *row_offsets,
+                                                uint64_t *col_indices, void *values);
+/** The arrays of a CSR tile this rank holds, in place (read-only: the pattern is fixed).
+ * @param matrix   the matrix
+ * @param ti       the tile row
+ * @param tj       the tile column
+ * @param row_offsets gets the tile's row offsets
+ * @param col_indices gets its column indices
+ * @param values   gets its values
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_OUT_OF_BOUNDS, PGDDS_ERR_INVALID_ARG (NULL, or another rank's tile) */
+PGDDS_API pgdds_status_t pgdds_smatrix_local_tile(pgdds_smatrix_t matrix, uint64_t ti, uint64_t tj,
+                                                  const uint64_t **row_offsets, const uint64_t **col_indices,
+                                                  const void **values);
+/** C = alpha * A * B + beta * C with A sparse and B, C dense; collective. Stationary C: the
+ * owner of each C tile fetches A(i, k) (three gets) and B(k, j) and multiplies them with
+ * GraphBLAS (GrB_mxm, plus-times). Shapes, types and tilings must conform as for
+ * pgdds_dmatrix_gemm; anything else is PGDDS_ERR_INVALID_ARG on every rank, C untouched.
+ * @param alpha    the product's factor
+ * @param a        A, sparse, m x k
+ * @param b        B, dense, k x n
+ * @param beta     C's factor
+ * @param c        C, dense, m x n
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_INVALID_ARG, PGDDS_ERR_NO_MEMORY, PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
+PGDDS_API pgdds_status_t pgdds_smatrix_spmm(double alpha, pgdds_smatrix_t a, pgdds_dmatrix_t b, double beta,
+                                            pgdds_dmatrix_t c);
+/** @} */
+
 #ifdef __cplusplus
 }
 #endif

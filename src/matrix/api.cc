@@ -1,17 +1,11 @@
 // The C entry points of include/pgdds/matrix.h: handle checks, argument checks, then dmatrix.
 #include "gemm.h"
 
-struct pgdds_dmatrix {
-    uint64_t magic;
-    pgdds::matrix::dmatrix *impl;
-};
-
 using namespace pgdds;
 using namespace pgdds::matrix;
 
 namespace {
 
-constexpr uint64_t dmatrix_magic = 0x70674d617472ull;  // "pgMatr"
 constexpr const char *what = "dense matrix";
 
 // Runs op(matrix) on a live handle after checking that the caller's pointer `p` (named `name`)

@@ -187,15 +187,9 @@ bool whole(double x) { return std::isfinite(x) && x == std::trunc(x) && std::fab
 
 }  // namespace
 
-status check_gemm(const char *who, double alpha, const dmatrix &a, const dmatrix &b, double beta, const dmatrix &c,
-                  int algorithm)
+status check_conform(const char *who, const layout &la, const layout &lb, const layout &lc)
 {
-    const layout &la = a.lay(), &lb = b.lay(), &lc = c.lay();
     auto u = [](uint64_t v) { return (unsigned long long)v; };
-    if (a.ctx != c.ctx || b.ctx != c.ctx) return fail(PGDDS_ERR_INVALID_ARG, "%s: the matrices belong to different contexts", who);
-    if (&c == &a || &c == &b) return fail(PGDDS_ERR_INVALID_ARG, "%s: C is also %s (C must be a matrix of its own)", who, &c == &a ? "A" : "B");
-    if (algorithm < PGDDS_GEMM_STATIONARY_C || algorithm > PGDDS_GEMM_STEAL_LOCALITY)
-        return fail(PGDDS_ERR_INVALID_ARG, "%s: algorithm %d is not a pgdds_gemm_algorithm_t", who, algorithm);
     if (la.dtype != lc.dtype || lb.dtype != lc.dtype)
         return fail(PGDDS_ERR_INVALID_ARG, "%s: the types differ (A %d, B %d, C %d)", who, int(la.dtype), int(lb.dtype), int(lc.dtype));
     if (la.rows != lc.rows || la.cols != lb.rows || lb.cols != lc.cols)
@@ -205,15 +199,33 @@ status check_gemm(const char *who, double alpha, const dmatrix &a, const dmatrix
         return fail(PGDDS_ERR_INVALID_ARG, "%s: tilings do not conform: A tiles %llu x %llu, B %llu x %llu, C %llu x %llu "
                     "(A's tile rows must be C's, A's tile columns B's tile rows, B's tile columns C's)", who,
                     u(la.tile_rows), u(la.tile_cols), u(lb.tile_rows), u(lb.tile_cols), u(lc.tile_rows), u(lc.tile_cols));
-    if (algorithm == PGDDS_GEMM_SUMMA && (la.grid_rows != lc.grid_rows || la.grid_cols != lc.grid_cols ||
-                                          lb.grid_rows != lc.grid_rows || lb.grid_cols != lc.grid_cols))
-        return fail(PGDDS_ERR_INVALID_ARG, "%s: SUMMA needs one grid of ranks for A, B and C (A %d x %d, B %d x %d, C %d x %d)",
-                    who, la.grid_rows, la.grid_cols, lb.grid_rows, lb.grid_cols, lc.grid_rows, lc.grid_cols);
-    const bool integer = lc.dtype == PGDDS_INT32 || lc.dtype == PGDDS_INT64;
+    return PGDDS_OK;
+}
+
+status check_scalars(const char *who, pgdds_dtype_t t, double alpha, double beta)
+{
+    const bool integer = t == PGDDS_INT32 || t == PGDDS_INT64;
     if (integer ? !(whole(alpha) && whole(beta)) : !(std::isfinite(alpha) && std::isfinite(beta)))
         return fail(PGDDS_ERR_INVALID_ARG, "%s: alpha %g and beta %g must be %s", who, alpha, beta,
                     integer ? "whole numbers for an integer type" : "finite");
     return PGDDS_OK;
+}
+
+status check_gemm(const char *who, double alpha, const dmatrix &a, const dmatrix &b, double beta, const dmatrix &c,
+                  int algorithm)
+{
+    const layout &la = a.lay(), &lb = b.lay(), &lc = c.lay();
+    if (a.ctx != c.ctx || b.ctx != c.ctx) return fail(PGDDS_ERR_INVALID_ARG, "%s: the matrices belong to different contexts", who);
+    if (&c == &a || &c == &b) return fail(PGDDS_ERR_INVALID_ARG, "%s: C is also %s (C must be a matrix of its own)", who, &c == &a ? "A" : "B");
+    if (algorithm < PGDDS_GEMM_STATIONARY_C || algorithm > PGDDS_GEMM_STEAL_LOCALITY)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: algorithm %d is not a pgdds_gemm_algorithm_t", who, algorithm);
+    status st = check_conform(who, la, lb, lc);
+    if (st != PGDDS_OK) return st;
+    if (algorithm == PGDDS_GEMM_SUMMA && (la.grid_rows != lc.grid_rows || la.grid_cols != lc.grid_cols ||
+                                          lb.grid_rows != lc.grid_rows || lb.grid_cols != lc.grid_cols))
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: SUMMA needs one grid of ranks for A, B and C (A %d x %d, B %d x %d, C %d x %d)",
+                    who, la.grid_rows, la.grid_cols, lb.grid_rows, lb.grid_cols, lc.grid_rows, lc.grid_cols);
+    return check_scalars(who, lc.dtype, alpha, beta);
 }
 
 status gemm(const char *who, double alpha, const dmatrix &a, const dmatrix &b, double beta, const dmatrix &c,
