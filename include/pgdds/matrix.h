@@ -378,6 +378,29 @@ PGDDS_API pgdds_status_t pgdds_smatrix_local_tile(pgdds_smatrix_t matrix, uint64
  *         PGDDS_ERR_INVALID_ARG, PGDDS_ERR_NO_MEMORY, PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_smatrix_spmm(double alpha, pgdds_smatrix_t a, pgdds_dmatrix_t b, double beta,
                                             pgdds_dmatrix_t c);
+/** Reads a Matrix Market file ("matrix coordinate", field real, integer or pattern, symmetry
+ * general or symmetric) into a sparse matrix; collective. Every rank reads the header, then the
+ * entries whose lines start in its share of the file's bytes, and the matrix is built as by
+ * pgdds_smatrix_create_coo (a symmetric file's off-diagonal entries are mirrored; a pattern
+ * file's values are 1).
+ * @param ctx      the context (pgdds_init)
+ * @param path     the file, the same on every rank
+ * @param params   element type and layout; rows and cols 0 take the file's, else must be its
+ * @param matrix   on success, the new matrix
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why), the same on every
+ *         rank: PGDDS_ERR_NOT_FOUND (no such file), PGDDS_ERR_INVALID_ARG (a malformed file,
+ *         saying where; a format it does not read; params as for pgdds_smatrix_create_coo),
+ *         PGDDS_ERR_OUT_OF_BOUNDS (an entry outside the matrix), PGDDS_ERR_NO_MEMORY */
+PGDDS_API pgdds_status_t pgdds_smatrix_read_mm(pgdds_context_t ctx, const char *path, const pgdds_dmatrix_params_t *params,
+                                               pgdds_smatrix_t *matrix);
+/** Writes a sparse matrix as a Matrix Market file ("matrix coordinate real general", or
+ * "integer" for integer types); collective. Every rank formats the entries of its tiles and
+ * writes them at its own offset of the one file (no rank gathers the matrix).
+ * @param matrix   the matrix
+ * @param path     the file, the same on every rank (created or truncated)
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why), the same on every
+ *         rank: PGDDS_ERR_INVALID_ARG (the file cannot be created or written) */
+PGDDS_API pgdds_status_t pgdds_smatrix_write_mm(pgdds_smatrix_t matrix, const char *path);
 /** @} */
 
 #ifdef __cplusplus

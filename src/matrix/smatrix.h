@@ -39,6 +39,10 @@ class smatrix : public containers::container {
     std::vector<tile_entry> dir_;           // tile (ti, tj) at ti * tgrid_cols + tj
 };
 
+// Matrix Market files (matrix_market.cc); collective.
+status read_mm(runtime *rt, const char *who, const char *path, const pgdds_dmatrix_params_t &params, smatrix *&out);
+status write_mm(const smatrix &m, const char *who, const char *path);
+
 // C = alpha A B + beta C, A sparse, B and C dense (spmm.cc); collective.
 status spmm(const char *who, double alpha, const smatrix &a, const dmatrix &b, double beta, const dmatrix &c);
 

@@ -58,6 +58,37 @@ pgdds_status_t pgdds_smatrix_create_coo(pgdds_context_t ctx, const pgdds_dmatrix
     }
 }
 
+pgdds_status_t pgdds_smatrix_read_mm(pgdds_context_t ctx, const char *path, const pgdds_dmatrix_params_t *params,
+                                     pgdds_smatrix_t *matrix)
+{
+    const char *who = "pgdds_smatrix_read_mm";
+    runtime *rt = runtime::from(ctx);
+    if (!rt) return fail(ctx ? PGDDS_ERR_STATE : PGDDS_ERR_INVALID_ARG, "%s: the context is %s", who,
+                         ctx ? "not live (finalized?)" : "NULL");
+    if (!rt->thread_allowed()) return rt->check_thread(who);
+    if (!path || !params || !matrix)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: %s is NULL", who, !path ? "path" : !params ? "params" : "matrix");
+    try {
+        smatrix *impl = nullptr;
+        status st = read_mm(rt, who, path, *params, impl);
+        if (st != PGDDS_OK) return st;
+        st = containers::make_handle(smatrix_magic, impl, *matrix);
+        if (st != PGDDS_OK) {
+            impl->destroy(who);
+            delete impl;
+        }
+        return st;
+    } catch (const std::bad_alloc &) {
+        return fail(PGDDS_ERR_NO_MEMORY, "%s: out of host memory", who);
+    }
+}
+
+pgdds_status_t pgdds_smatrix_write_mm(pgdds_smatrix_t matrix, const char *path)
+{
+    const char *who = "pgdds_smatrix_write_mm";
+    return with_smatrix(matrix, who, path, "path", [&](smatrix &m) { return write_mm(m, who, path); });
+}
+
 pgdds_status_t pgdds_smatrix_destroy(pgdds_smatrix_t matrix)
 {
     const char *who = "pgdds_smatrix_destroy";

@@ -2,11 +2,13 @@
  * contributes to (duplicates across and within ranks summed), CSR tiles read with three gets
  * and in place, empty rows and empty tiles, and C = alpha A B + beta C (SpMM; SpMV with a
  * one-column B) against a single-process product of the same matrices (CBLAS on A made dense
- * for float and double, within 1e-5 / 1e-12 relative; exact for integers). Bad input returns a
- * status on every rank and leaves C as it was. */
+ * for float and double, within 1e-5 / 1e-12 relative; exact for integers); Matrix Market files
+ * written and read in parallel. Bad input returns a status on every rank and leaves C as it
+ * was. */
 #include "matrix_test.h"
 
 #include <cblas.h>
+#include <unistd.h>
 
 static int rank, nranks;
 static pgdds_context_t test_ctx;
@@ -246,6 +248,141 @@ static void bad_input(void)
     T_OK(pgdds_dmatrix_destroy(Bt));
 }
 
+/* One path for every rank: rank 0's process id. */
+static void shared_path(char *path, size_t size, const char *name)
+{
+    int64_t id = rank == 0 ? (int64_t)getpid() : 0;
+    T_OK(pgdds_broadcast(test_ctx, &id, sizeof id, 0));
+    snprintf(path, size, "/tmp/pgdds-matrix-%lld-%s.mtx", (long long)id, name);
+}
+
+static void write_text(const char *path, const char *text)
+{
+    if (rank == 0) {
+        FILE *f = fopen(path, "w");
+        T_CHECK(f != NULL);
+        if (f) fputs(text, f), fclose(f);
+    }
+    T_OK(pgdds_barrier(test_ctx));
+}
+
+/* Compares every entry of two sparse matrices of one shape, tile by tile made dense. */
+static double *dense_of(pgdds_smatrix_t m)
+{
+    pgdds_dmatrix_info_t info;
+    T_OK(pgdds_smatrix_info(m, &info, NULL));
+    double *d = calloc(info.rows * info.cols, sizeof *d);
+    for (uint64_t ti = 0; ti < info.tile_grid_rows; ++ti)
+        for (uint64_t tj = 0; tj < info.tile_grid_cols; ++tj) {
+            uint64_t tr = 0, tn = 0;
+            T_OK(pgdds_smatrix_tile_shape(m, ti, tj, &tr, NULL, &tn, NULL));
+            uint64_t *off = malloc((tr + 1) * 8), *idx = malloc(tn * 8 + 8);
+            char *val = malloc(tn * 8 + 8);
+            T_OK(pgdds_smatrix_get_tile(m, ti, tj, off, idx, val));
+            for (uint64_t a = 0; a < tr; ++a)
+                for (uint64_t e = off[a]; e < off[a + 1]; ++e)
+                    d[(ti * info.tile_rows + a) * info.cols + tj * info.tile_cols + idx[e]] =
+                        m_val(info.dtype, val + e * info.elem_size);
+            free(off), free(idx), free(val);
+        }
+    return d;
+}
+
+/* Matrix Market: every type written in parallel and read back in another layout; a
+ * hand-written symmetric pattern file with comments; malformed files fail on every rank. */
+static void matrix_market(void)
+{
+    char path[256];
+    const uint64_t G = PGDDS_DMATRIX_FIELD_GRID, T = PGDDS_DMATRIX_FIELD_TILE;
+    for (int ti = 0; ti < 4; ++ti) {
+        pgdds_dtype_t t = m_types[ti];
+        pgdds_dmatrix_params_t pa = lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 3, 2, 13, 11, t);
+        pgdds_dmatrix_params_t pr = lay(PGDDS_DIST_CUSTOM, G | T, nranks, 1, 4, 5, 0, 0, t);
+        uint64_t nnz = 0, nnz2 = 0;
+        pgdds_smatrix_t A = build(&pa, 0, &nnz), R = NULL;
+        shared_path(path, sizeof path, m_type_names[ti]);
+        T_OK(pgdds_smatrix_write_mm(A, path));
+        T_OK(pgdds_smatrix_read_mm(test_ctx, path, &pr, &R));
+        if (A && R) {
+            pgdds_dmatrix_info_t info;
+            T_OK(pgdds_smatrix_info(R, &info, &nnz2));
+            T_CHECK(info.rows == 13 && info.cols == 11 && info.grid_rows == nranks && info.tile_cols == 5 && nnz2 == nnz);
+            double *x = dense_of(A), *y = dense_of(R);
+            for (int e = 0; e < 13 * 11; ++e) T_CHECK_MSG(x[e] == y[e], "%s entry %d: %g read back as %g", m_type_names[ti], e, x[e], y[e]);
+            free(x), free(y);
+        }
+        T_OK(pgdds_barrier(test_ctx));
+        if (A) T_OK(pgdds_smatrix_destroy(A));
+        if (R) T_OK(pgdds_smatrix_destroy(R));
+        if (rank == 0) unlink(path);
+    }
+
+    /* Symmetric pattern, comments and blank lines; the diagonal is not mirrored. */
+    shared_path(path, sizeof path, "symmetric");
+    write_text(path, "%%MatrixMarket matrix coordinate pattern symmetric\n% a comment\n\n4 4 4\n1 1\n3 1\n"
+                     "% inside\n4 2\n4 4\n");
+    pgdds_dmatrix_params_t ps = lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 2, 2, 0, 0, PGDDS_INT64);
+    pgdds_smatrix_t S = NULL;
+    T_OK(pgdds_smatrix_read_mm(test_ctx, path, &ps, &S));
+    if (S) {
+        uint64_t nnz = 0;
+        T_OK(pgdds_smatrix_info(S, &(pgdds_dmatrix_info_t){0}, &nnz));
+        T_CHECK(nnz == 6);
+        double *d = dense_of(S);
+        static const double want[16] = {1, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 1};
+        for (int e = 0; e < 16; ++e) T_CHECK(d[e] == want[e]);
+        free(d);
+        T_OK(pgdds_barrier(test_ctx));
+        T_OK(pgdds_smatrix_destroy(S));
+    }
+    T_OK(pgdds_barrier(test_ctx));
+    if (rank == 0) unlink(path);
+
+    /* Malformed files: the same status on every rank, no matrix. */
+    static const struct {
+        const char *text;
+        pgdds_status_t st;
+    } bad[] = {
+        {"%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n", PGDDS_ERR_INVALID_ARG},
+        {"not a banner\n2 2 1\n1 1 1\n", PGDDS_ERR_INVALID_ARG},
+        {"%%MatrixMarket matrix coordinate real general\n2 2\n1 1 1\n", PGDDS_ERR_INVALID_ARG},
+        {"%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n", PGDDS_ERR_INVALID_ARG},
+        {"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 x 1\n", PGDDS_ERR_INVALID_ARG},
+        {"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2\n", PGDDS_ERR_INVALID_ARG},
+        {"%%MatrixMarket matrix coordinate integer general\n2 2 1\n3 1 1\n", PGDDS_ERR_OUT_OF_BOUNDS},
+        {"%%MatrixMarket matrix coordinate real general\n2 2 1\n0 1 1\n", PGDDS_ERR_OUT_OF_BOUNDS},
+        {"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 0.5\n", PGDDS_ERR_INVALID_ARG}, /* into int64 */
+    };
+    for (size_t b = 0; b < sizeof bad / sizeof bad[0]; ++b) {
+        shared_path(path, sizeof path, "bad");
+        write_text(path, bad[b].text);
+        pgdds_smatrix_t M = NULL;
+        T_STATUS(pgdds_smatrix_read_mm(test_ctx, path, &ps, &M), bad[b].st);
+        T_CHECK_MSG(M == NULL, "malformed file %zu", b);
+        T_OK(pgdds_barrier(test_ctx));
+        if (rank == 0) unlink(path);
+    }
+    pgdds_smatrix_t M = NULL;
+    T_STATUS(pgdds_smatrix_read_mm(test_ctx, "/nonexistent/pgdds.mtx", &ps, &M), PGDDS_ERR_NOT_FOUND);
+    pgdds_dmatrix_params_t wrong = ps;
+    wrong.rows = 5;
+    shared_path(path, sizeof path, "shape");
+    write_text(path, "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n");
+    T_STATUS(pgdds_smatrix_read_mm(test_ctx, path, &wrong, &M), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_smatrix_read_mm(test_ctx, NULL, &ps, &M), PGDDS_ERR_INVALID_ARG);
+    T_OK(pgdds_barrier(test_ctx));
+    if (rank == 0) unlink(path);
+    /* Writing where no file can be made fails on every rank. */
+    uint64_t nnz = 0;
+    pgdds_dmatrix_params_t pa = lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 3, 3, 5, 5, PGDDS_DOUBLE);
+    pgdds_smatrix_t A = build(&pa, 0, &nnz);
+    if (A) {
+        T_STATUS(pgdds_smatrix_write_mm(A, "/nonexistent/dir/a.mtx"), PGDDS_ERR_INVALID_ARG);
+        T_STATUS(pgdds_smatrix_write_mm(A, NULL), PGDDS_ERR_INVALID_ARG);
+        T_OK(pgdds_smatrix_destroy(A));
+    }
+}
+
 int main(void)
 {
     test_ctx = t_init(NULL);
@@ -266,5 +403,6 @@ int main(void)
             lay(PGDDS_DIST_CUSTOM, G | T, 1, P, 4, 1, 12, 1, t), 0, "SpMV, 1 x N grid");
     }
     bad_input();
+    matrix_market();
     return t_finish(test_ctx, "matrix/sparse");
 }
