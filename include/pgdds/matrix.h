@@ -378,6 +378,37 @@ PGDDS_API pgdds_status_t pgdds_smatrix_local_tile(pgdds_smatrix_t matrix, uint64
  *         PGDDS_ERR_INVALID_ARG, PGDDS_ERR_NO_MEMORY, PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_smatrix_spmm(double alpha, pgdds_smatrix_t a, pgdds_dmatrix_t b, double beta,
                                             pgdds_dmatrix_t c);
+/** Creates the matrix of a 3D stencil on an nx x ny x nz grid (the HPCG matrix for 27 points);
+ * collective. Row and column x + nx (y + ny z) are grid point (x, y, z); each row has the
+ * point itself, points - 1 on the diagonal, and -1 for every neighbour inside the grid (7
+ * points: the six that differ in one coordinate by one; 27 points: every point within one in
+ * each coordinate). Every rank generates an equal share of the rows.
+ * @param ctx      the context (pgdds_init)
+ * @param params   element type and layout; rows and cols 0 take nx ny nz, else must be it
+ * @param nx       grid points along x, at least 1 (ny, nz likewise)
+ * @param ny       grid points along y
+ * @param nz       grid points along z
+ * @param points   7 or 27
+ * @param matrix   on success, the new matrix
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why), the same on every
+ *         rank: PGDDS_ERR_INVALID_ARG (a grid or point count it does not make, params as for
+ *         pgdds_smatrix_create_coo), PGDDS_ERR_NO_MEMORY */
+PGDDS_API pgdds_status_t pgdds_smatrix_stencil(pgdds_context_t ctx, const pgdds_dmatrix_params_t *params, uint64_t nx,
+                                               uint64_t ny, uint64_t nz, int points, pgdds_smatrix_t *matrix);
+/** Creates the adjacency matrix of an R-MAT graph with the Graph500 parameters (a, b, c, d =
+ * 0.57, 0.19, 0.19, 0.05); collective. The graph has 2^scale vertices and edge_factor 2^scale
+ * directed edges; edge e is drawn from a random stream of (seed, e) alone, so the matrix does
+ * not depend on the number of ranks, which each generate an equal share of the edges. Entry
+ * (u, v) counts the edges from u to v (duplicates summed); no vertex permutation or noise.
+ * @param ctx      the context (pgdds_init)
+ * @param params   element type and layout; rows and cols 0 take 2^scale, else must be it
+ * @param scale    1 to 40
+ * @param edge_factor edges per vertex, at least 1
+ * @param seed     the random stream's seed
+ * @param matrix   on success, the new matrix
+ * @return as pgdds_smatrix_stencil */
+PGDDS_API pgdds_status_t pgdds_smatrix_rmat(pgdds_context_t ctx, const pgdds_dmatrix_params_t *params, int scale,
+                                            int edge_factor, uint64_t seed, pgdds_smatrix_t *matrix);
 /** Reads a Matrix Market file ("matrix coordinate", field real, integer or pattern, symmetry
  * general or symmetric) into a sparse matrix; collective. Every rank reads the header, then the
  * entries whose lines start in its share of the file's bytes, and the matrix is built as by

@@ -39,6 +39,11 @@ class smatrix : public containers::container {
     std::vector<tile_entry> dir_;           // tile (ti, tj) at ti * tgrid_cols + tj
 };
 
+// Generators (generators.cc); collective.
+status stencil(runtime *rt, const char *who, const pgdds_dmatrix_params_t &params, uint64_t nx, uint64_t ny, uint64_t nz,
+               int points, smatrix *&out);
+status rmat(runtime *rt, const char *who, const pgdds_dmatrix_params_t &params, int scale, int edge_factor, uint64_t seed,
+            smatrix *&out);
 // Matrix Market files (matrix_market.cc); collective.
 status read_mm(runtime *rt, const char *who, const char *path, const pgdds_dmatrix_params_t &params, smatrix *&out);
 status write_mm(const smatrix &m, const char *who, const char *path);

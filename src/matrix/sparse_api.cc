@@ -28,15 +28,9 @@ template <class Op> status with_smatrix(pgdds_smatrix_t h, const char *who, cons
     }
 }
 
-}  // namespace
-
-extern "C" {
-
-pgdds_status_t pgdds_smatrix_create_coo(pgdds_context_t ctx, const pgdds_dmatrix_params_t *params, size_t count,
-                                        const uint64_t *rows, const uint64_t *cols, const void *values,
-                                        pgdds_smatrix_t *matrix)
+// A collective constructor's entry point: context and output checks, then make(rt, impl).
+template <class Make> status create(pgdds_context_t ctx, const char *who, const void *params, pgdds_smatrix_t *matrix, Make make)
 {
-    const char *who = "pgdds_smatrix_create_coo";
     runtime *rt = runtime::from(ctx);
     if (!rt) return fail(ctx ? PGDDS_ERR_STATE : PGDDS_ERR_INVALID_ARG, "%s: the context is %s", who,
                          ctx ? "not live (finalized?)" : "NULL");
@@ -45,7 +39,7 @@ pgdds_status_t pgdds_smatrix_create_coo(pgdds_context_t ctx, const pgdds_dmatrix
     if (!matrix) return fail(PGDDS_ERR_INVALID_ARG, "%s: matrix is NULL", who);
     try {
         smatrix *impl = nullptr;
-        status st = smatrix::create_coo(rt, who, *params, count, rows, cols, values, impl);
+        status st = make(rt, impl);
         if (st != PGDDS_OK) return st;
         st = containers::make_handle(smatrix_magic, impl, *matrix);
         if (st != PGDDS_OK) {
@@ -58,29 +52,42 @@ pgdds_status_t pgdds_smatrix_create_coo(pgdds_context_t ctx, const pgdds_dmatrix
     }
 }
 
+}  // namespace
+
+extern "C" {
+
+pgdds_status_t pgdds_smatrix_create_coo(pgdds_context_t ctx, const pgdds_dmatrix_params_t *params, size_t count,
+                                        const uint64_t *rows, const uint64_t *cols, const void *values,
+                                        pgdds_smatrix_t *matrix)
+{
+    const char *who = "pgdds_smatrix_create_coo";
+    return create(ctx, who, params, matrix, [&](runtime *rt, smatrix *&impl) {
+        return smatrix::create_coo(rt, who, *params, count, rows, cols, values, impl);
+    });
+}
+
+pgdds_status_t pgdds_smatrix_stencil(pgdds_context_t ctx, const pgdds_dmatrix_params_t *params, uint64_t nx, uint64_t ny,
+                                     uint64_t nz, int points, pgdds_smatrix_t *matrix)
+{
+    const char *who = "pgdds_smatrix_stencil";
+    return create(ctx, who, params, matrix,
+                  [&](runtime *rt, smatrix *&impl) { return stencil(rt, who, *params, nx, ny, nz, points, impl); });
+}
+
+pgdds_status_t pgdds_smatrix_rmat(pgdds_context_t ctx, const pgdds_dmatrix_params_t *params, int scale, int edge_factor,
+                                  uint64_t seed, pgdds_smatrix_t *matrix)
+{
+    const char *who = "pgdds_smatrix_rmat";
+    return create(ctx, who, params, matrix,
+                  [&](runtime *rt, smatrix *&impl) { return rmat(rt, who, *params, scale, edge_factor, seed, impl); });
+}
+
 pgdds_status_t pgdds_smatrix_read_mm(pgdds_context_t ctx, const char *path, const pgdds_dmatrix_params_t *params,
                                      pgdds_smatrix_t *matrix)
 {
     const char *who = "pgdds_smatrix_read_mm";
-    runtime *rt = runtime::from(ctx);
-    if (!rt) return fail(ctx ? PGDDS_ERR_STATE : PGDDS_ERR_INVALID_ARG, "%s: the context is %s", who,
-                         ctx ? "not live (finalized?)" : "NULL");
-    if (!rt->thread_allowed()) return rt->check_thread(who);
-    if (!path || !params || !matrix)
-        return fail(PGDDS_ERR_INVALID_ARG, "%s: %s is NULL", who, !path ? "path" : !params ? "params" : "matrix");
-    try {
-        smatrix *impl = nullptr;
-        status st = read_mm(rt, who, path, *params, impl);
-        if (st != PGDDS_OK) return st;
-        st = containers::make_handle(smatrix_magic, impl, *matrix);
-        if (st != PGDDS_OK) {
-            impl->destroy(who);
-            delete impl;
-        }
-        return st;
-    } catch (const std::bad_alloc &) {
-        return fail(PGDDS_ERR_NO_MEMORY, "%s: out of host memory", who);
-    }
+    if (!path) return fail(PGDDS_ERR_INVALID_ARG, "%s: path is NULL", who);
+    return create(ctx, who, params, matrix, [&](runtime *rt, smatrix *&impl) { return read_mm(rt, who, path, *params, impl); });
 }
 
 pgdds_status_t pgdds_smatrix_write_mm(pgdds_smatrix_t matrix, const char *path)

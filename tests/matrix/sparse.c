@@ -4,7 +4,7 @@
  * one-column B) against a single-process product of the same matrices (CBLAS on A made dense
  * for float and double, within 1e-5 / 1e-12 relative; exact for integers); Matrix Market files
  * written and read in parallel. Bad input returns a status on every rank and leaves C as it
- * was. */
+ * was. The stencil and R-MAT generators are checked entry by entry or by their invariants. */
 #include "matrix_test.h"
 
 #include <cblas.h>
@@ -383,6 +383,77 @@ static void matrix_market(void)
     }
 }
 
+/* The 7- and 27-point stencils on a 4 x 3 x 5 grid, entry by entry; R-MAT: every edge counted
+ * once, the same matrix whatever the layout, and the skew of the Graph500 parameters. */
+static void generators(void)
+{
+    const uint64_t T = PGDDS_DMATRIX_FIELD_TILE, G = PGDDS_DMATRIX_FIELD_GRID;
+    const uint64_t nx = 4, ny = 3, nz = 5, n = nx * ny * nz;
+    for (int points = 7; points <= 27; points += 20) {
+        pgdds_dmatrix_params_t p = lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 7, 9, 0, 0, points == 7 ? PGDDS_INT32 : PGDDS_DOUBLE);
+        pgdds_smatrix_t S = NULL;
+        T_OK(pgdds_smatrix_stencil(test_ctx, &p, nx, ny, nz, points, &S));
+        if (!S) continue;
+        uint64_t nnz = 0;
+        T_OK(pgdds_smatrix_info(S, &(pgdds_dmatrix_info_t){0}, &nnz));
+        uint64_t want_nnz = points == 7 ? n + 2 * ((nx - 1) * ny * nz + nx * (ny - 1) * nz + nx * ny * (nz - 1))
+                                        : (3 * nx - 2) * (3 * ny - 2) * (3 * nz - 2);
+        T_CHECK_MSG(nnz == want_nnz, "%d-point stencil: %llu entries, expected %llu", points, (unsigned long long)nnz,
+                    (unsigned long long)want_nnz);
+        double *d = dense_of(S);
+        int bad = 0;
+        for (uint64_t r = 0; r < n && bad < 3; ++r)
+            for (uint64_t c = 0; c < n && bad < 3; ++c) {
+                long dx = labs((long)(r % nx) - (long)(c % nx)), dy = labs((long)(r / nx % ny) - (long)(c / nx % ny));
+                long dz = labs((long)(r / (nx * ny)) - (long)(c / (nx * ny)));
+                double want = 0;
+                if (r == c) want = points - 1;
+                else if (dx <= 1 && dy <= 1 && dz <= 1 && (points == 27 || dx + dy + dz == 1)) want = -1;
+                if (d[r * n + c] != want) {
+                    ++bad;
+                    T_CHECK_MSG(0, "%d-point stencil: A(%llu, %llu) is %g, expected %g", points, (unsigned long long)r,
+                                (unsigned long long)c, d[r * n + c], want);
+                }
+            }
+        free(d);
+        T_OK(pgdds_barrier(test_ctx));
+        T_OK(pgdds_smatrix_destroy(S));
+    }
+    pgdds_smatrix_t M = NULL;
+    pgdds_dmatrix_params_t ps = lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 7, 9, 0, 0, PGDDS_DOUBLE);
+    T_STATUS(pgdds_smatrix_stencil(test_ctx, &ps, nx, ny, nz, 9, &M), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_smatrix_stencil(test_ctx, &ps, nx, 0, nz, 7, &M), PGDDS_ERR_INVALID_ARG);
+    ps.rows = n + 1;
+    T_STATUS(pgdds_smatrix_stencil(test_ctx, &ps, nx, ny, nz, 7, &M), PGDDS_ERR_INVALID_ARG);
+
+    /* R-MAT, scale 6, edge factor 4: 256 edges on 64 vertices, in two layouts. */
+    pgdds_dmatrix_params_t p1 = lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 16, 16, 0, 0, PGDDS_INT64);
+    pgdds_dmatrix_params_t p2 = lay(PGDDS_DIST_CUSTOM, G | T, 1, nranks, 5, 7, 64, 64, PGDDS_INT64);
+    pgdds_smatrix_t R1 = NULL, R2 = NULL;
+    T_OK(pgdds_smatrix_rmat(test_ctx, &p1, 6, 4, 42, &R1));
+    T_OK(pgdds_smatrix_rmat(test_ctx, &p2, 6, 4, 42, &R2));
+    if (R1 && R2) {
+        double *a = dense_of(R1), *b = dense_of(R2), sum = 0, row0 = 0;
+        for (int e = 0; e < 64 * 64; ++e) {
+            T_CHECK(a[e] == b[e] && a[e] >= 0);
+            sum += a[e];
+        }
+        for (int c = 0; c < 64; ++c) row0 += a[c];
+        T_CHECK_MSG(sum == 256, "R-MAT: %g edges, expected 256", sum);
+        T_CHECK_MSG(row0 > 256.0 / 64 * 4, "R-MAT: vertex 0 has %g edges; the Graph500 skew gives it far more than the "
+                    "mean of 4", row0);
+        free(a), free(b);
+    }
+    T_OK(pgdds_barrier(test_ctx));
+    if (R1) T_OK(pgdds_smatrix_destroy(R1));
+    if (R2) T_OK(pgdds_smatrix_destroy(R2));
+    T_STATUS(pgdds_smatrix_rmat(test_ctx, &p1, 0, 4, 1, &M), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_smatrix_rmat(test_ctx, &p1, 6, 0, 1, &M), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_smatrix_rmat(test_ctx, &p2, 5, 4, 1, &M), PGDDS_ERR_INVALID_ARG); /* 32 x 32, not 64 x 64 */
+    T_STATUS(pgdds_smatrix_rmat(test_ctx, NULL, 5, 4, 1, &M), PGDDS_ERR_INVALID_ARG);
+    T_CHECK(M == NULL);
+}
+
 int main(void)
 {
     test_ctx = t_init(NULL);
@@ -404,5 +475,6 @@ int main(void)
     }
     bad_input();
     matrix_market();
+    generators();
     return t_finish(test_ctx, "matrix/sparse");
 }
