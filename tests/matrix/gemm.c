@@ -233,6 +233,25 @@ int main(void)
                     run(ctx, &layouts[l], m, n, k, t, algo);
                 }
     }
+    /* 2D block (one tile per rank): A, B and C of one square shape conform on a square grid
+     * (1 or 4 ranks), every algorithm; elsewhere their tilings differ and every rank refuses. */
+    for (int t = 0; t < 4; ++t) {
+        struct gemm_layout block2d = {"2d block", lay(PGDDS_DIST_BLOCK_2D, 0, 0, 0, 0, 0), lay(PGDDS_DIST_BLOCK_2D, 0, 0, 0, 0, 0),
+                                      lay(PGDDS_DIST_BLOCK_2D, 0, 0, 0, 0, 0), 1};
+        int gr = 1;
+        for (int d = 1; d * d <= P; ++d)
+            if (P % d == 0) gr = d;
+        if (gr * gr == P) {
+            for (int algo = 0; algo < 6; ++algo) run(ctx, &block2d, 10, 10, 10, t, algo);
+        } else {
+            pgdds_dmatrix_t A = make(ctx, block2d.a, 10, 10, m_types[t]), B = make(ctx, block2d.b, 10, 10, m_types[t]);
+            pgdds_dmatrix_t C = make(ctx, block2d.c, 10, 10, m_types[t]);
+            T_STATUS(pgdds_dmatrix_gemm(1, A, B, 0, C, PGDDS_GEMM_STATIONARY_C), PGDDS_ERR_INVALID_ARG);
+            T_OK(pgdds_dmatrix_destroy(A));
+            T_OK(pgdds_dmatrix_destroy(B));
+            T_OK(pgdds_dmatrix_destroy(C));
+        }
+    }
     bad_input(ctx);
     return t_finish(ctx, "matrix/gemm");
 }
