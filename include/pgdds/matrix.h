@@ -365,6 +365,20 @@ PGDDS_API pgdds_status_t pgdds_smatrix_get_tile(pgdds_smatrix_t matrix, uint64_t
 PGDDS_API pgdds_status_t pgdds_smatrix_local_tile(pgdds_smatrix_t matrix, uint64_t ti, uint64_t tj,
                                                   const uint64_t **row_offsets, const uint64_t **col_indices,
                                                   const void **values);
+/** Copies a submatrix [row0, row0 + nrows) x [col0, col0 + ncols), across tiles and ranks, into
+ * a dense row-major buffer (absent entries 0): each tile it touches is read with three gets.
+ * @param matrix   the matrix
+ * @param row0     the first row
+ * @param col0     the first column
+ * @param nrows    rows of the slice
+ * @param ncols    columns of the slice
+ * @param buf      room for the slice, row-major
+ * @param ld       elements between rows of buf; 0: ncols
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_OUT_OF_BOUNDS (the slice leaves the matrix), PGDDS_ERR_INVALID_ARG (NULL
+ *         buf, ld below ncols), PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
+PGDDS_API pgdds_status_t pgdds_smatrix_get_slice(pgdds_smatrix_t matrix, uint64_t row0, uint64_t col0, uint64_t nrows,
+                                                 uint64_t ncols, void *buf, uint64_t ld);
 /** C = alpha * A * B + beta * C with A sparse and B, C dense; collective. Stationary C: the
  * owner of each C tile fetches A(i, k) (three gets) and B(k, j) and multiplies them with
  * GraphBLAS (GrB_mxm, plus-times). Shapes, types and tilings must conform as for

@@ -183,4 +183,32 @@ status smatrix::get_tile(const char *who, uint64_t ti, uint64_t tj, uint64_t *of
     return st == PGDDS_OK ? st : fail_prefix(st, who);
 }
 
+status smatrix::get_slice(const char *who, uint64_t row0, uint64_t col0, uint64_t nrows, uint64_t ncols, void *buf,
+                          uint64_t ld) const
+{
+    const size_t es = lay_.esize;
+    for (uint64_t r = 0; r < nrows; ++r) memset(static_cast<char *>(buf) + r * ld * es, 0, ncols * es);
+    std::vector<uint64_t> offsets(lay_.tile_rows + 1), indices;
+    std::vector<char> values;
+    for (uint64_t ti = row0 / lay_.tile_rows; nrows && ti * lay_.tile_rows < row0 + nrows; ++ti)
+        for (uint64_t tj = col0 / lay_.tile_cols; ncols && tj * lay_.tile_cols < col0 + ncols; ++tj) {
+            const tile_entry &t = tile(ti, tj);
+            if (t.nnz == 0) continue;
+            indices.resize(t.nnz);
+            values.resize(t.nnz * es);
+            status st = get_tile(who, ti, tj, offsets.data(), indices.data(), values.data());
+            if (st != PGDDS_OK) return st;
+            for (uint64_t r = 0; r < lay_.tile_rows_of(ti); ++r) {
+                const uint64_t i = ti * lay_.tile_rows + r;
+                if (i < row0 || i >= row0 + nrows) continue;
+                for (uint64_t e = offsets[r]; e < offsets[r + 1]; ++e) {
+                    const uint64_t j = tj * lay_.tile_cols + indices[e];
+                    if (j >= col0 && j < col0 + ncols)
+                        memcpy(static_cast<char *>(buf) + ((i - row0) * ld + (j - col0)) * es, &values[e * es], es);
+                }
+            }
+        }
+    return PGDDS_OK;
+}
+
 }  // namespace pgdds::matrix

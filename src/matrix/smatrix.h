@@ -29,6 +29,10 @@ class smatrix : public containers::container {
     // Copies the tile's arrays (three gets, one flush).
     status get_tile(const char *who, uint64_t ti, uint64_t tj, uint64_t *offsets, uint64_t *indices, void *values) const;
 
+    // The slice, dense and row-major (ld elements apart), absent entries 0.
+    status get_slice(const char *who, uint64_t row0, uint64_t col0, uint64_t nrows, uint64_t ncols, void *buf,
+                     uint64_t ld) const;
+
   private:
     explicit smatrix(runtime *r) : container(r) {}
 

@@ -165,6 +165,23 @@ pgdds_status_t pgdds_smatrix_local_tile(pgdds_smatrix_t matrix, uint64_t ti, uin
     });
 }
 
+pgdds_status_t pgdds_smatrix_get_slice(pgdds_smatrix_t matrix, uint64_t row0, uint64_t col0, uint64_t nrows,
+                                       uint64_t ncols, void *buf, uint64_t ld)
+{
+    const char *who = "pgdds_smatrix_get_slice";
+    return with_smatrix(matrix, who, buf, "buf", [&](smatrix &m) {
+        const layout &l = m.lay();
+        if (row0 > l.rows || nrows > l.rows - row0 || col0 > l.cols || ncols > l.cols - col0)
+            return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: rows [%llu, +%llu) x columns [%llu, +%llu) leave the %llu x %llu matrix",
+                        who, (unsigned long long)row0, (unsigned long long)nrows, (unsigned long long)col0,
+                        (unsigned long long)ncols, (unsigned long long)l.rows, (unsigned long long)l.cols);
+        if (ld != 0 && ld < ncols)
+            return fail(PGDDS_ERR_INVALID_ARG, "%s: ld %llu is below the %llu columns", who, (unsigned long long)ld,
+                        (unsigned long long)ncols);
+        return m.get_slice(who, row0, col0, nrows, ncols, buf, ld ? ld : ncols);
+    });
+}
+
 pgdds_status_t pgdds_smatrix_spmm(double alpha, pgdds_smatrix_t a, pgdds_dmatrix_t b, double beta, pgdds_dmatrix_t c)
 {
     const char *who = "pgdds_smatrix_spmm";
