@@ -253,6 +253,8 @@ status gemm(const char *who, double alpha, const dmatrix &a, const dmatrix &b, d
             st = stationary_ab(who, alpha, a, b, c, algorithm == PGDDS_GEMM_STATIONARY_B);
         break;
     }
+    // A failed one-sided call explains itself ("pgdds_get: ..."); name this call in front of it,
+    // unless a step (accumulate_tile, summa) already did.
     if (st != PGDDS_OK && std::string(pgdds_last_error()).rfind(who, 0) != 0) st = fail_prefix(st, who);
     // Every rank's updates are in C before any returns; every rank learns any rank's failure.
     status bar = pgdds_barrier(c.ctx);
