@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """ABI hygiene of libpgdds.
 
-  check_abi.py exports LIB HEADER   every dynamic symbol LIB defines is a pgdds_* function
-                                    declared in HEADER (the version node aside)
+  check_abi.py exports LIB HEADER...
+                                    every dynamic symbol LIB defines is a pgdds_* function
+                                    declared in one of the HEADERs (the version node aside)
   check_abi.py soname LIB NAME      LIB's SONAME is NAME
   check_abi.py header INCDIR LANG COMPILER... -- FLAGS...
-                                    a file that includes only <pgdds/pgdds.h> compiles with
-                                    COMPILER FLAGS (LANG: c or c++)
+                                    a file that includes only <pgdds/pgdds.h> (or the header
+                                    named by PGDDS_ABI_HEADER, e.g. pgdds/matrix.h) compiles
+                                    with COMPILER FLAGS (LANG: c or c++)
   check_abi.py dlopen LIB           LIB's thread-locals take at most 256 bytes, and LIB loads with
                                     dlopen() into a running process (as Python's ctypes, plugin
                                     hosts and language bindings load it) and answers a call
@@ -18,10 +20,13 @@ import sys
 import tempfile
 
 
-def exports(lib, header):
+def exports(lib, *headers):
     out = subprocess.run([os.environ.get("NM", "nm"), "-D", "--defined-only", lib], check=True, capture_output=True, text=True).stdout
-    with open(header, encoding="utf-8") as f:
-        declared = set(re.findall(r"PGDDS_API[^;]*?\b(pgdds_\w+)\s*\(", f.read()))
+    declared = set()
+    for h in headers:
+        with open(h, encoding="utf-8") as f:
+            declared |= set(re.findall(r"PGDDS_API[^;]*?\b(pgdds_\w+)\s*\(", f.read()))
+    header = " or ".join(headers)
     symbols = []
     for line in out.splitlines():
         fields = line.split()
@@ -58,7 +63,7 @@ def header(incdir, lang, rest):
     split = rest.index("--")
     compiler, flags = rest[:split], rest[split + 1:]
     suffix = ".c" if lang == "c" else ".cpp"
-    source = "#include <pgdds/pgdds.h>\n\nint main(void)\n{\n    pgdds_context_t ctx = NULL;\n" \
+    source = "#include <" + os.environ.get("PGDDS_ABI_HEADER", "pgdds/pgdds.h") + ">\n\nint main(void)\n{\n    pgdds_context_t ctx = NULL;\n" \
              "    (void)ctx;\n    return pgdds_strerror(PGDDS_OK) ? PGDDS_OK : PGDDS_ERR_INVALID_ARG;\n}\n"
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "only_pgdds_h" + suffix)

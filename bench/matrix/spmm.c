@@ -1,0 +1,151 @@
+/* Distributed SpMM (C = A B, A sparse, B and C dense with K columns, double): the rate of
+ * pgdds_smatrix_spmm on an R-MAT graph (Graph500 parameters, edge factor 16) or the 27-point
+ * stencil of an N^3 grid, and with --graphblas, rank 0's single-process GraphBLAS GrB_mxm of
+ * the same matrices (the machine's limit when nothing else runs).
+ *
+ *   pgdds-run -n 2 bench/matrix/spmm (--rmat SCALE | --stencil N) [--cols K] [--reps N] [--json] [--graphblas]
+ */
+#include "../micro/report.h"
+
+#include <pgdds/matrix.h>
+#include <pgdds/pgdds.h>
+
+#include <GraphBLAS.h>
+
+static double seconds(void) { return now_us() * 1e-6; }
+
+static void gen(uint64_t i, uint64_t j, void *v, void *arg)
+{
+    (void)arg;
+    *(double *)v = (double)((i * 7 + j * 3) % 11) / 11.0;
+}
+
+/* Rank 0's copy of A as one CSR matrix, assembled from the tiles, and B; then GrB_mxm. */
+static double graphblas_rate(pgdds_smatrix_t a, pgdds_dmatrix_t b, uint64_t n, uint64_t k, uint64_t nnz, uint64_t reps)
+{
+    pgdds_dmatrix_info_t info;
+    pgdds_smatrix_info(a, &info, NULL);
+    GrB_Index *ap = calloc(n + 1, sizeof *ap), *ai = malloc((nnz + 1) * sizeof *ai);
+    double *ax = malloc((nnz + 1) * sizeof *ax), *bx = malloc(n * k * sizeof *bx);
+    GrB_Index *bp = malloc((n + 1) * sizeof *bp), *bi = malloc(n * k * sizeof *bi);
+    uint64_t at = 0;
+    for (uint64_t ti = 0; ti < info.tile_grid_rows; ++ti) {
+        uint64_t tr = 0;
+        pgdds_smatrix_tile_shape(a, ti, 0, &tr, NULL, NULL, NULL);
+        uint64_t **off = calloc(info.tile_grid_cols, sizeof *off), **idx = calloc(info.tile_grid_cols, sizeof *idx);
+        double **val = calloc(info.tile_grid_cols, sizeof *val);
+        for (uint64_t tj = 0; tj < info.tile_grid_cols; ++tj) {
+            uint64_t tn = 0;
+            pgdds_smatrix_tile_shape(a, ti, tj, NULL, NULL, &tn, NULL);
+            off[tj] = malloc((tr + 1) * 8), idx[tj] = malloc(tn * 8 + 8), val[tj] = malloc(tn * 8 + 8);
+            pgdds_smatrix_get_tile(a, ti, tj, off[tj], idx[tj], val[tj]);
+        }
+        for (uint64_t r = 0; r < tr; ++r) {
+            for (uint64_t tj = 0; tj < info.tile_grid_cols; ++tj)
+                for (uint64_t e = off[tj][r]; e < off[tj][r + 1]; ++e, ++at) {
+                    ai[at] = tj * info.tile_cols + idx[tj][e];
+                    ax[at] = val[tj][e];
+                }
+            ap[ti * info.tile_rows + r + 1] = at;
+        }
+        for (uint64_t tj = 0; tj < info.tile_grid_cols; ++tj) free(off[tj]), free(idx[tj]), free(val[tj]);
+        free(off), free(idx), free(val);
+    }
+    pgdds_dmatrix_get_slice(b, 0, 0, n, k, bx, 0);
+    for (uint64_t r = 0; r <= n; ++r) bp[r] = r * k;
+    for (uint64_t x = 0; x < n * k; ++x) bi[x] = x % k;
+    GrB_Matrix A = NULL, B = NULL, C = NULL;
+    double best = 1e300;
+    if (GrB_Matrix_import_FP64(&A, GrB_FP64, n, n, ap, ai, ax, n + 1, nnz, nnz, GrB_CSR_FORMAT) == GrB_SUCCESS &&
+        GrB_Matrix_import_FP64(&B, GrB_FP64, n, k, bp, bi, bx, n + 1, n * k, n * k, GrB_CSR_FORMAT) == GrB_SUCCESS &&
+        GrB_Matrix_new(&C, GrB_FP64, n, k) == GrB_SUCCESS)
+        for (uint64_t r = 0; r < reps; ++r) {
+            double t0 = seconds();
+            GrB_mxm(C, NULL, NULL, GrB_PLUS_TIMES_SEMIRING_FP64, A, B, NULL);
+            GrB_Matrix_wait(C, GrB_MATERIALIZE);
+            double dt = seconds() - t0;
+            if (dt < best) best = dt;
+        }
+    GrB_Matrix_free(&A), GrB_Matrix_free(&B), GrB_Matrix_free(&C);
+    free(ap), free(ai), free(ax), free(bx), free(bp), free(bi);
+    return 2.0 * (double)nnz * (double)k / best * 1e-9;
+}
+
+int main(int argc, char **argv)
+{
+    uint64_t scale = 0, grid = 0, k = 32, reps = 3, v = 0;
+    int graphblas = 0;
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--json") == 0) report_json = 1;
+        else if (strcmp(argv[i], "--graphblas") == 0) graphblas = 1;
+        else if (strcmp(argv[i], "--rmat") == 0 && i + 1 < argc && pgdds_cli_whole(argv[i + 1], 1, 30, &v)) scale = v, ++i;
+        else if (strcmp(argv[i], "--stencil") == 0 && i + 1 < argc && pgdds_cli_whole(argv[i + 1], 1, 1000, &v)) grid = v, ++i;
+        else if (strcmp(argv[i], "--cols") == 0 && i + 1 < argc && pgdds_cli_whole(argv[i + 1], 1, 4096, &v)) k = v, ++i;
+        else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc && pgdds_cli_whole(argv[i + 1], 1, 1000, &v)) reps = v, ++i;
+        else scale = grid = 0, i = argc;
+    }
+    if (!scale == !grid) {
+        fprintf(stderr, "usage: %s (--rmat SCALE | --stencil N) [--cols K] [--reps N] [--json] [--graphblas]\n", argv[0]);
+        return 2;
+    }
+    pgdds_context_t ctx = NULL;
+    if (pgdds_init(NULL, &ctx) != PGDDS_OK) {
+        fprintf(stderr, "spmm: pgdds_init: %s\n", pgdds_last_error());
+        return 1;
+    }
+    int rank = pgdds_rank(ctx), p = pgdds_nranks(ctx), gr = 1;
+    for (int d = 1; d * d <= p; ++d)
+        if (p % d == 0) gr = d;
+    const uint64_t n = scale ? UINT64_C(1) << scale : grid * grid * grid;
+    const uint64_t tr = (n + (uint64_t)gr - 1) / (uint64_t)gr, tc = (n + (uint64_t)(p / gr) - 1) / (uint64_t)(p / gr);
+    pgdds_dmatrix_params_t pa = {0}, pb = {0}, pc = {0};
+    pa.dtype = pb.dtype = pc.dtype = PGDDS_DOUBLE;
+    pa.distribution = PGDDS_DIST_CUSTOM;
+    pa.field_mask = PGDDS_DMATRIX_FIELD_GRID | PGDDS_DMATRIX_FIELD_TILE;
+    pa.grid_rows = gr, pa.grid_cols = p / gr, pa.tile_rows = tr, pa.tile_cols = tc;
+    /* B and C: K columns, tiles conforming with A's, dealt over an N x 1 grid. */
+    pb = pa, pc = pa;
+    pb.grid_rows = pc.grid_rows = p, pb.grid_cols = pc.grid_cols = 1;
+    pb.rows = n, pb.cols = k, pb.tile_rows = tc, pb.tile_cols = k;
+    pc.rows = n, pc.cols = k, pc.tile_rows = tr, pc.tile_cols = k;
+    pgdds_smatrix_t A = NULL;
+    pgdds_dmatrix_t B = NULL, C = NULL;
+    pgdds_status_t st = scale ? pgdds_smatrix_rmat(ctx, &pa, (int)scale, 16, 1, &A)
+                              : pgdds_smatrix_stencil(ctx, &pa, grid, grid, grid, 27, &A);
+    if (st == PGDDS_OK) st = pgdds_dmatrix_create(ctx, &pb, &B);
+    if (st == PGDDS_OK) st = pgdds_dmatrix_create(ctx, &pc, &C);
+    if (st == PGDDS_OK) st = pgdds_dmatrix_fill(B, gen, NULL);
+    if (st != PGDDS_OK) {
+        fprintf(stderr, "spmm: %s\n", pgdds_last_error());
+        return 1;
+    }
+    uint64_t nnz = 0;
+    pgdds_dmatrix_info_t info;
+    pgdds_smatrix_info(A, &info, &nnz);
+    double best = 1e300;
+    for (uint64_t r = 0; r < reps; ++r) {
+        pgdds_barrier(ctx);
+        double t0 = seconds(), worst = 0;
+        if (pgdds_smatrix_spmm(1, A, B, 0, C) != PGDDS_OK) {
+            fprintf(stderr, "spmm: %s\n", pgdds_last_error());
+            return 1;
+        }
+        double dt = seconds() - t0;
+        pgdds_allreduce(ctx, &dt, &worst, 1, PGDDS_DOUBLE, PGDDS_OP_MAX);
+        if (worst < best) best = worst;
+    }
+    const char *transport = pgdds_transport_name(ctx);
+    char metric[64];
+    snprintf(metric, sizeof metric, "spmm %s k=%llu", scale ? "rmat" : "stencil27", (unsigned long long)k);
+    if (rank == 0) report("matrix-spmm", transport, p, 1, (size_t)n, metric, 2.0 * (double)nnz * (double)k / best * 1e-9, "GFLOP/s");
+    if (graphblas && rank == 0) {
+        GrB_init(GrB_NONBLOCKING); /* started already by pgdds_smatrix_spmm: a second start is refused, harmlessly */
+        snprintf(metric, sizeof metric, "graphblas %s k=%llu", scale ? "rmat" : "stencil27", (unsigned long long)k);
+        report("matrix-spmm", "single-process", 1, 1, (size_t)n, metric, graphblas_rate(A, B, n, k, nnz, reps), "GFLOP/s");
+    }
+    pgdds_barrier(ctx);
+    pgdds_smatrix_destroy(A);
+    pgdds_dmatrix_destroy(B);
+    pgdds_dmatrix_destroy(C);
+    return pgdds_finalize(ctx) == PGDDS_OK ? 0 : 1;
+}

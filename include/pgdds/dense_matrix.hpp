@@ -1,0 +1,212 @@
+// pgdds::dense_matrix<T>: the distributed dense matrix of <pgdds/matrix.h> for T = float,
+// double, int32_t or int64_t. Tiles over a 2D grid of ranks, one-sided tile, element and slice
+// access, a future for a tile in flight, and C = alpha A B + beta C (docs/matrices.md).
+//
+//   pgdds::dense_matrix<double> a(ctx, 1000, 800), b(ctx, 800, 600), c(ctx, 1000, 600);
+//   a.fill([](uint64_t i, uint64_t j) { return double(i + j); });     // collective
+//   pgdds::gemm(1.0, a, b, 0.0, c);                                    // collective
+//   std::vector<double> corner = c.slice(0, 0, 10, 10);
+//
+// The default layout is square block-cyclic tiles (PGDDS_DMATRIX_DEFAULT_TILE), which conform
+// for any product; dense_matrix<T>::layout chooses another.
+#pragma once
+
+#include <pgdds/matrix.h>
+#include <pgdds/pgdds.hpp>
+
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace pgdds {
+
+// A tile on its way (get_tile_async): get() waits for it and hands it over.
+template <class T> class tile_future {
+  public:
+    tile_future(pgdds_context_t ctx, pgdds_request_t req, std::vector<T> data)
+        : ctx_(ctx), req_(req), data_(std::move(data)) {}
+    tile_future(const tile_future &) = delete;
+    tile_future &operator=(const tile_future &) = delete;
+    tile_future(tile_future &&o) noexcept
+        : ctx_(o.ctx_), req_(std::exchange(o.req_, nullptr)), data_(std::move(o.data_)) {}
+    // A future dropped unread still waits: the request writes into its buffer.
+    ~tile_future()
+    {
+        if (req_) pgdds_wait(ctx_, req_);
+    }
+    bool ready()
+    {
+        int done = 1;
+        if (req_) {
+            check(pgdds_test(ctx_, req_, &done));
+            if (done) req_ = nullptr;
+        }
+        return done != 0;
+    }
+    std::vector<T> get()
+    {
+        if (req_) check(pgdds_wait(ctx_, std::exchange(req_, nullptr)));
+        return std::move(data_);
+    }
+
+  private:
+    pgdds_context_t ctx_;
+    pgdds_request_t req_;
+    std::vector<T> data_;
+};
+
+template <class T> class dense_matrix {
+    static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value ||
+                      std::is_same<T, int32_t>::value || std::is_same<T, int64_t>::value,
+                  "pgdds::dense_matrix holds float, double, int32_t or int64_t");
+
+  public:
+    // How the matrix is cut and dealt (pgdds_dmatrix_params_t's distribution and optional
+    // fields; 0 leaves a field to the distribution).
+    struct layout {
+        pgdds_dist_t distribution = PGDDS_DIST_BLOCK_CYCLIC;
+        int grid_rows = 0, grid_cols = 0;
+        uint64_t tile_rows = 0, tile_cols = 0;
+    };
+
+    // Collective: every rank passes the same shape and layout. The matrix starts zeroed.
+    dense_matrix(const context_ref &ctx, uint64_t rows, uint64_t cols, const layout &l = layout())
+    {
+        pgdds_dmatrix_params_t p{};
+        p.rows = rows;
+        p.cols = cols;
+        p.dtype = context_ref::dtype_of<T>();
+        p.distribution = l.distribution;
+        if (l.grid_rows || l.grid_cols) {
+            p.field_mask |= PGDDS_DMATRIX_FIELD_GRID;
+            p.grid_rows = l.grid_rows;
+            p.grid_cols = l.grid_cols;
+        }
+        if (l.tile_rows || l.tile_cols) {
+            p.field_mask |= PGDDS_DMATRIX_FIELD_TILE;
+            p.tile_rows = l.tile_rows;
+            p.tile_cols = l.tile_cols;
+        }
+        check(pgdds_dmatrix_create(ctx.handle(), &p, &h_));
+        check(pgdds_dmatrix_info(h_, &info_));
+        ctx_ = ctx.handle();
+    }
+    ~dense_matrix()
+    {
+        if (h_) pgdds_dmatrix_destroy(h_);
+    }
+    // Collective.
+    void destroy() { check(pgdds_dmatrix_destroy(std::exchange(h_, nullptr))); }
+    dense_matrix(const dense_matrix &) = delete;
+    dense_matrix &operator=(const dense_matrix &) = delete;
+    dense_matrix(dense_matrix &&o) noexcept : h_(std::exchange(o.h_, nullptr)), ctx_(o.ctx_), info_(o.info_) {}
+    dense_matrix &operator=(dense_matrix &&) = delete;
+
+    pgdds_dmatrix_t handle() const noexcept { return h_; }
+    const pgdds_dmatrix_info_t &info() const noexcept { return info_; }
+    uint64_t rows() const noexcept { return info_.rows; }
+    uint64_t cols() const noexcept { return info_.cols; }
+    uint64_t tile_grid_rows() const noexcept { return info_.tile_grid_rows; }
+    uint64_t tile_grid_cols() const noexcept { return info_.tile_grid_cols; }
+    // Tile (ti, tj)'s size and owner.
+    std::pair<uint64_t, uint64_t> tile_shape(uint64_t ti, uint64_t tj) const
+    {
+        uint64_t r, c;
+        check(pgdds_dmatrix_tile_shape(h_, ti, tj, &r, &c, nullptr));
+        return {r, c};
+    }
+    int tile_owner(uint64_t ti, uint64_t tj) const
+    {
+        int o;
+        check(pgdds_dmatrix_tile_shape(h_, ti, tj, nullptr, nullptr, &o));
+        return o;
+    }
+
+    // Tiles, packed row-major.
+    std::vector<T> get_tile(uint64_t ti, uint64_t tj) const
+    {
+        std::vector<T> out(tile_elems(ti, tj));
+        check(pgdds_dmatrix_get_tile(h_, ti, tj, out.data(), 0));
+        return out;
+    }
+    tile_future<T> get_tile_async(uint64_t ti, uint64_t tj) const
+    {
+        std::vector<T> out(tile_elems(ti, tj));
+        pgdds_request_t req = nullptr;
+        check(pgdds_dmatrix_get_tile_nb(h_, ti, tj, out.data(), &req));
+        return tile_future<T>(ctx_, req, std::move(out));
+    }
+    void put_tile(uint64_t ti, uint64_t tj, const std::vector<T> &tile) const
+    {
+        check_size(tile.size(), tile_elems(ti, tj));
+        check(pgdds_dmatrix_put_tile(h_, ti, tj, tile.data(), 0));
+    }
+    void accumulate_tile(uint64_t ti, uint64_t tj, const std::vector<T> &tile) const
+    {
+        check_size(tile.size(), tile_elems(ti, tj));
+        check(pgdds_dmatrix_accumulate_tile(h_, ti, tj, tile.data(), 0));
+    }
+    // A tile this rank holds, in place (row-major, its columns apart).
+    T *local_tile(uint64_t ti, uint64_t tj) const
+    {
+        void *p;
+        check(pgdds_dmatrix_local_tile(h_, ti, tj, &p));
+        return static_cast<T *>(p);
+    }
+
+    // Elements and slices, in global coordinates.
+    T get(uint64_t i, uint64_t j) const
+    {
+        T v;
+        check(pgdds_dmatrix_get(h_, i, j, &v));
+        return v;
+    }
+    void put(uint64_t i, uint64_t j, const T &v) const { check(pgdds_dmatrix_put(h_, i, j, &v)); }
+    std::vector<T> slice(uint64_t row0, uint64_t col0, uint64_t nrows, uint64_t ncols) const
+    {
+        std::vector<T> out(nrows * ncols);
+        check(pgdds_dmatrix_get_slice(h_, row0, col0, nrows, ncols, out.data(), 0));
+        return out;
+    }
+    void put_slice(uint64_t row0, uint64_t col0, uint64_t nrows, uint64_t ncols, const std::vector<T> &src) const
+    {
+        check_size(src.size(), nrows * ncols);
+        check(pgdds_dmatrix_put_slice(h_, row0, col0, nrows, ncols, src.data(), 0));
+    }
+
+    // Collective: element (i, j) = f(i, j), computed on its owner.
+    template <class F> void fill(F f) const
+    {
+        check(pgdds_dmatrix_fill(
+            h_, [](uint64_t i, uint64_t j, void *v, void *arg) { *static_cast<T *>(v) = (*static_cast<F *>(arg))(i, j); },
+            &f));
+    }
+
+  private:
+    uint64_t tile_elems(uint64_t ti, uint64_t tj) const
+    {
+        auto s = tile_shape(ti, tj);
+        return s.first * s.second;
+    }
+    static void check_size(size_t have, uint64_t want)
+    {
+        if (have != want)
+            check(pgdds_set_last_error(PGDDS_ERR_INVALID_ARG, "pgdds::dense_matrix: the buffer's size is not the tile's "
+                                                              "or slice's"));
+    }
+
+    pgdds_dmatrix_t h_ = nullptr;
+    pgdds_context_t ctx_ = nullptr;
+    pgdds_dmatrix_info_t info_{};
+};
+
+// Collective: C = alpha A B + beta C (pgdds_dmatrix_gemm).
+template <class T>
+void gemm(T alpha, const dense_matrix<T> &a, const dense_matrix<T> &b, T beta, dense_matrix<T> &c,
+          pgdds_gemm_algorithm_t algorithm = PGDDS_GEMM_STATIONARY_C)
+{
+    check(pgdds_dmatrix_gemm(double(alpha), a.handle(), b.handle(), double(beta), c.handle(), algorithm));
+}
+
+}  // namespace pgdds

@@ -1,0 +1,454 @@
+/**
+ * @file matrix.h
+ * libpgdds distributed dense matrices and one-sided matrix multiplication (since 0.1; an
+ * addition to the ABI of pgdds.h, which does not include this header).
+ *
+ * A dense matrix of rows x cols elements of one type (float, double, int32 or int64) is cut
+ * into a grid of tiles, each a contiguous row-major block stored in one rank's segment, and
+ * the tiles are dealt to a 2D grid of grid_rows x grid_cols ranks block-cyclically: tile
+ * (ti, tj) lives on rank (ti % grid_rows) * grid_cols + (tj % grid_cols). Every rank holds
+ * the directory of the tiles' global pointers, so any rank reads, writes or accumulates any
+ * tile with one-sided calls, and the owner reaches its own tiles in place. Edge tiles are
+ * shorter where the tile size does not divide the matrix; a rank may hold no tile at all.
+ *
+ * The conventions of pgdds.h hold: a pgdds_status_t result, pgdds_last_error() saying why,
+ * outputs written only on success, opaque handles that stay recognisable once destroyed.
+ * A call refused for bad input (NULL, a tile or element index out of range, a shape or type
+ * that does not match) changes no matrix. docs/matrices.md describes the design.
+ */
+#ifndef PGDDS_MATRIX_H
+#define PGDDS_MATRIX_H
+
+#include <pgdds/pgdds.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** @defgroup libpgdds_matrix Distributed dense matrices
+ * @{ */
+
+/** A distributed dense matrix; opaque. */
+typedef struct pgdds_dmatrix *pgdds_dmatrix_t;
+
+/** How a matrix is cut into tiles and dealt to the grid of ranks (BCL thesis, Table 7.1).
+ * Sizes left free are "div": the matrix dimension divided evenly over the grid dimension,
+ * rounded up. */
+typedef enum {
+    PGDDS_DIST_BLOCK_ROW = 0,     /* grid nranks x 1; a tile spans whole rows (tile_rows: div,
+                                   * or given for a cyclic block-row layout) */
+    PGDDS_DIST_BLOCK_COL = 1,     /* grid 1 x nranks; a tile spans whole columns (tile_cols: div,
+                                   * or given) */
+    PGDDS_DIST_BLOCK_2D = 2,      /* near-square grid (or given); one tile per rank (div x div) */
+    PGDDS_DIST_BLOCK_CYCLIC = 3,  /* near-square grid (or given); square tiles of
+                                   * PGDDS_DMATRIX_DEFAULT_TILE (or given), dealt cyclically */
+    PGDDS_DIST_CUSTOM = 4         /* grid and tile size both given */
+} pgdds_dist_t;
+
+/** The side of a PGDDS_DIST_BLOCK_CYCLIC tile when none is given. */
+#define PGDDS_DMATRIX_DEFAULT_TILE 64
+
+/** The optional fields of pgdds_dmatrix_params_t, read only when their bit is set. */
+enum {
+    PGDDS_DMATRIX_FIELD_GRID = 1u << 0,  /* grid_rows, grid_cols: their product is the job's size */
+    PGDDS_DMATRIX_FIELD_TILE = 1u << 1   /* tile_rows, tile_cols (0 in one of them: div) */
+};
+
+typedef struct pgdds_dmatrix_params {
+    uint64_t      field_mask;
+    uint64_t      rows, cols;     /* at least 1 each */
+    pgdds_dtype_t dtype;          /* PGDDS_FLOAT, PGDDS_DOUBLE, PGDDS_INT32 or PGDDS_INT64 */
+    pgdds_dist_t  distribution;
+    /* Optional fields. */
+    int           grid_rows, grid_cols;
+    uint64_t      tile_rows, tile_cols;
+} pgdds_dmatrix_params_t;
+
+/** What a matrix is: its shape, type and layout. */
+typedef struct pgdds_dmatrix_info {
+    uint64_t      rows, cols;
+    pgdds_dtype_t dtype;
+    size_t        elem_size;
+    int           grid_rows, grid_cols;            /* the grid of ranks */
+    uint64_t      tile_rows, tile_cols;            /* the full tile's size (edge tiles are shorter) */
+    uint64_t      tile_grid_rows, tile_grid_cols;  /* the number of tiles down and across */
+} pgdds_dmatrix_info_t;
+
+/** Creates a matrix, every element zero; collective, with the same params on every rank.
+ * The tiles live in one symmetric block (pgdds_alloc_all) of every rank's segment, sized for
+ * the most tiles any rank holds, plus one lock word per tile slot for accumulation.
+ * @param ctx      the context (pgdds_init)
+ * @param params   shape, type, distribution and the optional fields set in field_mask
+ * @param matrix   on success, the new matrix
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why), the same on every
+ *         rank: PGDDS_ERR_INVALID_ARG (an empty shape, a type or distribution it does not
+ *         know, a grid whose size is not the job's, params that differ between ranks),
+ *         PGDDS_ERR_NO_MEMORY (a segment too small) */
+PGDDS_API pgdds_status_t pgdds_dmatrix_create(pgdds_context_t ctx, const pgdds_dmatrix_params_t *params,
+                                              pgdds_dmatrix_t *matrix);
+/** Destroys a matrix; collective (it first completes every rank's operations, as a barrier).
+ * @param matrix   the matrix
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
+PGDDS_API pgdds_status_t pgdds_dmatrix_destroy(pgdds_dmatrix_t matrix);
+/** Describes a matrix.
+ * @param matrix   the matrix
+ * @param info     gets its shape, type and layout
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
+PGDDS_API pgdds_status_t pgdds_dmatrix_info(pgdds_dmatrix_t matrix, pgdds_dmatrix_info_t *info);
+
+/** @name Tiles
+ * A tile is addressed by its tile-grid coordinates (ti, tj), 0 <= ti < tile_grid_rows,
+ * 0 <= tj < tile_grid_cols (else PGDDS_ERR_OUT_OF_BOUNDS). A caller's buffer holds the tile
+ * row-major with ld elements between rows (ld at least the tile's columns; 0 means exactly
+ * its columns). Puts are visible to others after pgdds_flush or a barrier, as pgdds_put's. */
+/** @{ */
+/** The size and owner of tile (ti, tj).
+ * @param matrix   the matrix
+ * @param ti       the tile row
+ * @param tj       the tile column
+ * @param rows     unless NULL, gets the tile's rows
+ * @param cols     unless NULL, gets the tile's columns
+ * @param owner    unless NULL, gets the rank that holds it
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_OUT_OF_BOUNDS for a tile outside the grid */
+PGDDS_API pgdds_status_t pgdds_dmatrix_tile_shape(pgdds_dmatrix_t matrix, uint64_t ti, uint64_t tj, uint64_t *rows,
+                                                  uint64_t *cols, int *owner);
+/** The global pointer of tile (ti, tj) (the directory's entry); its rows x cols elements
+ * follow it row-major, with no gap.
+ * @param matrix   the matrix
+ * @param ti       the tile row
+ * @param tj       the tile column
+ * @param out      gets the pointer
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_OUT_OF_BOUNDS */
+PGDDS_API pgdds_status_t pgdds_dmatrix_tile_gptr(pgdds_dmatrix_t matrix, uint64_t ti, uint64_t tj, pgdds_gptr_t *out);
+/** The local address of a tile this rank holds, to read and write in place.
+ * @param matrix   the matrix
+ * @param ti       the tile row
+ * @param tj       the tile column
+ * @param data     gets the tile's first element (row-major, ld = its columns)
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_OUT_OF_BOUNDS, PGDDS_ERR_INVALID_ARG when another rank holds the tile */
+PGDDS_API pgdds_status_t pgdds_dmatrix_local_tile(pgdds_dmatrix_t matrix, uint64_t ti, uint64_t tj, void **data);
+/** Copies tile (ti, tj) into buf.
+ * @param matrix   the matrix
+ * @param ti       the tile row
+ * @param tj       the tile column
+ * @param buf      room for the tile's rows, ld elements apart
+ * @param ld       elements between rows of buf; 0: the tile's columns
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_OUT_OF_BOUNDS, PGDDS_ERR_INVALID_ARG (NULL buf, ld below the tile's
+ *         columns), PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
+PGDDS_API pgdds_status_t pgdds_dmatrix_get_tile(pgdds_dmatrix_t matrix, uint64_t ti, uint64_t tj, void *buf, uint64_t ld);
+/** Writes buf over tile (ti, tj).
+ * @param matrix   the matrix
+ * @param ti       the tile row
+ * @param tj       the tile column
+ * @param buf      the tile's rows, ld elements apart
+ * @param ld       elements between rows of buf; 0: the tile's columns
+ * @return as pgdds_dmatrix_get_tile */
+PGDDS_API pgdds_status_t pgdds_dmatrix_put_tile(pgdds_dmatrix_t matrix, uint64_t ti, uint64_t tj, const void *buf,
+                                                uint64_t ld);
+/** Adds buf into tile (ti, tj), element by element; atomic with respect to every other
+ * accumulate into the tile (a lock word per tile), whoever issues it. Returns complete: the
+ * sum is visible at the owner. Integers wrap as unsigned arithmetic does.
+ * @param matrix   the matrix
+ * @param ti       the tile row
+ * @param tj       the tile column
+ * @param buf      the addend's rows, ld elements apart
+ * @param ld       elements between rows of buf; 0: the tile's columns
+ * @return as pgdds_dmatrix_get_tile */
+PGDDS_API pgdds_status_t pgdds_dmatrix_accumulate_tile(pgdds_dmatrix_t matrix, uint64_t ti, uint64_t tj,
+                                                       const void *buf, uint64_t ld);
+/** pgdds_dmatrix_get_tile returning a request (pgdds_test, pgdds_wait), complete when buf holds
+ * the tile; buf holds it packed (ld = the tile's columns).
+ * @param matrix   the matrix
+ * @param ti       the tile row
+ * @param tj       the tile column
+ * @param buf      room for the tile, packed
+ * @param req      on success, the request
+ * @return as pgdds_dmatrix_get_tile */
+PGDDS_API pgdds_status_t pgdds_dmatrix_get_tile_nb(pgdds_dmatrix_t matrix, uint64_t ti, uint64_t tj, void *buf,
+                                                   pgdds_request_t *req);
+/** pgdds_dmatrix_put_tile returning a request, complete when buf (the tile, packed) may be
+ * reused; visible at the owner after pgdds_flush.
+ * @param matrix   the matrix
+ * @param ti       the tile row
+ * @param tj       the tile column
+ * @param buf      the tile, packed
+ * @param req      on success, the request
+ * @return as pgdds_dmatrix_get_tile */
+PGDDS_API pgdds_status_t pgdds_dmatrix_put_tile_nb(pgdds_dmatrix_t matrix, uint64_t ti, uint64_t tj, const void *buf,
+                                                   pgdds_request_t *req);
+/** @} */
+
+/** @name Elements and slices
+ * Element (i, j) and slices in global coordinates, 0 <= i < rows, 0 <= j < cols. A slice is
+ * any submatrix [row0, row0 + nrows) x [col0, col0 + ncols), across tiles and ranks, copied
+ * to or from a row-major buffer with ld elements between rows (0: ncols); an empty slice
+ * (nrows or ncols 0) copies nothing. */
+/** @{ */
+/** Reads element (i, j) into value (elem_size bytes).
+ * @param matrix   the matrix
+ * @param i        the row
+ * @param j        the column
+ * @param value    gets the element
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_OUT_OF_BOUNDS, PGDDS_ERR_INVALID_ARG (NULL value) */
+PGDDS_API pgdds_status_t pgdds_dmatrix_get(pgdds_dmatrix_t matrix, uint64_t i, uint64_t j, void *value);
+/** Writes value (elem_size bytes) to element (i, j); visible after pgdds_flush or a barrier.
+ * @param matrix   the matrix
+ * @param i        the row
+ * @param j        the column
+ * @param value    the element
+ * @return as pgdds_dmatrix_get */
+PGDDS_API pgdds_status_t pgdds_dmatrix_put(pgdds_dmatrix_t matrix, uint64_t i, uint64_t j, const void *value);
+/** Copies a submatrix into buf; one transfer per tile row piece, all in flight together.
+ * @param matrix   the matrix
+ * @param row0     the first row
+ * @param col0     the first column
+ * @param nrows    rows of the slice
+ * @param ncols    columns of the slice
+ * @param buf      room for the slice, row-major
+ * @param ld       elements between rows of buf; 0: ncols
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_OUT_OF_BOUNDS (the slice leaves the matrix), PGDDS_ERR_INVALID_ARG (NULL
+ *         buf, ld below ncols), PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
+PGDDS_API pgdds_status_t pgdds_dmatrix_get_slice(pgdds_dmatrix_t matrix, uint64_t row0, uint64_t col0, uint64_t nrows,
+                                                 uint64_t ncols, void *buf, uint64_t ld);
+/** Writes buf over a submatrix; visible after pgdds_flush or a barrier.
+ * @param matrix   the matrix
+ * @param row0     the first row
+ * @param col0     the first column
+ * @param nrows    rows of the slice
+ * @param ncols    columns of the slice
+ * @param buf      the slice, row-major
+ * @param ld       elements between rows of buf; 0: ncols
+ * @return as pgdds_dmatrix_get_slice */
+PGDDS_API pgdds_status_t pgdds_dmatrix_put_slice(pgdds_dmatrix_t matrix, uint64_t row0, uint64_t col0, uint64_t nrows,
+                                                 uint64_t ncols, const void *buf, uint64_t ld);
+/** Gives element (i, j) its value in *value (elem_size bytes, of the matrix's type). */
+typedef void (*pgdds_dmatrix_generator_t)(uint64_t i, uint64_t j, void *value, void *arg);
+/** Sets every element from a generator; collective. Each rank fills the tiles it holds, then
+ * the ranks wait for each other (a barrier), so every rank sees the whole matrix on return.
+ * @param matrix    the matrix
+ * @param generator called once per element, on the rank that holds it
+ * @param arg       passed to generator
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
+PGDDS_API pgdds_status_t pgdds_dmatrix_fill(pgdds_dmatrix_t matrix, pgdds_dmatrix_generator_t generator, void *arg);
+/** @} */
+
+/** @name Matrix multiplication
+ * C = alpha * A * B + beta * C over distributed matrices, one-sided as in the BCL thesis
+ * (chapter 7), or bulk-synchronous as the baseline; collective, every rank passing the same
+ * matrices, scalars and algorithm. The shapes must agree (A: m x k, B: k x n, C: m x n), the
+ * three types be one, and the tilings conform: A's tile rows are C's, A's tile columns are
+ * B's tile rows, B's tile columns are C's. C must be neither A nor B. Anything else is
+ * PGDDS_ERR_INVALID_ARG on every rank, C untouched. alpha and beta are converted to the
+ * type; for integer types they must be whole numbers. beta 0 sets C without reading it.
+ * Local products go through CBLAS (sgemm, dgemm); CBLAS has no integer product, so int32
+ * and int64 tiles use a small generic kernel. Every rank's operations are complete and C is
+ * whole on every rank when it returns (it ends with a barrier). */
+/** @{ */
+typedef enum {
+    /* The owner of each C tile gets A(i, k) and B(k, j) one-sidedly, fetching the next pair
+     * while it multiplies the current one (k starts at i + j, spreading the load). */
+    PGDDS_GEMM_STATIONARY_C = 0,
+    /* The owner of each A tile gets B(k, j) and accumulates A(i, k) B(k, j) into C(i, j). */
+    PGDDS_GEMM_STATIONARY_A = 1,
+    /* The owner of each B tile gets A(i, k) and accumulates into C(i, j). */
+    PGDDS_GEMM_STATIONARY_B = 2,
+    /* SUMMA: for each k, A's tile column is broadcast along grid rows and B's tile row along
+     * grid columns (team collectives), then every rank updates its C tiles. A, B and C must
+     * share one grid. */
+    PGDDS_GEMM_SUMMA = 3,
+    /* Stationary C with work stealing (thesis §7.4): each C tile's k steps are claimed one at a
+     * time by a fetch-add on the tile's counter, by its owner first; a rank that has finished
+     * its own tiles claims steps of other ranks' tiles, sums its products privately and
+     * accumulates the sum into the tile. Victims are visited in a random order ... */
+    PGDDS_GEMM_STEAL_RANDOM = 4,
+    /* ... or, locality-aware, those whose A and B tiles this rank reaches by load/store first
+     * (its own, then its node's), randomly among equals. */
+    PGDDS_GEMM_STEAL_LOCALITY = 5
+} pgdds_gemm_algorithm_t;
+
+/** C = alpha * A * B + beta * C; collective.
+ * @param alpha     the product's factor
+ * @param a         A, m x k
+ * @param b         B, k x n
+ * @param beta      C's factor
+ * @param c         C, m x n
+ * @param algorithm a pgdds_gemm_algorithm_t
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_INVALID_ARG (shapes, types or tilings that do not conform, C aliasing A or
+ *         B, an unknown algorithm, SUMMA over different grids), PGDDS_ERR_NO_MEMORY,
+ *         PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
+PGDDS_API pgdds_status_t pgdds_dmatrix_gemm(double alpha, pgdds_dmatrix_t a, pgdds_dmatrix_t b, double beta,
+                                            pgdds_dmatrix_t c, pgdds_gemm_algorithm_t algorithm);
+/** @} */
+
+/** @} */
+
+/** @defgroup libpgdds_smatrix Distributed sparse matrices
+ * A sparse matrix has the layouts of the dense one (pgdds_dmatrix_params_t: shape, element
+ * type, distribution, grid, tile size; the same tile-to-rank rule) with CSR tiles: for a tile
+ * of r rows holding nnz entries, r + 1 row offsets, nnz column indices (uint64_t, counted from
+ * the tile's first column) and nnz values, in the owner's segment. Every rank holds the
+ * directory of the three arrays' global pointers and each tile's entry count, so a tile is
+ * fetched with three gets. Built where SuiteSparse:GraphBLAS is found; local products go
+ * through it. SpMV is pgdds_smatrix_spmm with a one-column B.
+ * @{ */
+
+/** A distributed sparse matrix; opaque. */
+typedef struct pgdds_smatrix *pgdds_smatrix_t;
+
+/** Creates a sparse matrix from coordinate triples; collective, with the same params on every
+ * rank. Any rank may contribute any entry, and entries contributed more than once (by one rank
+ * or several) are summed. Each rank passes its own count of triples.
+ * @param ctx      the context (pgdds_init)
+ * @param params   shape, element type and layout, as for pgdds_dmatrix_create
+ * @param count    this rank's number of triples (0: none; the arrays may then be NULL)
+ * @param rows     count row indices
+ * @param cols     count column indices
+ * @param values   count values of params->dtype
+ * @param matrix   on success, the new matrix
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why), the same on every
+ *         rank: PGDDS_ERR_INVALID_ARG (params as for pgdds_dmatrix_create, NULL arrays),
+ *         PGDDS_ERR_OUT_OF_BOUNDS (an index outside the matrix, on any rank),
+ *         PGDDS_ERR_NO_MEMORY */
+PGDDS_API pgdds_status_t pgdds_smatrix_create_coo(pgdds_context_t ctx, const pgdds_dmatrix_params_t *params, size_t count,
+                                                  const uint64_t *rows, const uint64_t *cols, const void *values,
+                                                  pgdds_smatrix_t *matrix);
+/** Destroys a sparse matrix; collective (it first completes every rank's operations).
+ * @param matrix   the matrix
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
+PGDDS_API pgdds_status_t pgdds_smatrix_destroy(pgdds_smatrix_t matrix);
+/** Describes a sparse matrix: its layout, as pgdds_dmatrix_info, and its entry count.
+ * @param matrix   the matrix
+ * @param info     gets its shape, type and layout
+ * @param nnz      unless NULL, gets the number of entries (after duplicates were summed)
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
+PGDDS_API pgdds_status_t pgdds_smatrix_info(pgdds_smatrix_t matrix, pgdds_dmatrix_info_t *info, uint64_t *nnz);
+/** The size, entry count and owner of tile (ti, tj).
+ * @param matrix   the matrix
+ * @param ti       the tile row
+ * @param tj       the tile column
+ * @param rows     unless NULL, gets the tile's rows
+ * @param cols     unless NULL, gets the tile's columns
+ * @param nnz      unless NULL, gets the tile's entries
+ * @param owner    unless NULL, gets the rank that holds it
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_OUT_OF_BOUNDS for a tile outside the grid */
+PGDDS_API pgdds_status_t pgdds_smatrix_tile_shape(pgdds_smatrix_t matrix, uint64_t ti, uint64_t tj, uint64_t *rows,
+                                                  uint64_t *cols, uint64_t *nnz, int *owner);
+/** Copies CSR tile (ti, tj): three gets, in flight together.
+ * @param matrix   the matrix
+ * @param ti       the tile row
+ * @param tj       the tile column
+ * @param row_offsets room for the tile's rows + 1 offsets
+ * @param col_indices room for its nnz column indices (may be NULL when nnz is 0)
+ * @param values   room for its nnz values (may be NULL when nnz is 0)
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_OUT_OF_BOUNDS, PGDDS_ERR_INVALID_ARG (a NULL array that must hold
+ *         something), PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
+PGDDS_API pgdds_status_t pgdds_smatrix_get_tile(pgdds_smatrix_t matrix, uint64_t ti, uint64_t tj, uint64_t *row_offsets,
+                                                uint64_t *col_indices, void *values);
+/** The arrays of a CSR tile this rank holds, in place (read-only: the pattern is fixed).
+ * @param matrix   the matrix
+ * @param ti       the tile row
+ * @param tj       the tile column
+ * @param row_offsets gets the tile's row offsets
+ * @param col_indices gets its column indices
+ * @param values   gets its values
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_OUT_OF_BOUNDS, PGDDS_ERR_INVALID_ARG (NULL, or another rank's tile) */
+PGDDS_API pgdds_status_t pgdds_smatrix_local_tile(pgdds_smatrix_t matrix, uint64_t ti, uint64_t tj,
+                                                  const uint64_t **row_offsets, const uint64_t **col_indices,
+                                                  const void **values);
+/** Copies a submatrix [row0, row0 + nrows) x [col0, col0 + ncols), across tiles and ranks, into
+ * a dense row-major buffer (absent entries 0): each tile it touches is read with three gets.
+ * @param matrix   the matrix
+ * @param row0     the first row
+ * @param col0     the first column
+ * @param nrows    rows of the slice
+ * @param ncols    columns of the slice
+ * @param buf      room for the slice, row-major
+ * @param ld       elements between rows of buf; 0: ncols
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_OUT_OF_BOUNDS (the slice leaves the matrix), PGDDS_ERR_INVALID_ARG (NULL
+ *         buf, ld below ncols), PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
+PGDDS_API pgdds_status_t pgdds_smatrix_get_slice(pgdds_smatrix_t matrix, uint64_t row0, uint64_t col0, uint64_t nrows,
+                                                 uint64_t ncols, void *buf, uint64_t ld);
+/** C = alpha * A * B + beta * C with A sparse and B, C dense; collective. Stationary C: the
+ * owner of each C tile fetches A(i, k) (three gets) and B(k, j) and multiplies them with
+ * GraphBLAS (GrB_mxm, plus-times). Shapes, types and tilings must conform as for
+ * pgdds_dmatrix_gemm; anything else is PGDDS_ERR_INVALID_ARG on every rank, C untouched.
+ * @param alpha    the product's factor
+ * @param a        A, sparse, m x k
+ * @param b        B, dense, k x n
+ * @param beta     C's factor
+ * @param c        C, dense, m x n
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_INVALID_ARG, PGDDS_ERR_NO_MEMORY, PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
+PGDDS_API pgdds_status_t pgdds_smatrix_spmm(double alpha, pgdds_smatrix_t a, pgdds_dmatrix_t b, double beta,
+                                            pgdds_dmatrix_t c);
+/** Creates the matrix of a 3D stencil on an nx x ny x nz grid (the HPCG matrix for 27 points);
+ * collective. Row and column x + nx (y + ny z) are grid point (x, y, z); each row has the
+ * point itself, points - 1 on the diagonal, and -1 for every neighbour inside the grid (7
+ * points: the six that differ in one coordinate by one; 27 points: every point within one in
+ * each coordinate). Every rank generates an equal share of the rows.
+ * @param ctx      the context (pgdds_init)
+ * @param params   element type and layout; rows and cols 0 take nx ny nz, else must be it
+ * @param nx       grid points along x, at least 1 (ny, nz likewise)
+ * @param ny       grid points along y
+ * @param nz       grid points along z
+ * @param points   7 or 27
+ * @param matrix   on success, the new matrix
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why), the same on every
+ *         rank: PGDDS_ERR_INVALID_ARG (a grid or point count it does not make, params as for
+ *         pgdds_smatrix_create_coo), PGDDS_ERR_NO_MEMORY */
+PGDDS_API pgdds_status_t pgdds_smatrix_stencil(pgdds_context_t ctx, const pgdds_dmatrix_params_t *params, uint64_t nx,
+                                               uint64_t ny, uint64_t nz, int points, pgdds_smatrix_t *matrix);
+/** Creates the adjacency matrix of an R-MAT graph with the Graph500 parameters (a, b, c, d =
+ * 0.57, 0.19, 0.19, 0.05); collective. The graph has 2^scale vertices and edge_factor 2^scale
+ * directed edges; edge e is drawn from a random stream of (seed, e) alone, so the matrix does
+ * not depend on the number of ranks, which each generate an equal share of the edges. Entry
+ * (u, v) counts the edges from u to v (duplicates summed); no vertex permutation or noise.
+ * @param ctx      the context (pgdds_init)
+ * @param params   element type and layout; rows and cols 0 take 2^scale, else must be it
+ * @param scale    1 to 40
+ * @param edge_factor edges per vertex, at least 1
+ * @param seed     the random stream's seed
+ * @param matrix   on success, the new matrix
+ * @return as pgdds_smatrix_stencil */
+PGDDS_API pgdds_status_t pgdds_smatrix_rmat(pgdds_context_t ctx, const pgdds_dmatrix_params_t *params, int scale,
+                                            int edge_factor, uint64_t seed, pgdds_smatrix_t *matrix);
+/** Reads a Matrix Market file ("matrix coordinate", field real, integer or pattern, symmetry
+ * general or symmetric) into a sparse matrix; collective. Every rank reads the header, then the
+ * entries whose lines start in its share of the file's bytes, and the matrix is built as by
+ * pgdds_smatrix_create_coo (a symmetric file's off-diagonal entries are mirrored; a pattern
+ * file's values are 1).
+ * @param ctx      the context (pgdds_init)
+ * @param path     the file, the same on every rank
+ * @param params   element type and layout; rows and cols 0 take the file's, else must be its
+ * @param matrix   on success, the new matrix
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why), the same on every
+ *         rank: PGDDS_ERR_NOT_FOUND (no such file), PGDDS_ERR_INVALID_ARG (a malformed file,
+ *         saying where; a format it does not read; params as for pgdds_smatrix_create_coo),
+ *         PGDDS_ERR_OUT_OF_BOUNDS (an entry outside the matrix), PGDDS_ERR_NO_MEMORY */
+PGDDS_API pgdds_status_t pgdds_smatrix_read_mm(pgdds_context_t ctx, const char *path, const pgdds_dmatrix_params_t *params,
+                                               pgdds_smatrix_t *matrix);
+/** Writes a sparse matrix as a Matrix Market file ("matrix coordinate real general", or
+ * "integer" for integer types); collective. Every rank formats the entries of its tiles and
+ * writes them at its own offset of the one file (no rank gathers the matrix).
+ * @param matrix   the matrix
+ * @param path     the file, the same on every rank (created or truncated)
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why), the same on every
+ *         rank: PGDDS_ERR_INVALID_ARG (the file cannot be created or written) */
+PGDDS_API pgdds_status_t pgdds_smatrix_write_mm(pgdds_smatrix_t matrix, const char *path);
+/** @} */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PGDDS_MATRIX_H */

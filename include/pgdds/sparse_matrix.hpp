@@ -1,0 +1,146 @@
+// pgdds::sparse_matrix<T>: the distributed sparse matrix of <pgdds/matrix.h> (CSR tiles, built
+// where GraphBLAS is) for T = float, double, int32_t or int64_t, with uint64_t indices. Built
+// from triples, a stencil, an R-MAT graph or a Matrix Market file; tiles, slices, and
+// C = alpha A B + beta C with dense B and C (docs/matrices.md).
+//
+//   auto a = pgdds::sparse_matrix<double>::stencil(ctx, 16, 16, 16, 27);    // collective
+//   pgdds::dense_matrix<double> x(ctx, a.rows(), 1, layout), y(ctx, a.rows(), 1, layout);
+//   pgdds::spmm(1.0, a, x, 0.0, y);                                         // y = A x
+#pragma once
+
+#include <pgdds/dense_matrix.hpp>
+
+#include <string>
+
+namespace pgdds {
+
+template <class T> class sparse_matrix {
+    static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value ||
+                      std::is_same<T, int32_t>::value || std::is_same<T, int64_t>::value,
+                  "pgdds::sparse_matrix holds float, double, int32_t or int64_t");
+
+  public:
+    using layout = typename dense_matrix<T>::layout;
+
+    // A CSR tile: rows + 1 offsets, and per entry a column (from the tile's first) and a value.
+    struct csr_tile {
+        std::vector<uint64_t> row_offsets, col_indices;
+        std::vector<T> values;
+    };
+
+    // Collective: every rank passes the same shape and layout and any triples of its own;
+    // duplicates are summed.
+    sparse_matrix(const context_ref &ctx, uint64_t rows, uint64_t cols, const std::vector<uint64_t> &row_idx,
+                  const std::vector<uint64_t> &col_idx, const std::vector<T> &values, const layout &l = layout())
+    {
+        if (row_idx.size() != col_idx.size() || row_idx.size() != values.size())
+            check(pgdds_set_last_error(PGDDS_ERR_INVALID_ARG, "pgdds::sparse_matrix: the triples' three vectors differ in "
+                                                              "length"));
+        pgdds_dmatrix_params_t p = params(rows, cols, l);
+        adopt(pgdds_smatrix_create_coo(ctx.handle(), &p, values.size(), row_idx.data(), col_idx.data(), values.data(), &h_));
+    }
+    // Collective constructors: a 7- or 27-point stencil, an R-MAT graph, a Matrix Market file.
+    static sparse_matrix stencil(const context_ref &ctx, uint64_t nx, uint64_t ny, uint64_t nz, int points,
+                                 const layout &l = layout())
+    {
+        pgdds_dmatrix_params_t p = params(0, 0, l);
+        sparse_matrix m;
+        m.adopt(pgdds_smatrix_stencil(ctx.handle(), &p, nx, ny, nz, points, &m.h_));
+        return m;
+    }
+    static sparse_matrix rmat(const context_ref &ctx, int scale, int edge_factor, uint64_t seed, const layout &l = layout())
+    {
+        pgdds_dmatrix_params_t p = params(0, 0, l);
+        sparse_matrix m;
+        m.adopt(pgdds_smatrix_rmat(ctx.handle(), &p, scale, edge_factor, seed, &m.h_));
+        return m;
+    }
+    static sparse_matrix read_matrix_market(const context_ref &ctx, const std::string &path, const layout &l = layout())
+    {
+        pgdds_dmatrix_params_t p = params(0, 0, l);
+        sparse_matrix m;
+        m.adopt(pgdds_smatrix_read_mm(ctx.handle(), path.c_str(), &p, &m.h_));
+        return m;
+    }
+    ~sparse_matrix()
+    {
+        if (h_) pgdds_smatrix_destroy(h_);
+    }
+    // Collective.
+    void destroy() { check(pgdds_smatrix_destroy(std::exchange(h_, nullptr))); }
+    sparse_matrix(const sparse_matrix &) = delete;
+    sparse_matrix &operator=(const sparse_matrix &) = delete;
+    sparse_matrix(sparse_matrix &&o) noexcept : h_(std::exchange(o.h_, nullptr)), info_(o.info_), nnz_(o.nnz_) {}
+    sparse_matrix &operator=(sparse_matrix &&) = delete;
+
+    pgdds_smatrix_t handle() const noexcept { return h_; }
+    const pgdds_dmatrix_info_t &info() const noexcept { return info_; }
+    uint64_t rows() const noexcept { return info_.rows; }
+    uint64_t cols() const noexcept { return info_.cols; }
+    uint64_t nnz() const noexcept { return nnz_; }
+    uint64_t tile_nnz(uint64_t ti, uint64_t tj) const
+    {
+        uint64_t n;
+        check(pgdds_smatrix_tile_shape(h_, ti, tj, nullptr, nullptr, &n, nullptr));
+        return n;
+    }
+    // Collective: writes the matrix as a Matrix Market file.
+    void write_matrix_market(const std::string &path) const { check(pgdds_smatrix_write_mm(h_, path.c_str())); }
+
+    // Tile (ti, tj), three gets.
+    csr_tile get_tile(uint64_t ti, uint64_t tj) const
+    {
+        uint64_t r, n;
+        check(pgdds_smatrix_tile_shape(h_, ti, tj, &r, nullptr, &n, nullptr));
+        csr_tile t{std::vector<uint64_t>(r + 1), std::vector<uint64_t>(n), std::vector<T>(n)};
+        check(pgdds_smatrix_get_tile(h_, ti, tj, t.row_offsets.data(), t.col_indices.data(), t.values.data()));
+        return t;
+    }
+    // A submatrix, dense and row-major (absent entries 0).
+    std::vector<T> slice(uint64_t row0, uint64_t col0, uint64_t nrows, uint64_t ncols) const
+    {
+        std::vector<T> out(nrows * ncols);
+        check(pgdds_smatrix_get_slice(h_, row0, col0, nrows, ncols, out.data(), 0));
+        return out;
+    }
+
+  private:
+    sparse_matrix() = default;
+    static pgdds_dmatrix_params_t params(uint64_t rows, uint64_t cols, const layout &l)
+    {
+        pgdds_dmatrix_params_t p{};
+        p.rows = rows;
+        p.cols = cols;
+        p.dtype = context_ref::dtype_of<T>();
+        p.distribution = l.distribution;
+        if (l.grid_rows || l.grid_cols) {
+            p.field_mask |= PGDDS_DMATRIX_FIELD_GRID;
+            p.grid_rows = l.grid_rows;
+            p.grid_cols = l.grid_cols;
+        }
+        if (l.tile_rows || l.tile_cols) {
+            p.field_mask |= PGDDS_DMATRIX_FIELD_TILE;
+            p.tile_rows = l.tile_rows;
+            p.tile_cols = l.tile_cols;
+        }
+        return p;
+    }
+    void adopt(pgdds_status_t st)
+    {
+        check(st);
+        check(pgdds_smatrix_info(h_, &info_, &nnz_));
+    }
+
+    pgdds_smatrix_t h_ = nullptr;
+    pgdds_dmatrix_info_t info_{};
+    uint64_t nnz_ = 0;
+};
+
+// Collective: C = alpha A B + beta C, A sparse (pgdds_smatrix_spmm).
+template <class T>
+void spmm(T alpha, const sparse_matrix<T> &a, const dense_matrix<T> &b, T beta, dense_matrix<T> &c)
+{
+    check(pgdds_smatrix_spmm(double(alpha), a.handle(), b.handle(), double(beta), c.handle()));
+}
+
+}  // namespace pgdds

@@ -1,0 +1,233 @@
+// The C entry points of include/pgdds/matrix.h: handle checks, argument checks, then dmatrix.
+#include "gemm.h"
+
+using namespace pgdds;
+using namespace pgdds::matrix;
+
+namespace {
+
+constexpr const char *what = "dense matrix";
+
+// Runs op(matrix) on a live handle after checking that the caller's pointer `p` (named `name`)
+// is not NULL.
+template <class Op> status with_matrix(pgdds_dmatrix_t h, const char *who, const void *p, const char *name, Op op)
+{
+    dmatrix *m = nullptr;
+    status st = containers::resolve(h, dmatrix_magic, who, what, m);
+    if (st != PGDDS_OK) return st;
+    if (name && !p) return fail(PGDDS_ERR_INVALID_ARG, "%s: %s is NULL", who, name);
+    try {
+        return op(*m);
+    } catch (const std::bad_alloc &) {
+        return fail(PGDDS_ERR_NO_MEMORY, "%s: out of host memory", who);
+    }
+}
+
+// Tile (ti, tj) checked, and the caller's ld for it resolved.
+template <class Op>
+status with_tile(pgdds_dmatrix_t h, const char *who, uint64_t ti, uint64_t tj, const void *buf, uint64_t ld, Op op)
+{
+    return with_matrix(h, who, buf, "buf", [&](dmatrix &m) {
+        uint64_t eff = 0;
+        status st = m.check_tile(who, ti, tj);
+        if (st == PGDDS_OK) st = m.check_ld(who, ld, m.lay().tile_cols_of(tj), eff);
+        return st == PGDDS_OK ? op(m, eff) : st;
+    });
+}
+
+status check_slice(const dmatrix &m, const char *who, uint64_t row0, uint64_t col0, uint64_t nrows, uint64_t ncols)
+{
+    const layout &l = m.lay();
+    if (row0 > l.rows || nrows > l.rows - row0 || col0 > l.cols || ncols > l.cols - col0)
+        return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: rows [%llu, +%llu) x columns [%llu, +%llu) leave the %llu x %llu matrix",
+                    who, (unsigned long long)row0, (unsigned long long)nrows, (unsigned long long)col0,
+                    (unsigned long long)ncols, (unsigned long long)l.rows, (unsigned long long)l.cols);
+    return PGDDS_OK;
+}
+
+status slice(pgdds_dmatrix_t h, const char *who, uint64_t row0, uint64_t col0, uint64_t nrows, uint64_t ncols,
+             void *buf, uint64_t ld, bool put)
+{
+    return with_matrix(h, who, buf, "buf", [&](dmatrix &m) {
+        uint64_t eff = 0;
+        status st = check_slice(m, who, row0, col0, nrows, ncols);
+        if (st == PGDDS_OK) st = m.check_ld(who, ld, ncols, eff);
+        return st == PGDDS_OK ? m.slice(who, row0, col0, nrows, ncols, buf, eff, put) : st;
+    });
+}
+
+status tile_nb(pgdds_dmatrix_t h, const char *who, uint64_t ti, uint64_t tj, void *buf, pgdds_request_t *req, bool put)
+{
+    if (!req) return with_matrix(h, who, nullptr, "req", [](dmatrix &) { return PGDDS_OK; });
+    return with_tile(h, who, ti, tj, buf, 0, [&](dmatrix &m, uint64_t) {
+        const size_t bytes = m.lay().tile_rows_of(ti) * m.lay().tile_cols_of(tj) * m.lay().esize;
+        status st = put ? pgdds_put_nb(m.ctx, m.tile_gptr(ti, tj), buf, bytes, req)
+                        : pgdds_get_nb(m.ctx, buf, m.tile_gptr(ti, tj), bytes, req);
+        return st == PGDDS_OK ? st : fail_prefix(st, who);
+    });
+}
+
+}  // namespace
+
+extern "C" {
+
+pgdds_status_t pgdds_dmatrix_create(pgdds_context_t ctx, const pgdds_dmatrix_params_t *params, pgdds_dmatrix_t *matrix)
+{
+    const char *who = "pgdds_dmatrix_create";
+    runtime *rt = runtime::from(ctx);
+    if (!rt) return fail(ctx ? PGDDS_ERR_STATE : PGDDS_ERR_INVALID_ARG, "%s: the context is %s", who,
+                         ctx ? "not live (finalized?)" : "NULL");
+    if (!rt->thread_allowed()) return rt->check_thread(who);
+    if (!params) return fail(PGDDS_ERR_INVALID_ARG, "%s: params is NULL", who);
+    if (!matrix) return fail(PGDDS_ERR_INVALID_ARG, "%s: matrix is NULL", who);
+    try {
+        dmatrix *impl = nullptr;
+        status st = dmatrix::create(rt, who, *params, impl);
+        if (st != PGDDS_OK) return st;
+        st = containers::make_handle(dmatrix_magic, impl, *matrix);
+        if (st != PGDDS_OK) {
+            impl->destroy(who);
+            delete impl;
+        }
+        return st;
+    } catch (const std::bad_alloc &) {
+        return fail(PGDDS_ERR_NO_MEMORY, "%s: out of host memory", who);
+    }
+}
+
+pgdds_status_t pgdds_dmatrix_destroy(pgdds_dmatrix_t matrix)
+{
+    const char *who = "pgdds_dmatrix_destroy";
+    if (!matrix || matrix->magic != dmatrix_magic) return containers::bad_handle(matrix, who, what);
+    status st = runtime::from(matrix->impl->ctx) ? matrix->impl->destroy(who)
+                                                 : fail(PGDDS_ERR_STATE, "%s: the context was finalized first", who);
+    containers::kill_handle(matrix);
+    return st;
+}
+
+pgdds_status_t pgdds_dmatrix_info(pgdds_dmatrix_t matrix, pgdds_dmatrix_info_t *info)
+{
+    return with_matrix(matrix, "pgdds_dmatrix_info", info, "info", [&](dmatrix &m) {
+        const layout &l = m.lay();
+        *info = pgdds_dmatrix_info_t{l.rows,      l.cols,      l.dtype,      l.esize,      l.grid_rows,
+                                     l.grid_cols, l.tile_rows, l.tile_cols, l.tgrid_rows, l.tgrid_cols};
+        return PGDDS_OK;
+    });
+}
+
+pgdds_status_t pgdds_dmatrix_tile_shape(pgdds_dmatrix_t matrix, uint64_t ti, uint64_t tj, uint64_t *rows,
+                                        uint64_t *cols, int *owner)
+{
+    const char *who = "pgdds_dmatrix_tile_shape";
+    return with_matrix(matrix, who, nullptr, nullptr, [&](dmatrix &m) {
+        status st = m.check_tile(who, ti, tj);
+        if (st != PGDDS_OK) return st;
+        if (rows) *rows = m.lay().tile_rows_of(ti);
+        if (cols) *cols = m.lay().tile_cols_of(tj);
+        if (owner) *owner = m.lay().owner(ti, tj);
+        return PGDDS_OK;
+    });
+}
+
+pgdds_status_t pgdds_dmatrix_tile_gptr(pgdds_dmatrix_t matrix, uint64_t ti, uint64_t tj, pgdds_gptr_t *out)
+{
+    const char *who = "pgdds_dmatrix_tile_gptr";
+    return with_matrix(matrix, who, out, "out", [&](dmatrix &m) {
+        status st = m.check_tile(who, ti, tj);
+        if (st == PGDDS_OK) *out = m.tile_gptr(ti, tj);
+        return st;
+    });
+}
+
+pgdds_status_t pgdds_dmatrix_local_tile(pgdds_dmatrix_t matrix, uint64_t ti, uint64_t tj, void **data)
+{
+    const char *who = "pgdds_dmatrix_local_tile";
+    return with_matrix(matrix, who, data, "data", [&](dmatrix &m) {
+        status st = m.check_tile(who, ti, tj);
+        if (st != PGDDS_OK) return st;
+        if (!m.mine(ti, tj))
+            return fail(PGDDS_ERR_INVALID_ARG, "%s: tile (%llu, %llu) is rank %d's, not this rank's (%d)", who,
+                        (unsigned long long)ti, (unsigned long long)tj, m.lay().owner(ti, tj), m.rank());
+        *data = m.reachable(ti, tj);
+        return PGDDS_OK;
+    });
+}
+
+pgdds_status_t pgdds_dmatrix_get_tile(pgdds_dmatrix_t matrix, uint64_t ti, uint64_t tj, void *buf, uint64_t ld)
+{
+    const char *who = "pgdds_dmatrix_get_tile";
+    return with_tile(matrix, who, ti, tj, buf, ld, [&](dmatrix &m, uint64_t eff) { return m.get_tile(who, ti, tj, buf, eff); });
+}
+
+pgdds_status_t pgdds_dmatrix_put_tile(pgdds_dmatrix_t matrix, uint64_t ti, uint64_t tj, const void *buf, uint64_t ld)
+{
+    const char *who = "pgdds_dmatrix_put_tile";
+    return with_tile(matrix, who, ti, tj, buf, ld, [&](dmatrix &m, uint64_t eff) { return m.put_tile(who, ti, tj, buf, eff); });
+}
+
+pgdds_status_t pgdds_dmatrix_accumulate_tile(pgdds_dmatrix_t matrix, uint64_t ti, uint64_t tj, const void *buf,
+                                             uint64_t ld)
+{
+    const char *who = "pgdds_dmatrix_accumulate_tile";
+    return with_tile(matrix, who, ti, tj, buf, ld,
+                     [&](dmatrix &m, uint64_t eff) { return m.accumulate_tile(who, ti, tj, buf, eff); });
+}
+
+pgdds_status_t pgdds_dmatrix_get_tile_nb(pgdds_dmatrix_t matrix, uint64_t ti, uint64_t tj, void *buf,
+                                         pgdds_request_t *req)
+{
+    return tile_nb(matrix, "pgdds_dmatrix_get_tile_nb", ti, tj, buf, req, false);
+}
+
+pgdds_status_t pgdds_dmatrix_put_tile_nb(pgdds_dmatrix_t matrix, uint64_t ti, uint64_t tj, const void *buf,
+                                         pgdds_request_t *req)
+{
+    return tile_nb(matrix, "pgdds_dmatrix_put_tile_nb", ti, tj, const_cast<void *>(buf), req, true);
+}
+
+pgdds_status_t pgdds_dmatrix_get(pgdds_dmatrix_t matrix, uint64_t i, uint64_t j, void *value)
+{
+    if (!value) return with_matrix(matrix, "pgdds_dmatrix_get", nullptr, "value", [](dmatrix &) { return PGDDS_OK; });
+    return slice(matrix, "pgdds_dmatrix_get", i, j, 1, 1, value, 1, false);
+}
+
+pgdds_status_t pgdds_dmatrix_put(pgdds_dmatrix_t matrix, uint64_t i, uint64_t j, const void *value)
+{
+    if (!value) return with_matrix(matrix, "pgdds_dmatrix_put", nullptr, "value", [](dmatrix &) { return PGDDS_OK; });
+    return slice(matrix, "pgdds_dmatrix_put", i, j, 1, 1, const_cast<void *>(value), 1, true);
+}
+
+pgdds_status_t pgdds_dmatrix_get_slice(pgdds_dmatrix_t matrix, uint64_t row0, uint64_t col0, uint64_t nrows,
+                                       uint64_t ncols, void *buf, uint64_t ld)
+{
+    return slice(matrix, "pgdds_dmatrix_get_slice", row0, col0, nrows, ncols, buf, ld, false);
+}
+
+pgdds_status_t pgdds_dmatrix_put_slice(pgdds_dmatrix_t matrix, uint64_t row0, uint64_t col0, uint64_t nrows,
+                                       uint64_t ncols, const void *buf, uint64_t ld)
+{
+    return slice(matrix, "pgdds_dmatrix_put_slice", row0, col0, nrows, ncols, const_cast<void *>(buf), ld, true);
+}
+
+pgdds_status_t pgdds_dmatrix_fill(pgdds_dmatrix_t matrix, pgdds_dmatrix_generator_t generator, void *arg)
+{
+    const char *who = "pgdds_dmatrix_fill";
+    return with_matrix(matrix, who, reinterpret_cast<const void *>(generator), "generator",
+                       [&](dmatrix &m) { return m.fill(who, generator, arg); });
+}
+
+pgdds_status_t pgdds_dmatrix_gemm(double alpha, pgdds_dmatrix_t a, pgdds_dmatrix_t b, double beta, pgdds_dmatrix_t c,
+                                  pgdds_gemm_algorithm_t algorithm)
+{
+    const char *who = "pgdds_dmatrix_gemm";
+    dmatrix *ma = nullptr, *mb = nullptr;
+    status st = containers::resolve(a, dmatrix_magic, who, "dense matrix A", ma);
+    if (st == PGDDS_OK) st = containers::resolve(b, dmatrix_magic, who, "dense matrix B", mb);
+    if (st != PGDDS_OK) return st;
+    return with_matrix(c, who, nullptr, nullptr, [&](dmatrix &mc) {
+        status s = check_gemm(who, alpha, *ma, *mb, beta, mc, enum_value(algorithm));
+        return s == PGDDS_OK ? gemm(who, alpha, *ma, *mb, beta, mc, enum_value(algorithm)) : s;
+    });
+}
+
+}  // extern "C"

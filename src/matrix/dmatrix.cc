@@ -1,0 +1,201 @@
+// The distributed dense matrix: creation over a symmetric block, the tile directory, and the
+// one-sided tile, slice and accumulate operations (dmatrix.h).
+#include "dmatrix.h"
+
+#include "kernels.h"
+
+#include <thread>
+
+namespace pgdds::matrix {
+
+using containers::agree;
+using containers::agree_arguments;
+
+status dmatrix::create(runtime *rt, const char *who, const pgdds_dmatrix_params_t &p, dmatrix *&out)
+{
+    layout l;
+    status st = layout::from_params(who, p, rt->nranks(), l);
+    // Every rank must pass the same parameters: each derives the layout on its own.
+    st = agree_arguments(rt, who, st,
+                         {p.field_mask, p.rows, p.cols, uint64_t(enum_value(p.dtype)), uint64_t(enum_value(p.distribution)),
+                          uint64_t(p.field_mask & PGDDS_DMATRIX_FIELD_GRID ? p.grid_rows : 0),
+                          uint64_t(p.field_mask & PGDDS_DMATRIX_FIELD_GRID ? p.grid_cols : 0),
+                          p.field_mask & PGDDS_DMATRIX_FIELD_TILE ? p.tile_rows : 0,
+                          p.field_mask & PGDDS_DMATRIX_FIELD_TILE ? p.tile_cols : 0});
+    if (st != PGDDS_OK) return st;
+    uint64_t tiles_bytes = 0, bytes = 0;
+    if (__builtin_mul_overflow(l.slots_per_rank, l.slot_bytes(), &tiles_bytes) ||
+        __builtin_add_overflow(tiles_bytes, l.locks_bytes(), &bytes) || bytes > (uint64_t(1) << 40))
+        return fail(PGDDS_ERR_NO_MEMORY, "%s: a %llu x %llu matrix needs more than a segment can hold per rank", who,
+                    (unsigned long long)l.rows, (unsigned long long)l.cols);
+    dmatrix *m = new dmatrix(rt);
+    m->lay_ = l;
+    m->rank_ = rt->rank();
+    st = pgdds_alloc_all(m->ctx, size_t(bytes), cache_line, PGDDS_ALLOC_ZERO, &m->block_);
+    if (st != PGDDS_OK) {
+        delete m;
+        return fail_prefix(st, who);
+    }
+    m->dir_.resize(l.tgrid_rows * l.tgrid_cols);
+    for (uint64_t ti = 0; ti < l.tgrid_rows && st == PGDDS_OK; ++ti)
+        for (uint64_t tj = 0; tj < l.tgrid_cols && st == PGDDS_OK; ++tj)
+            st = pgdds_gptr_at(m->ctx, pgdds_gptr_add(m->block_, int64_t(l.locks_bytes() + l.slot(ti, tj) * l.slot_bytes())),
+                               l.owner(ti, tj), &m->dir_[ti * l.tgrid_cols + tj]);
+    if (st != PGDDS_OK) {  // cannot happen for a live block; unwind all the same
+        pgdds_free_all(m->ctx, m->block_);
+        delete m;
+        return fail_prefix(st, who);
+    }
+    out = m;
+    return PGDDS_OK;
+}
+
+status dmatrix::destroy(const char *who)
+{
+    status st = pgdds_free_all(ctx, block_);
+    return st == PGDDS_OK ? st : fail_prefix(st, who);
+}
+
+status dmatrix::check_tile(const char *who, uint64_t ti, uint64_t tj) const
+{
+    if (ti >= lay_.tgrid_rows || tj >= lay_.tgrid_cols)
+        return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: tile (%llu, %llu) is outside the %llu x %llu tile grid", who,
+                    (unsigned long long)ti, (unsigned long long)tj, (unsigned long long)lay_.tgrid_rows,
+                    (unsigned long long)lay_.tgrid_cols);
+    return PGDDS_OK;
+}
+
+status dmatrix::check_ld(const char *who, uint64_t ld, uint64_t cols, uint64_t &out) const
+{
+    if (ld != 0 && ld < cols)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: ld %llu is below the %llu columns", who, (unsigned long long)ld,
+                    (unsigned long long)cols);
+    out = ld ? ld : cols;
+    return PGDDS_OK;
+}
+
+status dmatrix::get_tile(const char *who, uint64_t ti, uint64_t tj, void *buf, uint64_t ld) const
+{
+    return slice(who, ti * lay_.tile_rows, tj * lay_.tile_cols, lay_.tile_rows_of(ti), lay_.tile_cols_of(tj), buf, ld,
+                 false);
+}
+
+status dmatrix::put_tile(const char *who, uint64_t ti, uint64_t tj, const void *buf, uint64_t ld) const
+{
+    return slice(who, ti * lay_.tile_rows, tj * lay_.tile_cols, lay_.tile_rows_of(ti), lay_.tile_cols_of(tj),
+                 const_cast<void *>(buf), ld, true);
+}
+
+// Every tile row piece of the slice is one transfer, all in flight together (nbi), completed
+// by one flush; a piece that is a whole tile's rows is one transfer for all of them.
+status dmatrix::slice(const char *who, uint64_t row0, uint64_t col0, uint64_t nrows, uint64_t ncols, void *buf,
+                      uint64_t ld, bool put) const
+{
+    const size_t es = lay_.esize;
+    status st = PGDDS_OK;
+    bool issued = false;
+    for (uint64_t ti = row0 / lay_.tile_rows; nrows && ti * lay_.tile_rows < row0 + nrows && st == PGDDS_OK; ++ti) {
+        const uint64_t t_r0 = ti * lay_.tile_rows;
+        const uint64_t r_lo = row0 > t_r0 ? row0 : t_r0;
+        const uint64_t r_hi = std::min(row0 + nrows, t_r0 + lay_.tile_rows_of(ti));
+        for (uint64_t tj = col0 / lay_.tile_cols; ncols && tj * lay_.tile_cols < col0 + ncols && st == PGDDS_OK; ++tj) {
+            const uint64_t t_c0 = tj * lay_.tile_cols, tcols = lay_.tile_cols_of(tj);
+            const uint64_t c_lo = col0 > t_c0 ? col0 : t_c0;
+            const uint64_t c_hi = std::min(col0 + ncols, t_c0 + tcols);
+            const pgdds_gptr_t tile = tile_gptr(ti, tj);
+            const bool whole_rows = c_lo == t_c0 && c_hi == t_c0 + tcols && ld == tcols;
+            for (uint64_t r = r_lo; r < r_hi && st == PGDDS_OK; ++r) {
+                const uint64_t n = whole_rows ? (r_hi - r_lo) * tcols : c_hi - c_lo;
+                pgdds_gptr_t remote = pgdds_gptr_add(tile, int64_t(((r - t_r0) * tcols + (c_lo - t_c0)) * es));
+                char *local = static_cast<char *>(buf) + ((r - row0) * ld + (c_lo - col0)) * es;
+                st = put ? pgdds_put_nbi(ctx, remote, local, n * es) : pgdds_get_nbi(ctx, local, remote, n * es);
+                issued = true;
+                if (whole_rows) break;
+            }
+        }
+    }
+    if (issued) {
+        status fl = pgdds_flush(ctx);
+        if (st == PGDDS_OK) st = fl;
+    }
+    return st == PGDDS_OK ? st : fail_prefix(st, who);
+}
+
+pgdds_gptr_t dmatrix::lock_gptr(uint64_t ti, uint64_t tj) const
+{
+    pgdds_gptr_t own_lock = pgdds_gptr_add(block_, int64_t(8 * lay_.slot(ti, tj))), out = PGDDS_GPTR_NULL;
+    pgdds_gptr_at(ctx, own_lock, lay_.owner(ti, tj), &out);  // a live block: cannot fail
+    return out;
+}
+
+status dmatrix::lock_tile(const char *who, pgdds_gptr_t lock) const
+{
+    for (;;) {
+        uint64_t old = 1;
+        status st = pgdds_atomic_cswap_u64(ctx, lock, 0, 1, &old);
+        if (st != PGDDS_OK) return fail_prefix(st, who);
+        if (old == 0) break;
+        // The holder may need this rank's progress to finish its transfer.
+        pgdds_progress(ctx);
+        std::this_thread::yield();
+    }
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return PGDDS_OK;
+}
+
+status dmatrix::unlock_tile(const char *who, pgdds_gptr_t lock) const
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    status st = pgdds_atomic_u64(ctx, lock, PGDDS_AOP_SWAP, 0, nullptr);
+    return st == PGDDS_OK ? st : fail_prefix(st, who);
+}
+
+status dmatrix::accumulate_tile(const char *who, uint64_t ti, uint64_t tj, const void *buf, uint64_t ld) const
+{
+    const uint64_t rows = lay_.tile_rows_of(ti), cols = lay_.tile_cols_of(tj);
+    const pgdds_gptr_t lock = lock_gptr(ti, tj);
+    void *in_place = reachable(ti, tj);
+    std::vector<char> tmp(in_place ? 0 : rows * cols * lay_.esize);
+    status st = lock_tile(who, lock);
+    if (st != PGDDS_OK) return st;
+    if (in_place) {
+        kernels::add(lay_.dtype, rows, cols, buf, ld, in_place, cols);
+    } else {
+        // Read, add, write back and complete before the lock goes: the next holder reads the sum.
+        st = pgdds_get(ctx, tmp.data(), tile_gptr(ti, tj), tmp.size());
+        if (st == PGDDS_OK) {
+            kernels::add(lay_.dtype, rows, cols, buf, ld, tmp.data(), cols);
+            st = pgdds_put(ctx, tile_gptr(ti, tj), tmp.data(), tmp.size());
+        }
+        if (st == PGDDS_OK) st = pgdds_flush(ctx);
+        if (st != PGDDS_OK) st = fail_prefix(st, who);
+    }
+    status un = unlock_tile(who, lock);
+    return st != PGDDS_OK ? st : un;
+}
+
+status dmatrix::read_tile(const char *who, uint64_t ti, uint64_t tj, std::vector<char> &buf, const void *&data) const
+{
+    if ((data = reachable(ti, tj)) != nullptr) return PGDDS_OK;
+    buf.resize(lay_.tile_rows_of(ti) * lay_.tile_cols_of(tj) * lay_.esize);
+    data = buf.data();
+    status st = pgdds_get(ctx, buf.data(), tile_gptr(ti, tj), buf.size());
+    return st == PGDDS_OK ? st : fail_prefix(st, who);
+}
+
+status dmatrix::fill(const char *who, pgdds_dmatrix_generator_t gen, void *arg) const
+{
+    for (uint64_t ti = 0; ti < lay_.tgrid_rows; ++ti)
+        for (uint64_t tj = 0; tj < lay_.tgrid_cols; ++tj) {
+            if (!mine(ti, tj)) continue;
+            char *t = static_cast<char *>(pgdds_gptr_to_local(ctx, tile_gptr(ti, tj)));
+            const uint64_t rows = lay_.tile_rows_of(ti), cols = lay_.tile_cols_of(tj);
+            for (uint64_t r = 0; r < rows; ++r)
+                for (uint64_t c = 0; c < cols; ++c)
+                    gen(ti * lay_.tile_rows + r, tj * lay_.tile_cols + c, t + (r * cols + c) * lay_.esize, arg);
+        }
+    status st = pgdds_barrier(ctx);
+    return st == PGDDS_OK ? st : fail_prefix(st, who);
+}
+
+}  // namespace pgdds::matrix

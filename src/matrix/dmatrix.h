@@ -1,0 +1,92 @@
+// The distributed dense matrix behind pgdds_dmatrix_t: the layout (tile grid dealt block-cyclically
+// to a grid of ranks), the directory of tile global pointers, and the one-sided tile operations
+// that the C entry points (api.cc) and the multiplication algorithms (gemm.cc) are built on.
+#pragma once
+
+#include <pgdds/matrix.h>
+
+#include "../containers/common.h"
+
+#include <vector>
+
+namespace pgdds::matrix {
+
+// The shape, type and layout of a matrix; the same on every rank (layout.cc).
+struct layout {
+    uint64_t rows = 0, cols = 0;
+    pgdds_dtype_t dtype = PGDDS_DOUBLE;
+    size_t esize = 0;
+    int grid_rows = 1, grid_cols = 1;
+    uint64_t tile_rows = 1, tile_cols = 1;
+    uint64_t tgrid_rows = 1, tgrid_cols = 1;  // tiles down and across
+    uint64_t slots_per_rank = 0;              // the most tiles any rank holds
+
+    // Derives the layout from params for a job of nranks, or explains why it cannot.
+    static status from_params(const char *who, const pgdds_dmatrix_params_t &p, int nranks, layout &out);
+
+    uint64_t tile_rows_of(uint64_t ti) const { return ti + 1 < tgrid_rows ? tile_rows : rows - ti * tile_rows; }
+    uint64_t tile_cols_of(uint64_t tj) const { return tj + 1 < tgrid_cols ? tile_cols : cols - tj * tile_cols; }
+    int owner(uint64_t ti, uint64_t tj) const
+    {
+        return int(ti % uint64_t(grid_rows)) * grid_cols + int(tj % uint64_t(grid_cols));
+    }
+    // The tile's slot in its owner's block.
+    uint64_t slot(uint64_t ti, uint64_t tj) const
+    {
+        uint64_t across = (tgrid_cols + uint64_t(grid_cols) - 1) / uint64_t(grid_cols);
+        return (ti / uint64_t(grid_rows)) * across + tj / uint64_t(grid_cols);
+    }
+    uint64_t slot_bytes() const { return (tile_rows * tile_cols * esize + cache_line - 1) / cache_line * cache_line; }
+    uint64_t locks_bytes() const { return (slots_per_rank * 8 + cache_line - 1) / cache_line * cache_line; }
+};
+
+class dmatrix : public containers::container {
+  public:
+    static status create(runtime *rt, const char *who, const pgdds_dmatrix_params_t &params, dmatrix *&out);
+    status destroy(const char *who);
+
+    const layout &lay() const { return lay_; }
+    int rank() const { return rank_; }
+    pgdds_gptr_t tile_gptr(uint64_t ti, uint64_t tj) const { return dir_[ti * lay_.tgrid_cols + tj]; }
+    // The tile's address where this rank can load and store it (its own, or a node peer's
+    // mapped here), else nullptr.
+    void *reachable(uint64_t ti, uint64_t tj) const { return pgdds_gptr_to_local(ctx, tile_gptr(ti, tj)); }
+    bool mine(uint64_t ti, uint64_t tj) const { return lay_.owner(ti, tj) == rank_; }
+
+    // Argument checks shared by the entry points; each fails with a message naming `who`.
+    status check_tile(const char *who, uint64_t ti, uint64_t tj) const;
+    status check_ld(const char *who, uint64_t ld, uint64_t cols, uint64_t &out) const;
+
+    // Tile transfers between a caller's row-major buffer (ld elements apart) and tile (ti, tj).
+    status get_tile(const char *who, uint64_t ti, uint64_t tj, void *buf, uint64_t ld) const;
+    status put_tile(const char *who, uint64_t ti, uint64_t tj, const void *buf, uint64_t ld) const;
+    // Adds buf into the tile under the tile's lock word; complete on return.
+    status accumulate_tile(const char *who, uint64_t ti, uint64_t tj, const void *buf, uint64_t ld) const;
+    // Copies the slice [row0, +nrows) x [col0, +ncols) to/from buf (ld elements apart).
+    status slice(const char *who, uint64_t row0, uint64_t col0, uint64_t nrows, uint64_t ncols, void *buf,
+                 uint64_t ld, bool put) const;
+    status fill(const char *who, pgdds_dmatrix_generator_t gen, void *arg) const;
+    // Tile (ti, tj) to read: in place where this rank reaches it, else copied into buf.
+    status read_tile(const char *who, uint64_t ti, uint64_t tj, std::vector<char> &buf, const void *&data) const;
+
+  private:
+    explicit dmatrix(runtime *r) : container(r) {}
+    status lock_tile(const char *who, pgdds_gptr_t lock) const;
+    status unlock_tile(const char *who, pgdds_gptr_t lock) const;
+    pgdds_gptr_t lock_gptr(uint64_t ti, uint64_t tj) const;
+
+    layout lay_;
+    int rank_ = 0;
+    pgdds_gptr_t block_ = PGDDS_GPTR_NULL;  // this rank's copy of the symmetric block
+    std::vector<pgdds_gptr_t> dir_;         // tile (ti, tj) at ti * tgrid_cols + tj
+};
+
+// The handle cell behind pgdds_dmatrix_t (containers/common.h: never freed, dead once destroyed).
+constexpr uint64_t dmatrix_magic = 0x70674d617472ull;  // "pgMatr"
+
+}  // namespace pgdds::matrix
+
+struct pgdds_dmatrix {
+    uint64_t magic;
+    pgdds::matrix::dmatrix *impl;
+};

@@ -1,0 +1,108 @@
+// From the distributions of pgdds_dmatrix_params_t (BCL thesis Table 7.1) to a layout: the grid
+// of ranks, the tile size, the tile grid and the slots each rank reserves.
+#include "dmatrix.h"
+
+#include <climits>
+
+namespace pgdds::matrix {
+namespace {
+
+uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+// The near-square grid of n ranks: the largest divisor of n not above its square root, by the rest.
+void near_square(int n, int &r, int &c)
+{
+    r = 1;
+    for (int d = 1; d * d <= n; ++d)
+        if (n % d == 0) r = d;
+    c = n / r;
+}
+
+size_t elem_size(pgdds_dtype_t t)
+{
+    switch (enum_value(t)) {
+    case PGDDS_FLOAT:
+    case PGDDS_INT32: return 4;
+    case PGDDS_DOUBLE:
+    case PGDDS_INT64: return 8;
+    default: return 0;
+    }
+}
+
+}  // namespace
+
+status layout::from_params(const char *who, const pgdds_dmatrix_params_t &p, int nranks, layout &out)
+{
+    layout l;
+    l.rows = p.rows;
+    l.cols = p.cols;
+    l.esize = elem_size(p.dtype);
+    if (l.esize == 0)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: dtype %d is not one of PGDDS_FLOAT, PGDDS_DOUBLE, PGDDS_INT32, PGDDS_INT64",
+                    who, enum_value(p.dtype));
+    l.dtype = p.dtype;
+    if (p.rows == 0 || p.cols == 0)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: a %llu x %llu matrix is empty (at least one row and one column)", who,
+                    (unsigned long long)p.rows, (unsigned long long)p.cols);
+    const int dist = enum_value(p.distribution);
+    if (dist < PGDDS_DIST_BLOCK_ROW || dist > PGDDS_DIST_CUSTOM)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: distribution %d is not a pgdds_dist_t", who, dist);
+    const bool grid_given = p.field_mask & PGDDS_DMATRIX_FIELD_GRID, tile_given = p.field_mask & PGDDS_DMATRIX_FIELD_TILE;
+    if (p.field_mask & ~uint64_t(PGDDS_DMATRIX_FIELD_GRID | PGDDS_DMATRIX_FIELD_TILE))
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: field_mask 0x%llx has bits it does not know", who,
+                    (unsigned long long)p.field_mask);
+    if (dist == PGDDS_DIST_CUSTOM && !(grid_given && tile_given))
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: PGDDS_DIST_CUSTOM needs both the grid and the tile size "
+                    "(PGDDS_DMATRIX_FIELD_GRID | PGDDS_DMATRIX_FIELD_TILE)", who);
+    if (dist == PGDDS_DIST_BLOCK_2D && tile_given)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: PGDDS_DIST_BLOCK_2D sets its own tile size (one tile per rank); "
+                    "give a tile size with PGDDS_DIST_BLOCK_CYCLIC or PGDDS_DIST_CUSTOM", who);
+
+    // The grid of ranks.
+    if (dist == PGDDS_DIST_BLOCK_ROW) l.grid_rows = nranks, l.grid_cols = 1;
+    else if (dist == PGDDS_DIST_BLOCK_COL) l.grid_rows = 1, l.grid_cols = nranks;
+    else near_square(nranks, l.grid_rows, l.grid_cols);
+    if (grid_given) {
+        if (p.grid_rows < 1 || p.grid_cols < 1 || int64_t(p.grid_rows) * p.grid_cols != nranks)
+            return fail(PGDDS_ERR_INVALID_ARG, "%s: a %d x %d grid of ranks does not hold the job's %d ranks", who,
+                        p.grid_rows, p.grid_cols, nranks);
+        if ((dist == PGDDS_DIST_BLOCK_ROW || dist == PGDDS_DIST_BLOCK_COL) &&
+            (p.grid_rows != l.grid_rows || p.grid_cols != l.grid_cols))
+            return fail(PGDDS_ERR_INVALID_ARG, "%s: a block-%s distribution has a %d x %d grid, not %d x %d", who,
+                        dist == PGDDS_DIST_BLOCK_ROW ? "row" : "column", l.grid_rows, l.grid_cols, p.grid_rows,
+                        p.grid_cols);
+        l.grid_rows = p.grid_rows;
+        l.grid_cols = p.grid_cols;
+    }
+
+    // The tile size: given, else div (the dimension over the grid's), else the distribution's.
+    uint64_t tr = tile_given ? p.tile_rows : 0, tc = tile_given ? p.tile_cols : 0;
+    if (dist == PGDDS_DIST_BLOCK_ROW) {
+        if (tc != 0 && tc != p.cols)
+            return fail(PGDDS_ERR_INVALID_ARG, "%s: block-row tiles span the %llu columns, not %llu", who,
+                        (unsigned long long)p.cols, (unsigned long long)tc);
+        tc = p.cols;
+    } else if (dist == PGDDS_DIST_BLOCK_COL) {
+        if (tr != 0 && tr != p.rows)
+            return fail(PGDDS_ERR_INVALID_ARG, "%s: block-column tiles span the %llu rows, not %llu", who,
+                        (unsigned long long)p.rows, (unsigned long long)tr);
+        tr = p.rows;
+    } else if (dist == PGDDS_DIST_BLOCK_CYCLIC && !tile_given) {
+        tr = tc = PGDDS_DMATRIX_DEFAULT_TILE;
+    }
+    if (tr == 0) tr = div_up(p.rows, uint64_t(l.grid_rows));
+    if (tc == 0) tc = div_up(p.cols, uint64_t(l.grid_cols));
+    l.tile_rows = tr < p.rows ? tr : p.rows;
+    l.tile_cols = tc < p.cols ? tc : p.cols;
+    // CBLAS takes int dimensions; a tile of 2^31 elements is far beyond any segment anyway.
+    if (l.tile_rows > INT_MAX || l.tile_cols > INT_MAX || l.tile_rows * l.tile_cols > (uint64_t(1) << 31))
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: a %llu x %llu tile is too large (at most 2^31 elements)", who,
+                    (unsigned long long)l.tile_rows, (unsigned long long)l.tile_cols);
+    l.tgrid_rows = div_up(p.rows, l.tile_rows);
+    l.tgrid_cols = div_up(p.cols, l.tile_cols);
+    l.slots_per_rank = div_up(l.tgrid_rows, uint64_t(l.grid_rows)) * div_up(l.tgrid_cols, uint64_t(l.grid_cols));
+    out = l;
+    return PGDDS_OK;
+}
+
+}  // namespace pgdds::matrix

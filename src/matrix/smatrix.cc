@@ -1,0 +1,214 @@
+// The distributed sparse matrix: construction from coordinate triples, the tile directory, and
+// the three-get tile read (smatrix.h).
+#include "smatrix.h"
+
+#include "kernels.h"
+
+#include <algorithm>
+
+namespace pgdds::matrix {
+
+using containers::agree;
+using containers::agree_arguments;
+
+namespace {
+
+// A triple on its way to its tile's owner: the value's bytes in the first esize of `value`.
+struct triple {
+    uint64_t row, col;
+    unsigned char value[8];
+};
+
+uint64_t round8(uint64_t b) { return (b + 7) / 8 * 8; }
+
+}  // namespace
+
+status smatrix::create_coo(runtime *rt, const char *who, const pgdds_dmatrix_params_t &p, size_t count,
+                           const uint64_t *rows, const uint64_t *cols, const void *values, smatrix *&out)
+{
+    layout l;
+    status st = layout::from_params(who, p, rt->nranks(), l);
+    if (st == PGDDS_OK && count && (!rows || !cols || !values))
+        st = fail(PGDDS_ERR_INVALID_ARG, "%s: %zu triples, but rows, cols or values is NULL", who, count);
+    for (size_t x = 0; st == PGDDS_OK && x < count; ++x)
+        if (rows[x] >= l.rows || cols[x] >= l.cols)
+            st = fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: triple %zu, (%llu, %llu), is outside the %llu x %llu matrix", who, x,
+                      (unsigned long long)rows[x], (unsigned long long)cols[x], (unsigned long long)l.rows,
+                      (unsigned long long)l.cols);
+    st = agree_arguments(rt, who, st,
+                         {p.field_mask, p.rows, p.cols, uint64_t(enum_value(p.dtype)), uint64_t(enum_value(p.distribution)),
+                          uint64_t(p.field_mask & PGDDS_DMATRIX_FIELD_GRID ? p.grid_rows : 0),
+                          uint64_t(p.field_mask & PGDDS_DMATRIX_FIELD_GRID ? p.grid_cols : 0),
+                          p.field_mask & PGDDS_DMATRIX_FIELD_TILE ? p.tile_rows : 0,
+                          p.field_mask & PGDDS_DMATRIX_FIELD_TILE ? p.tile_cols : 0});
+    if (st != PGDDS_OK) return st;
+    const int n = rt->nranks();
+    const size_t es = l.esize;
+    pgdds_context_t ctx = rt->handle();
+    pgdds_team_t world = nullptr;
+    pgdds_team_world(ctx, &world);
+
+    // Every triple to the owner of its tile.
+    std::vector<std::vector<triple>> outgoing(static_cast<size_t>(n));
+    for (size_t x = 0; x < count; ++x) {
+        triple t{rows[x], cols[x], {}};
+        memcpy(t.value, static_cast<const char *>(values) + x * es, es);
+        outgoing[size_t(l.owner(t.row / l.tile_rows, t.col / l.tile_cols))].push_back(t);
+    }
+    std::vector<size_t> send(static_cast<size_t>(n)), recv(static_cast<size_t>(n));
+    std::vector<triple> sendbuf;
+    for (int r = 0; r < n; ++r) {
+        send[size_t(r)] = outgoing[size_t(r)].size() * sizeof(triple);
+        sendbuf.insert(sendbuf.end(), outgoing[size_t(r)].begin(), outgoing[size_t(r)].end());
+    }
+    st = pgdds_team_alltoall(world, send.data(), recv.data(), sizeof(size_t));
+    size_t total = 0;
+    for (size_t b : recv) total += b;
+    std::vector<triple> mine(total / sizeof(triple) + 1);  // never empty: no NULL buffer
+    triple nothing{};  // a send buffer when this rank sends nothing (in must not be NULL or overlap out)
+    if (st == PGDDS_OK) st = pgdds_team_alltoallv(world, sendbuf.empty() ? &nothing : sendbuf.data(), send.data(),
+                                                  nullptr, mine.data(), recv.data(), nullptr);
+    if (st != PGDDS_OK) return fail_prefix(st, who);
+    mine.resize(total / sizeof(triple));
+
+    // By tile slot, then row and column; duplicates summed.
+    auto slot_of = [&](const triple &t) { return l.slot(t.row / l.tile_rows, t.col / l.tile_cols); };
+    std::sort(mine.begin(), mine.end(), [&](const triple &x, const triple &y) {
+        uint64_t sx = slot_of(x), sy = slot_of(y);
+        return sx != sy ? sx < sy : (x.row != y.row ? x.row < y.row : x.col < y.col);
+    });
+    size_t kept = 0;
+    for (size_t x = 0; x < mine.size(); ++x) {
+        if (kept && mine[kept - 1].row == mine[x].row && mine[kept - 1].col == mine[x].col)
+            kernels::add(l.dtype, 1, 1, mine[x].value, 1, mine[kept - 1].value, 1);
+        else
+            mine[kept++] = mine[x];
+    }
+    mine.resize(kept);
+
+    // This rank's tiles, one after another in one block: offsets, indices, values.
+    const int me = rt->rank();
+    const uint64_t slots = l.slots_per_rank;
+    std::vector<uint64_t> meta(1 + 4 * slots, 0);  // block pointer, then per slot 3 offsets + nnz
+    std::vector<uint64_t> nnz_of(slots, 0);
+    for (const triple &t : mine) ++nnz_of[slot_of(t)];
+    uint64_t bytes = 0;
+    for (uint64_t ti = uint64_t(me / l.grid_cols); ti < l.tgrid_rows; ti += uint64_t(l.grid_rows))
+        for (uint64_t tj = uint64_t(me % l.grid_cols); tj < l.tgrid_cols; tj += uint64_t(l.grid_cols)) {
+            uint64_t s = l.slot(ti, tj), *m = &meta[1 + 4 * s];
+            m[0] = bytes;
+            m[1] = m[0] + (l.tile_rows_of(ti) + 1) * 8;
+            m[2] = m[1] + nnz_of[s] * 8;
+            m[3] = nnz_of[s];
+            bytes = m[2] + round8(nnz_of[s] * es);
+        }
+    smatrix *sm = new smatrix(rt);
+    sm->lay_ = l;
+    sm->rank_ = me;
+    st = pgdds_alloc(ctx, std::max<uint64_t>(bytes, 64), 64, &sm->block_);
+    st = agree(rt, who, st == PGDDS_OK ? st : fail_prefix(st, who));
+    if (st != PGDDS_OK) {
+        if (sm->block_ != PGDDS_GPTR_NULL) pgdds_free(ctx, sm->block_);
+        delete sm;
+        return st;
+    }
+    char *base = static_cast<char *>(pgdds_gptr_to_local(ctx, sm->block_));
+    size_t at = 0;
+    for (uint64_t ti = uint64_t(me / l.grid_cols); ti < l.tgrid_rows; ti += uint64_t(l.grid_rows))
+        for (uint64_t tj = uint64_t(me % l.grid_cols); tj < l.tgrid_cols; tj += uint64_t(l.grid_cols)) {
+            const uint64_t *m = &meta[1 + 4 * l.slot(ti, tj)], r0 = ti * l.tile_rows, c0 = tj * l.tile_cols;
+            uint64_t *offsets = reinterpret_cast<uint64_t *>(base + m[0]);
+            uint64_t *indices = reinterpret_cast<uint64_t *>(base + m[1]);
+            char *vals = base + m[2];
+            std::fill(offsets, offsets + l.tile_rows_of(ti) + 1, 0);
+            for (uint64_t e = 0; e < m[3]; ++e, ++at) {
+                const triple &t = mine[at];
+                ++offsets[t.row - r0 + 1];
+                indices[e] = t.col - c0;
+                memcpy(vals + e * es, t.value, es);
+            }
+            for (uint64_t r = 0; r < l.tile_rows_of(ti); ++r) offsets[r + 1] += offsets[r];
+        }
+    meta[0] = sm->block_;
+
+    // The directory: every rank's block and slots.
+    std::vector<uint64_t> all(meta.size() * static_cast<size_t>(n));
+    st = pgdds_allgather(ctx, meta.data(), all.data(), meta.size() * 8);
+    if (st != PGDDS_OK) {
+        pgdds_barrier(ctx);
+        pgdds_free(ctx, sm->block_);
+        delete sm;
+        return fail_prefix(st, who);
+    }
+    sm->dir_.resize(l.tgrid_rows * l.tgrid_cols);
+    for (uint64_t ti = 0; ti < l.tgrid_rows; ++ti)
+        for (uint64_t tj = 0; tj < l.tgrid_cols; ++tj) {
+            const uint64_t *theirs = &all[size_t(l.owner(ti, tj)) * meta.size()];
+            const uint64_t *m = &theirs[1 + 4 * l.slot(ti, tj)];
+            const pgdds_gptr_t blk = theirs[0];
+            sm->dir_[ti * l.tgrid_cols + tj] = {pgdds_gptr_add(blk, int64_t(m[0])), pgdds_gptr_add(blk, int64_t(m[1])),
+                                                pgdds_gptr_add(blk, int64_t(m[2])), m[3]};
+            sm->nnz_ += m[3];
+        }
+    out = sm;
+    return PGDDS_OK;
+}
+
+status smatrix::destroy(const char *who)
+{
+    // No rank may still be reading this rank's tiles.
+    status st = pgdds_barrier(ctx);
+    status fr = pgdds_free(ctx, block_);
+    if (st == PGDDS_OK) st = fr;
+    return st == PGDDS_OK ? st : fail_prefix(st, who);
+}
+
+status smatrix::check_tile(const char *who, uint64_t ti, uint64_t tj) const
+{
+    if (ti >= lay_.tgrid_rows || tj >= lay_.tgrid_cols)
+        return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: tile (%llu, %llu) is outside the %llu x %llu tile grid", who,
+                    (unsigned long long)ti, (unsigned long long)tj, (unsigned long long)lay_.tgrid_rows,
+                    (unsigned long long)lay_.tgrid_cols);
+    return PGDDS_OK;
+}
+
+status smatrix::get_tile(const char *who, uint64_t ti, uint64_t tj, uint64_t *offsets, uint64_t *indices, void *values) const
+{
+    const tile_entry &t = tile(ti, tj);
+    status st = pgdds_get_nbi(ctx, offsets, t.offsets, (lay_.tile_rows_of(ti) + 1) * 8);
+    if (st == PGDDS_OK && t.nnz) st = pgdds_get_nbi(ctx, indices, t.indices, t.nnz * 8);
+    if (st == PGDDS_OK && t.nnz) st = pgdds_get_nbi(ctx, values, t.values, t.nnz * lay_.esize);
+    status fl = pgdds_flush(ctx);
+    if (st == PGDDS_OK) st = fl;
+    return st == PGDDS_OK ? st : fail_prefix(st, who);
+}
+
+status smatrix::get_slice(const char *who, uint64_t row0, uint64_t col0, uint64_t nrows, uint64_t ncols, void *buf,
+                          uint64_t ld) const
+{
+    const size_t es = lay_.esize;
+    for (uint64_t r = 0; r < nrows; ++r) memset(static_cast<char *>(buf) + r * ld * es, 0, ncols * es);
+    std::vector<uint64_t> offsets(lay_.tile_rows + 1), indices;
+    std::vector<char> values;
+    for (uint64_t ti = row0 / lay_.tile_rows; nrows && ti * lay_.tile_rows < row0 + nrows; ++ti)
+        for (uint64_t tj = col0 / lay_.tile_cols; ncols && tj * lay_.tile_cols < col0 + ncols; ++tj) {
+            const tile_entry &t = tile(ti, tj);
+            if (t.nnz == 0) continue;
+            indices.resize(t.nnz);
+            values.resize(t.nnz * es);
+            status st = get_tile(who, ti, tj, offsets.data(), indices.data(), values.data());
+            if (st != PGDDS_OK) return st;
+            for (uint64_t r = 0; r < lay_.tile_rows_of(ti); ++r) {
+                const uint64_t i = ti * lay_.tile_rows + r;
+                if (i < row0 || i >= row0 + nrows) continue;
+                for (uint64_t e = offsets[r]; e < offsets[r + 1]; ++e) {
+                    const uint64_t j = tj * lay_.tile_cols + indices[e];
+                    if (j >= col0 && j < col0 + ncols)
+                        memcpy(static_cast<char *>(buf) + ((i - row0) * ld + (j - col0)) * es, &values[e * es], es);
+                }
+            }
+        }
+    return PGDDS_OK;
+}
+
+}  // namespace pgdds::matrix

@@ -1,0 +1,58 @@
+// The distributed sparse matrix behind pgdds_smatrix_t: the dense matrix's layout with CSR tiles
+// (row offsets, column indices local to the tile, values) in their owner's segment, built from
+// coordinate triples, and a directory of every tile's three arrays on every rank.
+#pragma once
+
+#include "dmatrix.h"
+
+namespace pgdds::matrix {
+
+class smatrix : public containers::container {
+  public:
+    // Collective: every rank's triples go to the owners of their tiles (one all-to-all), which
+    // sum duplicates and lay out their tiles in one block of their segment.
+    static status create_coo(runtime *rt, const char *who, const pgdds_dmatrix_params_t &params, size_t count,
+                             const uint64_t *rows, const uint64_t *cols, const void *values, smatrix *&out);
+    status destroy(const char *who);
+
+    // Where tile (ti, tj)'s arrays are, and how many entries it has.
+    struct tile_entry {
+        pgdds_gptr_t offsets, indices, values;
+        uint64_t nnz;
+    };
+    const layout &lay() const { return lay_; }
+    int rank() const { return rank_; }
+    uint64_t nnz() const { return nnz_; }
+    const tile_entry &tile(uint64_t ti, uint64_t tj) const { return dir_[ti * lay_.tgrid_cols + tj]; }
+    bool mine(uint64_t ti, uint64_t tj) const { return lay_.owner(ti, tj) == rank_; }
+    status check_tile(const char *who, uint64_t ti, uint64_t tj) const;
+    // Copies the tile's arrays (three gets, one flush).
+    status get_tile(const char *who, uint64_t ti, uint64_t tj, uint64_t *offsets, uint64_t *indices, void *values) const;
+
+    // The slice, dense and row-major (ld elements apart), absent entries 0.
+    status get_slice(const char *who, uint64_t row0, uint64_t col0, uint64_t nrows, uint64_t ncols, void *buf,
+                     uint64_t ld) const;
+
+  private:
+    explicit smatrix(runtime *r) : container(r) {}
+
+    layout lay_;
+    int rank_ = 0;
+    uint64_t nnz_ = 0;
+    pgdds_gptr_t block_ = PGDDS_GPTR_NULL;  // this rank's tiles (pgdds_alloc)
+    std::vector<tile_entry> dir_;           // tile (ti, tj) at ti * tgrid_cols + tj
+};
+
+// Generators (generators.cc); collective.
+status stencil(runtime *rt, const char *who, const pgdds_dmatrix_params_t &params, uint64_t nx, uint64_t ny, uint64_t nz,
+               int points, smatrix *&out);
+status rmat(runtime *rt, const char *who, const pgdds_dmatrix_params_t &params, int scale, int edge_factor, uint64_t seed,
+            smatrix *&out);
+// Matrix Market files (matrix_market.cc); collective.
+status read_mm(runtime *rt, const char *who, const char *path, const pgdds_dmatrix_params_t &params, smatrix *&out);
+status write_mm(const smatrix &m, const char *who, const char *path);
+
+// C = alpha A B + beta C, A sparse, B and C dense (spmm.cc); collective.
+status spmm(const char *who, double alpha, const smatrix &a, const dmatrix &b, double beta, const dmatrix &c);
+
+}  // namespace pgdds::matrix

@@ -1,0 +1,257 @@
+/* C = alpha A B + beta C with every algorithm, over conforming layouts of every kind (square
+ * block-cyclic tiles, 1 x N and N x 1 grids, block row times block column), on shapes the
+ * grids do not divide, checked against a single-process product of the same matrices: CBLAS
+ * for float and double (within the stated tolerance), a plain loop for the integer types
+ * (exact). Bad input returns a status on every rank and leaves C as it was. */
+#include "matrix_test.h"
+
+#include <cblas.h>
+
+static int rank, nranks;
+
+/* Relative tolerance against the largest |alpha| sum |a||b| + |beta c|: the distributed and the
+ * single-process products add the same terms in different orders. */
+#define TOL_FLOAT 1e-5
+#define TOL_DOUBLE 1e-12
+
+static const char *const algo_names[] = {"stationary-C", "stationary-A", "stationary-B", "SUMMA",
+                                         "random stealing", "locality-aware stealing"};
+
+struct gemm_layout {
+    const char *name;
+    pgdds_dmatrix_params_t a, b, c; /* rows, cols and dtype are filled in per case */
+    int summa_ok;                   /* one grid for the three */
+};
+
+static pgdds_dmatrix_params_t lay(pgdds_dist_t d, uint64_t mask, int gr, int gc, uint64_t tr, uint64_t tc)
+{
+    pgdds_dmatrix_params_t p;
+    memset(&p, 0, sizeof p);
+    p.distribution = d;
+    p.field_mask = mask;
+    p.grid_rows = gr;
+    p.grid_cols = gc;
+    p.tile_rows = tr;
+    p.tile_cols = tc;
+    return p;
+}
+
+static pgdds_dmatrix_t make(pgdds_context_t ctx, pgdds_dmatrix_params_t p, uint64_t rows, uint64_t cols, pgdds_dtype_t t)
+{
+    pgdds_dmatrix_t m = NULL;
+    p.rows = rows;
+    p.cols = cols;
+    p.dtype = t;
+    T_OK(pgdds_dmatrix_create(ctx, &p, &m));
+    return m;
+}
+
+static double *whole(pgdds_dmatrix_t m, pgdds_dtype_t t, uint64_t rows, uint64_t cols)
+{
+    size_t es = m_esize(t);
+    char *buf = malloc(rows * cols * es);
+    double *out = malloc(rows * cols * sizeof *out);
+    T_OK(pgdds_dmatrix_get_slice(m, 0, 0, rows, cols, buf, 0));
+    for (uint64_t x = 0; x < rows * cols; ++x) out[x] = m_val(t, buf + x * es);
+    free(buf);
+    return out;
+}
+
+/* The single-process product of the same matrices. */
+static void reference(pgdds_dtype_t t, uint64_t m, uint64_t n, uint64_t k, double alpha, double beta, double *c,
+                      double *scale)
+{
+    double *a = malloc(m * k * sizeof *a), *b = malloc(k * n * sizeof *b);
+    for (uint64_t x = 0; x < m * k; ++x) a[x] = m_pattern(1, x / k, x % k);
+    for (uint64_t x = 0; x < k * n; ++x) b[x] = m_pattern(2, x / n, x % n);
+    for (uint64_t x = 0; x < m * n; ++x) c[x] = m_pattern(3, x / n, x % n);
+    *scale = fabs(beta) * 56 + fabs(alpha) * 56.0 * 56.0 * (double)k;
+    if (t == PGDDS_FLOAT) {
+        float *af = malloc(m * k * sizeof *af), *bf = malloc(k * n * sizeof *bf), *cf = malloc(m * n * sizeof *cf);
+        for (uint64_t x = 0; x < m * k; ++x) af[x] = (float)a[x];
+        for (uint64_t x = 0; x < k * n; ++x) bf[x] = (float)b[x];
+        for (uint64_t x = 0; x < m * n; ++x) cf[x] = (float)c[x];
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, (float)alpha, af, (int)k, bf,
+                    (int)n, (float)beta, cf, (int)n);
+        for (uint64_t x = 0; x < m * n; ++x) c[x] = cf[x];
+        free(af), free(bf), free(cf);
+    } else if (t == PGDDS_DOUBLE) {
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, alpha, a, (int)k, b, (int)n,
+                    beta, c, (int)n);
+    } else { /* CBLAS has no integer product; these small integers are exact in doubles */
+        for (uint64_t i = 0; i < m; ++i)
+            for (uint64_t j = 0; j < n; ++j) {
+                double s = 0;
+                for (uint64_t p = 0; p < k; ++p) s += a[i * k + p] * b[p * n + j];
+                c[i * n + j] = alpha * s + beta * c[i * n + j];
+            }
+    }
+    free(a), free(b);
+}
+
+static int close_enough(pgdds_dtype_t t, double got, double want, double scale)
+{
+    if (t == PGDDS_INT32 || t == PGDDS_INT64) return got == want;
+    return fabs(got - want) <= (t == PGDDS_FLOAT ? TOL_FLOAT : TOL_DOUBLE) * scale;
+}
+
+static void run(pgdds_context_t ctx, const struct gemm_layout *L, uint64_t m, uint64_t n, uint64_t k, int ti, int algo)
+{
+    pgdds_dtype_t t = m_types[ti];
+    int integer = t == PGDDS_INT32 || t == PGDDS_INT64;
+    double alpha = integer ? 2 : 1.5, beta = integer ? -1 : 0.5;
+    pgdds_dmatrix_t A = make(ctx, L->a, m, k, t), B = make(ctx, L->b, k, n, t), C = make(ctx, L->c, m, n, t);
+    if (!A || !B || !C) return;
+    struct m_gen_arg ga = {t, 1}, gb = {t, 2}, gc = {t, 3};
+    T_OK(pgdds_dmatrix_fill(A, m_generator, &ga));
+    T_OK(pgdds_dmatrix_fill(B, m_generator, &gb));
+    T_OK(pgdds_dmatrix_fill(C, m_generator, &gc));
+    T_OK(pgdds_dmatrix_gemm(alpha, A, B, beta, C, (pgdds_gemm_algorithm_t)algo));
+    double *want = malloc(m * n * sizeof *want), scale = 0;
+    reference(t, m, n, k, alpha, beta, want, &scale);
+    double *got = whole(C, t, m, n);
+    int bad = 0;
+    for (uint64_t x = 0; x < m * n && bad < 3; ++x)
+        if (!close_enough(t, got[x], want[x], scale)) {
+            ++bad;
+            T_CHECK_MSG(0, "%s %s %s %llux%llux%llu: C(%llu, %llu) is %.17g, expected %.17g", L->name, algo_names[algo],
+                        m_type_names[ti], (unsigned long long)m, (unsigned long long)n, (unsigned long long)k,
+                        (unsigned long long)(x / n), (unsigned long long)(x % n), got[x], want[x]);
+        }
+    /* Again with beta 0 over a C of NaNs (floating types): C is set without being read. */
+    if (!integer && algo == 0) {
+        double nan_ = NAN;
+        T_OK(pgdds_barrier(ctx)); /* every rank has read C */
+        for (uint64_t x = 0; x < m * n; ++x) {
+            if ((int)(x % (uint64_t)nranks) != rank) continue;
+            char v[8];
+            m_set(t, v, nan_);
+            T_OK(pgdds_dmatrix_put(C, x / n, x % n, v));
+        }
+        T_OK(pgdds_flush(ctx));
+        T_OK(pgdds_dmatrix_gemm(1, A, B, 0, C, (pgdds_gemm_algorithm_t)algo));
+        reference(t, m, n, k, 1, 0, want, &scale);
+        free(got);
+        got = whole(C, t, m, n);
+        for (uint64_t x = 0, b2 = 0; x < m * n && b2 < 3; ++x)
+            if (!close_enough(t, got[x], want[x], scale)) {
+                ++b2;
+                T_CHECK_MSG(0, "%s %s beta 0: C(%llu, %llu) is %g, expected %g", L->name, algo_names[algo],
+                            (unsigned long long)(x / n), (unsigned long long)(x % n), got[x], want[x]);
+            }
+    }
+    free(want), free(got);
+    T_OK(pgdds_barrier(ctx));
+    T_OK(pgdds_dmatrix_destroy(A));
+    T_OK(pgdds_dmatrix_destroy(B));
+    T_OK(pgdds_dmatrix_destroy(C));
+}
+
+/* Refused multiplications leave C as it was, with the same status on every rank. */
+static void bad_input(pgdds_context_t ctx)
+{
+    pgdds_dmatrix_params_t sq = lay(PGDDS_DIST_BLOCK_CYCLIC, PGDDS_DMATRIX_FIELD_TILE, 0, 0, 3, 3);
+    pgdds_dmatrix_t A = make(ctx, sq, 7, 5, PGDDS_DOUBLE), B = make(ctx, sq, 5, 6, PGDDS_DOUBLE);
+    pgdds_dmatrix_t C = make(ctx, sq, 7, 6, PGDDS_DOUBLE), Bt = make(ctx, sq, 6, 5, PGDDS_DOUBLE);
+    pgdds_dmatrix_t Bi = make(ctx, sq, 5, 6, PGDDS_INT32), Ci = make(ctx, sq, 7, 6, PGDDS_INT32);
+    pgdds_dmatrix_t B4 = make(ctx, lay(PGDDS_DIST_BLOCK_CYCLIC, PGDDS_DMATRIX_FIELD_TILE, 0, 0, 4, 3), 5, 6, PGDDS_DOUBLE);
+    if (!A || !B || !C || !Bt || !Bi || !Ci || !B4) return;
+    struct m_gen_arg g = {PGDDS_DOUBLE, 3}, gi = {PGDDS_INT32, 3};
+    T_OK(pgdds_dmatrix_fill(C, m_generator, &g));
+    T_OK(pgdds_dmatrix_fill(Ci, m_generator, &gi));
+    double *before = whole(C, PGDDS_DOUBLE, 7, 6);
+    T_STATUS(pgdds_dmatrix_gemm(1, A, Bt, 0, C, PGDDS_GEMM_STATIONARY_C), PGDDS_ERR_INVALID_ARG); /* shapes */
+    T_STATUS(pgdds_dmatrix_gemm(1, A, Bi, 0, C, PGDDS_GEMM_STATIONARY_A), PGDDS_ERR_INVALID_ARG); /* types */
+    T_STATUS(pgdds_dmatrix_gemm(1, A, B4, 0, C, PGDDS_GEMM_STATIONARY_B), PGDDS_ERR_INVALID_ARG); /* tilings */
+    T_STATUS(pgdds_dmatrix_gemm(1, A, B, 0, C, (pgdds_gemm_algorithm_t)7), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_dmatrix_gemm(1, A, B, 0, C, (pgdds_gemm_algorithm_t)-1), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_dmatrix_gemm(NAN, A, B, 0, C, PGDDS_GEMM_SUMMA), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_dmatrix_gemm(1, C, B, 0, C, PGDDS_GEMM_STATIONARY_C), PGDDS_ERR_INVALID_ARG); /* C is A */
+    T_STATUS(pgdds_dmatrix_gemm(1, NULL, B, 0, C, PGDDS_GEMM_STATIONARY_C), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_dmatrix_gemm(1, A, NULL, 0, C, PGDDS_GEMM_STATIONARY_C), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_dmatrix_gemm(1, A, B, 0, NULL, PGDDS_GEMM_STATIONARY_C), PGDDS_ERR_INVALID_ARG);
+    if (nranks > 1) { /* SUMMA over different grids */
+        pgdds_dmatrix_t Ar = make(ctx, lay(PGDDS_DIST_CUSTOM, PGDDS_DMATRIX_FIELD_GRID | PGDDS_DMATRIX_FIELD_TILE,
+                                           nranks, 1, 3, 3), 7, 5, PGDDS_DOUBLE);
+        pgdds_dmatrix_t Bc = make(ctx, lay(PGDDS_DIST_CUSTOM, PGDDS_DMATRIX_FIELD_GRID | PGDDS_DMATRIX_FIELD_TILE,
+                                           1, nranks, 3, 3), 5, 6, PGDDS_DOUBLE);
+        T_STATUS(pgdds_dmatrix_gemm(1, Ar, Bc, 0, C, PGDDS_GEMM_SUMMA), PGDDS_ERR_INVALID_ARG);
+        T_OK(pgdds_dmatrix_gemm(1, Ar, Bc, 0, C, PGDDS_GEMM_STATIONARY_C)); /* the one-sided ones take any grids */
+        T_OK(pgdds_dmatrix_destroy(Ar));
+        T_OK(pgdds_dmatrix_destroy(Bc));
+        free(before);
+        before = whole(C, PGDDS_DOUBLE, 7, 6);
+    }
+    double *after = whole(C, PGDDS_DOUBLE, 7, 6);
+    for (int x = 0; x < 42; ++x) T_CHECK(after[x] == before[x]);
+    free(after);
+    /* Integer types take whole scalars only. */
+    pgdds_dmatrix_t Ai = make(ctx, sq, 7, 5, PGDDS_INT32);
+    double *ibefore = whole(Ci, PGDDS_INT32, 7, 6);
+    T_STATUS(pgdds_dmatrix_gemm(1.5, Ai, Bi, 0, Ci, PGDDS_GEMM_STATIONARY_C), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_dmatrix_gemm(1, Ai, Bi, 0.25, Ci, PGDDS_GEMM_STATIONARY_C), PGDDS_ERR_INVALID_ARG);
+    double *iafter = whole(Ci, PGDDS_INT32, 7, 6);
+    for (int x = 0; x < 42; ++x) T_CHECK(iafter[x] == ibefore[x]);
+    free(ibefore), free(iafter), free(before);
+    T_OK(pgdds_barrier(ctx));
+    pgdds_dmatrix_t all[] = {A, B, C, Bt, Bi, Ci, B4, Ai};
+    for (size_t x = 0; x < sizeof all / sizeof all[0]; ++x) T_OK(pgdds_dmatrix_destroy(all[x]));
+    T_STATUS(pgdds_dmatrix_gemm(1, A, B, 0, C, PGDDS_GEMM_STATIONARY_C), PGDDS_ERR_INVALID_ARG); /* destroyed */
+}
+
+int main(void)
+{
+    pgdds_context_t ctx = t_init(NULL);
+    rank = pgdds_rank(ctx);
+    nranks = pgdds_nranks(ctx);
+    const uint64_t G = PGDDS_DMATRIX_FIELD_GRID, T = PGDDS_DMATRIX_FIELD_TILE;
+    /* Conforming tilings: A's tile rows are C's, A's tile columns B's tile rows, B's tile
+     * columns C's. Block row x block column: A's tiles span k, B's tiles span k. */
+    int P = nranks;
+    uint64_t mr = 0, nc = 0; /* filled per shape below */
+    static const uint64_t shapes[][3] = {{13, 11, 9}, {1, 5, 7}, {6, 1, 4}, {5, 4, 1}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
+        uint64_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+        mr = (m + (uint64_t)P - 1) / (uint64_t)P;
+        nc = (n + (uint64_t)P - 1) / (uint64_t)P;
+        struct gemm_layout layouts[] = {
+            {"block-cyclic 3 x 3", lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 3, 3), lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 3, 3),
+             lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 3, 3), 1},
+            {"1 x N grid", lay(PGDDS_DIST_CUSTOM, G | T, 1, P, 4, 2), lay(PGDDS_DIST_CUSTOM, G | T, 1, P, 2, 3),
+             lay(PGDDS_DIST_CUSTOM, G | T, 1, P, 4, 3), 1},
+            {"N x 1 grid", lay(PGDDS_DIST_CUSTOM, G | T, P, 1, 2, 5), lay(PGDDS_DIST_CUSTOM, G | T, P, 1, 5, 2),
+             lay(PGDDS_DIST_CUSTOM, G | T, P, 1, 2, 2), 1},
+            {"block row x block column", lay(PGDDS_DIST_BLOCK_ROW, 0, 0, 0, 0, 0), lay(PGDDS_DIST_BLOCK_COL, 0, 0, 0, 0, 0),
+             lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, mr, nc), 0},
+        };
+        for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; ++l)
+            for (int t = 0; t < 4; ++t)
+                for (int algo = 0; algo < 6; ++algo) {
+                    /* The small shapes take one type per layout; the first takes them all. */
+                    if (s > 0 && t != (int)((l + s) % 4)) continue;
+                    if (algo == PGDDS_GEMM_SUMMA && !layouts[l].summa_ok && P > 1) continue;
+                    run(ctx, &layouts[l], m, n, k, t, algo);
+                }
+    }
+    /* 2D block (one tile per rank): A, B and C of one square shape conform on a square grid
+     * (1 or 4 ranks), every algorithm; elsewhere their tilings differ and every rank refuses. */
+    for (int t = 0; t < 4; ++t) {
+        struct gemm_layout block2d = {"2d block", lay(PGDDS_DIST_BLOCK_2D, 0, 0, 0, 0, 0), lay(PGDDS_DIST_BLOCK_2D, 0, 0, 0, 0, 0),
+                                      lay(PGDDS_DIST_BLOCK_2D, 0, 0, 0, 0, 0), 1};
+        int gr = 1;
+        for (int d = 1; d * d <= P; ++d)
+            if (P % d == 0) gr = d;
+        if (gr * gr == P) {
+            for (int algo = 0; algo < 6; ++algo) run(ctx, &block2d, 10, 10, 10, t, algo);
+        } else {
+            pgdds_dmatrix_t A = make(ctx, block2d.a, 10, 10, m_types[t]), B = make(ctx, block2d.b, 10, 10, m_types[t]);
+            pgdds_dmatrix_t C = make(ctx, block2d.c, 10, 10, m_types[t]);
+            T_STATUS(pgdds_dmatrix_gemm(1, A, B, 0, C, PGDDS_GEMM_STATIONARY_C), PGDDS_ERR_INVALID_ARG);
+            T_OK(pgdds_dmatrix_destroy(A));
+            T_OK(pgdds_dmatrix_destroy(B));
+            T_OK(pgdds_dmatrix_destroy(C));
+        }
+    }
+    bad_input(ctx);
+    return t_finish(ctx, "matrix/gemm");
+}

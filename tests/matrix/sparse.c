@@ -1,0 +1,496 @@
+/* Distributed sparse matrices: construction from coordinate triples that every rank
+ * contributes to (duplicates across and within ranks summed), CSR tiles read with three gets
+ * and in place, empty rows and empty tiles, and C = alpha A B + beta C (SpMM; SpMV with a
+ * one-column B) against a single-process product of the same matrices (CBLAS on A made dense
+ * for float and double, within 1e-5 / 1e-12 relative; exact for integers); Matrix Market files
+ * written and read in parallel. Bad input returns a status on every rank and leaves C as it
+ * was. The stencil and R-MAT generators are checked entry by entry or by their invariants. */
+#include "matrix_test.h"
+
+#include <cblas.h>
+#include <unistd.h>
+
+static int rank, nranks;
+static pgdds_context_t test_ctx;
+
+/* A's pattern: entries where (3i + 5j) % 7 == 0, none in rows i % 4 == 3; values 1 to 5. */
+static int a_has(uint64_t i, uint64_t j) { return i % 4 != 3 && (3 * i + 5 * j) % 7 == 0; }
+static double a_val(uint64_t i, uint64_t j) { return (double)((i + j) % 5 + 1); }
+
+static pgdds_dmatrix_params_t lay(pgdds_dist_t d, uint64_t mask, int gr, int gc, uint64_t tr, uint64_t tc, uint64_t rows,
+                                  uint64_t cols, pgdds_dtype_t t)
+{
+    pgdds_dmatrix_params_t p;
+    memset(&p, 0, sizeof p);
+    p.distribution = d;
+    p.field_mask = mask;
+    p.grid_rows = gr;
+    p.grid_cols = gc;
+    p.tile_rows = tr;
+    p.tile_cols = tc;
+    p.rows = rows;
+    p.cols = cols;
+    p.dtype = t;
+    return p;
+}
+
+/* Every rank contributes entry number e when e % nranks is its rank; every third entry comes
+ * in two parts, the second from the next rank (on one rank: twice from it). */
+static pgdds_smatrix_t build(const pgdds_dmatrix_params_t *p, int empty, uint64_t *nnz_out)
+{
+    size_t cap = p->rows * p->cols * 2 + 1, count = 0;
+    uint64_t *r = malloc(cap * 8), *c = malloc(cap * 8), e = 0;
+    char *v = malloc(cap * 8);
+    size_t es = m_esize(p->dtype);
+    for (uint64_t i = 0; i < p->rows && !empty; ++i)
+        for (uint64_t j = 0; j < p->cols; ++j) {
+            if (!a_has(i, j)) continue;
+            int split = e % 3 == 0;
+            if ((int)(e % (uint64_t)nranks) == rank) {
+                r[count] = i, c[count] = j;
+                m_set(p->dtype, v + count * es, a_val(i, j) - split);
+                ++count;
+            }
+            if (split && (int)((e + 1) % (uint64_t)nranks) == rank) {
+                r[count] = i, c[count] = j;
+                m_set(p->dtype, v + count * es, 1);
+                ++count;
+            }
+            ++e;
+        }
+    pgdds_smatrix_t m = NULL;
+    T_OK(pgdds_smatrix_create_coo(test_ctx, p, count, count ? r : NULL, count ? c : NULL, count ? v : NULL, &m));
+    free(r), free(c), free(v);
+    *nnz_out = e;
+    return m;
+}
+
+/* Reads every tile (three gets, and in place where this rank holds it) and compares it with
+ * the pattern; returns A made dense. */
+static double *check_tiles(pgdds_smatrix_t m, const pgdds_dmatrix_params_t *p, int empty, uint64_t nnz)
+{
+    pgdds_dmatrix_info_t info;
+    uint64_t total = 0;
+    T_OK(pgdds_smatrix_info(m, &info, &total));
+    T_CHECK_MSG(total == nnz, "%llu entries, expected %llu", (unsigned long long)total, (unsigned long long)nnz);
+    size_t es = m_esize(p->dtype);
+    double *dense = calloc(p->rows * p->cols, sizeof *dense);
+    uint64_t seen = 0;
+    for (uint64_t ti = 0; ti < info.tile_grid_rows; ++ti)
+        for (uint64_t tj = 0; tj < info.tile_grid_cols; ++tj) {
+            uint64_t tr = 0, tc = 0, tn = 0;
+            int owner = -1;
+            T_OK(pgdds_smatrix_tile_shape(m, ti, tj, &tr, &tc, &tn, &owner));
+            uint64_t *off = malloc((tr + 1) * 8), *idx = malloc(tn * 8 + 8);
+            char *val = malloc(tn * es + 8);
+            T_OK(pgdds_smatrix_get_tile(m, ti, tj, off, tn ? idx : NULL, tn ? val : NULL));
+            T_CHECK(off[0] == 0 && off[tr] == tn);
+            for (uint64_t a = 0; a < tr; ++a) {
+                T_CHECK(off[a] <= off[a + 1]);
+                for (uint64_t e = off[a]; e < off[a + 1]; ++e) {
+                    T_CHECK(idx[e] < tc && (e == off[a] || idx[e - 1] < idx[e]));
+                    uint64_t i = ti * info.tile_rows + a, j = tj * info.tile_cols + idx[e];
+                    if (idx[e] < tc) dense[i * p->cols + j] = m_val(p->dtype, val + e * es);
+                }
+            }
+            if (owner == rank) {
+                const uint64_t *lo, *li;
+                const void *lv;
+                T_OK(pgdds_smatrix_local_tile(m, ti, tj, &lo, &li, &lv));
+                T_CHECK(memcmp(lo, off, (tr + 1) * 8) == 0 && (!tn || (memcmp(li, idx, tn * 8) == 0 &&
+                                                                      memcmp(lv, val, tn * es) == 0)));
+            } else {
+                const uint64_t *lo, *li;
+                const void *lv;
+                T_STATUS(pgdds_smatrix_local_tile(m, ti, tj, &lo, &li, &lv), PGDDS_ERR_INVALID_ARG);
+            }
+            seen += tn;
+            free(off), free(idx), free(val);
+        }
+    T_CHECK(seen == nnz);
+    /* Slices across tiles, into a padded buffer, agree with the tiles; an empty one writes nothing. */
+    for (uint64_t x = 0; x < 4; ++x) {
+        uint64_t i = (x * 5 + (uint64_t)rank) % p->rows, j = (x * 3 + 1) % p->cols, nr = p->rows - i, nc = p->cols - j;
+        uint64_t ld = nc + 2;
+        char *s = malloc(nr * ld * es);
+        T_OK(pgdds_smatrix_get_slice(m, i, j, nr, nc, s, ld));
+        for (uint64_t a = 0; a < nr; ++a)
+            for (uint64_t b = 0; b < nc; ++b) T_CHECK(m_val(p->dtype, s + (a * ld + b) * es) == dense[(i + a) * p->cols + j + b]);
+        free(s);
+    }
+    char untouched = 'u';
+    T_OK(pgdds_smatrix_get_slice(m, 0, 0, 0, 0, &untouched, 0));
+    T_CHECK(untouched == 'u');
+    int bad = 0;
+    for (uint64_t i = 0; i < p->rows; ++i)
+        for (uint64_t j = 0; j < p->cols && bad < 3; ++j) {
+            double want = !empty && a_has(i, j) ? a_val(i, j) : 0;
+            if (dense[i * p->cols + j] != want) {
+                ++bad;
+                T_CHECK_MSG(0, "A(%llu, %llu) is %g, expected %g", (unsigned long long)i, (unsigned long long)j,
+                            dense[i * p->cols + j], want);
+            }
+        }
+    return dense;
+}
+
+static double *whole(pgdds_dmatrix_t m, pgdds_dtype_t t, uint64_t rows, uint64_t cols)
+{
+    size_t es = m_esize(t);
+    char *buf = malloc(rows * cols * es);
+    double *out = malloc(rows * cols * sizeof *out);
+    T_OK(pgdds_dmatrix_get_slice(m, 0, 0, rows, cols, buf, 0));
+    for (uint64_t x = 0; x < rows * cols; ++x) out[x] = m_val(t, buf + x * es);
+    free(buf);
+    return out;
+}
+
+static void run(pgdds_dmatrix_params_t pa, pgdds_dmatrix_params_t pb, pgdds_dmatrix_params_t pc, int empty, const char *name)
+{
+    pgdds_dtype_t t = pa.dtype;
+    int integer = t == PGDDS_INT32 || t == PGDDS_INT64;
+    double alpha = integer ? 2 : 1.5, beta = integer ? -1 : 0.5;
+    uint64_t nnz = 0, m = pa.rows, k = pa.cols, n = pb.cols;
+    pgdds_smatrix_t A = build(&pa, empty, &nnz);
+    pgdds_dmatrix_t B = NULL, C = NULL;
+    T_OK(pgdds_dmatrix_create(test_ctx, &pb, &B));
+    T_OK(pgdds_dmatrix_create(test_ctx, &pc, &C));
+    if (!A || !B || !C) return;
+    double *ad = check_tiles(A, &pa, empty, nnz);
+    struct m_gen_arg gb = {t, 2}, gc = {t, 3};
+    T_OK(pgdds_dmatrix_fill(B, m_generator, &gb));
+    T_OK(pgdds_dmatrix_fill(C, m_generator, &gc));
+    T_OK(pgdds_smatrix_spmm(alpha, A, B, beta, C));
+
+    double *bd = malloc(k * n * sizeof *bd), *want = malloc(m * n * sizeof *want), scale = 0;
+    for (uint64_t x = 0; x < k * n; ++x) bd[x] = m_pattern(2, x / n, x % n);
+    for (uint64_t x = 0; x < m * n; ++x) want[x] = m_pattern(3, x / n, x % n);
+    if (integer) {
+        for (uint64_t i = 0; i < m; ++i)
+            for (uint64_t j = 0; j < n; ++j) {
+                double s = 0;
+                for (uint64_t q = 0; q < k; ++q) s += ad[i * k + q] * bd[q * n + j];
+                want[i * n + j] = alpha * s + beta * want[i * n + j];
+            }
+    } else {
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, alpha, ad, (int)k, bd, (int)n, beta,
+                    want, (int)n);
+    }
+    scale = fabs(beta) * 56 + fabs(alpha) * 5 * 56 * (double)k;
+    double tol = integer ? 0 : (t == PGDDS_FLOAT ? 1e-5 : 1e-12) * scale;
+    double *got = whole(C, t, m, n);
+    for (uint64_t x = 0, bad = 0; x < m * n && bad < 3; ++x)
+        if (fabs(got[x] - want[x]) > tol) {
+            ++bad;
+            T_CHECK_MSG(0, "%s %s: C(%llu, %llu) is %.17g, expected %.17g", name, m_type_names[t == PGDDS_FLOAT ? 0 : t == PGDDS_DOUBLE ? 1 : t == PGDDS_INT32 ? 2 : 3],
+                        (unsigned long long)(x / n), (unsigned long long)(x % n), got[x], want[x]);
+        }
+    free(ad), free(bd), free(want), free(got);
+    T_OK(pgdds_barrier(test_ctx));
+    T_OK(pgdds_smatrix_destroy(A));
+    T_OK(pgdds_dmatrix_destroy(B));
+    T_OK(pgdds_dmatrix_destroy(C));
+}
+
+static void bad_input(void)
+{
+    const uint64_t T = PGDDS_DMATRIX_FIELD_TILE;
+    pgdds_dmatrix_params_t pa = lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 3, 3, 7, 5, PGDDS_DOUBLE);
+    pgdds_dmatrix_params_t pb = lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 3, 3, 5, 4, PGDDS_DOUBLE);
+    pgdds_dmatrix_params_t pc = lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 3, 3, 7, 4, PGDDS_DOUBLE);
+    uint64_t r = 6, c = 4, nnz = 0;
+    double v = 1;
+    pgdds_smatrix_t A = build(&pa, 0, &nnz), bad = NULL;
+    pgdds_dmatrix_t B = NULL, C = NULL, Bf = NULL, Bt = NULL;
+    T_OK(pgdds_dmatrix_create(test_ctx, &pb, &B));
+    T_OK(pgdds_dmatrix_create(test_ctx, &pc, &C));
+    pgdds_dmatrix_params_t pf = pb;
+    pf.dtype = PGDDS_FLOAT;
+    T_OK(pgdds_dmatrix_create(test_ctx, &pf, &Bf));
+    pgdds_dmatrix_params_t pt = lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 3, 3, 4, 4, PGDDS_DOUBLE);
+    T_OK(pgdds_dmatrix_create(test_ctx, &pt, &Bt));
+    if (!A || !B || !C || !Bf || !Bt) return;
+    struct m_gen_arg g = {PGDDS_DOUBLE, 3};
+    T_OK(pgdds_dmatrix_fill(C, m_generator, &g));
+    double *before = whole(C, PGDDS_DOUBLE, 7, 4);
+
+    /* Construction: an index outside the matrix on rank 0 fails every rank; NULL arrays. */
+    uint64_t rr = rank == 0 ? 7 : r;
+    T_STATUS(pgdds_smatrix_create_coo(test_ctx, &pa, 1, &rr, &c, &v, &bad), PGDDS_ERR_OUT_OF_BOUNDS);
+    T_STATUS(pgdds_smatrix_create_coo(test_ctx, &pa, 1, NULL, &c, &v, &bad), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_smatrix_create_coo(test_ctx, &pa, 1, &r, &c, NULL, &bad), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_smatrix_create_coo(NULL, &pa, 1, &r, &c, &v, &bad), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_smatrix_create_coo(test_ctx, NULL, 1, &r, &c, &v, &bad), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_smatrix_create_coo(test_ctx, &pa, 1, &r, &c, &v, NULL), PGDDS_ERR_INVALID_ARG);
+    pgdds_dmatrix_params_t pz = pa;
+    pz.cols = 0;
+    T_STATUS(pgdds_smatrix_create_coo(test_ctx, &pz, 0, NULL, NULL, NULL, &bad), PGDDS_ERR_INVALID_ARG);
+    T_CHECK(bad == NULL);
+
+    /* Tiles. */
+    uint64_t off[8], idx[16];
+    double val[16];
+    const uint64_t *lo, *li;
+    const void *lv;
+    T_STATUS(pgdds_smatrix_get_tile(A, 3, 0, off, idx, val), PGDDS_ERR_OUT_OF_BOUNDS);
+    T_STATUS(pgdds_smatrix_get_tile(A, 0, 0, NULL, idx, val), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_smatrix_tile_shape(A, 0, 2, NULL, NULL, NULL, NULL), PGDDS_ERR_OUT_OF_BOUNDS);
+    T_STATUS(pgdds_smatrix_local_tile(A, 0, 0, NULL, &li, &lv), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_smatrix_local_tile(A, 5, 0, &lo, &li, &lv), PGDDS_ERR_OUT_OF_BOUNDS);
+    T_STATUS(pgdds_smatrix_info(A, NULL, NULL), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_smatrix_get_slice(A, 1, 0, 7, 1, val, 0), PGDDS_ERR_OUT_OF_BOUNDS);
+    T_STATUS(pgdds_smatrix_get_slice(A, 0, 0, 1, 2, NULL, 0), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_smatrix_get_slice(A, 0, 0, 1, 2, val, 1), PGDDS_ERR_INVALID_ARG);
+
+    /* Products that do not conform leave C as it was. */
+    T_STATUS(pgdds_smatrix_spmm(1, A, Bf, 0, C), PGDDS_ERR_INVALID_ARG); /* types */
+    T_STATUS(pgdds_smatrix_spmm(1, A, Bt, 0, C), PGDDS_ERR_INVALID_ARG); /* shapes */
+    T_STATUS(pgdds_smatrix_spmm(1, A, B, 0, B), PGDDS_ERR_INVALID_ARG);  /* C is B */
+    T_STATUS(pgdds_smatrix_spmm(NAN, A, B, 0, C), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_smatrix_spmm(1, NULL, B, 0, C), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_smatrix_spmm(1, A, NULL, 0, C), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_smatrix_spmm(1, A, B, 0, NULL), PGDDS_ERR_INVALID_ARG);
+    T_OK(pgdds_barrier(test_ctx));
+    double *after = whole(C, PGDDS_DOUBLE, 7, 4);
+    for (int x = 0; x < 28; ++x) T_CHECK(after[x] == before[x]);
+    free(before), free(after);
+    T_OK(pgdds_barrier(test_ctx));
+    T_OK(pgdds_smatrix_destroy(A));
+    T_STATUS(pgdds_smatrix_destroy(A), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_smatrix_get_tile(A, 0, 0, off, idx, val), PGDDS_ERR_INVALID_ARG);
+    T_OK(pgdds_dmatrix_destroy(B));
+    T_OK(pgdds_dmatrix_destroy(C));
+    T_OK(pgdds_dmatrix_destroy(Bf));
+    T_OK(pgdds_dmatrix_destroy(Bt));
+}
+
+/* One path for every rank: rank 0's process id. */
+static void shared_path(char *path, size_t size, const char *name)
+{
+    int64_t id = rank == 0 ? (int64_t)getpid() : 0;
+    T_OK(pgdds_broadcast(test_ctx, &id, sizeof id, 0));
+    snprintf(path, size, "/tmp/pgdds-matrix-%lld-%s.mtx", (long long)id, name);
+}
+
+static void write_text(const char *path, const char *text)
+{
+    if (rank == 0) {
+        FILE *f = fopen(path, "w");
+        T_CHECK(f != NULL);
+        if (f) fputs(text, f), fclose(f);
+    }
+    T_OK(pgdds_barrier(test_ctx));
+}
+
+/* Compares every entry of two sparse matrices of one shape, tile by tile made dense. */
+static double *dense_of(pgdds_smatrix_t m)
+{
+    pgdds_dmatrix_info_t info;
+    T_OK(pgdds_smatrix_info(m, &info, NULL));
+    double *d = calloc(info.rows * info.cols, sizeof *d);
+    for (uint64_t ti = 0; ti < info.tile_grid_rows; ++ti)
+        for (uint64_t tj = 0; tj < info.tile_grid_cols; ++tj) {
+            uint64_t tr = 0, tn = 0;
+            T_OK(pgdds_smatrix_tile_shape(m, ti, tj, &tr, NULL, &tn, NULL));
+            uint64_t *off = malloc((tr + 1) * 8), *idx = malloc(tn * 8 + 8);
+            char *val = malloc(tn * 8 + 8);
+            T_OK(pgdds_smatrix_get_tile(m, ti, tj, off, idx, val));
+            for (uint64_t a = 0; a < tr; ++a)
+                for (uint64_t e = off[a]; e < off[a + 1]; ++e)
+                    d[(ti * info.tile_rows + a) * info.cols + tj * info.tile_cols + idx[e]] =
+                        m_val(info.dtype, val + e * info.elem_size);
+            free(off), free(idx), free(val);
+        }
+    return d;
+}
+
+/* Matrix Market: every type written in parallel and read back in another layout; a
+ * hand-written symmetric pattern file with comments; malformed files fail on every rank. */
+static void matrix_market(void)
+{
+    char path[256];
+    const uint64_t G = PGDDS_DMATRIX_FIELD_GRID, T = PGDDS_DMATRIX_FIELD_TILE;
+    for (int ti = 0; ti < 4; ++ti) {
+        pgdds_dtype_t t = m_types[ti];
+        pgdds_dmatrix_params_t pa = lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 3, 2, 13, 11, t);
+        pgdds_dmatrix_params_t pr = lay(PGDDS_DIST_CUSTOM, G | T, nranks, 1, 4, 5, 0, 0, t);
+        uint64_t nnz = 0, nnz2 = 0;
+        pgdds_smatrix_t A = build(&pa, 0, &nnz), R = NULL;
+        shared_path(path, sizeof path, m_type_names[ti]);
+        T_OK(pgdds_smatrix_write_mm(A, path));
+        T_OK(pgdds_smatrix_read_mm(test_ctx, path, &pr, &R));
+        if (A && R) {
+            pgdds_dmatrix_info_t info;
+            T_OK(pgdds_smatrix_info(R, &info, &nnz2));
+            T_CHECK(info.rows == 13 && info.cols == 11 && info.grid_rows == nranks && info.tile_cols == 5 && nnz2 == nnz);
+            double *x = dense_of(A), *y = dense_of(R);
+            for (int e = 0; e < 13 * 11; ++e) T_CHECK_MSG(x[e] == y[e], "%s entry %d: %g read back as %g", m_type_names[ti], e, x[e], y[e]);
+            free(x), free(y);
+        }
+        T_OK(pgdds_barrier(test_ctx));
+        if (A) T_OK(pgdds_smatrix_destroy(A));
+        if (R) T_OK(pgdds_smatrix_destroy(R));
+        if (rank == 0) unlink(path);
+    }
+
+    /* Symmetric pattern, comments and blank lines; the diagonal is not mirrored. */
+    shared_path(path, sizeof path, "symmetric");
+    write_text(path, "%%MatrixMarket matrix coordinate pattern symmetric\n% a comment\n\n4 4 4\n1 1\n3 1\n"
+                     "% inside\n4 2\n4 4\n");
+    pgdds_dmatrix_params_t ps = lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 2, 2, 0, 0, PGDDS_INT64);
+    pgdds_smatrix_t S = NULL;
+    T_OK(pgdds_smatrix_read_mm(test_ctx, path, &ps, &S));
+    if (S) {
+        uint64_t nnz = 0;
+        T_OK(pgdds_smatrix_info(S, &(pgdds_dmatrix_info_t){0}, &nnz));
+        T_CHECK(nnz == 6);
+        double *d = dense_of(S);
+        static const double want[16] = {1, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 1};
+        for (int e = 0; e < 16; ++e) T_CHECK(d[e] == want[e]);
+        free(d);
+        T_OK(pgdds_barrier(test_ctx));
+        T_OK(pgdds_smatrix_destroy(S));
+    }
+    T_OK(pgdds_barrier(test_ctx));
+    if (rank == 0) unlink(path);
+
+    /* Malformed files: the same status on every rank, no matrix. */
+    static const struct {
+        const char *text;
+        pgdds_status_t st;
+    } bad[] = {
+        {"%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n", PGDDS_ERR_INVALID_ARG},
+        {"not a banner\n2 2 1\n1 1 1\n", PGDDS_ERR_INVALID_ARG},
+        {"%%MatrixMarket matrix coordinate real general\n2 2\n1 1 1\n", PGDDS_ERR_INVALID_ARG},
+        {"%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n", PGDDS_ERR_INVALID_ARG},
+        {"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 x 1\n", PGDDS_ERR_INVALID_ARG},
+        {"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2\n", PGDDS_ERR_INVALID_ARG},
+        {"%%MatrixMarket matrix coordinate integer general\n2 2 1\n3 1 1\n", PGDDS_ERR_OUT_OF_BOUNDS},
+        {"%%MatrixMarket matrix coordinate real general\n2 2 1\n0 1 1\n", PGDDS_ERR_OUT_OF_BOUNDS},
+        {"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 0.5\n", PGDDS_ERR_INVALID_ARG}, /* into int64 */
+    };
+    for (size_t b = 0; b < sizeof bad / sizeof bad[0]; ++b) {
+        shared_path(path, sizeof path, "bad");
+        write_text(path, bad[b].text);
+        pgdds_smatrix_t M = NULL;
+        T_STATUS(pgdds_smatrix_read_mm(test_ctx, path, &ps, &M), bad[b].st);
+        T_CHECK_MSG(M == NULL, "malformed file %zu", b);
+        T_OK(pgdds_barrier(test_ctx));
+        if (rank == 0) unlink(path);
+    }
+    pgdds_smatrix_t M = NULL;
+    T_STATUS(pgdds_smatrix_read_mm(test_ctx, "/nonexistent/pgdds.mtx", &ps, &M), PGDDS_ERR_NOT_FOUND);
+    pgdds_dmatrix_params_t wrong = ps;
+    wrong.rows = 5;
+    shared_path(path, sizeof path, "shape");
+    write_text(path, "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n");
+    T_STATUS(pgdds_smatrix_read_mm(test_ctx, path, &wrong, &M), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_smatrix_read_mm(test_ctx, NULL, &ps, &M), PGDDS_ERR_INVALID_ARG);
+    T_OK(pgdds_barrier(test_ctx));
+    if (rank == 0) unlink(path);
+    /* Writing where no file can be made fails on every rank. */
+    uint64_t nnz = 0;
+    pgdds_dmatrix_params_t pa = lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 3, 3, 5, 5, PGDDS_DOUBLE);
+    pgdds_smatrix_t A = build(&pa, 0, &nnz);
+    if (A) {
+        T_STATUS(pgdds_smatrix_write_mm(A, "/nonexistent/dir/a.mtx"), PGDDS_ERR_INVALID_ARG);
+        T_STATUS(pgdds_smatrix_write_mm(A, NULL), PGDDS_ERR_INVALID_ARG);
+        T_OK(pgdds_smatrix_destroy(A));
+    }
+}
+
+/* The 7- and 27-point stencils on a 4 x 3 x 5 grid, entry by entry; R-MAT: every edge counted
+ * once, the same matrix whatever the layout, and the skew of the Graph500 parameters. */
+static void generators(void)
+{
+    const uint64_t T = PGDDS_DMATRIX_FIELD_TILE, G = PGDDS_DMATRIX_FIELD_GRID;
+    const uint64_t nx = 4, ny = 3, nz = 5, n = nx * ny * nz;
+    for (int points = 7; points <= 27; points += 20) {
+        pgdds_dmatrix_params_t p = lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 7, 9, 0, 0, points == 7 ? PGDDS_INT32 : PGDDS_DOUBLE);
+        pgdds_smatrix_t S = NULL;
+        T_OK(pgdds_smatrix_stencil(test_ctx, &p, nx, ny, nz, points, &S));
+        if (!S) continue;
+        uint64_t nnz = 0;
+        T_OK(pgdds_smatrix_info(S, &(pgdds_dmatrix_info_t){0}, &nnz));
+        uint64_t want_nnz = points == 7 ? n + 2 * ((nx - 1) * ny * nz + nx * (ny - 1) * nz + nx * ny * (nz - 1))
+                                        : (3 * nx - 2) * (3 * ny - 2) * (3 * nz - 2);
+        T_CHECK_MSG(nnz == want_nnz, "%d-point stencil: %llu entries, expected %llu", points, (unsigned long long)nnz,
+                    (unsigned long long)want_nnz);
+        double *d = dense_of(S);
+        int bad = 0;
+        for (uint64_t r = 0; r < n && bad < 3; ++r)
+            for (uint64_t c = 0; c < n && bad < 3; ++c) {
+                long dx = labs((long)(r % nx) - (long)(c % nx)), dy = labs((long)(r / nx % ny) - (long)(c / nx % ny));
+                long dz = labs((long)(r / (nx * ny)) - (long)(c / (nx * ny)));
+                double want = 0;
+                if (r == c) want = points - 1;
+                else if (dx <= 1 && dy <= 1 && dz <= 1 && (points == 27 || dx + dy + dz == 1)) want = -1;
+                if (d[r * n + c] != want) {
+                    ++bad;
+                    T_CHECK_MSG(0, "%d-point stencil: A(%llu, %llu) is %g, expected %g", points, (unsigned long long)r,
+                                (unsigned long long)c, d[r * n + c], want);
+                }
+            }
+        free(d);
+        T_OK(pgdds_barrier(test_ctx));
+        T_OK(pgdds_smatrix_destroy(S));
+    }
+    pgdds_smatrix_t M = NULL;
+    pgdds_dmatrix_params_t ps = lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 7, 9, 0, 0, PGDDS_DOUBLE);
+    T_STATUS(pgdds_smatrix_stencil(test_ctx, &ps, nx, ny, nz, 9, &M), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_smatrix_stencil(test_ctx, &ps, nx, 0, nz, 7, &M), PGDDS_ERR_INVALID_ARG);
+    ps.rows = n + 1;
+    T_STATUS(pgdds_smatrix_stencil(test_ctx, &ps, nx, ny, nz, 7, &M), PGDDS_ERR_INVALID_ARG);
+
+    /* R-MAT, scale 6, edge factor 4: 256 edges on 64 vertices, in two layouts. */
+    pgdds_dmatrix_params_t p1 = lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 16, 16, 0, 0, PGDDS_INT64);
+    pgdds_dmatrix_params_t p2 = lay(PGDDS_DIST_CUSTOM, G | T, 1, nranks, 5, 7, 64, 64, PGDDS_INT64);
+    pgdds_smatrix_t R1 = NULL, R2 = NULL;
+    T_OK(pgdds_smatrix_rmat(test_ctx, &p1, 6, 4, 42, &R1));
+    T_OK(pgdds_smatrix_rmat(test_ctx, &p2, 6, 4, 42, &R2));
+    if (R1 && R2) {
+        double *a = dense_of(R1), *b = dense_of(R2), sum = 0, row0 = 0;
+        for (int e = 0; e < 64 * 64; ++e) {
+            T_CHECK(a[e] == b[e] && a[e] >= 0);
+            sum += a[e];
+        }
+        for (int c = 0; c < 64; ++c) row0 += a[c];
+        T_CHECK_MSG(sum == 256, "R-MAT: %g edges, expected 256", sum);
+        T_CHECK_MSG(row0 > 256.0 / 64 * 4, "R-MAT: vertex 0 has %g edges; the Graph500 skew gives it far more than the "
+                    "mean of 4", row0);
+        free(a), free(b);
+    }
+    T_OK(pgdds_barrier(test_ctx));
+    if (R1) T_OK(pgdds_smatrix_destroy(R1));
+    if (R2) T_OK(pgdds_smatrix_destroy(R2));
+    T_STATUS(pgdds_smatrix_rmat(test_ctx, &p1, 0, 4, 1, &M), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_smatrix_rmat(test_ctx, &p1, 6, 0, 1, &M), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_smatrix_rmat(test_ctx, &p2, 5, 4, 1, &M), PGDDS_ERR_INVALID_ARG); /* 32 x 32, not 64 x 64 */
+    T_STATUS(pgdds_smatrix_rmat(test_ctx, NULL, 5, 4, 1, &M), PGDDS_ERR_INVALID_ARG);
+    T_CHECK(M == NULL);
+}
+
+int main(void)
+{
+    test_ctx = t_init(NULL);
+    rank = pgdds_rank(test_ctx);
+    nranks = pgdds_nranks(test_ctx);
+    const uint64_t G = PGDDS_DMATRIX_FIELD_GRID, T = PGDDS_DMATRIX_FIELD_TILE;
+    const int P = nranks;
+    for (int ti = 0; ti < 4; ++ti) {
+        pgdds_dtype_t t = m_types[ti];
+        /* SpMM on square block-cyclic tiles, on an N x 1 grid, with an empty A; SpMV. */
+        run(lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 3, 3, 13, 11, t), lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 3, 3, 11, 6, t),
+            lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 3, 3, 13, 6, t), 0, "block-cyclic");
+        run(lay(PGDDS_DIST_CUSTOM, G | T, P, 1, 2, 4, 9, 10, t), lay(PGDDS_DIST_CUSTOM, G | T, P, 1, 4, 3, 10, 5, t),
+            lay(PGDDS_DIST_CUSTOM, G | T, P, 1, 2, 3, 9, 5, t), 0, "N x 1 grid");
+        run(lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 3, 3, 6, 6, t), lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 3, 3, 6, 3, t),
+            lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 3, 3, 6, 3, t), 1, "empty A");
+        run(lay(PGDDS_DIST_CUSTOM, G | T, 1, P, 4, 3, 12, 8, t), lay(PGDDS_DIST_CUSTOM, G | T, 1, P, 3, 1, 8, 1, t),
+            lay(PGDDS_DIST_CUSTOM, G | T, 1, P, 4, 1, 12, 1, t), 0, "SpMV, 1 x N grid");
+    }
+    bad_input();
+    matrix_market();
+    generators();
+    return t_finish(test_ctx, "matrix/sparse");
+}
