@@ -7,7 +7,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -121,20 +120,4 @@ static void run(pgdds::context &ctx)
     ctx.barrier();
 }
 
-int main()
-{
-    try {
-        pgdds::context ctx;
-        run(ctx);
-        int all = ctx.sum(failures);
-        if (ctx.rank() == 0)
-            std::printf("core_api/rpc: %s on %d ranks (%d failed checks)\n", all ? "FAILED" : "passed", ctx.nranks(), all);
-        return all ? 1 : 0;
-    } catch (const pgdds::error &e) {
-        // The one reason to skip: verbs asked for, and no RDMA device here.
-        const char *want = std::getenv("PGDDS_TRANSPORT");
-        const bool absent = e.status() == PGDDS_ERR_UNSUPPORTED && want && std::string(want) == "verbs";
-        std::fprintf(stderr, "%s: pgdds::error %d: %s\n", absent ? "SKIP" : "FAIL", e.status(), e.what());
-        return absent ? 77 : 1;
-    }
-}
+int main() { return cpp_test_main("core_api/rpc", run); }

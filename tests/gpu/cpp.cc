@@ -28,17 +28,4 @@ static void run(pgdds::context &ctx)
     ctx.barrier();
 }
 
-int main()
-{
-    try {
-        pgdds::context ctx;
-        run(ctx);
-        int all = ctx.sum(failures);
-        if (ctx.rank() == 0)
-            std::printf("gpu/cpp: %s on %d ranks (%d failed checks)\n", all ? "FAILED" : "passed", ctx.nranks(), all);
-        return all ? 1 : 0;
-    } catch (const pgdds::error &e) {
-        std::fprintf(stderr, "FAIL: pgdds::error %d: %s\n", e.status(), e.what());
-        return 1;
-    }
-}
+int main() { return cpp_test_main("gpu/cpp", run); }

@@ -94,19 +94,10 @@ template <class T> static void run(pgdds::context &ctx)
 
 int main()
 {
-    try {
-        pgdds::context ctx;
+    return cpp_test_main("matrix/cpp", [](pgdds::context &ctx) {
         run<float>(ctx);
         run<double>(ctx);
         run<int32_t>(ctx);
         run<int64_t>(ctx);
-        int all = ctx.sum(failures);
-        if (ctx.rank() == 0)
-            std::printf("matrix/cpp: %s on %d ranks (%d failed checks)\n", all ? "FAILED" : "passed", ctx.nranks(), all);
-        return all ? 1 : 0;
-    } catch (const pgdds::error &e) {
-        bool absent = e.status() == PGDDS_ERR_UNSUPPORTED;  // a transport absent here: skip
-        std::fprintf(stderr, "%s: pgdds::error %d: %s\n", absent ? "SKIP" : "FAIL", e.status(), e.what());
-        return absent ? 77 : 1;
-    }
+    });
 }

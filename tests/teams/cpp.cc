@@ -62,18 +62,4 @@ static void run(pgdds::context &ctx)
     world.barrier();
 }
 
-int main()
-{
-    try {
-        pgdds::context ctx;
-        run(ctx);
-        int all = ctx.sum(failures);
-        if (ctx.rank() == 0)
-            std::printf("teams/cpp: %s on %d ranks (%d failed checks)\n", all ? "FAILED" : "passed", ctx.nranks(), all);
-        return all ? 1 : 0;
-    } catch (const pgdds::error &e) {
-        bool absent = e.status() == PGDDS_ERR_UNSUPPORTED;  // a transport absent here: skip
-        std::fprintf(stderr, "%s: pgdds::error %d: %s\n", absent ? "SKIP" : "FAIL", e.status(), e.what());
-        return absent ? 77 : 1;
-    }
-}
+int main() { return cpp_test_main("teams/cpp", run); }
