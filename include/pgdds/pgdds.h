@@ -928,6 +928,10 @@ PGDDS_API pgdds_status_t pgdds_team_allgatherv(pgdds_team_t team, const void *in
                                                const size_t *displs);
 /** Exchanges blocks between every pair: block r of in goes to team rank r, which puts it at
  * block (this rank's team rank) of its out.
+ * Where out is the same block of every member's segment (memory of pgdds_alloc_all, as
+ * OpenSHMEM's symmetric heap) and blocks are 2 KiB or more, each block is put straight into its
+ * destination's out after the members have checked each other's call: one copy per byte instead
+ * of the messages' staging. Otherwise, and for smaller blocks, the blocks travel as messages.
  * @param team            the team
  * @param in              size blocks of bytes_per_pair bytes
  * @param out             receives size blocks; must not overlap in

@@ -515,6 +515,13 @@ status runtime::gather_ring(const char *who, uint64_t seq, const void *in, void 
     return PGDDS_OK;
 }
 
+namespace {
+// Per pair, the size from which an all-to-all into symmetric memory goes by one-sided puts: below
+// it the pairwise messages cost less than the agreement round the puts need first.
+constexpr size_t direct_alltoall_min = 2048;
+constexpr uint64_t not_symmetric = ~uint64_t(0);
+}  // namespace
+
 status runtime::alltoall(const char *who, team &t, const void *in, void *out, size_t bytes)
 {
     coll_desc d;
@@ -523,9 +530,73 @@ status runtime::alltoall(const char *who, team &t, const void *in, void *out, si
     uint64_t seq;
     status st = coll_begin(who, t, d, seq);
     if (st != PGDDS_OK) return st;
-    std::vector<size_t> counts(size_t(t.size()), bytes);
-    st = exchange(who, seq, in, counts.data(), nullptr, out, counts.data(), nullptr);
+    uint64_t at = not_symmetric;
+    if (bytes >= direct_alltoall_min && t.size() > 1) st = agree_symmetric(who, seq, in, out, bytes * t.size(), at);
+    if (st == PGDDS_OK && at != not_symmetric) {
+        st = alltoall_puts(who, seq, in, out, bytes, at);
+    } else if (st == PGDDS_OK) {
+        std::vector<size_t> counts(size_t(t.size()), bytes);
+        st = exchange(who, seq, in, counts.data(), nullptr, out, counts.data(), nullptr);
+    }
     coll_end(seq);
+    return st;
+}
+
+// Whether every rank's `out` (total bytes) is the same block of its own segment, as memory of
+// pgdds_alloc_all or OpenSHMEM's symmetric heap is, apart from its `in`: at gets the block's
+// offset then, else not_symmetric. A round up and down the tree, which also checks every rank's
+// call before any rank writes to another's memory.
+status runtime::agree_symmetric(const char *who, uint64_t seq, const void *in, const void *out, size_t total,
+                                uint64_t &at)
+{
+    const uint8_t *o = static_cast<const uint8_t *>(out), *i = static_cast<const uint8_t *>(in);
+    const bool mine = o >= seg_base_ + segment_reserved && o <= seg_base_ + seg_size_ &&
+                      total <= size_t(seg_base_ + seg_size_ - o) && (i + total <= o || o + total <= i);
+    // The least and the greatest offset of any rank; a rank without one widens them to everything.
+    uint64_t range[2] = {mine ? uint64_t(o - seg_base_) : 0, mine ? uint64_t(o - seg_base_) : not_symmetric};
+    status st = tree_up(*this, who, seq, tag_of(0, 2, 0),
+                        [&](int, std::vector<uint8_t> &m) {
+                            uint64_t theirs[2];
+                            if (m.size() != sizeof theirs) return;  // a mismatched call, reported by coll_recv
+                            memcpy(theirs, m.data(), sizeof theirs);
+                            range[0] = std::min(range[0], theirs[0]);
+                            range[1] = std::max(range[1], theirs[1]);
+                        },
+                        [&] { return std::make_pair(static_cast<const void *>(range), sizeof range); });
+    std::vector<uint8_t> msg;
+    if (st == PGDDS_OK) st = tree_down(*this, who, seq, tag_of(0, 3, 0), range, sizeof range, msg);
+    if (st != PGDDS_OK) return st;
+    if (coll_team_->me != 0) {
+        if (msg.size() != sizeof range) return coll_fail(who, seq, "a collective's agreement message is malformed");
+        memcpy(range, msg.data(), sizeof range);
+    }
+    at = range[0] == range[1] ? range[0] : not_symmetric;
+    return PGDDS_OK;
+}
+
+// Each block put straight into its rank's `out` at offset `at` of its segment, then a flush and
+// a dissemination round: a rank ends the call once every rank's puts have completed.
+status runtime::alltoall_puts(const char *who, uint64_t seq, const void *in, void *out, size_t bytes, uint64_t at)
+{
+    const team &t = *coll_team_;
+    const int me = t.me, n = t.size();
+    const uint8_t *src = static_cast<const uint8_t *>(in);
+    vci &v = vci_at(service_vci());
+    memcpy(static_cast<uint8_t *>(out) + size_t(me) * bytes, src + size_t(me) * bytes, bytes);
+    status st = PGDDS_OK;
+    for (int s = 1; s < n && st == PGDDS_OK; ++s) {
+        const int to = (me + s) % n;
+        const pgdds_gptr_t dst = gptr::make(t.members[size_t(to)], 0, at + uint64_t(me) * bytes);
+        if (uint8_t *p = direct(dst)) memcpy(p, src + size_t(to) * bytes, bytes);
+        else st = net_put(who, v, dst, src + size_t(to) * bytes, bytes, nullptr);
+    }
+    if (st == PGDDS_OK) st = flush(who, v);
+    std::vector<uint8_t> msg;
+    for (int k = 1, step = 0; k < n && st == PGDDS_OK; k <<= 1, ++step) {
+        st = coll_send(who, (me + k) % n, seq, tag_of(0, 1, uint32_t(step)), nullptr, 0);
+        if (st == PGDDS_OK) st = coll_recv(who, (me - k + n) % n, seq, tag_of(0, 1, uint32_t(step)), msg);
+    }
+    std::atomic_thread_fence(std::memory_order_seq_cst);
     return st;
 }
 

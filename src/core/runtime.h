@@ -409,6 +409,11 @@ class runtime {
                        const size_t *displs);
     status exchange(const char *who, uint64_t seq, const void *in, const size_t *send_counts,
                     const size_t *send_displs, void *out, const size_t *recv_counts, const size_t *recv_displs);
+    // The all-to-all into symmetric memory: the agreement that every rank's output is the same
+    // block of its segment, and the puts.
+    status agree_symmetric(const char *who, uint64_t seq, const void *in, const void *out, size_t total,
+                           uint64_t &at);
+    status alltoall_puts(const char *who, uint64_t seq, const void *in, void *out, size_t bytes, uint64_t at);
     status coll_post(const char *who, int dst, uint32_t team_id, uint64_t seq, uint64_t tag, const void *data,
                      size_t n, uint8_t flags);
     struct coll_msg {

@@ -32,10 +32,11 @@ def main():
     args = ap.parse_args()
     keys = args.keys_per_rank
     cases = [
-        ["--keys-per-rank", str(keys), "--queue", "circular", "--message-size", "500"],
+        ["--keys-per-rank", str(keys), "--queue", "circular", "--message-size", "500", "--sort", "std"],
+        ["--keys-per-rank", str(keys), "--key-bits", "22", "--message-size", "700", "--sort", "counting"],
         ["--keys-per-rank", str(keys), "--queue", "fast", "--message-size", "4096"],
         ["--keys-per-rank", str(keys // 4), "--key-bits", "32", "--message-size", str(keys)],  # one push per bucket
-        ["--keys-per-rank", "1000", "--key-bits", "3"],  # many equal keys, buckets of one value
+        ["--keys-per-rank", "1000", "--key-bits", "3"],  # many equal keys, buckets of one value (counted)
     ]
     errors = ("order", "key")
     if args.few:
@@ -59,6 +60,17 @@ def main():
             print("FAIL: a bad --queue was not refused with a message (exit %d):\n%s" % (p.returncode, p.stderr))
             return 1
         print("--queue ring: refused (%s)" % p.stderr.strip().splitlines()[0])
+        argv, p = run(args, ["--sort", "quick"], timeout=60)
+        if p.returncode != 2 or "counting, std or auto" not in p.stderr:
+            print("FAIL: a bad --sort was not refused with a message (exit %d):\n%s" % (p.returncode, p.stderr))
+            return 1
+        # Counting 32-bit keys would need more than 2^28 counters per bucket below 16 ranks.
+        argv, p = run(args, ["--key-bits", "32", "--keys-per-rank", "1000", "--sort", "counting"], timeout=60)
+        if p.returncode != 2 or "--sort std" not in p.stderr:
+            print("FAIL: counting 32-bit keys on %d ranks was not refused with a message (exit %d):\n%s" % (
+                args.n, p.returncode, p.stderr))
+            return 1
+        print("--sort quick, and counting 32-bit keys: refused")
     except Unavailable as e:
         print("SKIP: %s" % e)
         return SKIP

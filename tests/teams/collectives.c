@@ -37,6 +37,50 @@ static void test_alltoall(pgdds_team_t t, int tr, int ts)
     free(bout);
 }
 
+/* Into symmetric memory (the same block of every rank's segment, as pgdds_alloc_all gives), an
+ * all-to-all of blocks of 2 KiB and more is put straight into the outputs; a block that is not
+ * symmetric on some rank (not in the segment, or at another offset) takes the messages. Either
+ * way every byte arrives; and calls that differ fail with the outputs untouched. */
+static unsigned char *sym; /* world-symmetric, sym_bytes per rank */
+static size_t sym_bytes;
+
+static void test_alltoall_symmetric(pgdds_team_t t, int tr, int ts)
+{
+    const size_t sizes[] = {2048, 4096 + 8, (size_t)1 << 20};
+    unsigned char *heap = malloc(sym_bytes);
+    unsigned char *in = malloc(sym_bytes / 2);
+    T_CHECK(heap && in);
+    for (int where = 0; heap && in && where < 3; ++where) {
+        for (size_t z = 0; z < sizeof sizes / sizeof *sizes; ++z) {
+            const size_t b = sizes[z];
+            if (b * (size_t)ts > sym_bytes / 2) continue;
+            /* 0: symmetric; 1: the last rank's output is on its heap; 2: at another offset on odd
+             * team ranks. */
+            unsigned char *out = where == 1 && tr == ts - 1 ? heap : sym + (where == 2 && tr % 2 ? 64 : 0);
+            for (int r = 0; r < ts; ++r)
+                for (size_t i = 0; i < b; ++i) in[(size_t)r * b + i] = (unsigned char)(tr * 37 + r * 11 + i * 3 + z);
+            memset(out, 0xee, b * (size_t)ts);
+            T_OK(pgdds_team_alltoall(t, in, out, b));
+            size_t bad = 0;
+            for (int r = 0; r < ts; ++r)
+                for (size_t i = 0; i < b; ++i)
+                    bad += out[(size_t)r * b + i] != (unsigned char)(r * 37 + tr * 11 + i * 3 + z);
+            T_CHECK_MSG(bad == 0, "placement %d, %zu bytes per pair: %zu bytes wrong", where, b, bad);
+        }
+    }
+    if (ts > 1 && heap && in) {
+        /* Sizes that differ, symmetric outputs: refused everywhere before any rank writes. */
+        memset(sym, 0x5a, 2 * 8192 * (size_t)ts);
+        T_STATUS(pgdds_team_alltoall(t, in, sym, tr == ts - 1 ? 4096 : 8192), PGDDS_ERR_INVALID_ARG);
+        size_t touched = 0;
+        for (size_t i = 0; i < 2 * 8192 * (size_t)ts; ++i) touched += sym[i] != 0x5a;
+        T_CHECK_MSG(touched == 0, "%zu bytes of the output changed by a refused call", touched);
+        T_OK(pgdds_team_barrier(t));
+    }
+    free(heap);
+    free(in);
+}
+
 /* Rank i sends i + j + 1 words to rank j, at reversed displacements. */
 static void test_alltoallv(pgdds_team_t t, int tr, int ts)
 {
@@ -193,6 +237,7 @@ static void run_on(pgdds_team_t t)
     T_OK(pgdds_team_rank(t, &tr));
     T_OK(pgdds_team_size(t, &ts));
     test_alltoall(t, tr, ts);
+    test_alltoall_symmetric(t, tr, ts);
     test_alltoallv(t, tr, ts);
     test_allgatherv(t, tr, ts);
     test_reductions(t, tr, ts);
@@ -206,6 +251,12 @@ int main(void)
     n = pgdds_nranks(ctx);
     pgdds_team_t world, odd;
     T_OK(pgdds_team_world(ctx, &world));
+    /* Room for 1 MiB per pair in and out, and the offset placement. */
+    sym_bytes = 2 * (((size_t)1 << 20) * (size_t)n + 4096);
+    pgdds_gptr_t g = PGDDS_GPTR_NULL;
+    T_OK(pgdds_alloc_all(ctx, sym_bytes, 64, 0, &g));
+    sym = pgdds_gptr_to_local(ctx, g);
+    T_CHECK(sym != NULL);
     run_on(world);
     /* The odd ranks' team runs while the even ranks sit in a world barrier. */
     T_OK(pgdds_team_split_strided(world, n > 1 ? 1 : 0, 2, n > 1 ? n / 2 : 1, &odd));

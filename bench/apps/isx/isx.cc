@@ -2,15 +2,19 @@
 // the BCL paper (§8.1, Figure 2) and thesis (§5.3), with the library's queues.
 //
 //   pgdds-run -n 2 pgdds-isx [--keys-per-rank N] [--key-bits B] [--queue circular|fast]
-//                            [--message-size N] [--iterations N] [--no-reference] [--json]
-//                            [--inject-error order|key]
+//                            [--message-size N] [--sort counting|std|auto] [--iterations N]
+//                            [--no-reference] [--json] [--inject-error order|key]
 //
 // Weak scaling, as ISx: every rank draws N keys (default 2^24) uniformly at random in
 // [0, 2^B) (default B = 28, ISx's key range). Rank r's bucket, a queue it hosts, receives the keys
 // k with floor(k * nranks / 2^B) = r. Distribution: each rank appends its keys to one local buffer
 // per bucket and pushes a buffer to its bucket's queue as one message when it holds
 // --message-size keys; then the rest; then a barrier. Sort: each rank sorts its queue in place
-// (its local view) with std::sort. Verification: every rank's keys lie in its range and are
+// (its local view). As the ISx specification does, by counting: one counter per value of the
+// bucket's key range, then the keys written back in order (--sort counting); or with std::sort
+// (--sort std). auto, the default, counts where the range holds at most 16 values per key
+// received or 2^20 values, and sorts otherwise (e.g. 32-bit keys on few ranks, whose counters
+// would not fit in memory). Verification: every rank's keys lie in its range and are
 // sorted, each rank's largest key is at most the next non-empty rank's smallest, and each bucket
 // holds exactly the keys sent to it (count and an order-independent checksum per bucket).
 // As in ISx, a first burn-in iteration is not timed (it maps the queues into every rank's address
@@ -34,6 +38,8 @@
 #include <string>
 #include <vector>
 
+#include <sys/mman.h>
+
 namespace {
 
 struct options {
@@ -45,7 +51,63 @@ struct options {
     bool reference = true;
     bool json = false;
     int inject = 0;  // 1: swap two keys; 2: change one
+    enum class sorter { automatic, counting, standard } sort = sorter::automatic;
 };
+
+// The keys of bucket r are those k with floor(k * n / 2^B) = r, i.e. ceil(r 2^B / n) <= k <
+// ceil((r + 1) 2^B / n).
+uint64_t bucket_start(int r, int n, int key_bits)
+{
+    return ((uint64_t(r) << key_bits) + uint64_t(n) - 1) / uint64_t(n);
+}
+
+// A counting sort of keys in [lo, lo + counts.size()): counts must be zero on entry and are zero
+// again on return, so that the next iteration needs no clearing pass. A key outside the range
+// (a distribution gone wrong) is kept, after the others, for the verification to report.
+// The counters: one per key value of a bucket (2^27 for ISx's 2^28 keys on 2 ranks), zero-filled
+// by the kernel, on huge pages where the kernel gives them, since each key touches a random counter.
+class counters {
+public:
+    explicit counters(size_t n) : n_(n)
+    {
+        if (!n) return;
+        void *p = mmap(nullptr, bytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) throw std::bad_alloc();
+        madvise(p, bytes(), MADV_HUGEPAGE);  // advice only: plain pages work too
+        data_ = static_cast<uint32_t *>(p);
+    }
+    ~counters()
+    {
+        if (data_) munmap(data_, bytes());
+    }
+    counters(const counters &) = delete;
+    counters &operator=(const counters &) = delete;
+    size_t size() const { return n_; }
+    uint32_t &operator[](size_t i) { return data_[i]; }
+
+private:
+    size_t bytes() const { return n_ * sizeof(uint32_t); }
+    size_t n_;
+    uint32_t *data_ = nullptr;
+};
+
+void counting_sort(pgdds::local_span<uint32_t> keys, uint32_t lo, counters &counts)
+{
+    std::vector<uint32_t> strays;
+    for (uint32_t k : keys) {
+        uint64_t d = uint64_t(k) - lo;  // wraps past the range for a key below it
+        if (d < counts.size()) ++counts[size_t(d)];
+        else strays.push_back(k);
+    }
+    size_t out = 0;
+    for (size_t v = 0; v < counts.size(); ++v) {
+        const uint32_t c = counts[v];
+        if (!c) continue;  // most counters: read, never written, so untouched pages stay unbacked
+        for (uint32_t k = 0; k < c; ++k) keys[out++] = uint32_t(lo + v);
+        counts[v] = 0;
+    }
+    for (uint32_t k : strays) keys[out++] = k;
+}
 
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
@@ -68,14 +130,15 @@ uint64_t mix(uint64_t x)
 // An empty string on success, "help" or "version" when asked for, else what is wrong.
 std::string parse(int argc, char **argv, options &o)
 {
-    enum { opt_keys = 256, opt_key_bits, opt_message_size, opt_iterations, opt_queue, opt_inject, opt_no_reference,
-           opt_json };
+    enum { opt_keys = 256, opt_key_bits, opt_message_size, opt_iterations, opt_queue, opt_sort, opt_inject,
+           opt_no_reference, opt_json };
     static const option longopts[] = {
         {"keys-per-rank", required_argument, nullptr, opt_keys},
         {"key-bits", required_argument, nullptr, opt_key_bits},
         {"message-size", required_argument, nullptr, opt_message_size},
         {"iterations", required_argument, nullptr, opt_iterations},
         {"queue", required_argument, nullptr, opt_queue},
+        {"sort", required_argument, nullptr, opt_sort},
         {"inject-error", required_argument, nullptr, opt_inject},
         {"no-reference", no_argument, nullptr, opt_no_reference},
         {"json", no_argument, nullptr, opt_json},
@@ -110,6 +173,12 @@ std::string parse(int argc, char **argv, options &o)
             else if (std::strcmp(optarg, "fast") == 0) o.circular = false;
             else return std::string("--queue takes circular or fast, not ") + optarg;
             break;
+        case opt_sort:
+            if (std::strcmp(optarg, "counting") == 0) o.sort = options::sorter::counting;
+            else if (std::strcmp(optarg, "std") == 0) o.sort = options::sorter::standard;
+            else if (std::strcmp(optarg, "auto") == 0) o.sort = options::sorter::automatic;
+            else return std::string("--sort takes counting, std or auto, not ") + optarg;
+            break;
         case opt_inject:
             if (std::strcmp(optarg, "order") == 0) o.inject = 1;
             else if (std::strcmp(optarg, "key") == 0) o.inject = 2;
@@ -130,8 +199,9 @@ std::string parse(int argc, char **argv, options &o)
 }
 
 const char usage[] = "usage: pgdds-isx [--keys-per-rank N] [--key-bits B] [--queue circular|fast] "
-                     "[--message-size N] [--iterations N] [--no-reference] [--json]\n"
-                     "                 [--inject-error order|key] [--version] [--help]\n"
+                     "[--message-size N] [--sort counting|std|auto]\n"
+                     "                 [--iterations N] [--no-reference] [--json] [--inject-error order|key] "
+                     "[--version] [--help]\n"
                      "Values attach as --key-bits=20 or --key-bits 20.\n";
 
 template <class Queue> int sort_job(pgdds::context_ref ctx, const options &o)
@@ -181,6 +251,21 @@ template <class Queue> int sort_job(pgdds::context_ref ctx, const options &o)
         ctx.barrier();
     }
 
+    // The local sort: counting over this bucket's key range, or std::sort (see the header).
+    const uint64_t lo = bucket_start(me, n, o.key_bits), range = bucket_start(me + 1, n, o.key_bits) - lo;
+    const uint64_t max_counters = uint64_t(1) << 28;  // 1 GiB of counters
+    bool counting = o.sort == options::sorter::counting ||
+                    (o.sort == options::sorter::automatic &&
+                     range <= std::max<uint64_t>(16 * expected[size_t(me)], uint64_t(1) << 20));
+    if (ctx.sum(uint64_t(counting && range > max_counters))) {
+        if (me == 0)
+            std::fprintf(stderr, "pgdds-isx: --sort counting needs a counter per key value of a bucket, more than "
+                         "2^28 with --key-bits %d on %d ranks: use --sort std or fewer key bits\n", o.key_bits, n);
+        return 2;
+    }
+    counting = ctx.sum(uint64_t(counting)) == uint64_t(n);  // one method for the whole job, as reported
+    counters counts(counting ? size_t(range) : 0);
+
     // The buckets: room for the expected share and many standard deviations more.
     const uint64_t capacity = N + N / 8 + 4 * uint64_t(o.message_size) + 1024;
     const size_t m = o.message_size;
@@ -213,7 +298,8 @@ template <class Queue> int sort_job(pgdds::context_ref ctx, const options &o)
         pgdds::local_span<uint32_t> mine;
         timed(counted, "sort", [&] {
             mine = buckets[size_t(me)].local_view();
-            std::sort(mine.begin(), mine.end());
+            if (counting) counting_sort(mine, uint32_t(lo), counts);
+            else std::sort(mine.begin(), mine.end());
         });
         if (o.inject && me == 0 && mine.size >= 2) {
             auto last = mine.size - 1;
@@ -254,6 +340,7 @@ template <class Queue> int sort_job(pgdds::context_ref ctx, const options &o)
 
     if (me == 0) {
         const char *queue = o.circular ? "circular" : "fast";
+        const char *sorter = counting ? "counting" : "std";
         double distribute = 0, sort = 0;
         for (auto &[name, t] : times) {
             if (!std::strcmp(name, "distribute")) distribute = t;
@@ -263,8 +350,9 @@ template <class Queue> int sort_job(pgdds::context_ref ctx, const options &o)
         if (o.json) {
             auto record = [&](const char *metric, double value, const char *unit) {
                 std::printf("{\"bench\":\"isx\",\"transport\":\"%s\",\"ranks\":%d,\"threads\":1,\"size\":%llu,"
-                            "\"metric\":\"%s\",\"value\":%.6g,\"unit\":\"%s\",\"queue\":\"%s\",\"message_size\":%zu}\n",
-                            tp.c_str(), n, (unsigned long long)N, metric, value, unit, queue, o.message_size);
+                            "\"metric\":\"%s\",\"value\":%.6g,\"unit\":\"%s\",\"queue\":\"%s\",\"message_size\":%zu,"
+                            "\"sort\":\"%s\"}\n",
+                            tp.c_str(), n, (unsigned long long)N, metric, value, unit, queue, o.message_size, sorter);
             };
             for (auto &[name, t] : times) record((std::string(name) + "_time").c_str(), t, "s");
             record("distribute_cpu_time", distribute_cpu, "s");
@@ -276,8 +364,9 @@ template <class Queue> int sort_job(pgdds::context_ref ctx, const options &o)
             }
             record("verified", errors == 0, "bool");
         } else {
-            std::printf("pgdds-isx: %d ranks over %s, %llu keys per rank in [0, 2^%d), %s queues, messages of %zu keys\n",
-                        n, tp.c_str(), (unsigned long long)N, o.key_bits, queue, o.message_size);
+            std::printf("pgdds-isx: %d ranks over %s, %llu keys per rank in [0, 2^%d), %s queues, messages of %zu keys, "
+                        "%s sort\n",
+                        n, tp.c_str(), (unsigned long long)N, o.key_bits, queue, o.message_size, sorter);
             for (auto &[name, t] : times) {
                 std::printf("time %-10s %8.4f s", name, t);
                 if (!std::strcmp(name, "distribute"))
