@@ -13,8 +13,8 @@
 // (its local view). As the ISx specification does, by counting: one counter per value of the
 // bucket's key range, then the keys written back in order (--sort counting); or with std::sort
 // (--sort std). auto, the default, counts where the range holds at most 16 values per key
-// received or 2^20 values, and sorts otherwise (e.g. 32-bit keys on few ranks, whose counters
-// would not fit in memory). Verification: every rank's keys lie in its range and are
+// received or 2^20 values, and sorts otherwise (e.g. 32-bit keys on few ranks, where the pass
+// over 2^32 / ranks counters would cost more than the keys). Verification: every rank's keys lie in its range and are
 // sorted, each rank's largest key is at most the next non-empty rank's smallest, and each bucket
 // holds exactly the keys sent to it (count and an order-independent checksum per bucket).
 // As in ISx, a first burn-in iteration is not timed (it maps the queues into every rank's address
@@ -37,8 +37,6 @@
 #include <cstring>
 #include <string>
 #include <vector>
-
-#include <sys/mman.h>
 
 namespace {
 
@@ -64,50 +62,54 @@ uint64_t bucket_start(int r, int n, int key_bits)
 // A counting sort of keys in [lo, lo + counts.size()): counts must be zero on entry and are zero
 // again on return, so that the next iteration needs no clearing pass. A key outside the range
 // (a distribution gone wrong) is kept, after the others, for the verification to report.
-// The counters: one per key value of a bucket (2^27 for ISx's 2^28 keys on 2 ranks), zero-filled
-// by the kernel, on huge pages where the kernel gives them, since each key touches a random counter.
-class counters {
+// A counting sort of keys in [lo, lo + range): one counter per key value, as ISx counts, taken a
+// window of values at a time so that the counters stay in cache (ISx's 2^28 keys on 2 ranks make
+// 2^27 values per bucket: 512 MiB of counters at once, a cache miss per key). The keys are first
+// partitioned by window, then each window is counted and written back in order. A key outside the
+// range (a distribution gone wrong) is kept, after the others, for the verification to report.
+class counting_sorter {
 public:
-    explicit counters(size_t n) : n_(n)
+    static constexpr unsigned window_bits = 18;  // 1 MiB of counters
+
+    counting_sorter(uint32_t lo, uint64_t range) : lo_(lo), range_(range), window_(size_t(1) << window_bits, 0) {}
+
+    void sort(pgdds::local_span<uint32_t> keys)
     {
-        if (!n) return;
-        void *p = mmap(nullptr, bytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED) throw std::bad_alloc();
-        madvise(p, bytes(), MADV_HUGEPAGE);  // advice only: plain pages work too
-        data_ = static_cast<uint32_t *>(p);
+        const size_t windows = size_t((range_ + window_.size() - 1) >> window_bits);
+        std::vector<size_t> start(windows + 1, 0);
+        std::vector<uint32_t> strays;
+        for (uint32_t k : keys) {
+            uint64_t d = uint64_t(k) - lo_;  // wraps past the range for a key below it
+            if (d < range_) ++start[size_t(d >> window_bits) + 1];
+        }
+        for (size_t w = 0; w < windows; ++w) start[w + 1] += start[w];
+        parted_.resize(keys.size);
+        std::vector<size_t> at(start.begin(), start.end() - 1);
+        for (uint32_t k : keys) {
+            uint64_t d = uint64_t(k) - lo_;
+            if (d < range_) parted_[at[size_t(d >> window_bits)]++] = k;
+            else strays.push_back(k);
+        }
+        const uint64_t mask = window_.size() - 1;
+        size_t out = 0;
+        for (size_t w = 0; w < windows; ++w) {
+            for (size_t i = start[w]; i < start[w + 1]; ++i) ++window_[size_t((parted_[i] - lo_) & mask)];
+            const uint64_t first = uint64_t(w) << window_bits;
+            const size_t values = size_t(std::min<uint64_t>(window_.size(), range_ - first));
+            for (size_t v = 0; v < values && out < start[w + 1]; ++v) {
+                for (uint32_t c = window_[v]; c; --c) keys[out++] = uint32_t(lo_ + first + v);
+                window_[v] = 0;
+            }
+        }
+        for (uint32_t k : strays) keys[out++] = k;
     }
-    ~counters()
-    {
-        if (data_) munmap(data_, bytes());
-    }
-    counters(const counters &) = delete;
-    counters &operator=(const counters &) = delete;
-    size_t size() const { return n_; }
-    uint32_t &operator[](size_t i) { return data_[i]; }
 
 private:
-    size_t bytes() const { return n_ * sizeof(uint32_t); }
-    size_t n_;
-    uint32_t *data_ = nullptr;
+    uint32_t lo_;
+    uint64_t range_;
+    std::vector<uint32_t> window_;   // zero between calls
+    std::vector<uint32_t> parted_;  // the keys, by window
 };
-
-void counting_sort(pgdds::local_span<uint32_t> keys, uint32_t lo, counters &counts)
-{
-    std::vector<uint32_t> strays;
-    for (uint32_t k : keys) {
-        uint64_t d = uint64_t(k) - lo;  // wraps past the range for a key below it
-        if (d < counts.size()) ++counts[size_t(d)];
-        else strays.push_back(k);
-    }
-    size_t out = 0;
-    for (size_t v = 0; v < counts.size(); ++v) {
-        const uint32_t c = counts[v];
-        if (!c) continue;  // most counters: read, never written, so untouched pages stay unbacked
-        for (uint32_t k = 0; k < c; ++k) keys[out++] = uint32_t(lo + v);
-        counts[v] = 0;
-    }
-    for (uint32_t k : strays) keys[out++] = k;
-}
 
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
@@ -253,18 +255,11 @@ template <class Queue> int sort_job(pgdds::context_ref ctx, const options &o)
 
     // The local sort: counting over this bucket's key range, or std::sort (see the header).
     const uint64_t lo = bucket_start(me, n, o.key_bits), range = bucket_start(me + 1, n, o.key_bits) - lo;
-    const uint64_t max_counters = uint64_t(1) << 28;  // 1 GiB of counters
     bool counting = o.sort == options::sorter::counting ||
                     (o.sort == options::sorter::automatic &&
                      range <= std::max<uint64_t>(16 * expected[size_t(me)], uint64_t(1) << 20));
-    if (ctx.sum(uint64_t(counting && range > max_counters))) {
-        if (me == 0)
-            std::fprintf(stderr, "pgdds-isx: --sort counting needs a counter per key value of a bucket, more than "
-                         "2^28 with --key-bits %d on %d ranks: use --sort std or fewer key bits\n", o.key_bits, n);
-        return 2;
-    }
     counting = ctx.sum(uint64_t(counting)) == uint64_t(n);  // one method for the whole job, as reported
-    counters counts(counting ? size_t(range) : 0);
+    counting_sorter counter(uint32_t(lo), range);
 
     // The buckets: room for the expected share and many standard deviations more.
     const uint64_t capacity = N + N / 8 + 4 * uint64_t(o.message_size) + 1024;
@@ -298,7 +293,7 @@ template <class Queue> int sort_job(pgdds::context_ref ctx, const options &o)
         pgdds::local_span<uint32_t> mine;
         timed(counted, "sort", [&] {
             mine = buckets[size_t(me)].local_view();
-            if (counting) counting_sort(mine, uint32_t(lo), counts);
+            if (counting) counter.sort(mine);
             else std::sort(mine.begin(), mine.end());
         });
         if (o.inject && me == 0 && mine.size >= 2) {
