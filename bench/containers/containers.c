@@ -1,7 +1,9 @@
 /* Container microbenchmarks (BCL paper §8.3, thesis Figures 5.4-5.6 and 6.5): hash map insert
  * (fully atomic, CP_INSERT, buffered, batched) and find (fully atomic, CP_FIND, batched), queue
  * push and pop on one queue and on one queue per rank for every queue kind, Bloom filter insert
- * and contains. Every operation goes to a random owner or queue. On one node, the FastQueue push
+ * and contains. Every operation goes to a random owner or queue. Beside the finds, the machine's
+ * limit for their access pattern: a plain loop reading one random bucket of a private table as
+ * large as the map, in every rank at once (hashmap_find_memory_limit). On one node, the FastQueue push
  * has its peer: the bare CPU instructions of its protocol, each store at once and stores kept
  * back as the library keeps them (raw_fetch_add_store_push_many, _deferred_store_push_many).
  *
@@ -526,6 +528,47 @@ static void bench_map_insert(const char *name, unsigned promise, int batched, in
     check(pgdds_hashmap_destroy(map), "pgdds_hashmap_destroy");
 }
 
+/* The machine's limit for a single-key find's memory access: each rank reads one random bucket
+ * (24 bytes: state word, key, value) of a private table as large as the whole map, for the same
+ * keys, hashed. The finds read such a bucket of some rank's part, which on one node is memory of
+ * the same kind; what a find costs beyond this loop is the library's. */
+struct limit_run {
+    const uint64_t *table; /* 3 words per bucket */
+    uint64_t buckets;
+    uint64_t sum; /* keeps the reads */
+};
+
+static void memory_limit_body(void *p, int thread, uint64_t first, uint64_t count)
+{
+    struct limit_run *r = p;
+    (void)thread;
+    uint64_t sum = 0;
+    for (uint64_t i = first; i < first + count; ++i) {
+        const uint64_t *b = r->table + 3 * (mix(find_keys[i]) % r->buckets);
+        sum += b[0] ^ b[1] ^ b[2];
+    }
+    __atomic_fetch_add(&r->sum, sum, __ATOMIC_RELAXED);
+}
+
+static void bench_memory_limit(void)
+{
+    const char *name = "hashmap_find_memory_limit";
+    if (!selected(name)) return;
+    make_keys();
+    struct limit_run r = {NULL, opt.capacity, 0};
+    uint64_t *table = malloc(3 * opt.capacity * sizeof *table);
+    if (!table) {
+        fprintf(stderr, "rank %d: out of memory for a table of %llu buckets\n", me, (unsigned long long)opt.capacity);
+        exit(1);
+    }
+    for (uint64_t i = 0; i < 3 * opt.capacity; ++i) table[i] = mix(i); /* backed, and not one shared zero page */
+    r.table = table;
+    double s = timed(memory_limit_body, &r, opt.keys);
+    report(name, opt.keys, opt.keys, s);
+    if (r.sum == 42) fprintf(stderr, "%llu\n", (unsigned long long)r.sum); /* the reads are used */
+    free(table);
+}
+
 static void bench_map_find(void)
 {
     const char *names[4] = {"hashmap_find_atomic", "hashmap_find_cp_find", "hashmap_find_many_atomic",
@@ -841,6 +884,7 @@ int main(int argc, char **argv)
     bench_map_insert("hashmap_insert_many_cp_insert", PGDDS_CP_INSERT, 1, 0);
     bench_map_insert("hashmap_insert_buffered", 0, 0, 1);
     bench_map_find();
+    bench_memory_limit();
     for (int kind = PGDDS_QUEUE_FAST; kind <= PGDDS_QUEUE_CHECKSUM; ++kind) {
         bench_queue(kind, 0);
         bench_queue(kind, 1);
