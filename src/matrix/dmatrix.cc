@@ -8,20 +8,10 @@
 
 namespace pgdds::matrix {
 
-using containers::agree;
-using containers::agree_arguments;
-
 status dmatrix::create(runtime *rt, const char *who, const pgdds_dmatrix_params_t &p, dmatrix *&out)
 {
     layout l;
-    status st = layout::from_params(who, p, rt->nranks(), l);
-    // Every rank must pass the same parameters: each derives the layout on its own.
-    st = agree_arguments(rt, who, st,
-                         {p.field_mask, p.rows, p.cols, uint64_t(enum_value(p.dtype)), uint64_t(enum_value(p.distribution)),
-                          uint64_t(p.field_mask & PGDDS_DMATRIX_FIELD_GRID ? p.grid_rows : 0),
-                          uint64_t(p.field_mask & PGDDS_DMATRIX_FIELD_GRID ? p.grid_cols : 0),
-                          p.field_mask & PGDDS_DMATRIX_FIELD_TILE ? p.tile_rows : 0,
-                          p.field_mask & PGDDS_DMATRIX_FIELD_TILE ? p.tile_cols : 0});
+    status st = layout::agreed(rt, who, p, l);
     if (st != PGDDS_OK) return st;
     uint64_t tiles_bytes = 0, bytes = 0;
     if (__builtin_mul_overflow(l.slots_per_rank, l.slot_bytes(), &tiles_bytes) ||

@@ -23,6 +23,9 @@ struct layout {
 
     // Derives the layout from params for a job of nranks, or explains why it cannot.
     static status from_params(const char *who, const pgdds_dmatrix_params_t &p, int nranks, layout &out);
+    // Collective: from_params on every rank, whose statuses agree, and every rank passed the same
+    // params (each derives the layout on its own).
+    static status agreed(runtime *rt, const char *who, const pgdds_dmatrix_params_t &p, layout &out);
 
     uint64_t tile_rows_of(uint64_t ti) const { return ti + 1 < tgrid_rows ? tile_rows : rows - ti * tile_rows; }
     uint64_t tile_cols_of(uint64_t tj) const { return tj + 1 < tgrid_cols ? tile_cols : cols - tj * tile_cols; }

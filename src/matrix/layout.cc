@@ -105,4 +105,15 @@ status layout::from_params(const char *who, const pgdds_dmatrix_params_t &p, int
     return PGDDS_OK;
 }
 
+status layout::agreed(runtime *rt, const char *who, const pgdds_dmatrix_params_t &p, layout &out)
+{
+    status st = from_params(who, p, rt->nranks(), out);
+    return containers::agree_arguments(
+        rt, who, st,
+        {p.field_mask, p.rows, p.cols, uint64_t(enum_value(p.dtype)), uint64_t(enum_value(p.distribution)),
+         uint64_t(p.field_mask & PGDDS_DMATRIX_FIELD_GRID ? p.grid_rows : 0),
+         uint64_t(p.field_mask & PGDDS_DMATRIX_FIELD_GRID ? p.grid_cols : 0),
+         p.field_mask & PGDDS_DMATRIX_FIELD_TILE ? p.tile_rows : 0, p.field_mask & PGDDS_DMATRIX_FIELD_TILE ? p.tile_cols : 0});
+}
+
 }  // namespace pgdds::matrix
