@@ -1,11 +1,13 @@
 // pgdds::sparse_matrix<T>: the distributed sparse matrix of <pgdds/matrix.h> (CSR tiles, built
 // where GraphBLAS is) for T = float, double, int32_t or int64_t, with uint64_t indices. Built
-// from triples, a stencil, an R-MAT graph or a Matrix Market file; tiles, slices, and
-// C = alpha A B + beta C with dense B and C (docs/matrices.md).
+// from triples, a stencil, an R-MAT graph or a Matrix Market file; tiles, slices,
+// C = alpha A B + beta C with dense B and C (spmm), and C = alpha A B with sparse B and C
+// (spgemm) (docs/matrices.md).
 //
 //   auto a = pgdds::sparse_matrix<double>::stencil(ctx, 16, 16, 16, 27);    // collective
 //   pgdds::dense_matrix<double> x(ctx, a.rows(), 1, layout), y(ctx, a.rows(), 1, layout);
 //   pgdds::spmm(1.0, a, x, 0.0, y);                                         // y = A x
+//   auto a2 = pgdds::spgemm(1.0, a, a);                                     // A^2, sparse
 #pragma once
 
 #include <pgdds/dense_matrix.hpp>
@@ -104,6 +106,16 @@ template <class T> class sparse_matrix {
         return out;
     }
 
+    // Collective: C = alpha A B, a new matrix of layout l (pgdds_smatrix_spgemm); pgdds::spgemm.
+    static sparse_matrix product(T alpha, const sparse_matrix &a, const sparse_matrix &b, const layout &l,
+                                 pgdds_gemm_algorithm_t algorithm)
+    {
+        pgdds_dmatrix_params_t p = params(0, 0, l);
+        sparse_matrix m;
+        m.adopt(pgdds_smatrix_spgemm(double(alpha), a.h_, b.h_, &p, algorithm, &m.h_));
+        return m;
+    }
+
   private:
     sparse_matrix() = default;
     static pgdds_dmatrix_params_t params(uint64_t rows, uint64_t cols, const layout &l)
@@ -141,6 +153,15 @@ template <class T>
 void spmm(T alpha, const sparse_matrix<T> &a, const dense_matrix<T> &b, T beta, dense_matrix<T> &c)
 {
     check(pgdds_smatrix_spmm(double(alpha), a.handle(), b.handle(), double(beta), c.handle()));
+}
+
+// Collective: C = alpha A B with A, B and C sparse, C new with layout l (pgdds_smatrix_spgemm).
+template <class T>
+sparse_matrix<T> spgemm(T alpha, const sparse_matrix<T> &a, const sparse_matrix<T> &b,
+                        const typename sparse_matrix<T>::layout &l = typename sparse_matrix<T>::layout(),
+                        pgdds_gemm_algorithm_t algorithm = PGDDS_GEMM_STATIONARY_C)
+{
+    return sparse_matrix<T>::product(alpha, a, b, l, algorithm);
 }
 
 }  // namespace pgdds

@@ -199,4 +199,18 @@ pgdds_status_t pgdds_smatrix_spmm(double alpha, pgdds_smatrix_t a, pgdds_dmatrix
     });
 }
 
+pgdds_status_t pgdds_smatrix_spgemm(double alpha, pgdds_smatrix_t a, pgdds_smatrix_t b, const pgdds_dmatrix_params_t *params,
+                                    pgdds_gemm_algorithm_t algorithm, pgdds_smatrix_t *c)
+{
+    const char *who = "pgdds_smatrix_spgemm";
+    smatrix *ma = nullptr, *mb = nullptr;
+    status st = containers::resolve(a, smatrix_magic, who, "sparse matrix A", ma);
+    if (st == PGDDS_OK) st = containers::resolve(b, smatrix_magic, who, "sparse matrix B", mb);
+    if (st != PGDDS_OK) return st;
+    if (ma->ctx != mb->ctx) return fail(PGDDS_ERR_INVALID_ARG, "%s: the matrices belong to different contexts", who);
+    return create(ma->ctx, who, params, c, [&](runtime *, smatrix *&impl) {
+        return spgemm(who, alpha, *ma, *mb, *params, enum_value(algorithm), impl);
+    });
+}
+
 }  // extern "C"

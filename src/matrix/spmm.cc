@@ -6,94 +6,12 @@
 #include "gemm.h"
 #include "kernels.h"
 
-extern "C" {
-#include <GraphBLAS.h>
-}
+#include "grb.h"
 
-#include <mutex>
 #include <vector>
 
 namespace pgdds::matrix {
 namespace {
-
-// The GraphBLAS face of each element type.
-template <class T> struct grb;
-template <> struct grb<float> {
-    static constexpr pgdds_dtype_t dtype = PGDDS_FLOAT;
-    static GrB_Type type() { return GrB_FP32; }
-    static GrB_Semiring semiring() { return GrB_PLUS_TIMES_SEMIRING_FP32; }
-    static GrB_Info import_(GrB_Matrix *m, GrB_Index r, GrB_Index c, const GrB_Index *p, const GrB_Index *i,
-                            const float *x, GrB_Index pl, GrB_Index il, GrB_Index xl)
-    {
-        return GrB_Matrix_import_FP32(m, GrB_FP32, r, c, p, i, x, pl, il, xl, GrB_CSR_FORMAT);
-    }
-    static GrB_Info export_(GrB_Index *p, GrB_Index *i, float *x, GrB_Index *pl, GrB_Index *il, GrB_Index *xl, GrB_Matrix m)
-    {
-        return GrB_Matrix_export_FP32(p, i, x, pl, il, xl, GrB_CSR_FORMAT, m);
-    }
-};
-template <> struct grb<double> {
-    static constexpr pgdds_dtype_t dtype = PGDDS_DOUBLE;
-    static GrB_Type type() { return GrB_FP64; }
-    static GrB_Semiring semiring() { return GrB_PLUS_TIMES_SEMIRING_FP64; }
-    static GrB_Info import_(GrB_Matrix *m, GrB_Index r, GrB_Index c, const GrB_Index *p, const GrB_Index *i,
-                            const double *x, GrB_Index pl, GrB_Index il, GrB_Index xl)
-    {
-        return GrB_Matrix_import_FP64(m, GrB_FP64, r, c, p, i, x, pl, il, xl, GrB_CSR_FORMAT);
-    }
-    static GrB_Info export_(GrB_Index *p, GrB_Index *i, double *x, GrB_Index *pl, GrB_Index *il, GrB_Index *xl, GrB_Matrix m)
-    {
-        return GrB_Matrix_export_FP64(p, i, x, pl, il, xl, GrB_CSR_FORMAT, m);
-    }
-};
-template <> struct grb<int32_t> {
-    static constexpr pgdds_dtype_t dtype = PGDDS_INT32;
-    static GrB_Type type() { return GrB_INT32; }
-    static GrB_Semiring semiring() { return GrB_PLUS_TIMES_SEMIRING_INT32; }
-    static GrB_Info import_(GrB_Matrix *m, GrB_Index r, GrB_Index c, const GrB_Index *p, const GrB_Index *i,
-                            const int32_t *x, GrB_Index pl, GrB_Index il, GrB_Index xl)
-    {
-        return GrB_Matrix_import_INT32(m, GrB_INT32, r, c, p, i, x, pl, il, xl, GrB_CSR_FORMAT);
-    }
-    static GrB_Info export_(GrB_Index *p, GrB_Index *i, int32_t *x, GrB_Index *pl, GrB_Index *il, GrB_Index *xl,
-                            GrB_Matrix m)
-    {
-        return GrB_Matrix_export_INT32(p, i, x, pl, il, xl, GrB_CSR_FORMAT, m);
-    }
-};
-template <> struct grb<int64_t> {
-    static constexpr pgdds_dtype_t dtype = PGDDS_INT64;
-    static GrB_Type type() { return GrB_INT64; }
-    static GrB_Semiring semiring() { return GrB_PLUS_TIMES_SEMIRING_INT64; }
-    static GrB_Info import_(GrB_Matrix *m, GrB_Index r, GrB_Index c, const GrB_Index *p, const GrB_Index *i,
-                            const int64_t *x, GrB_Index pl, GrB_Index il, GrB_Index xl)
-    {
-        return GrB_Matrix_import_INT64(m, GrB_INT64, r, c, p, i, x, pl, il, xl, GrB_CSR_FORMAT);
-    }
-    static GrB_Info export_(GrB_Index *p, GrB_Index *i, int64_t *x, GrB_Index *pl, GrB_Index *il, GrB_Index *xl,
-                            GrB_Matrix m)
-    {
-        return GrB_Matrix_export_INT64(p, i, x, pl, il, xl, GrB_CSR_FORMAT, m);
-    }
-};
-
-status grb_failed(const char *who, const char *what, GrB_Info info)
-{
-    return fail(info == GrB_OUT_OF_MEMORY ? PGDDS_ERR_NO_MEMORY : PGDDS_ERR_INVALID_ARG, "%s: GraphBLAS %s failed (GrB_Info %d)",
-                who, what, int(info));
-}
-
-// GraphBLAS starts once per process; a program that started it itself is fine.
-status grb_start(const char *who)
-{
-    static std::once_flag once;
-    static GrB_Info info = GrB_SUCCESS;
-    std::call_once(once, [] {
-        info = GrB_init(GrB_NONBLOCKING);
-        if (info == GrB_INVALID_VALUE) info = GrB_SUCCESS;  // already started
-    });
-    return info == GrB_SUCCESS ? PGDDS_OK : grb_failed(who, "GrB_init", info);
-}
 
 // C (rows x cols, row-major) += alpha * A (CSR, rows x kk) * B (kk x cols, row-major), the
 // product by GrB_mxm; B enters as a CSR matrix with every entry present.
@@ -131,17 +49,6 @@ status spmm_tile(const char *who, uint64_t rows, uint64_t kk, uint64_t cols, con
     return PGDDS_OK;
 }
 
-status spmm_tile_typed(const char *who, pgdds_dtype_t t, uint64_t rows, uint64_t kk, uint64_t cols, const uint64_t *ap,
-                       const uint64_t *ai, const void *ax, uint64_t nnz, const void *b, double alpha, void *c)
-{
-    switch (t) {
-    case PGDDS_FLOAT: return spmm_tile<float>(who, rows, kk, cols, ap, ai, ax, nnz, b, alpha, c);
-    case PGDDS_DOUBLE: return spmm_tile<double>(who, rows, kk, cols, ap, ai, ax, nnz, b, alpha, c);
-    case PGDDS_INT32: return spmm_tile<int32_t>(who, rows, kk, cols, ap, ai, ax, nnz, b, alpha, c);
-    default: return spmm_tile<int64_t>(who, rows, kk, cols, ap, ai, ax, nnz, b, alpha, c);
-    }
-}
-
 }  // namespace
 
 status spmm(const char *who, double alpha, const smatrix &a, const dmatrix &b, double beta, const dmatrix &c)
@@ -168,8 +75,10 @@ status spmm(const char *who, double alpha, const smatrix &a, const dmatrix &b, d
                 const void *bt = nullptr;
                 if (st == PGDDS_OK) st = b.read_tile(who, k, j, bbuf, bt);
                 if (st == PGDDS_OK)
-                    st = spmm_tile_typed(who, lc.dtype, rows, la.tile_cols_of(k), cols, ap.data(), ai.data(), ax.data(),
-                                         nnz, bt, alpha, ct);
+                    st = typed(lc.dtype, [&](auto x) {
+                        return spmm_tile<decltype(x)>(who, rows, la.tile_cols_of(k), cols, ap.data(), ai.data(), ax.data(),
+                                                      nnz, bt, alpha, ct);
+                    });
             }
         }
     bar = pgdds_barrier(c.ctx);
