@@ -392,6 +392,21 @@ PGDDS_API pgdds_status_t pgdds_smatrix_get_slice(pgdds_smatrix_t matrix, uint64_
  *         PGDDS_ERR_INVALID_ARG, PGDDS_ERR_NO_MEMORY, PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_smatrix_spmm(double alpha, pgdds_smatrix_t a, pgdds_dmatrix_t b, double beta,
                                             pgdds_dmatrix_t c);
+/** pgdds_smatrix_spmm by another algorithm of pgdds_gemm_algorithm_t (since 0.1; SUMMA is not
+ * offered): stationary C (what pgdds_smatrix_spmm does); stationary A, where the owner of each A
+ * tile reads the B tiles it meets and accumulates each product into C (pgdds_dmatrix_accumulate_tile);
+ * stationary B, where the owner of each B tile reads the A tiles it meets; and stationary C
+ * with random or locality-aware work stealing, the dense GEMM's schedule (per-tile counters
+ * claimed by fetch-add, sums accumulated). Empty A tiles are neither read nor multiplied.
+ * @param alpha    the product's factor
+ * @param a        A, sparse, m x k
+ * @param b        B, dense, k x n
+ * @param beta     C's factor
+ * @param c        C, dense, m x n
+ * @param algorithm a pgdds_gemm_algorithm_t other than PGDDS_GEMM_SUMMA
+ * @return as pgdds_smatrix_spmm; PGDDS_ERR_INVALID_ARG also for SUMMA or an unknown algorithm */
+PGDDS_API pgdds_status_t pgdds_smatrix_spmm_algorithm(double alpha, pgdds_smatrix_t a, pgdds_dmatrix_t b, double beta,
+                                                      pgdds_dmatrix_t c, pgdds_gemm_algorithm_t algorithm);
 /** C = alpha * A * B with A, B and C sparse (SpGEMM), C a new matrix; collective, every rank
  * passing the same matrices, scalar, params and algorithm. A and B may be one matrix (A * A).
  * C takes params' layout (rows and cols 0: A's rows and B's columns, else they must be) and

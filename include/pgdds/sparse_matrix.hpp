@@ -148,11 +148,12 @@ template <class T> class sparse_matrix {
     uint64_t nnz_ = 0;
 };
 
-// Collective: C = alpha A B + beta C, A sparse (pgdds_smatrix_spmm).
+// Collective: C = alpha A B + beta C, A sparse (pgdds_smatrix_spmm_algorithm; SUMMA is not offered).
 template <class T>
-void spmm(T alpha, const sparse_matrix<T> &a, const dense_matrix<T> &b, T beta, dense_matrix<T> &c)
+void spmm(T alpha, const sparse_matrix<T> &a, const dense_matrix<T> &b, T beta, dense_matrix<T> &c,
+          pgdds_gemm_algorithm_t algorithm = PGDDS_GEMM_STATIONARY_C)
 {
-    check(pgdds_smatrix_spmm(double(alpha), a.handle(), b.handle(), double(beta), c.handle()));
+    check(pgdds_smatrix_spmm_algorithm(double(alpha), a.handle(), b.handle(), double(beta), c.handle(), algorithm));
 }
 
 // Collective: C = alpha A B with A, B and C sparse, C new with layout l (pgdds_smatrix_spgemm).

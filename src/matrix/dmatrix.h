@@ -33,6 +33,12 @@ struct layout {
     {
         return int(ti % uint64_t(grid_rows)) * grid_cols + int(tj % uint64_t(grid_cols));
     }
+    // f(ti, tj) for every tile rank r holds, in slot order.
+    template <class F> void for_tiles_of(int r, F f) const
+    {
+        for (uint64_t ti = uint64_t(r / grid_cols); ti < tgrid_rows; ti += uint64_t(grid_rows))
+            for (uint64_t tj = uint64_t(r % grid_cols); tj < tgrid_cols; tj += uint64_t(grid_cols)) f(ti, tj);
+    }
     // The tile's slot in its owner's block.
     uint64_t slot(uint64_t ti, uint64_t tj) const
     {

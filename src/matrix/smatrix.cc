@@ -106,16 +106,15 @@ status smatrix::from_tiles(runtime *rt, const char *who, const layout &l, const 
     const uint64_t slots = l.slots_per_rank;
     std::vector<uint64_t> meta(1 + 4 * slots, 0);  // block pointer, then per slot 3 offsets + nnz
     uint64_t bytes = 0;
-    for (uint64_t ti = uint64_t(me / l.grid_cols); ti < l.tgrid_rows; ti += uint64_t(l.grid_rows))
-        for (uint64_t tj = uint64_t(me % l.grid_cols); tj < l.tgrid_cols; tj += uint64_t(l.grid_cols)) {
-            const uint64_t s = l.slot(ti, tj), nnz = tiles[s].nnz();
-            uint64_t *m = &meta[1 + 4 * s];
-            m[0] = bytes;
-            m[1] = m[0] + (l.tile_rows_of(ti) + 1) * 8;
-            m[2] = m[1] + nnz * 8;
-            m[3] = nnz;
-            bytes = m[2] + round8(nnz * es);
-        }
+    l.for_tiles_of(me, [&](uint64_t ti, uint64_t tj) {
+        const uint64_t s = l.slot(ti, tj), nnz = tiles[s].nnz();
+        uint64_t *m = &meta[1 + 4 * s];
+        m[0] = bytes;
+        m[1] = m[0] + (l.tile_rows_of(ti) + 1) * 8;
+        m[2] = m[1] + nnz * 8;
+        m[3] = nnz;
+        bytes = m[2] + round8(nnz * es);
+    });
     smatrix *sm = new smatrix(rt);
     sm->lay_ = l;
     sm->rank_ = me;
@@ -127,17 +126,16 @@ status smatrix::from_tiles(runtime *rt, const char *who, const layout &l, const 
         return st;
     }
     char *base = static_cast<char *>(pgdds_gptr_to_local(ctx, sm->block_));
-    for (uint64_t ti = uint64_t(me / l.grid_cols); ti < l.tgrid_rows; ti += uint64_t(l.grid_rows))
-        for (uint64_t tj = uint64_t(me % l.grid_cols); tj < l.tgrid_cols; tj += uint64_t(l.grid_cols)) {
-            const uint64_t s = l.slot(ti, tj), *m = &meta[1 + 4 * s], orows = (l.tile_rows_of(ti) + 1) * 8;
-            const csr_tile &c = tiles[s];
-            if (c.offsets.empty()) memset(base + m[0], 0, orows);
-            else memcpy(base + m[0], c.offsets.data(), orows);
-            if (m[3]) {
-                memcpy(base + m[1], c.indices.data(), m[3] * 8);
-                memcpy(base + m[2], c.values.data(), m[3] * es);
-            }
+    l.for_tiles_of(me, [&](uint64_t ti, uint64_t tj) {
+        const uint64_t s = l.slot(ti, tj), *m = &meta[1 + 4 * s], orows = (l.tile_rows_of(ti) + 1) * 8;
+        const csr_tile &c = tiles[s];
+        if (c.offsets.empty()) memset(base + m[0], 0, orows);
+        else memcpy(base + m[0], c.offsets.data(), orows);
+        if (m[3]) {
+            memcpy(base + m[1], c.indices.data(), m[3] * 8);
+            memcpy(base + m[2], c.values.data(), m[3] * es);
         }
+    });
     meta[0] = sm->block_;
 
     // The directory: every rank's block and slots.

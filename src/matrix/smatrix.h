@@ -68,8 +68,10 @@ status rmat(runtime *rt, const char *who, const pgdds_dmatrix_params_t &params, 
 status read_mm(runtime *rt, const char *who, const char *path, const pgdds_dmatrix_params_t &params, smatrix *&out);
 status write_mm(const smatrix &m, const char *who, const char *path);
 
-// C = alpha A B + beta C, A sparse, B and C dense (spmm.cc); collective.
-status spmm(const char *who, double alpha, const smatrix &a, const dmatrix &b, double beta, const dmatrix &c);
+// C = alpha A B + beta C, A sparse, B and C dense (spmm.cc); collective. algorithm: a
+// pgdds_gemm_algorithm_t other than SUMMA.
+status spmm(const char *who, double alpha, const smatrix &a, const dmatrix &b, double beta, const dmatrix &c,
+            int algorithm);
 // C = alpha A B, all three sparse, C new with the layout of params (spgemm.cc); collective.
 status spgemm(const char *who, double alpha, const smatrix &a, const smatrix &b, const pgdds_dmatrix_params_t &params,
               int algorithm, smatrix *&out);

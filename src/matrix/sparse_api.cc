@@ -52,6 +52,27 @@ template <class Make> status create(pgdds_context_t ctx, const char *who, const 
     }
 }
 
+// The checks of SpMM's entry points, then spmm.
+status spmm_entry(const char *who, double alpha, pgdds_smatrix_t a, pgdds_dmatrix_t b, double beta, pgdds_dmatrix_t c,
+                  int alg)
+{
+    dmatrix *mb = nullptr, *mc = nullptr;
+    status st = containers::resolve(b, dmatrix_magic, who, "dense matrix B", mb);
+    if (st == PGDDS_OK) st = containers::resolve(c, dmatrix_magic, who, "dense matrix C", mc);
+    if (st != PGDDS_OK) return st;
+    return with_smatrix(a, who, nullptr, nullptr, [&](smatrix &ma) {
+        if (ma.ctx != mc->ctx || mb->ctx != mc->ctx)
+            return fail(PGDDS_ERR_INVALID_ARG, "%s: the matrices belong to different contexts", who);
+        if (mb == mc) return fail(PGDDS_ERR_INVALID_ARG, "%s: C is also B (C must be a matrix of its own)", who);
+        if (alg < PGDDS_GEMM_STATIONARY_C || alg > PGDDS_GEMM_STEAL_LOCALITY || alg == PGDDS_GEMM_SUMMA)
+            return fail(PGDDS_ERR_INVALID_ARG, "%s: algorithm %d is not one SpMM offers (stationary C, A or B, or work "
+                        "stealing)", who, alg);
+        status s = check_conform(who, ma.lay(), mb->lay(), mc->lay());
+        if (s == PGDDS_OK) s = check_scalars(who, mc->lay().dtype, alpha, beta);
+        return s == PGDDS_OK ? spmm(who, alpha, ma, *mb, beta, *mc, alg) : s;
+    });
+}
+
 }  // namespace
 
 extern "C" {
@@ -182,21 +203,15 @@ pgdds_status_t pgdds_smatrix_get_slice(pgdds_smatrix_t matrix, uint64_t row0, ui
     });
 }
 
+pgdds_status_t pgdds_smatrix_spmm_algorithm(double alpha, pgdds_smatrix_t a, pgdds_dmatrix_t b, double beta,
+                                            pgdds_dmatrix_t c, pgdds_gemm_algorithm_t algorithm)
+{
+    return spmm_entry("pgdds_smatrix_spmm_algorithm", alpha, a, b, beta, c, enum_value(algorithm));
+}
+
 pgdds_status_t pgdds_smatrix_spmm(double alpha, pgdds_smatrix_t a, pgdds_dmatrix_t b, double beta, pgdds_dmatrix_t c)
 {
-    const char *who = "pgdds_smatrix_spmm";
-    dmatrix *mb = nullptr, *mc = nullptr;
-    status st = containers::resolve(b, dmatrix_magic, who, "dense matrix B", mb);
-    if (st == PGDDS_OK) st = containers::resolve(c, dmatrix_magic, who, "dense matrix C", mc);
-    if (st != PGDDS_OK) return st;
-    return with_smatrix(a, who, nullptr, nullptr, [&](smatrix &ma) {
-        if (ma.ctx != mc->ctx || mb->ctx != mc->ctx)
-            return fail(PGDDS_ERR_INVALID_ARG, "%s: the matrices belong to different contexts", who);
-        if (mb == mc) return fail(PGDDS_ERR_INVALID_ARG, "%s: C is also B (C must be a matrix of its own)", who);
-        status s = check_conform(who, ma.lay(), mb->lay(), mc->lay());
-        if (s == PGDDS_OK) s = check_scalars(who, mc->lay().dtype, alpha, beta);
-        return s == PGDDS_OK ? spmm(who, alpha, ma, *mb, beta, *mc) : s;
-    });
+    return spmm_entry("pgdds_smatrix_spmm", alpha, a, b, beta, c, PGDDS_GEMM_STATIONARY_C);
 }
 
 pgdds_status_t pgdds_smatrix_spgemm(double alpha, pgdds_smatrix_t a, pgdds_smatrix_t b, const pgdds_dmatrix_params_t *params,

@@ -1,6 +1,8 @@
-// C = alpha A B + beta C with A sparse (CSR tiles) and B, C dense: stationary C, as the dense
-// algorithm (gemm.cc): the owner of C(i, j) fetches A(i, k) with three gets and B(k, j), and
-// multiplies them with SuiteSparse:GraphBLAS (GrB_mxm over the plus-times semiring).
+// C = alpha A B + beta C with A sparse (CSR tiles) and B, C dense, by the dense algorithms'
+// schedules (gemm.cc, steal.cc): stationary C, A or B, and stationary C with random or
+// locality-aware work stealing. A step fetches A(i, k) with three gets (none when the tile is
+// empty: it adds nothing) and reads B(k, j), and multiplies them with SuiteSparse:GraphBLAS
+// (GrB_mxm over the plus-times semiring).
 #include "smatrix.h"
 
 #include "gemm.h"
@@ -49,41 +51,101 @@ status spmm_tile(const char *who, uint64_t rows, uint64_t kk, uint64_t cols, con
     return PGDDS_OK;
 }
 
+// One step of SpMM: out (C(i, j)'s shape, its columns apart) += alpha A(i, k) B(k, j). A(i, k) is
+// fetched unless it is the tile fetched last (stationary A keeps it); B(k, j) is read in place
+// where this rank reaches it. An empty A(i, k) adds nothing and is not read.
+class spmm_step {
+  public:
+    spmm_step(const char *who, double alpha, const smatrix &a, const dmatrix &b)
+        : who_(who), alpha_(alpha), a_(a), b_(b) {}
+    status add(uint64_t i, uint64_t k, uint64_t j, void *out)
+    {
+        const uint64_t nnz = a_.tile(i, k).nnz;
+        if (nnz == 0) return PGDDS_OK;
+        status st = PGDDS_OK;
+        if (!(held_ && i == hi_ && k == hk_)) {
+            held_ = false;
+            st = a_.fetch_tile(who_, i, k, at_);
+            if (st != PGDDS_OK) return st;
+            held_ = true, hi_ = i, hk_ = k;
+        }
+        const void *bt = nullptr;
+        st = b_.read_tile(who_, k, j, bbuf_, bt);
+        if (st != PGDDS_OK) return st;
+        const layout &la = a_.lay();
+        return typed(la.dtype, [&](auto x) {
+            return spmm_tile<decltype(x)>(who_, la.tile_rows_of(i), la.tile_cols_of(k), b_.lay().tile_cols_of(j),
+                                          at_.offsets.data(), at_.indices.data(), at_.values.data(), nnz, bt, alpha_, out);
+        });
+    }
+
+  private:
+    const char *who_;
+    double alpha_;
+    const smatrix &a_;
+    const dmatrix &b_;
+    csr_tile at_;
+    bool held_ = false;
+    uint64_t hi_ = 0, hk_ = 0;
+    std::vector<char> bbuf_;
+};
+
 }  // namespace
 
-status spmm(const char *who, double alpha, const smatrix &a, const dmatrix &b, double beta, const dmatrix &c)
+status spmm(const char *who, double alpha, const smatrix &a, const dmatrix &b, double beta, const dmatrix &c,
+            int algorithm)
 {
-    const layout &la = a.lay(), &lc = c.lay();
-    status st = grb_start(who);
-    // Every rank must reach the barriers below even when GraphBLAS failed to start here.
-    status bar = pgdds_barrier(c.ctx);
-    if (st == PGDDS_OK && bar != PGDDS_OK) st = fail_prefix(bar, who);
-    std::vector<uint64_t> ap(la.tile_rows + 1), ai;
-    std::vector<char> ax, bbuf;
-    for (uint64_t i = uint64_t(c.rank() / lc.grid_cols); st == PGDDS_OK && i < lc.tgrid_rows; i += uint64_t(lc.grid_rows))
-        for (uint64_t j = uint64_t(c.rank() % lc.grid_cols); st == PGDDS_OK && j < lc.tgrid_cols; j += uint64_t(lc.grid_cols)) {
-            void *ct = c.reachable(i, j);
-            const uint64_t rows = lc.tile_rows_of(i), cols = lc.tile_cols_of(j);
-            kernels::scale(lc.dtype, rows, cols, beta, ct, cols);
-            for (uint64_t s = 0; st == PGDDS_OK && s < la.tgrid_cols; ++s) {
-                const uint64_t k = (i + j + s) % la.tgrid_cols;  // spread the reads, as stationary C does
-                const uint64_t nnz = a.tile(i, k).nnz;
-                if (nnz == 0) continue;  // an empty tile adds nothing: no transfer
-                ai.resize(nnz);
-                ax.resize(nnz * la.esize);
-                st = a.get_tile(who, i, k, ap.data(), ai.data(), ax.data());
-                const void *bt = nullptr;
-                if (st == PGDDS_OK) st = b.read_tile(who, k, j, bbuf, bt);
-                if (st == PGDDS_OK)
-                    st = typed(lc.dtype, [&](auto x) {
-                        return spmm_tile<decltype(x)>(who, rows, la.tile_cols_of(k), cols, ap.data(), ai.data(), ax.data(),
-                                                      nnz, bt, alpha, ct);
-                    });
-            }
+    // GraphBLAS starts on every rank or on none (the algorithms below hold collectives).
+    status st = containers::agree(c.rt, who, grb_start(who));
+    if (st != PGDDS_OK) return st;
+    const layout &la = a.lay(), &lb = b.lay(), &lc = c.lay();
+    const uint64_t mt = la.tgrid_rows, kt = la.tgrid_cols, nt = lb.tgrid_cols;
+    spmm_step step(who, alpha, a, b);
+    std::vector<char> sum(lc.tile_rows * lc.tile_cols * lc.esize);
+    // sum = alpha A(i, k) B(k, j), accumulated into C(i, j) (stationary A and B).
+    auto accumulate = [&](uint64_t i, uint64_t k, uint64_t j) {
+        if (a.tile(i, k).nnz == 0) return PGDDS_OK;
+        const uint64_t cols = lc.tile_cols_of(j);
+        memset(sum.data(), 0, lc.tile_rows_of(i) * cols * lc.esize);
+        status s = step.add(i, k, j, sum.data());
+        return s == PGDDS_OK ? c.accumulate_tile(who, i, j, sum.data(), cols) : s;
+    };
+    return product_frame(who, c, beta, algorithm != PGDDS_GEMM_STATIONARY_C, [&] {
+        status s = PGDDS_OK;
+        switch (algorithm) {
+        case PGDDS_GEMM_STATIONARY_C:  // C(i, j), for every k from i + j (spreading the reads)
+            lc.for_tiles_of(c.rank(), [&](uint64_t i, uint64_t j) {
+                void *ct = c.reachable(i, j);
+                kernels::scale(lc.dtype, lc.tile_rows_of(i), lc.tile_cols_of(j), beta, ct, lc.tile_cols_of(j));
+                for (uint64_t x = 0; x < kt && s == PGDDS_OK; ++x) s = step.add(i, (i + j + x) % kt, j, ct);
+            });
+            return s;
+        case PGDDS_GEMM_STATIONARY_A:  // A(i, k), for every j
+            la.for_tiles_of(a.rank(), [&](uint64_t i, uint64_t k) {
+                for (uint64_t x = 0; x < nt && s == PGDDS_OK && a.tile(i, k).nnz; ++x) s = accumulate(i, k, (i + k + x) % nt);
+            });
+            return s;
+        case PGDDS_GEMM_STATIONARY_B:  // B(k, j), for every i
+            lb.for_tiles_of(b.rank(), [&](uint64_t k, uint64_t j) {
+                for (uint64_t x = 0; x < mt && s == PGDDS_OK; ++x) s = accumulate((k + j + x) % mt, k, j);
+            });
+            return s;
+        default: {  // work stealing: a step is one k; near: the A and B tiles read in place
+            auto near = [&](uint64_t i, uint64_t j) {
+                uint64_t n = 0;
+                for (uint64_t k = 0; k < kt; ++k)
+                    n += (pgdds_gptr_to_local(c.ctx, a.tile(i, k).offsets) != nullptr) + (b.reachable(k, j) != nullptr);
+                return n;
+            };
+            auto add = [&](uint64_t i, uint64_t j, uint64_t x, bool first) {
+                if (first) memset(sum.data(), 0, lc.tile_rows_of(i) * lc.tile_cols_of(j) * lc.esize);
+                return step.add(i, (i + j + x) % kt, j, sum.data());
+            };
+            auto done = [&](uint64_t i, uint64_t j) { return c.accumulate_tile(who, i, j, sum.data(), lc.tile_cols_of(j)); };
+            return steal(who, c, kt, algorithm == PGDDS_GEMM_STEAL_LOCALITY, near, add, done);
         }
-    bar = pgdds_barrier(c.ctx);
-    if (st == PGDDS_OK && bar != PGDDS_OK) st = fail_prefix(bar, who);
-    return containers::agree(c.rt, who, st);
+        }
+    });
 }
 
 }  // namespace pgdds::matrix

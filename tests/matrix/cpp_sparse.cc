@@ -29,14 +29,19 @@ template <class T> static void run(pgdds::context &ctx)
     auto t = a.get_tile(0, 0);
     CHECK(t.row_offsets.size() == 4 && t.col_indices.size() == a.tile_nnz(0, 0) && t.values.size() == t.col_indices.size());
 
-    // y = 2 A x - y.
+    // y = 2 A x - y, by every algorithm SpMM offers.
     pgdds::dense_matrix<T> x(ctx, 5, 2, sq), y(ctx, 7, 2, sq);
     x.fill([](uint64_t i, uint64_t j) { return T(i + 2 * j); });
-    y.fill([](uint64_t i, uint64_t j) { return T(i * j); });
-    pgdds::spmm(T(2), a, x, T(-1), y);
-    std::vector<T> yv = y.slice(0, 0, 7, 2);
-    for (uint64_t i = 0; i < 7; ++i)
-        for (uint64_t j = 0; j < 2; ++j) CHECK(yv[i * 2 + j] == T(2 * n * ((i % 5) + 2 * j)) - T(i * j));
+    for (auto alg : {PGDDS_GEMM_STATIONARY_C, PGDDS_GEMM_STATIONARY_A, PGDDS_GEMM_STATIONARY_B, PGDDS_GEMM_STEAL_RANDOM,
+                     PGDDS_GEMM_STEAL_LOCALITY}) {
+        y.fill([](uint64_t i, uint64_t j) { return T(i * j); });
+        pgdds::spmm(T(2), a, x, T(-1), y, alg);
+        std::vector<T> yv = y.slice(0, 0, 7, 2);
+        for (uint64_t i = 0; i < 7; ++i)
+            for (uint64_t j = 0; j < 2; ++j) CHECK(yv[i * 2 + j] == T(2 * n * ((i % 5) + 2 * j)) - T(i * j));
+        ctx.barrier();  // every rank has read y before the next fill
+    }
+    CHECK(status_of([&] { pgdds::spmm(T(1), a, x, T(0), y, PGDDS_GEMM_SUMMA); }) == PGDDS_ERR_INVALID_ARG);
 
     // Generators and a Matrix Market round trip.
     auto s = pgdds::sparse_matrix<T>::stencil(ctx, 3, 3, 3, 27, sq);

@@ -145,6 +145,12 @@ static double *whole(pgdds_dmatrix_t m, pgdds_dtype_t t, uint64_t rows, uint64_t
     return out;
 }
 
+static const pgdds_gemm_algorithm_t spmm_algs[] = {PGDDS_GEMM_STATIONARY_C, PGDDS_GEMM_STATIONARY_A,
+                                                    PGDDS_GEMM_STATIONARY_B, PGDDS_GEMM_STEAL_RANDOM,
+                                                    PGDDS_GEMM_STEAL_LOCALITY};
+static const char *const spmm_alg_names[] = {"stationary C", "stationary A", "stationary B", "random stealing",
+                                             "locality-aware stealing"};
+
 static void run(pgdds_dmatrix_params_t pa, pgdds_dmatrix_params_t pb, pgdds_dmatrix_params_t pc, int empty, const char *name)
 {
     pgdds_dtype_t t = pa.dtype;
@@ -159,8 +165,6 @@ static void run(pgdds_dmatrix_params_t pa, pgdds_dmatrix_params_t pb, pgdds_dmat
     double *ad = check_tiles(A, &pa, empty, nnz);
     struct m_gen_arg gb = {t, 2}, gc = {t, 3};
     T_OK(pgdds_dmatrix_fill(B, m_generator, &gb));
-    T_OK(pgdds_dmatrix_fill(C, m_generator, &gc));
-    T_OK(pgdds_smatrix_spmm(alpha, A, B, beta, C));
 
     double *bd = malloc(k * n * sizeof *bd), *want = malloc(m * n * sizeof *want), scale = 0;
     for (uint64_t x = 0; x < k * n; ++x) bd[x] = m_pattern(2, x / n, x % n);
@@ -178,14 +182,24 @@ static void run(pgdds_dmatrix_params_t pa, pgdds_dmatrix_params_t pb, pgdds_dmat
     }
     scale = fabs(beta) * 56 + fabs(alpha) * 5 * 56 * (double)k;
     double tol = integer ? 0 : (t == PGDDS_FLOAT ? 1e-5 : 1e-12) * scale;
-    double *got = whole(C, t, m, n);
-    for (uint64_t x = 0, bad = 0; x < m * n && bad < 3; ++x)
-        if (fabs(got[x] - want[x]) > tol) {
-            ++bad;
-            T_CHECK_MSG(0, "%s %s: C(%llu, %llu) is %.17g, expected %.17g", name, m_type_names[t == PGDDS_FLOAT ? 0 : t == PGDDS_DOUBLE ? 1 : t == PGDDS_INT32 ? 2 : 3],
-                        (unsigned long long)(x / n), (unsigned long long)(x % n), got[x], want[x]);
-        }
-    free(ad), free(bd), free(want), free(got);
+    /* pgdds_smatrix_spmm (stationary C), then every algorithm SpMM offers, on a fresh C each. */
+    for (int x = -1; x < 5; ++x) {
+        T_OK(pgdds_dmatrix_fill(C, m_generator, &gc));
+        if (x < 0) T_OK(pgdds_smatrix_spmm(alpha, A, B, beta, C));
+        else T_OK(pgdds_smatrix_spmm_algorithm(alpha, A, B, beta, C, spmm_algs[x]));
+        double *got = whole(C, t, m, n);
+        for (uint64_t e = 0, bad = 0; e < m * n && bad < 3; ++e)
+            if (fabs(got[e] - want[e]) > tol) {
+                ++bad;
+                T_CHECK_MSG(0, "%s %s, %s: C(%llu, %llu) is %.17g, expected %.17g", name,
+                            m_type_names[t == PGDDS_FLOAT ? 0 : t == PGDDS_DOUBLE ? 1 : t == PGDDS_INT32 ? 2 : 3],
+                            x < 0 ? "pgdds_smatrix_spmm" : spmm_alg_names[x], (unsigned long long)(e / n),
+                            (unsigned long long)(e % n), got[e], want[e]);
+            }
+        free(got);
+        T_OK(pgdds_barrier(test_ctx)); /* every rank has read C before the next fill */
+    }
+    free(ad), free(bd), free(want);
     T_OK(pgdds_barrier(test_ctx));
     T_OK(pgdds_smatrix_destroy(A));
     T_OK(pgdds_dmatrix_destroy(B));
@@ -250,6 +264,9 @@ static void bad_input(void)
     T_STATUS(pgdds_smatrix_spmm(1, NULL, B, 0, C), PGDDS_ERR_INVALID_ARG);
     T_STATUS(pgdds_smatrix_spmm(1, A, NULL, 0, C), PGDDS_ERR_INVALID_ARG);
     T_STATUS(pgdds_smatrix_spmm(1, A, B, 0, NULL), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_smatrix_spmm_algorithm(1, A, B, 0, C, PGDDS_GEMM_SUMMA), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_smatrix_spmm_algorithm(1, A, B, 0, C, (pgdds_gemm_algorithm_t)-1), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_smatrix_spmm_algorithm(1, A, Bt, 0, C, PGDDS_GEMM_STATIONARY_A), PGDDS_ERR_INVALID_ARG);
     T_OK(pgdds_barrier(test_ctx));
     double *after = whole(C, PGDDS_DOUBLE, 7, 4);
     for (int x = 0; x < 28; ++x) T_CHECK(after[x] == before[x]);
