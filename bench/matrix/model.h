@@ -42,7 +42,7 @@ static inline double model_measure_mem(void)
     return mem;
 }
 
-/* Fills in the figures not given, then takes every figure's minimum over the ranks; collective. */
+/* Every figure becomes its minimum over the ranks (at most 8 figures); collective. */
 static inline void model_agree(pgdds_context_t ctx, double *figures, int count)
 {
     double lo[8];

@@ -16,13 +16,13 @@
 
 namespace pgdds {
 
-template <class T> class sparse_matrix {
+template <class T> class sparse_matrix : public matrix_shape {
     static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value ||
                       std::is_same<T, int32_t>::value || std::is_same<T, int64_t>::value,
                   "pgdds::sparse_matrix holds float, double, int32_t or int64_t");
 
   public:
-    using layout = typename dense_matrix<T>::layout;
+    using layout = matrix_layout;
 
     // A CSR tile: rows + 1 offsets, and per entry a column (from the tile's first) and a value.
     struct csr_tile {
@@ -72,13 +72,10 @@ template <class T> class sparse_matrix {
     void destroy() { check(pgdds_smatrix_destroy(std::exchange(h_, nullptr))); }
     sparse_matrix(const sparse_matrix &) = delete;
     sparse_matrix &operator=(const sparse_matrix &) = delete;
-    sparse_matrix(sparse_matrix &&o) noexcept : h_(std::exchange(o.h_, nullptr)), info_(o.info_), nnz_(o.nnz_) {}
+    sparse_matrix(sparse_matrix &&o) noexcept : matrix_shape(o), h_(std::exchange(o.h_, nullptr)), nnz_(o.nnz_) {}
     sparse_matrix &operator=(sparse_matrix &&) = delete;
 
     pgdds_smatrix_t handle() const noexcept { return h_; }
-    const pgdds_dmatrix_info_t &info() const noexcept { return info_; }
-    uint64_t rows() const noexcept { return info_.rows; }
-    uint64_t cols() const noexcept { return info_.cols; }
     uint64_t nnz() const noexcept { return nnz_; }
     uint64_t tile_nnz(uint64_t ti, uint64_t tj) const
     {
@@ -120,22 +117,7 @@ template <class T> class sparse_matrix {
     sparse_matrix() = default;
     static pgdds_dmatrix_params_t params(uint64_t rows, uint64_t cols, const layout &l)
     {
-        pgdds_dmatrix_params_t p{};
-        p.rows = rows;
-        p.cols = cols;
-        p.dtype = context_ref::dtype_of<T>();
-        p.distribution = l.distribution;
-        if (l.grid_rows || l.grid_cols) {
-            p.field_mask |= PGDDS_DMATRIX_FIELD_GRID;
-            p.grid_rows = l.grid_rows;
-            p.grid_cols = l.grid_cols;
-        }
-        if (l.tile_rows || l.tile_cols) {
-            p.field_mask |= PGDDS_DMATRIX_FIELD_TILE;
-            p.tile_rows = l.tile_rows;
-            p.tile_cols = l.tile_cols;
-        }
-        return p;
+        return l.params(rows, cols, context_ref::dtype_of<T>());
     }
     void adopt(pgdds_status_t st)
     {
@@ -144,7 +126,6 @@ template <class T> class sparse_matrix {
     }
 
     pgdds_smatrix_t h_ = nullptr;
-    pgdds_dmatrix_info_t info_{};
     uint64_t nnz_ = 0;
 };
 

@@ -46,24 +46,6 @@ status dmatrix::destroy(const char *who)
     return st == PGDDS_OK ? st : fail_prefix(st, who);
 }
 
-status dmatrix::check_tile(const char *who, uint64_t ti, uint64_t tj) const
-{
-    if (ti >= lay_.tgrid_rows || tj >= lay_.tgrid_cols)
-        return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: tile (%llu, %llu) is outside the %llu x %llu tile grid", who,
-                    (unsigned long long)ti, (unsigned long long)tj, (unsigned long long)lay_.tgrid_rows,
-                    (unsigned long long)lay_.tgrid_cols);
-    return PGDDS_OK;
-}
-
-status dmatrix::check_ld(const char *who, uint64_t ld, uint64_t cols, uint64_t &out) const
-{
-    if (ld != 0 && ld < cols)
-        return fail(PGDDS_ERR_INVALID_ARG, "%s: ld %llu is below the %llu columns", who, (unsigned long long)ld,
-                    (unsigned long long)cols);
-    out = ld ? ld : cols;
-    return PGDDS_OK;
-}
-
 status dmatrix::get_tile(const char *who, uint64_t ti, uint64_t tj, void *buf, uint64_t ld) const
 {
     return slice(who, ti * lay_.tile_rows, tj * lay_.tile_cols, lay_.tile_rows_of(ti), lay_.tile_cols_of(tj), buf, ld,

@@ -39,6 +39,8 @@ struct layout {
         for (uint64_t ti = uint64_t(r / grid_cols); ti < tgrid_rows; ti += uint64_t(grid_rows))
             for (uint64_t tj = uint64_t(r % grid_cols); tj < tgrid_cols; tj += uint64_t(grid_cols)) f(ti, tj);
     }
+    // Tile (ti, tj) is inside the tile grid.
+    status check_tile(const char *who, uint64_t ti, uint64_t tj) const;
     // The tile's slot in its owner's block.
     uint64_t slot(uint64_t ti, uint64_t tj) const
     {
@@ -48,6 +50,9 @@ struct layout {
     uint64_t slot_bytes() const { return (tile_rows * tile_cols * esize + cache_line - 1) / cache_line * cache_line; }
     uint64_t locks_bytes() const { return (slots_per_rank * 8 + cache_line - 1) / cache_line * cache_line; }
 };
+
+// A caller's leading dimension for rows of `cols` elements: 0 means cols, else at least cols.
+status check_ld(const char *who, uint64_t ld, uint64_t cols, uint64_t &out);
 
 class dmatrix : public containers::container {
   public:
@@ -61,10 +66,6 @@ class dmatrix : public containers::container {
     // mapped here), else nullptr.
     void *reachable(uint64_t ti, uint64_t tj) const { return pgdds_gptr_to_local(ctx, tile_gptr(ti, tj)); }
     bool mine(uint64_t ti, uint64_t tj) const { return lay_.owner(ti, tj) == rank_; }
-
-    // Argument checks shared by the entry points; each fails with a message naming `who`.
-    status check_tile(const char *who, uint64_t ti, uint64_t tj) const;
-    status check_ld(const char *who, uint64_t ld, uint64_t cols, uint64_t &out) const;
 
     // Tile transfers between a caller's row-major buffer (ld elements apart) and tile (ti, tj).
     status get_tile(const char *who, uint64_t ti, uint64_t tj, void *buf, uint64_t ld) const;

@@ -170,15 +170,6 @@ status smatrix::destroy(const char *who)
     return st == PGDDS_OK ? st : fail_prefix(st, who);
 }
 
-status smatrix::check_tile(const char *who, uint64_t ti, uint64_t tj) const
-{
-    if (ti >= lay_.tgrid_rows || tj >= lay_.tgrid_cols)
-        return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: tile (%llu, %llu) is outside the %llu x %llu tile grid", who,
-                    (unsigned long long)ti, (unsigned long long)tj, (unsigned long long)lay_.tgrid_rows,
-                    (unsigned long long)lay_.tgrid_cols);
-    return PGDDS_OK;
-}
-
 status smatrix::get_tile(const char *who, uint64_t ti, uint64_t tj, uint64_t *offsets, uint64_t *indices, void *values) const
 {
     const tile_entry &t = tile(ti, tj);

@@ -38,7 +38,6 @@ class smatrix : public containers::container {
     uint64_t nnz() const { return nnz_; }
     const tile_entry &tile(uint64_t ti, uint64_t tj) const { return dir_[ti * lay_.tgrid_cols + tj]; }
     bool mine(uint64_t ti, uint64_t tj) const { return lay_.owner(ti, tj) == rank_; }
-    status check_tile(const char *who, uint64_t ti, uint64_t tj) const;
     // Copies the tile's arrays (three gets, one flush).
     status get_tile(const char *who, uint64_t ti, uint64_t tj, uint64_t *offsets, uint64_t *indices, void *values) const;
 
