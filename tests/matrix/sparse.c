@@ -1,10 +1,12 @@
 /* Distributed sparse matrices: construction from coordinate triples that every rank
  * contributes to (duplicates across and within ranks summed), CSR tiles read with three gets
- * and in place, empty rows and empty tiles, and C = alpha A B + beta C (SpMM; SpMV with a
- * one-column B) against a single-process product of the same matrices (CBLAS on A made dense
- * for float and double, within 1e-5 / 1e-12 relative; exact for integers); Matrix Market files
- * written and read in parallel. Bad input returns a status on every rank and leaves C as it
- * was. The stencil and R-MAT generators are checked entry by entry or by their invariants. */
+ * and in place, empty rows and empty tiles, and C = alpha A B + beta C (SpMM by every
+ * algorithm; SpMV with a one-column B) against a single-process product of the same matrices
+ * (CBLAS on A made dense for float and double, within 1e-5 / 1e-12 relative; exact for
+ * integers); SpGEMM (sparse C = alpha A B) by stationary C, A and B against rank 0's serial
+ * product; Matrix Market files written and read in parallel. Bad input returns a status on
+ * every rank and leaves C as it was (or makes no C). The stencil and R-MAT generators are
+ * checked entry by entry or by their invariants. */
 #include "matrix_test.h"
 
 #include <cblas.h>
