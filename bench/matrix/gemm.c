@@ -7,7 +7,7 @@
  *   pgdds-run -n 2 bench/matrix/gemm 2048 [--json] [--reps N] [--tile T] [--openblas]
  *             [--peak-gflops G] [--mem-gbs B] [--net-gbs B]
  */
-#include "../micro/report.h"
+#include "model.h"
 
 #include <pgdds/matrix.h>
 #include <pgdds/pgdds.h>
@@ -23,7 +23,6 @@ static void gen(uint64_t i, uint64_t j, void *v, void *arg)
     *(double *)v = (double)((i * 31 + j * 7 + (uint64_t)(uintptr_t)arg) % 97) / 97.0;
 }
 
-static double seconds(void) { return now_us() * 1e-6; }
 
 /* The local GEMM peak of one rank, GFLOP/s: OpenBLAS on one tile-sized product. */
 static double measure_local_peak(int t)
@@ -32,32 +31,12 @@ static double measure_local_peak(int t)
     double *a = calloc(e, 8), *b = calloc(e, 8), *c = calloc(e, 8);
     double best = 0;
     for (int r = 0; r < 3; ++r) {
-        double t0 = seconds();
+        double t0 = model_seconds();
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, t, t, t, 1, a, t, b, t, 1, c, t);
-        double dt = seconds() - t0;
+        double dt = model_seconds() - t0;
         if (dt > 0 && 2.0 * t * t * t / dt * 1e-9 > best) best = 2.0 * t * t * t / dt * 1e-9;
     }
     free(a), free(b), free(c);
-    return best;
-}
-
-/* One-sided get bandwidth from the next rank, GB/s: a tile it holds (this rank's own on one rank). */
-static double measure_net(pgdds_context_t ctx, pgdds_dmatrix_t m)
-{
-    pgdds_dmatrix_info_t info;
-    pgdds_dmatrix_info(m, &info);
-    int peer = (pgdds_rank(ctx) + 1) % pgdds_nranks(ctx);
-    uint64_t ti = (uint64_t)(peer / info.grid_cols), tj = (uint64_t)(peer % info.grid_cols), rows = 0, cols = 0;
-    if (ti >= info.tile_grid_rows || tj >= info.tile_grid_cols) ti = tj = 0;
-    pgdds_dmatrix_tile_shape(m, ti, tj, &rows, &cols, NULL);
-    double *buf = malloc(rows * cols * 8), best = 0, bytes = (double)(rows * cols * 8);
-    for (int r = 0; r < 5; ++r) {
-        double t0 = seconds();
-        if (pgdds_dmatrix_get_tile(m, ti, tj, buf, 0) != PGDDS_OK) break;
-        double dt = seconds() - t0;
-        if (dt > 0 && bytes / dt * 1e-9 > best) best = bytes / dt * 1e-9;
-    }
-    free(buf);
     return best;
 }
 
@@ -112,17 +91,11 @@ int main(int argc, char **argv)
     /* The machine's figures, measured unless given (the slowest rank's, as the model is per rank). */
     const int t = (int)prm.tile_rows;
     if (!peak) peak = measure_local_peak(t);
-    if (!mem) {
-        size_t sz = (size_t)64 << 20;
-        char *x = malloc(sz), *y = malloc(sz);
-        memset(x, 1, sz);
-        mem = memcpy_bandwidth(y, x, sz, 5) * 1e-3 * 2; /* a copy reads and writes: MB/s to GB/s, both ways */
-        free(x), free(y);
-    }
-    if (!net) net = measure_net(ctx, A);
-    double mine[3] = {peak, mem, net}, lo[3];
-    pgdds_allreduce(ctx, mine, lo, 3, PGDDS_DOUBLE, PGDDS_OP_MIN);
-    peak = lo[0], mem = lo[1], net = lo[2];
+    if (!mem) mem = model_measure_mem();
+    if (!net) net = model_measure_net(ctx, A);
+    double fig[3] = {peak, mem, net};
+    model_agree(ctx, fig, 3);
+    peak = fig[0], mem = fig[1], net = fig[2];
 
     /* The inter-node roofline (thesis §7.3): per rank and iteration, 2mkn/(p sqrt p) + mn/p flops
      * over the bytes that move: A and B tiles for stationary-C, B and C for stationary-A, A and C
@@ -136,9 +109,9 @@ int main(int argc, char **argv)
         double best = 1e300;
         for (uint64_t r = 0; r < reps; ++r) {
             pgdds_barrier(ctx);
-            double t0 = seconds();
+            double t0 = model_seconds();
             pgdds_status_t st = pgdds_dmatrix_gemm(1, A, B, 0, C, (pgdds_gemm_algorithm_t)algo);
-            double dt = seconds() - t0, worst = 0;
+            double dt = model_seconds() - t0, worst = 0;
             if (st != PGDDS_OK) {
                 fprintf(stderr, "gemm: %s: %s\n", algo_names[algo], pgdds_last_error());
                 return 1;
@@ -161,9 +134,9 @@ int main(int argc, char **argv)
         double *a = malloc(e * 8), *b = malloc(e * 8), *c = malloc(e * 8), best = 1e300;
         for (size_t x = 0; x < e; ++x) a[x] = b[x] = (double)(x % 97) / 97.0;
         for (uint64_t r = 0; r < reps; ++r) {
-            double t0 = seconds();
+            double t0 = model_seconds();
             cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1, a, (int)n, b, (int)n, 0, c, (int)n);
-            double dt = seconds() - t0;
+            double dt = model_seconds() - t0;
             if (dt < best) best = dt;
         }
         report("matrix-gemm", "single-process", 1, 1, (size_t)n, "openblas-dgemm", 2 * N * N * N / best * 1e-9, "GFLOP/s");

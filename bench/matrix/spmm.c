@@ -1,18 +1,21 @@
 /* Distributed SpMM (C = A B, A sparse, B and C dense with K columns, double): the rate of
- * pgdds_smatrix_spmm on an R-MAT graph (Graph500 parameters, edge factor 16) or the 27-point
- * stencil of an N^3 grid, and with --graphblas, rank 0's single-process GraphBLAS GrB_mxm of
- * the same matrices (the machine's limit when nothing else runs).
+ * pgdds_smatrix_spmm_algorithm by every algorithm on an R-MAT graph (Graph500 parameters, edge
+ * factor 16) or the 27-point stencil of an N^3 grid, each beside the inter-node roofline's
+ * prediction (thesis §7.6); with --spgemm, the time of C = A A (pgdds_smatrix_spgemm) by each
+ * algorithm; with --graphblas, rank 0's single-process GraphBLAS GrB_mxm of the same matrices
+ * (the machine's limit when nothing else runs); with --write-mm, A as a Matrix Market file for
+ * the PETSc peer (bench/matrix/petsc_matmult).
  *
  *   pgdds-run -n 2 bench/matrix/spmm (--rmat SCALE | --stencil N) [--cols K] [--reps N] [--json] [--graphblas]
+ *             [--spgemm] [--write-mm PATH] [--mem-gbs B] [--net-gbs B]
  */
-#include "../micro/report.h"
+#include "model.h"
 
 #include <pgdds/matrix.h>
 #include <pgdds/pgdds.h>
 
 #include <GraphBLAS.h>
 
-static double seconds(void) { return now_us() * 1e-6; }
 
 static void gen(uint64_t i, uint64_t j, void *v, void *arg)
 {
@@ -60,10 +63,10 @@ static double graphblas_rate(pgdds_smatrix_t a, pgdds_dmatrix_t b, uint64_t n, u
         GrB_Matrix_import_FP64(&B, GrB_FP64, n, k, bp, bi, bx, n + 1, n * k, n * k, GrB_CSR_FORMAT) == GrB_SUCCESS &&
         GrB_Matrix_new(&C, GrB_FP64, n, k) == GrB_SUCCESS)
         for (uint64_t r = 0; r < reps; ++r) {
-            double t0 = seconds();
+            double t0 = model_seconds();
             GrB_mxm(C, NULL, NULL, GrB_PLUS_TIMES_SEMIRING_FP64, A, B, NULL);
             GrB_Matrix_wait(C, GrB_MATERIALIZE);
-            double dt = seconds() - t0;
+            double dt = model_seconds() - t0;
             if (dt < best) best = dt;
         }
     GrB_Matrix_free(&A), GrB_Matrix_free(&B), GrB_Matrix_free(&C);
@@ -71,21 +74,32 @@ static double graphblas_rate(pgdds_smatrix_t a, pgdds_dmatrix_t b, uint64_t n, u
     return 2.0 * (double)nnz * (double)k / best * 1e-9;
 }
 
+static const pgdds_gemm_algorithm_t algos[] = {PGDDS_GEMM_STATIONARY_C, PGDDS_GEMM_STATIONARY_A, PGDDS_GEMM_STATIONARY_B,
+                                               PGDDS_GEMM_STEAL_RANDOM, PGDDS_GEMM_STEAL_LOCALITY};
+static const char *const algo_names[] = {"stationary-c", "stationary-a", "stationary-b", "steal-random", "steal-locality"};
+
 int main(int argc, char **argv)
 {
     uint64_t scale = 0, grid = 0, k = 32, reps = 3, v = 0;
-    int graphblas = 0;
+    int graphblas = 0, spgemm = 0;
+    const char *mm_path = NULL;
+    double mem = 0, net = 0;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--json") == 0) report_json = 1;
         else if (strcmp(argv[i], "--graphblas") == 0) graphblas = 1;
+        else if (strcmp(argv[i], "--spgemm") == 0) spgemm = 1;
+        else if (strcmp(argv[i], "--write-mm") == 0 && i + 1 < argc) mm_path = argv[++i];
         else if (strcmp(argv[i], "--rmat") == 0 && i + 1 < argc && pgdds_cli_whole(argv[i + 1], 1, 30, &v)) scale = v, ++i;
         else if (strcmp(argv[i], "--stencil") == 0 && i + 1 < argc && pgdds_cli_whole(argv[i + 1], 1, 1000, &v)) grid = v, ++i;
         else if (strcmp(argv[i], "--cols") == 0 && i + 1 < argc && pgdds_cli_whole(argv[i + 1], 1, 4096, &v)) k = v, ++i;
         else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc && pgdds_cli_whole(argv[i + 1], 1, 1000, &v)) reps = v, ++i;
+        else if (strcmp(argv[i], "--mem-gbs") == 0 && i + 1 < argc && pgdds_cli_number(argv[i + 1], 0, 1e9, &mem)) ++i;
+        else if (strcmp(argv[i], "--net-gbs") == 0 && i + 1 < argc && pgdds_cli_number(argv[i + 1], 0, 1e9, &net)) ++i;
         else scale = grid = 0, i = argc;
     }
     if (!scale == !grid) {
-        fprintf(stderr, "usage: %s (--rmat SCALE | --stencil N) [--cols K] [--reps N] [--json] [--graphblas]\n", argv[0]);
+        fprintf(stderr, "usage: %s (--rmat SCALE | --stencil N) [--cols K] [--reps N] [--json] [--graphblas] [--spgemm] "
+                        "[--write-mm PATH] [--mem-gbs B] [--net-gbs B]\n", argv[0]);
         return 2;
     }
     pgdds_context_t ctx = NULL;
@@ -98,7 +112,7 @@ int main(int argc, char **argv)
         if (p % d == 0) gr = d;
     const uint64_t n = scale ? UINT64_C(1) << scale : grid * grid * grid;
     const uint64_t tr = (n + (uint64_t)gr - 1) / (uint64_t)gr, tc = (n + (uint64_t)(p / gr) - 1) / (uint64_t)(p / gr);
-    pgdds_dmatrix_params_t pa = {0}, pb = {0}, pc = {0};
+    pgdds_dmatrix_params_t pa = {0}, pb = {0}, pc = {0}, pa2 = {0};
     pa.dtype = pb.dtype = pc.dtype = PGDDS_DOUBLE;
     pa.distribution = PGDDS_DIST_CUSTOM;
     pa.field_mask = PGDDS_DMATRIX_FIELD_GRID | PGDDS_DMATRIX_FIELD_TILE;
@@ -108,13 +122,20 @@ int main(int argc, char **argv)
     pb.grid_rows = pc.grid_rows = p, pb.grid_cols = pc.grid_cols = 1;
     pb.rows = n, pb.cols = k, pb.tile_rows = tc, pb.tile_cols = k;
     pc.rows = n, pc.cols = k, pc.tile_rows = tr, pc.tile_cols = k;
-    pgdds_smatrix_t A = NULL;
+    /* A A needs square tiles: the larger of A's two tile sides, over A's grid. */
+    pa2 = pa;
+    pa2.tile_rows = pa2.tile_cols = tr > tc ? tr : tc;
+    pgdds_smatrix_t A = NULL, A2 = NULL;
     pgdds_dmatrix_t B = NULL, C = NULL;
     pgdds_status_t st = scale ? pgdds_smatrix_rmat(ctx, &pa, (int)scale, 16, 1, &A)
                               : pgdds_smatrix_stencil(ctx, &pa, grid, grid, grid, 27, &A);
     if (st == PGDDS_OK) st = pgdds_dmatrix_create(ctx, &pb, &B);
     if (st == PGDDS_OK) st = pgdds_dmatrix_create(ctx, &pc, &C);
     if (st == PGDDS_OK) st = pgdds_dmatrix_fill(B, gen, NULL);
+    if (st == PGDDS_OK && mm_path) st = pgdds_smatrix_write_mm(A, mm_path);
+    if (st == PGDDS_OK && spgemm)
+        st = scale ? pgdds_smatrix_rmat(ctx, &pa2, (int)scale, 16, 1, &A2)
+                   : pgdds_smatrix_stencil(ctx, &pa2, grid, grid, grid, 27, &A2);
     if (st != PGDDS_OK) {
         fprintf(stderr, "spmm: %s\n", pgdds_last_error());
         return 1;
@@ -122,29 +143,77 @@ int main(int argc, char **argv)
     uint64_t nnz = 0;
     pgdds_dmatrix_info_t info;
     pgdds_smatrix_info(A, &info, &nnz);
-    double best = 1e300;
-    for (uint64_t r = 0; r < reps; ++r) {
-        pgdds_barrier(ctx);
-        double t0 = seconds(), worst = 0;
-        if (pgdds_smatrix_spmm(1, A, B, 0, C) != PGDDS_OK) {
-            fprintf(stderr, "spmm: %s\n", pgdds_last_error());
-            return 1;
-        }
-        double dt = seconds() - t0;
-        pgdds_allreduce(ctx, &dt, &worst, 1, PGDDS_DOUBLE, PGDDS_OP_MAX);
-        if (worst < best) best = worst;
-    }
+
+    /* The roofline of SpMM (thesis §7.6), per rank: 2 nnz K / p flops; from memory, its share of
+     * A (a value and an index per entry) and of B and C (n K each); over the network, under
+     * stationary C, A's share (each C tile row reads its A tile row once: C is one tile across)
+     * and B once per C tile row, (p - 1) / p of it remote. The prediction is the flops over the
+     * slower of the two times. */
+    if (!mem) mem = model_measure_mem();
+    if (!net) net = model_measure_net(ctx, B);
+    double fig[2] = {mem, net};
+    model_agree(ctx, fig, 2);
+    mem = fig[0], net = fig[1];
+    const double w = 8, P = (double)p, N = (double)n, K = (double)k, NNZ = (double)nnz;
+    const double t_mem = (NNZ * (w + 8) + 2 * N * K * w) / P / (mem * 1e9);
+    const double t_net = (NNZ * (w + 8) + (double)info.tile_grid_rows * N * K * w) / P * (P - 1) / P / (net * 1e9);
+    const double roof = 2 * NNZ * K / (t_mem > t_net ? t_mem : t_net) * 1e-9;
     const char *transport = pgdds_transport_name(ctx);
-    char metric[64];
-    snprintf(metric, sizeof metric, "spmm %s k=%llu", scale ? "rmat" : "stencil27", (unsigned long long)k);
-    if (rank == 0) report("matrix-spmm", transport, p, 1, (size_t)n, metric, 2.0 * (double)nnz * (double)k / best * 1e-9, "GFLOP/s");
+    const char *mname = scale ? "rmat" : "stencil27";
+    char metric[96];
+    for (int a = 0; a < 5; ++a) {
+        double best = 1e300;
+        for (uint64_t r = 0; r < reps; ++r) {
+            pgdds_barrier(ctx);
+            double t0 = model_seconds(), worst = 0;
+            if (pgdds_smatrix_spmm_algorithm(1, A, B, 0, C, algos[a]) != PGDDS_OK) {
+                fprintf(stderr, "spmm: %s: %s\n", algo_names[a], pgdds_last_error());
+                return 1;
+            }
+            double dt = model_seconds() - t0;
+            pgdds_allreduce(ctx, &dt, &worst, 1, PGDDS_DOUBLE, PGDDS_OP_MAX);
+            if (worst < best) best = worst;
+        }
+        if (rank == 0) {
+            snprintf(metric, sizeof metric, "spmm %s k=%llu %s", mname, (unsigned long long)k, algo_names[a]);
+            report("matrix-spmm", transport, p, 1, (size_t)n, metric, 2.0 * NNZ * K / best * 1e-9, "GFLOP/s");
+            snprintf(metric, sizeof metric, "spmm %s k=%llu %s roofline", mname, (unsigned long long)k, algo_names[a]);
+            report("matrix-spmm", transport, p, 1, (size_t)n, metric, roof, "GFLOP/s");
+        }
+    }
+    /* SpGEMM: C = A A by each algorithm, in seconds (its flops depend on the pattern). */
+    for (int a = 0; spgemm && a < 3; ++a) {
+        double best = 1e300;
+        uint64_t cnnz = 0;
+        for (uint64_t r = 0; r < reps; ++r) {
+            pgdds_smatrix_t P2 = NULL;
+            pgdds_barrier(ctx);
+            double t0 = model_seconds(), worst = 0;
+            if (pgdds_smatrix_spgemm(1, A2, A2, &pa2, algos[a], &P2) != PGDDS_OK) {
+                fprintf(stderr, "spgemm: %s: %s\n", algo_names[a], pgdds_last_error());
+                return 1;
+            }
+            double dt = model_seconds() - t0;
+            pgdds_allreduce(ctx, &dt, &worst, 1, PGDDS_DOUBLE, PGDDS_OP_MAX);
+            if (worst < best) best = worst;
+            pgdds_smatrix_info(P2, &info, &cnnz);
+            pgdds_smatrix_destroy(P2);
+        }
+        if (rank == 0) {
+            snprintf(metric, sizeof metric, "spgemm %s A*A nnz(C)=%llu %s", mname, (unsigned long long)cnnz, algo_names[a]);
+            report("matrix-spgemm", transport, p, 1, (size_t)n, metric, best, "s");
+        }
+    }
+    if (rank == 0 && !report_json)
+        printf("# model inputs (slowest rank): memory %.2f GB/s, one-sided get %.2f GB/s\n", mem, net);
     if (graphblas && rank == 0) {
         GrB_init(GrB_NONBLOCKING); /* started already by pgdds_smatrix_spmm: a second start is refused, harmlessly */
-        snprintf(metric, sizeof metric, "graphblas %s k=%llu", scale ? "rmat" : "stencil27", (unsigned long long)k);
+        snprintf(metric, sizeof metric, "graphblas %s k=%llu", mname, (unsigned long long)k);
         report("matrix-spmm", "single-process", 1, 1, (size_t)n, metric, graphblas_rate(A, B, n, k, nnz, reps), "GFLOP/s");
     }
     pgdds_barrier(ctx);
     pgdds_smatrix_destroy(A);
+    if (A2) pgdds_smatrix_destroy(A2);
     pgdds_dmatrix_destroy(B);
     pgdds_dmatrix_destroy(C);
     return pgdds_finalize(ctx) == PGDDS_OK ? 0 : 1;

@@ -56,38 +56,61 @@ template <class T> class tile_future {
     std::vector<T> data_;
 };
 
-template <class T> class dense_matrix {
+// How a matrix, dense or sparse, is cut and dealt (pgdds_dmatrix_params_t's distribution and
+// optional fields; 0 leaves a field to the distribution); dense_matrix<T>::layout and
+// sparse_matrix<T>::layout.
+struct matrix_layout {
+    pgdds_dist_t distribution = PGDDS_DIST_BLOCK_CYCLIC;
+    int grid_rows = 0, grid_cols = 0;
+    uint64_t tile_rows = 0, tile_cols = 0;
+
+    // The params of a rows x cols matrix of type t with this layout.
+    pgdds_dmatrix_params_t params(uint64_t rows, uint64_t cols, pgdds_dtype_t t) const
+    {
+        pgdds_dmatrix_params_t p{};
+        p.rows = rows;
+        p.cols = cols;
+        p.dtype = t;
+        p.distribution = distribution;
+        if (grid_rows || grid_cols) {
+            p.field_mask |= PGDDS_DMATRIX_FIELD_GRID;
+            p.grid_rows = grid_rows;
+            p.grid_cols = grid_cols;
+        }
+        if (tile_rows || tile_cols) {
+            p.field_mask |= PGDDS_DMATRIX_FIELD_TILE;
+            p.tile_rows = tile_rows;
+            p.tile_cols = tile_cols;
+        }
+        return p;
+    }
+};
+
+// What the dense and sparse matrices tell alike of themselves: their shape, type and layout.
+class matrix_shape {
+  public:
+    const pgdds_dmatrix_info_t &info() const noexcept { return info_; }
+    uint64_t rows() const noexcept { return info_.rows; }
+    uint64_t cols() const noexcept { return info_.cols; }
+    uint64_t tile_grid_rows() const noexcept { return info_.tile_grid_rows; }
+    uint64_t tile_grid_cols() const noexcept { return info_.tile_grid_cols; }
+
+  protected:
+    pgdds_dmatrix_info_t info_{};
+};
+
+template <class T> class dense_matrix : public matrix_shape {
     static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value ||
                       std::is_same<T, int32_t>::value || std::is_same<T, int64_t>::value,
                   "pgdds::dense_matrix holds float, double, int32_t or int64_t");
 
   public:
-    // How the matrix is cut and dealt (pgdds_dmatrix_params_t's distribution and optional
-    // fields; 0 leaves a field to the distribution).
-    struct layout {
-        pgdds_dist_t distribution = PGDDS_DIST_BLOCK_CYCLIC;
-        int grid_rows = 0, grid_cols = 0;
-        uint64_t tile_rows = 0, tile_cols = 0;
-    };
+    using layout = matrix_layout;
 
     // Collective: every rank passes the same shape and layout. The matrix starts zeroed.
     dense_matrix(const context_ref &ctx, uint64_t rows, uint64_t cols, const layout &l = layout())
     {
-        pgdds_dmatrix_params_t p{};
-        p.rows = rows;
-        p.cols = cols;
-        p.dtype = context_ref::dtype_of<T>();
-        p.distribution = l.distribution;
-        if (l.grid_rows || l.grid_cols) {
-            p.field_mask |= PGDDS_DMATRIX_FIELD_GRID;
-            p.grid_rows = l.grid_rows;
-            p.grid_cols = l.grid_cols;
-        }
-        if (l.tile_rows || l.tile_cols) {
-            p.field_mask |= PGDDS_DMATRIX_FIELD_TILE;
-            p.tile_rows = l.tile_rows;
-            p.tile_cols = l.tile_cols;
-        }
+        pgdds_dmatrix_params_t p = l.params(rows, cols, context_ref::dtype_of<T>());
         check(pgdds_dmatrix_create(ctx.handle(), &p, &h_));
         check(pgdds_dmatrix_info(h_, &info_));
         ctx_ = ctx.handle();
@@ -100,15 +123,10 @@ template <class T> class dense_matrix {
     void destroy() { check(pgdds_dmatrix_destroy(std::exchange(h_, nullptr))); }
     dense_matrix(const dense_matrix &) = delete;
     dense_matrix &operator=(const dense_matrix &) = delete;
-    dense_matrix(dense_matrix &&o) noexcept : h_(std::exchange(o.h_, nullptr)), ctx_(o.ctx_), info_(o.info_) {}
+    dense_matrix(dense_matrix &&o) noexcept : matrix_shape(o), h_(std::exchange(o.h_, nullptr)), ctx_(o.ctx_) {}
     dense_matrix &operator=(dense_matrix &&) = delete;
 
     pgdds_dmatrix_t handle() const noexcept { return h_; }
-    const pgdds_dmatrix_info_t &info() const noexcept { return info_; }
-    uint64_t rows() const noexcept { return info_.rows; }
-    uint64_t cols() const noexcept { return info_.cols; }
-    uint64_t tile_grid_rows() const noexcept { return info_.tile_grid_rows; }
-    uint64_t tile_grid_cols() const noexcept { return info_.tile_grid_cols; }
     // Tile (ti, tj)'s size and owner.
     std::pair<uint64_t, uint64_t> tile_shape(uint64_t ti, uint64_t tj) const
     {
@@ -198,7 +216,6 @@ template <class T> class dense_matrix {
 
     pgdds_dmatrix_t h_ = nullptr;
     pgdds_context_t ctx_ = nullptr;
-    pgdds_dmatrix_info_t info_{};
 };
 
 // Collective: C = alpha A B + beta C (pgdds_dmatrix_gemm).

@@ -392,6 +392,46 @@ PGDDS_API pgdds_status_t pgdds_smatrix_get_slice(pgdds_smatrix_t matrix, uint64_
  *         PGDDS_ERR_INVALID_ARG, PGDDS_ERR_NO_MEMORY, PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_smatrix_spmm(double alpha, pgdds_smatrix_t a, pgdds_dmatrix_t b, double beta,
                                             pgdds_dmatrix_t c);
+/** pgdds_smatrix_spmm by another algorithm of pgdds_gemm_algorithm_t (since 0.1; SUMMA is not
+ * offered): stationary C (what pgdds_smatrix_spmm does); stationary A, where the owner of each A
+ * tile reads the B tiles it meets and accumulates each product into C (pgdds_dmatrix_accumulate_tile);
+ * stationary B, where the owner of each B tile reads the A tiles it meets; and stationary C
+ * with random or locality-aware work stealing, the dense GEMM's schedule (per-tile counters
+ * claimed by fetch-add, sums accumulated). Empty A tiles are neither read nor multiplied.
+ * @param alpha    the product's factor
+ * @param a        A, sparse, m x k
+ * @param b        B, dense, k x n
+ * @param beta     C's factor
+ * @param c        C, dense, m x n
+ * @param algorithm a pgdds_gemm_algorithm_t other than PGDDS_GEMM_SUMMA
+ * @return as pgdds_smatrix_spmm; PGDDS_ERR_INVALID_ARG also for SUMMA or an unknown algorithm */
+PGDDS_API pgdds_status_t pgdds_smatrix_spmm_algorithm(double alpha, pgdds_smatrix_t a, pgdds_dmatrix_t b, double beta,
+                                                      pgdds_dmatrix_t c, pgdds_gemm_algorithm_t algorithm);
+/** C = alpha * A * B with A, B and C sparse (SpGEMM), C a new matrix; collective, every rank
+ * passing the same matrices, scalar, params and algorithm. A and B may be one matrix (A * A).
+ * C takes params' layout (rows and cols 0: A's rows and B's columns, else they must be) and
+ * type (A's and B's); A's tile columns must be B's tile rows, C's tile rows A's and C's tile
+ * columns B's. Local products go through GraphBLAS (GrB_mxm, plus-times); the entries of C are
+ * those where some A(i, k) B(k, j) pair is present (a sum that cancels to 0 stays an entry).
+ * Stationary C: the owner of each C tile fetches A(i, k) and B(k, j) (three gets each,
+ * skipping empty tiles) and sums the products. Stationary A (B): the owner of each A (B) tile
+ * fetches the B (A) tiles it meets and sums the products for each C tile; a sum for a C tile
+ * that another rank holds is left in the producer's segment and a pointer to it queued on the
+ * owner (fetch-add, put), which reads it (one get) and adds it into its tile: sparse tiles
+ * are written only by their owner.
+ * @param alpha     the product's factor (a whole number for integer types)
+ * @param a         A, sparse, m x k
+ * @param b         B, sparse, k x n
+ * @param params    C's type and layout
+ * @param algorithm PGDDS_GEMM_STATIONARY_C, PGDDS_GEMM_STATIONARY_A or PGDDS_GEMM_STATIONARY_B
+ * @param c         on success, the new matrix C
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why), the same on every
+ *         rank: PGDDS_ERR_INVALID_ARG (NULL, shapes, types or tilings that do not conform, an
+ *         algorithm it does not offer, params as for pgdds_smatrix_create_coo),
+ *         PGDDS_ERR_NO_MEMORY, PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
+PGDDS_API pgdds_status_t pgdds_smatrix_spgemm(double alpha, pgdds_smatrix_t a, pgdds_smatrix_t b,
+                                              const pgdds_dmatrix_params_t *params, pgdds_gemm_algorithm_t algorithm,
+                                              pgdds_smatrix_t *c);
 /** Creates the matrix of a 3D stencil on an nx x ny x nz grid (the HPCG matrix for 27 points);
  * collective. Row and column x + nx (y + ny z) are grid point (x, y, z); each row has the
  * point itself, points - 1 on the diagonal, and -1 for every neighbour inside the grid (7

@@ -1,11 +1,13 @@
 // pgdds::sparse_matrix<T>: the distributed sparse matrix of <pgdds/matrix.h> (CSR tiles, built
 // where GraphBLAS is) for T = float, double, int32_t or int64_t, with uint64_t indices. Built
-// from triples, a stencil, an R-MAT graph or a Matrix Market file; tiles, slices, and
-// C = alpha A B + beta C with dense B and C (docs/matrices.md).
+// from triples, a stencil, an R-MAT graph or a Matrix Market file; tiles, slices,
+// C = alpha A B + beta C with dense B and C (spmm), and C = alpha A B with sparse B and C
+// (spgemm) (docs/matrices.md).
 //
 //   auto a = pgdds::sparse_matrix<double>::stencil(ctx, 16, 16, 16, 27);    // collective
 //   pgdds::dense_matrix<double> x(ctx, a.rows(), 1, layout), y(ctx, a.rows(), 1, layout);
 //   pgdds::spmm(1.0, a, x, 0.0, y);                                         // y = A x
+//   auto a2 = pgdds::spgemm(1.0, a, a);                                     // A^2, sparse
 #pragma once
 
 #include <pgdds/dense_matrix.hpp>
@@ -14,13 +16,13 @@
 
 namespace pgdds {
 
-template <class T> class sparse_matrix {
+template <class T> class sparse_matrix : public matrix_shape {
     static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value ||
                       std::is_same<T, int32_t>::value || std::is_same<T, int64_t>::value,
                   "pgdds::sparse_matrix holds float, double, int32_t or int64_t");
 
   public:
-    using layout = typename dense_matrix<T>::layout;
+    using layout = matrix_layout;
 
     // A CSR tile: rows + 1 offsets, and per entry a column (from the tile's first) and a value.
     struct csr_tile {
@@ -70,13 +72,10 @@ template <class T> class sparse_matrix {
     void destroy() { check(pgdds_smatrix_destroy(std::exchange(h_, nullptr))); }
     sparse_matrix(const sparse_matrix &) = delete;
     sparse_matrix &operator=(const sparse_matrix &) = delete;
-    sparse_matrix(sparse_matrix &&o) noexcept : h_(std::exchange(o.h_, nullptr)), info_(o.info_), nnz_(o.nnz_) {}
+    sparse_matrix(sparse_matrix &&o) noexcept : matrix_shape(o), h_(std::exchange(o.h_, nullptr)), nnz_(o.nnz_) {}
     sparse_matrix &operator=(sparse_matrix &&) = delete;
 
     pgdds_smatrix_t handle() const noexcept { return h_; }
-    const pgdds_dmatrix_info_t &info() const noexcept { return info_; }
-    uint64_t rows() const noexcept { return info_.rows; }
-    uint64_t cols() const noexcept { return info_.cols; }
     uint64_t nnz() const noexcept { return nnz_; }
     uint64_t tile_nnz(uint64_t ti, uint64_t tj) const
     {
@@ -104,26 +103,21 @@ template <class T> class sparse_matrix {
         return out;
     }
 
+    // Collective: C = alpha A B, a new matrix of layout l (pgdds_smatrix_spgemm); pgdds::spgemm.
+    static sparse_matrix product(T alpha, const sparse_matrix &a, const sparse_matrix &b, const layout &l,
+                                 pgdds_gemm_algorithm_t algorithm)
+    {
+        pgdds_dmatrix_params_t p = params(0, 0, l);
+        sparse_matrix m;
+        m.adopt(pgdds_smatrix_spgemm(double(alpha), a.h_, b.h_, &p, algorithm, &m.h_));
+        return m;
+    }
+
   private:
     sparse_matrix() = default;
     static pgdds_dmatrix_params_t params(uint64_t rows, uint64_t cols, const layout &l)
     {
-        pgdds_dmatrix_params_t p{};
-        p.rows = rows;
-        p.cols = cols;
-        p.dtype = context_ref::dtype_of<T>();
-        p.distribution = l.distribution;
-        if (l.grid_rows || l.grid_cols) {
-            p.field_mask |= PGDDS_DMATRIX_FIELD_GRID;
-            p.grid_rows = l.grid_rows;
-            p.grid_cols = l.grid_cols;
-        }
-        if (l.tile_rows || l.tile_cols) {
-            p.field_mask |= PGDDS_DMATRIX_FIELD_TILE;
-            p.tile_rows = l.tile_rows;
-            p.tile_cols = l.tile_cols;
-        }
-        return p;
+        return l.params(rows, cols, context_ref::dtype_of<T>());
     }
     void adopt(pgdds_status_t st)
     {
@@ -132,15 +126,24 @@ template <class T> class sparse_matrix {
     }
 
     pgdds_smatrix_t h_ = nullptr;
-    pgdds_dmatrix_info_t info_{};
     uint64_t nnz_ = 0;
 };
 
-// Collective: C = alpha A B + beta C, A sparse (pgdds_smatrix_spmm).
+// Collective: C = alpha A B + beta C, A sparse (pgdds_smatrix_spmm_algorithm; SUMMA is not offered).
 template <class T>
-void spmm(T alpha, const sparse_matrix<T> &a, const dense_matrix<T> &b, T beta, dense_matrix<T> &c)
+void spmm(T alpha, const sparse_matrix<T> &a, const dense_matrix<T> &b, T beta, dense_matrix<T> &c,
+          pgdds_gemm_algorithm_t algorithm = PGDDS_GEMM_STATIONARY_C)
 {
-    check(pgdds_smatrix_spmm(double(alpha), a.handle(), b.handle(), double(beta), c.handle()));
+    check(pgdds_smatrix_spmm_algorithm(double(alpha), a.handle(), b.handle(), double(beta), c.handle(), algorithm));
+}
+
+// Collective: C = alpha A B with A, B and C sparse, C new with layout l (pgdds_smatrix_spgemm).
+template <class T>
+sparse_matrix<T> spgemm(T alpha, const sparse_matrix<T> &a, const sparse_matrix<T> &b,
+                        const typename sparse_matrix<T>::layout &l = typename sparse_matrix<T>::layout(),
+                        pgdds_gemm_algorithm_t algorithm = PGDDS_GEMM_STATIONARY_C)
+{
+    return sparse_matrix<T>::product(alpha, a, b, l, algorithm);
 }
 
 }  // namespace pgdds

@@ -1,4 +1,5 @@
 // The C entry points of include/pgdds/matrix.h: handle checks, argument checks, then dmatrix.
+#include "entry.h"
 #include "gemm.h"
 
 using namespace pgdds;
@@ -8,19 +9,9 @@ namespace {
 
 constexpr const char *what = "dense matrix";
 
-// Runs op(matrix) on a live handle after checking that the caller's pointer `p` (named `name`)
-// is not NULL.
 template <class Op> status with_matrix(pgdds_dmatrix_t h, const char *who, const void *p, const char *name, Op op)
 {
-    dmatrix *m = nullptr;
-    status st = containers::resolve(h, dmatrix_magic, who, what, m);
-    if (st != PGDDS_OK) return st;
-    if (name && !p) return fail(PGDDS_ERR_INVALID_ARG, "%s: %s is NULL", who, name);
-    try {
-        return op(*m);
-    } catch (const std::bad_alloc &) {
-        return fail(PGDDS_ERR_NO_MEMORY, "%s: out of host memory", who);
-    }
+    return with_handle<dmatrix>(h, dmatrix_magic, who, what, p, name, op);
 }
 
 // Tile (ti, tj) checked, and the caller's ld for it resolved.
@@ -29,20 +20,10 @@ status with_tile(pgdds_dmatrix_t h, const char *who, uint64_t ti, uint64_t tj, c
 {
     return with_matrix(h, who, buf, "buf", [&](dmatrix &m) {
         uint64_t eff = 0;
-        status st = m.check_tile(who, ti, tj);
-        if (st == PGDDS_OK) st = m.check_ld(who, ld, m.lay().tile_cols_of(tj), eff);
+        status st = m.lay().check_tile(who, ti, tj);
+        if (st == PGDDS_OK) st = check_ld(who, ld, m.lay().tile_cols_of(tj), eff);
         return st == PGDDS_OK ? op(m, eff) : st;
     });
-}
-
-status check_slice(const dmatrix &m, const char *who, uint64_t row0, uint64_t col0, uint64_t nrows, uint64_t ncols)
-{
-    const layout &l = m.lay();
-    if (row0 > l.rows || nrows > l.rows - row0 || col0 > l.cols || ncols > l.cols - col0)
-        return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: rows [%llu, +%llu) x columns [%llu, +%llu) leave the %llu x %llu matrix",
-                    who, (unsigned long long)row0, (unsigned long long)nrows, (unsigned long long)col0,
-                    (unsigned long long)ncols, (unsigned long long)l.rows, (unsigned long long)l.cols);
-    return PGDDS_OK;
 }
 
 status slice(pgdds_dmatrix_t h, const char *who, uint64_t row0, uint64_t col0, uint64_t nrows, uint64_t ncols,
@@ -50,8 +31,8 @@ status slice(pgdds_dmatrix_t h, const char *who, uint64_t row0, uint64_t col0, u
 {
     return with_matrix(h, who, buf, "buf", [&](dmatrix &m) {
         uint64_t eff = 0;
-        status st = check_slice(m, who, row0, col0, nrows, ncols);
-        if (st == PGDDS_OK) st = m.check_ld(who, ld, ncols, eff);
+        status st = check_slice(who, m.lay(), row0, col0, nrows, ncols);
+        if (st == PGDDS_OK) st = check_ld(who, ld, ncols, eff);
         return st == PGDDS_OK ? m.slice(who, row0, col0, nrows, ncols, buf, eff, put) : st;
     });
 }
@@ -74,43 +55,19 @@ extern "C" {
 pgdds_status_t pgdds_dmatrix_create(pgdds_context_t ctx, const pgdds_dmatrix_params_t *params, pgdds_dmatrix_t *matrix)
 {
     const char *who = "pgdds_dmatrix_create";
-    runtime *rt = runtime::from(ctx);
-    if (!rt) return fail(ctx ? PGDDS_ERR_STATE : PGDDS_ERR_INVALID_ARG, "%s: the context is %s", who,
-                         ctx ? "not live (finalized?)" : "NULL");
-    if (!rt->thread_allowed()) return rt->check_thread(who);
-    if (!params) return fail(PGDDS_ERR_INVALID_ARG, "%s: params is NULL", who);
-    if (!matrix) return fail(PGDDS_ERR_INVALID_ARG, "%s: matrix is NULL", who);
-    try {
-        dmatrix *impl = nullptr;
-        status st = dmatrix::create(rt, who, *params, impl);
-        if (st != PGDDS_OK) return st;
-        st = containers::make_handle(dmatrix_magic, impl, *matrix);
-        if (st != PGDDS_OK) {
-            impl->destroy(who);
-            delete impl;
-        }
-        return st;
-    } catch (const std::bad_alloc &) {
-        return fail(PGDDS_ERR_NO_MEMORY, "%s: out of host memory", who);
-    }
+    return create_handle<dmatrix>(ctx, who, dmatrix_magic, params, matrix,
+                                  [&](runtime *rt, dmatrix *&impl) { return dmatrix::create(rt, who, *params, impl); });
 }
 
 pgdds_status_t pgdds_dmatrix_destroy(pgdds_dmatrix_t matrix)
 {
-    const char *who = "pgdds_dmatrix_destroy";
-    if (!matrix || matrix->magic != dmatrix_magic) return containers::bad_handle(matrix, who, what);
-    status st = runtime::from(matrix->impl->ctx) ? matrix->impl->destroy(who)
-                                                 : fail(PGDDS_ERR_STATE, "%s: the context was finalized first", who);
-    containers::kill_handle(matrix);
-    return st;
+    return destroy_handle(matrix, dmatrix_magic, "pgdds_dmatrix_destroy", what);
 }
 
 pgdds_status_t pgdds_dmatrix_info(pgdds_dmatrix_t matrix, pgdds_dmatrix_info_t *info)
 {
     return with_matrix(matrix, "pgdds_dmatrix_info", info, "info", [&](dmatrix &m) {
-        const layout &l = m.lay();
-        *info = pgdds_dmatrix_info_t{l.rows,      l.cols,      l.dtype,      l.esize,      l.grid_rows,
-                                     l.grid_cols, l.tile_rows, l.tile_cols, l.tgrid_rows, l.tgrid_cols};
+        *info = info_of(m.lay());
         return PGDDS_OK;
     });
 }
@@ -120,7 +77,7 @@ pgdds_status_t pgdds_dmatrix_tile_shape(pgdds_dmatrix_t matrix, uint64_t ti, uin
 {
     const char *who = "pgdds_dmatrix_tile_shape";
     return with_matrix(matrix, who, nullptr, nullptr, [&](dmatrix &m) {
-        status st = m.check_tile(who, ti, tj);
+        status st = m.lay().check_tile(who, ti, tj);
         if (st != PGDDS_OK) return st;
         if (rows) *rows = m.lay().tile_rows_of(ti);
         if (cols) *cols = m.lay().tile_cols_of(tj);
@@ -133,7 +90,7 @@ pgdds_status_t pgdds_dmatrix_tile_gptr(pgdds_dmatrix_t matrix, uint64_t ti, uint
 {
     const char *who = "pgdds_dmatrix_tile_gptr";
     return with_matrix(matrix, who, out, "out", [&](dmatrix &m) {
-        status st = m.check_tile(who, ti, tj);
+        status st = m.lay().check_tile(who, ti, tj);
         if (st == PGDDS_OK) *out = m.tile_gptr(ti, tj);
         return st;
     });
@@ -143,13 +100,9 @@ pgdds_status_t pgdds_dmatrix_local_tile(pgdds_dmatrix_t matrix, uint64_t ti, uin
 {
     const char *who = "pgdds_dmatrix_local_tile";
     return with_matrix(matrix, who, data, "data", [&](dmatrix &m) {
-        status st = m.check_tile(who, ti, tj);
-        if (st != PGDDS_OK) return st;
-        if (!m.mine(ti, tj))
-            return fail(PGDDS_ERR_INVALID_ARG, "%s: tile (%llu, %llu) is rank %d's, not this rank's (%d)", who,
-                        (unsigned long long)ti, (unsigned long long)tj, m.lay().owner(ti, tj), m.rank());
-        *data = m.reachable(ti, tj);
-        return PGDDS_OK;
+        status st = check_mine(who, m.lay(), m.rank(), ti, tj);
+        if (st == PGDDS_OK) *data = m.reachable(ti, tj);
+        return st;
     });
 }
 

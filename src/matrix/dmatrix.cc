@@ -8,20 +8,10 @@
 
 namespace pgdds::matrix {
 
-using containers::agree;
-using containers::agree_arguments;
-
 status dmatrix::create(runtime *rt, const char *who, const pgdds_dmatrix_params_t &p, dmatrix *&out)
 {
     layout l;
-    status st = layout::from_params(who, p, rt->nranks(), l);
-    // Every rank must pass the same parameters: each derives the layout on its own.
-    st = agree_arguments(rt, who, st,
-                         {p.field_mask, p.rows, p.cols, uint64_t(enum_value(p.dtype)), uint64_t(enum_value(p.distribution)),
-                          uint64_t(p.field_mask & PGDDS_DMATRIX_FIELD_GRID ? p.grid_rows : 0),
-                          uint64_t(p.field_mask & PGDDS_DMATRIX_FIELD_GRID ? p.grid_cols : 0),
-                          p.field_mask & PGDDS_DMATRIX_FIELD_TILE ? p.tile_rows : 0,
-                          p.field_mask & PGDDS_DMATRIX_FIELD_TILE ? p.tile_cols : 0});
+    status st = layout::agreed(rt, who, p, l);
     if (st != PGDDS_OK) return st;
     uint64_t tiles_bytes = 0, bytes = 0;
     if (__builtin_mul_overflow(l.slots_per_rank, l.slot_bytes(), &tiles_bytes) ||
@@ -54,24 +44,6 @@ status dmatrix::destroy(const char *who)
 {
     status st = pgdds_free_all(ctx, block_);
     return st == PGDDS_OK ? st : fail_prefix(st, who);
-}
-
-status dmatrix::check_tile(const char *who, uint64_t ti, uint64_t tj) const
-{
-    if (ti >= lay_.tgrid_rows || tj >= lay_.tgrid_cols)
-        return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: tile (%llu, %llu) is outside the %llu x %llu tile grid", who,
-                    (unsigned long long)ti, (unsigned long long)tj, (unsigned long long)lay_.tgrid_rows,
-                    (unsigned long long)lay_.tgrid_cols);
-    return PGDDS_OK;
-}
-
-status dmatrix::check_ld(const char *who, uint64_t ld, uint64_t cols, uint64_t &out) const
-{
-    if (ld != 0 && ld < cols)
-        return fail(PGDDS_ERR_INVALID_ARG, "%s: ld %llu is below the %llu columns", who, (unsigned long long)ld,
-                    (unsigned long long)cols);
-    out = ld ? ld : cols;
-    return PGDDS_OK;
 }
 
 status dmatrix::get_tile(const char *who, uint64_t ti, uint64_t tj, void *buf, uint64_t ld) const

@@ -23,6 +23,9 @@ struct layout {
 
     // Derives the layout from params for a job of nranks, or explains why it cannot.
     static status from_params(const char *who, const pgdds_dmatrix_params_t &p, int nranks, layout &out);
+    // Collective: from_params on every rank, whose statuses agree, and every rank passed the same
+    // params (each derives the layout on its own).
+    static status agreed(runtime *rt, const char *who, const pgdds_dmatrix_params_t &p, layout &out);
 
     uint64_t tile_rows_of(uint64_t ti) const { return ti + 1 < tgrid_rows ? tile_rows : rows - ti * tile_rows; }
     uint64_t tile_cols_of(uint64_t tj) const { return tj + 1 < tgrid_cols ? tile_cols : cols - tj * tile_cols; }
@@ -30,6 +33,14 @@ struct layout {
     {
         return int(ti % uint64_t(grid_rows)) * grid_cols + int(tj % uint64_t(grid_cols));
     }
+    // f(ti, tj) for every tile rank r holds, in slot order.
+    template <class F> void for_tiles_of(int r, F f) const
+    {
+        for (uint64_t ti = uint64_t(r / grid_cols); ti < tgrid_rows; ti += uint64_t(grid_rows))
+            for (uint64_t tj = uint64_t(r % grid_cols); tj < tgrid_cols; tj += uint64_t(grid_cols)) f(ti, tj);
+    }
+    // Tile (ti, tj) is inside the tile grid.
+    status check_tile(const char *who, uint64_t ti, uint64_t tj) const;
     // The tile's slot in its owner's block.
     uint64_t slot(uint64_t ti, uint64_t tj) const
     {
@@ -39,6 +50,9 @@ struct layout {
     uint64_t slot_bytes() const { return (tile_rows * tile_cols * esize + cache_line - 1) / cache_line * cache_line; }
     uint64_t locks_bytes() const { return (slots_per_rank * 8 + cache_line - 1) / cache_line * cache_line; }
 };
+
+// A caller's leading dimension for rows of `cols` elements: 0 means cols, else at least cols.
+status check_ld(const char *who, uint64_t ld, uint64_t cols, uint64_t &out);
 
 class dmatrix : public containers::container {
   public:
@@ -52,10 +66,6 @@ class dmatrix : public containers::container {
     // mapped here), else nullptr.
     void *reachable(uint64_t ti, uint64_t tj) const { return pgdds_gptr_to_local(ctx, tile_gptr(ti, tj)); }
     bool mine(uint64_t ti, uint64_t tj) const { return lay_.owner(ti, tj) == rank_; }
-
-    // Argument checks shared by the entry points; each fails with a message naming `who`.
-    status check_tile(const char *who, uint64_t ti, uint64_t tj) const;
-    status check_ld(const char *who, uint64_t ld, uint64_t cols, uint64_t &out) const;
 
     // Tile transfers between a caller's row-major buffer (ld elements apart) and tile (ti, tj).
     status get_tile(const char *who, uint64_t ti, uint64_t tj, void *buf, uint64_t ld) const;

@@ -65,22 +65,7 @@ template <class Start, class Work> status pipeline(pgdds_context_t ctx, uint64_t
 }
 
 // The owned tiles of m, as (ti, tj).
-template <class F> void for_my_tiles(const dmatrix &m, F f)
-{
-    const layout &l = m.lay();
-    for (uint64_t ti = uint64_t(m.rank() / l.grid_cols); ti < l.tgrid_rows; ti += uint64_t(l.grid_rows))
-        for (uint64_t tj = uint64_t(m.rank() % l.grid_cols); tj < l.tgrid_cols; tj += uint64_t(l.grid_cols))
-            if (m.mine(ti, tj)) f(ti, tj);
-}
-
-// Scales this rank's C tiles by beta.
-void scale_mine(const dmatrix &c, double beta)
-{
-    const layout &l = c.lay();
-    for_my_tiles(c, [&](uint64_t i, uint64_t j) {
-        kernels::scale(l.dtype, l.tile_rows_of(i), l.tile_cols_of(j), beta, c.reachable(i, j), l.tile_cols_of(j));
-    });
-}
+template <class F> void for_my_tiles(const dmatrix &m, F f) { m.lay().for_tiles_of(m.rank(), f); }
 
 status stationary_c(double alpha, const dmatrix &a, const dmatrix &b, double beta, const dmatrix &c)
 {
@@ -187,6 +172,14 @@ bool whole(double x) { return std::isfinite(x) && x == std::trunc(x) && std::fab
 
 }  // namespace
 
+void scale_mine(const dmatrix &c, double beta)
+{
+    const layout &l = c.lay();
+    for_my_tiles(c, [&](uint64_t i, uint64_t j) {
+        kernels::scale(l.dtype, l.tile_rows_of(i), l.tile_cols_of(j), beta, c.reachable(i, j), l.tile_cols_of(j));
+    });
+}
+
 status check_conform(const char *who, const layout &la, const layout &lb, const layout &lc)
 {
     auto u = [](uint64_t v) { return (unsigned long long)v; };
@@ -231,28 +224,19 @@ status check_gemm(const char *who, double alpha, const dmatrix &a, const dmatrix
 status gemm(const char *who, double alpha, const dmatrix &a, const dmatrix &b, double beta, const dmatrix &c,
             int algorithm)
 {
-    // Earlier puts into A, B and C are complete everywhere before any tile is read.
-    status st = pgdds_barrier(c.ctx);
-    if (st != PGDDS_OK) return fail_prefix(st, who);
-    switch (algorithm) {
-    case PGDDS_GEMM_STATIONARY_C:
-        st = stationary_c(alpha, a, b, beta, c);
-        break;
-    case PGDDS_GEMM_SUMMA:
-        scale_mine(c, beta);
-        st = summa(who, alpha, a, b, c);
-        break;
-    default:
-        // C is scaled everywhere before any product is added into it.
-        scale_mine(c, beta);
-        st = pgdds_barrier(c.ctx);
-        if (st != PGDDS_OK) break;
-        if (algorithm == PGDDS_GEMM_STEAL_RANDOM || algorithm == PGDDS_GEMM_STEAL_LOCALITY)
-            st = gemm_steal(who, alpha, a, b, c, algorithm == PGDDS_GEMM_STEAL_LOCALITY);
-        else
-            st = stationary_ab(who, alpha, a, b, c, algorithm == PGDDS_GEMM_STATIONARY_B);
-        break;
-    }
+    return product_frame(who, c, beta, algorithm != PGDDS_GEMM_STATIONARY_C, [&] {
+        switch (algorithm) {
+        case PGDDS_GEMM_STATIONARY_C: return stationary_c(alpha, a, b, beta, c);
+        case PGDDS_GEMM_SUMMA: return summa(who, alpha, a, b, c);
+        case PGDDS_GEMM_STEAL_RANDOM:
+        case PGDDS_GEMM_STEAL_LOCALITY: return gemm_steal(who, alpha, a, b, c, algorithm == PGDDS_GEMM_STEAL_LOCALITY);
+        default: return stationary_ab(who, alpha, a, b, c, algorithm == PGDDS_GEMM_STATIONARY_B);
+        }
+    });
+}
+
+status product_finish(const char *who, const dmatrix &c, status st)
+{
     // A failed one-sided call explains itself ("pgdds_get: ..."); name this call in front of it,
     // unless a step (accumulate_tile, summa) already did.
     if (st != PGDDS_OK && std::string(pgdds_last_error()).rfind(who, 0) != 0) st = fail_prefix(st, who);

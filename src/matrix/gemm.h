@@ -3,6 +3,8 @@
 
 #include "dmatrix.h"
 
+#include <functional>
+
 namespace pgdds::matrix {
 
 // Shapes, types and tilings of C = A B conform (A's tile rows are C's, A's tile columns B's
@@ -14,8 +16,38 @@ status check_scalars(const char *who, pgdds_dtype_t t, double alpha, double beta
 // answer on every rank, since every rank holds the same layouts.
 status check_gemm(const char *who, double alpha, const dmatrix &a, const dmatrix &b, double beta, const dmatrix &c,
                   int algorithm);
-// Stationary C with work stealing (steal.cc): random victims, or locality-aware ones first.
+// Work stealing over C's tiles (steal.cc, thesis §7.4): each tile's `steps` steps are claimed one
+// at a time by a fetch-add on a counter on the tile's owner, own tiles first, then other ranks'
+// in a random order or, with `locality`, those with the most near(i, j) first. step(i, j, s,
+// first) computes step s of tile (i, j) into this rank's private sum (first: its first step
+// there, which sets the sum); done(i, j) accumulates the sum into the tile. Collective.
+using steal_near = std::function<uint64_t(uint64_t, uint64_t)>;
+using steal_step = std::function<status(uint64_t, uint64_t, uint64_t, bool)>;
+using steal_done = std::function<status(uint64_t, uint64_t)>;
+status steal(const char *who, const dmatrix &c, uint64_t steps, bool locality, const steal_near &near,
+             const steal_step &step, const steal_done &done);
+// Stationary C with work stealing for dense A and B: random victims, or locality-aware ones first.
 status gemm_steal(const char *who, double alpha, const dmatrix &a, const dmatrix &b, const dmatrix &c, bool locality);
+// Scales this rank's C tiles by beta (beta 0 zeroes them without reading).
+void scale_mine(const dmatrix &c, double beta);
+// The end of product_frame: names `who` in front of a failure that does not yet, a barrier, and
+// every rank learning any rank's failure.
+status product_finish(const char *who, const dmatrix &c, status st);
+// The frame of every C = alpha A B + beta C into a dense C; collective. A barrier first, so that
+// earlier puts to the operands count; where the algorithm accumulates into C (`scale_first`: all
+// but stationary C, which scales each of its tiles as it starts it) C is scaled by beta on its
+// owners and a barrier passed before any product is added; then run(), and product_finish.
+template <class Run> status product_frame(const char *who, const dmatrix &c, double beta, bool scale_first, Run run)
+{
+    status st = pgdds_barrier(c.ctx);
+    if (st != PGDDS_OK) return fail_prefix(st, who);
+    if (scale_first) {
+        scale_mine(c, beta);
+        st = pgdds_barrier(c.ctx);
+    }
+    if (st == PGDDS_OK) st = run();
+    return product_finish(who, c, st);
+}
 // Collective; after check_gemm.
 status gemm(const char *who, double alpha, const dmatrix &a, const dmatrix &b, double beta, const dmatrix &c,
             int algorithm);

@@ -1,6 +1,6 @@
 // From the distributions of pgdds_dmatrix_params_t (BCL thesis Table 7.1) to a layout: the grid
 // of ranks, the tile size, the tile grid and the slots each rank reserves.
-#include "dmatrix.h"
+#include "entry.h"
 
 #include <climits>
 
@@ -103,6 +103,59 @@ status layout::from_params(const char *who, const pgdds_dmatrix_params_t &p, int
     l.slots_per_rank = div_up(l.tgrid_rows, uint64_t(l.grid_rows)) * div_up(l.tgrid_cols, uint64_t(l.grid_cols));
     out = l;
     return PGDDS_OK;
+}
+
+status layout::agreed(runtime *rt, const char *who, const pgdds_dmatrix_params_t &p, layout &out)
+{
+    status st = from_params(who, p, rt->nranks(), out);
+    return containers::agree_arguments(
+        rt, who, st,
+        {p.field_mask, p.rows, p.cols, uint64_t(enum_value(p.dtype)), uint64_t(enum_value(p.distribution)),
+         uint64_t(p.field_mask & PGDDS_DMATRIX_FIELD_GRID ? p.grid_rows : 0),
+         uint64_t(p.field_mask & PGDDS_DMATRIX_FIELD_GRID ? p.grid_cols : 0),
+         p.field_mask & PGDDS_DMATRIX_FIELD_TILE ? p.tile_rows : 0, p.field_mask & PGDDS_DMATRIX_FIELD_TILE ? p.tile_cols : 0});
+}
+
+status layout::check_tile(const char *who, uint64_t ti, uint64_t tj) const
+{
+    if (ti >= tgrid_rows || tj >= tgrid_cols)
+        return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: tile (%llu, %llu) is outside the %llu x %llu tile grid", who,
+                    (unsigned long long)ti, (unsigned long long)tj, (unsigned long long)tgrid_rows,
+                    (unsigned long long)tgrid_cols);
+    return PGDDS_OK;
+}
+
+status check_ld(const char *who, uint64_t ld, uint64_t cols, uint64_t &out)
+{
+    if (ld != 0 && ld < cols)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: ld %llu is below the %llu columns", who, (unsigned long long)ld,
+                    (unsigned long long)cols);
+    out = ld ? ld : cols;
+    return PGDDS_OK;
+}
+
+status check_slice(const char *who, const layout &l, uint64_t row0, uint64_t col0, uint64_t nrows, uint64_t ncols)
+{
+    if (row0 > l.rows || nrows > l.rows - row0 || col0 > l.cols || ncols > l.cols - col0)
+        return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: rows [%llu, +%llu) x columns [%llu, +%llu) leave the %llu x %llu matrix",
+                    who, (unsigned long long)row0, (unsigned long long)nrows, (unsigned long long)col0,
+                    (unsigned long long)ncols, (unsigned long long)l.rows, (unsigned long long)l.cols);
+    return PGDDS_OK;
+}
+
+status check_mine(const char *who, const layout &l, int me, uint64_t ti, uint64_t tj)
+{
+    status st = l.check_tile(who, ti, tj);
+    if (st == PGDDS_OK && l.owner(ti, tj) != me)
+        st = fail(PGDDS_ERR_INVALID_ARG, "%s: tile (%llu, %llu) is rank %d's, not this rank's (%d)", who,
+                  (unsigned long long)ti, (unsigned long long)tj, l.owner(ti, tj), me);
+    return st;
+}
+
+pgdds_dmatrix_info_t info_of(const layout &l)
+{
+    return pgdds_dmatrix_info_t{l.rows,      l.cols,      l.dtype,      l.esize,      l.grid_rows,
+                                l.grid_cols, l.tile_rows, l.tile_cols, l.tgrid_rows, l.tgrid_cols};
 }
 
 }  // namespace pgdds::matrix

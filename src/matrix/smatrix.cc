@@ -9,7 +9,6 @@
 namespace pgdds::matrix {
 
 using containers::agree;
-using containers::agree_arguments;
 
 namespace {
 
@@ -27,20 +26,16 @@ status smatrix::create_coo(runtime *rt, const char *who, const pgdds_dmatrix_par
                            const uint64_t *rows, const uint64_t *cols, const void *values, smatrix *&out)
 {
     layout l;
-    status st = layout::from_params(who, p, rt->nranks(), l);
-    if (st == PGDDS_OK && count && (!rows || !cols || !values))
+    status st = layout::agreed(rt, who, p, l);
+    if (st != PGDDS_OK) return st;
+    if (count && (!rows || !cols || !values))
         st = fail(PGDDS_ERR_INVALID_ARG, "%s: %zu triples, but rows, cols or values is NULL", who, count);
     for (size_t x = 0; st == PGDDS_OK && x < count; ++x)
         if (rows[x] >= l.rows || cols[x] >= l.cols)
             st = fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: triple %zu, (%llu, %llu), is outside the %llu x %llu matrix", who, x,
                       (unsigned long long)rows[x], (unsigned long long)cols[x], (unsigned long long)l.rows,
                       (unsigned long long)l.cols);
-    st = agree_arguments(rt, who, st,
-                         {p.field_mask, p.rows, p.cols, uint64_t(enum_value(p.dtype)), uint64_t(enum_value(p.distribution)),
-                          uint64_t(p.field_mask & PGDDS_DMATRIX_FIELD_GRID ? p.grid_rows : 0),
-                          uint64_t(p.field_mask & PGDDS_DMATRIX_FIELD_GRID ? p.grid_cols : 0),
-                          p.field_mask & PGDDS_DMATRIX_FIELD_TILE ? p.tile_rows : 0,
-                          p.field_mask & PGDDS_DMATRIX_FIELD_TILE ? p.tile_cols : 0});
+    st = agree(rt, who, st);
     if (st != PGDDS_OK) return st;
     const int n = rt->nranks();
     const size_t es = l.esize;
@@ -86,26 +81,44 @@ status smatrix::create_coo(runtime *rt, const char *who, const pgdds_dmatrix_par
     }
     mine.resize(kept);
 
+    // The sorted triples as this rank's CSR tiles.
+    std::vector<csr_tile> tiles(l.slots_per_rank);
+    for (const triple &t : mine) {
+        const uint64_t ti = t.row / l.tile_rows, tj = t.col / l.tile_cols;
+        csr_tile &c = tiles[l.slot(ti, tj)];
+        if (c.offsets.empty()) c.offsets.assign(l.tile_rows_of(ti) + 1, 0);
+        ++c.offsets[t.row - ti * l.tile_rows + 1];
+        c.indices.push_back(t.col - tj * l.tile_cols);
+        c.values.insert(c.values.end(), t.value, t.value + es);
+    }
+    for (csr_tile &c : tiles)
+        for (size_t r = 1; r < c.offsets.size(); ++r) c.offsets[r] += c.offsets[r - 1];
+    return from_tiles(rt, who, l, tiles, out);
+}
+
+status smatrix::from_tiles(runtime *rt, const char *who, const layout &l, const std::vector<csr_tile> &tiles,
+                           smatrix *&out)
+{
+    const int n = rt->nranks(), me = rt->rank();
+    const size_t es = l.esize;
+    pgdds_context_t ctx = rt->handle();
     // This rank's tiles, one after another in one block: offsets, indices, values.
-    const int me = rt->rank();
     const uint64_t slots = l.slots_per_rank;
     std::vector<uint64_t> meta(1 + 4 * slots, 0);  // block pointer, then per slot 3 offsets + nnz
-    std::vector<uint64_t> nnz_of(slots, 0);
-    for (const triple &t : mine) ++nnz_of[slot_of(t)];
     uint64_t bytes = 0;
-    for (uint64_t ti = uint64_t(me / l.grid_cols); ti < l.tgrid_rows; ti += uint64_t(l.grid_rows))
-        for (uint64_t tj = uint64_t(me % l.grid_cols); tj < l.tgrid_cols; tj += uint64_t(l.grid_cols)) {
-            uint64_t s = l.slot(ti, tj), *m = &meta[1 + 4 * s];
-            m[0] = bytes;
-            m[1] = m[0] + (l.tile_rows_of(ti) + 1) * 8;
-            m[2] = m[1] + nnz_of[s] * 8;
-            m[3] = nnz_of[s];
-            bytes = m[2] + round8(nnz_of[s] * es);
-        }
+    l.for_tiles_of(me, [&](uint64_t ti, uint64_t tj) {
+        const uint64_t s = l.slot(ti, tj), nnz = tiles[s].nnz();
+        uint64_t *m = &meta[1 + 4 * s];
+        m[0] = bytes;
+        m[1] = m[0] + (l.tile_rows_of(ti) + 1) * 8;
+        m[2] = m[1] + nnz * 8;
+        m[3] = nnz;
+        bytes = m[2] + round8(nnz * es);
+    });
     smatrix *sm = new smatrix(rt);
     sm->lay_ = l;
     sm->rank_ = me;
-    st = pgdds_alloc(ctx, std::max<uint64_t>(bytes, 64), 64, &sm->block_);
+    status st = pgdds_alloc(ctx, std::max<uint64_t>(bytes, 64), 64, &sm->block_);
     st = agree(rt, who, st == PGDDS_OK ? st : fail_prefix(st, who));
     if (st != PGDDS_OK) {
         if (sm->block_ != PGDDS_GPTR_NULL) pgdds_free(ctx, sm->block_);
@@ -113,22 +126,16 @@ status smatrix::create_coo(runtime *rt, const char *who, const pgdds_dmatrix_par
         return st;
     }
     char *base = static_cast<char *>(pgdds_gptr_to_local(ctx, sm->block_));
-    size_t at = 0;
-    for (uint64_t ti = uint64_t(me / l.grid_cols); ti < l.tgrid_rows; ti += uint64_t(l.grid_rows))
-        for (uint64_t tj = uint64_t(me % l.grid_cols); tj < l.tgrid_cols; tj += uint64_t(l.grid_cols)) {
-            const uint64_t *m = &meta[1 + 4 * l.slot(ti, tj)], r0 = ti * l.tile_rows, c0 = tj * l.tile_cols;
-            uint64_t *offsets = reinterpret_cast<uint64_t *>(base + m[0]);
-            uint64_t *indices = reinterpret_cast<uint64_t *>(base + m[1]);
-            char *vals = base + m[2];
-            std::fill(offsets, offsets + l.tile_rows_of(ti) + 1, 0);
-            for (uint64_t e = 0; e < m[3]; ++e, ++at) {
-                const triple &t = mine[at];
-                ++offsets[t.row - r0 + 1];
-                indices[e] = t.col - c0;
-                memcpy(vals + e * es, t.value, es);
-            }
-            for (uint64_t r = 0; r < l.tile_rows_of(ti); ++r) offsets[r + 1] += offsets[r];
+    l.for_tiles_of(me, [&](uint64_t ti, uint64_t tj) {
+        const uint64_t s = l.slot(ti, tj), *m = &meta[1 + 4 * s], orows = (l.tile_rows_of(ti) + 1) * 8;
+        const csr_tile &c = tiles[s];
+        if (c.offsets.empty()) memset(base + m[0], 0, orows);
+        else memcpy(base + m[0], c.offsets.data(), orows);
+        if (m[3]) {
+            memcpy(base + m[1], c.indices.data(), m[3] * 8);
+            memcpy(base + m[2], c.values.data(), m[3] * es);
         }
+    });
     meta[0] = sm->block_;
 
     // The directory: every rank's block and slots.
@@ -163,15 +170,6 @@ status smatrix::destroy(const char *who)
     return st == PGDDS_OK ? st : fail_prefix(st, who);
 }
 
-status smatrix::check_tile(const char *who, uint64_t ti, uint64_t tj) const
-{
-    if (ti >= lay_.tgrid_rows || tj >= lay_.tgrid_cols)
-        return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: tile (%llu, %llu) is outside the %llu x %llu tile grid", who,
-                    (unsigned long long)ti, (unsigned long long)tj, (unsigned long long)lay_.tgrid_rows,
-                    (unsigned long long)lay_.tgrid_cols);
-    return PGDDS_OK;
-}
-
 status smatrix::get_tile(const char *who, uint64_t ti, uint64_t tj, uint64_t *offsets, uint64_t *indices, void *values) const
 {
     const tile_entry &t = tile(ti, tj);
@@ -181,6 +179,15 @@ status smatrix::get_tile(const char *who, uint64_t ti, uint64_t tj, uint64_t *of
     status fl = pgdds_flush(ctx);
     if (st == PGDDS_OK) st = fl;
     return st == PGDDS_OK ? st : fail_prefix(st, who);
+}
+
+status smatrix::fetch_tile(const char *who, uint64_t ti, uint64_t tj, csr_tile &t) const
+{
+    const uint64_t nnz = tile(ti, tj).nnz;
+    t.offsets.resize(lay_.tile_rows_of(ti) + 1);
+    t.indices.resize(nnz);
+    t.values.resize(nnz * lay_.esize);
+    return get_tile(who, ti, tj, t.offsets.data(), t.indices.data(), t.values.data());
 }
 
 status smatrix::get_slice(const char *who, uint64_t row0, uint64_t col0, uint64_t nrows, uint64_t ncols, void *buf,

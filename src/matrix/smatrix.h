@@ -7,12 +7,25 @@
 
 namespace pgdds::matrix {
 
+// A CSR tile in local memory: rows + 1 offsets, column indices counted from the tile's first
+// column (increasing within a row), and the values' bytes.
+struct csr_tile {
+    std::vector<uint64_t> offsets, indices;
+    std::vector<char> values;
+    uint64_t nnz() const { return indices.size(); }
+};
+
 class smatrix : public containers::container {
   public:
     // Collective: every rank's triples go to the owners of their tiles (one all-to-all), which
-    // sum duplicates and lay out their tiles in one block of their segment.
+    // sum duplicates and lay out their tiles (from_tiles).
     static status create_coo(runtime *rt, const char *who, const pgdds_dmatrix_params_t &params, size_t count,
                              const uint64_t *rows, const uint64_t *cols, const void *values, smatrix *&out);
+    // Collective: a matrix of layout l whose tiles on this rank are mine[slot] (an empty tile may
+    // have no offsets), laid out one after another in one block of this rank's segment, and the
+    // directory gathered from every rank. The caller has checked l and agreed it between ranks.
+    static status from_tiles(runtime *rt, const char *who, const layout &l, const std::vector<csr_tile> &mine,
+                             smatrix *&out);
     status destroy(const char *who);
 
     // Where tile (ti, tj)'s arrays are, and how many entries it has.
@@ -25,9 +38,11 @@ class smatrix : public containers::container {
     uint64_t nnz() const { return nnz_; }
     const tile_entry &tile(uint64_t ti, uint64_t tj) const { return dir_[ti * lay_.tgrid_cols + tj]; }
     bool mine(uint64_t ti, uint64_t tj) const { return lay_.owner(ti, tj) == rank_; }
-    status check_tile(const char *who, uint64_t ti, uint64_t tj) const;
     // Copies the tile's arrays (three gets, one flush).
     status get_tile(const char *who, uint64_t ti, uint64_t tj, uint64_t *offsets, uint64_t *indices, void *values) const;
+
+    // Copies the tile into t, sized to fit.
+    status fetch_tile(const char *who, uint64_t ti, uint64_t tj, csr_tile &t) const;
 
     // The slice, dense and row-major (ld elements apart), absent entries 0.
     status get_slice(const char *who, uint64_t row0, uint64_t col0, uint64_t nrows, uint64_t ncols, void *buf,
@@ -52,7 +67,12 @@ status rmat(runtime *rt, const char *who, const pgdds_dmatrix_params_t &params, 
 status read_mm(runtime *rt, const char *who, const char *path, const pgdds_dmatrix_params_t &params, smatrix *&out);
 status write_mm(const smatrix &m, const char *who, const char *path);
 
-// C = alpha A B + beta C, A sparse, B and C dense (spmm.cc); collective.
-status spmm(const char *who, double alpha, const smatrix &a, const dmatrix &b, double beta, const dmatrix &c);
+// C = alpha A B + beta C, A sparse, B and C dense (spmm.cc); collective. algorithm: a
+// pgdds_gemm_algorithm_t other than SUMMA.
+status spmm(const char *who, double alpha, const smatrix &a, const dmatrix &b, double beta, const dmatrix &c,
+            int algorithm);
+// C = alpha A B, all three sparse, C new with the layout of params (spgemm.cc); collective.
+status spgemm(const char *who, double alpha, const smatrix &a, const smatrix &b, const pgdds_dmatrix_params_t &params,
+              int algorithm, smatrix *&out);
 
 }  // namespace pgdds::matrix

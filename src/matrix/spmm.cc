@@ -1,99 +1,19 @@
-// C = alpha A B + beta C with A sparse (CSR tiles) and B, C dense: stationary C, as the dense
-// algorithm (gemm.cc): the owner of C(i, j) fetches A(i, k) with three gets and B(k, j), and
-// multiplies them with SuiteSparse:GraphBLAS (GrB_mxm over the plus-times semiring).
+// C = alpha A B + beta C with A sparse (CSR tiles) and B, C dense, by the dense algorithms'
+// schedules (gemm.cc, steal.cc): stationary C, A or B, and stationary C with random or
+// locality-aware work stealing. A step fetches A(i, k) with three gets (none when the tile is
+// empty: it adds nothing) and reads B(k, j), and multiplies them with SuiteSparse:GraphBLAS
+// (GrB_mxm over the plus-times semiring).
 #include "smatrix.h"
 
 #include "gemm.h"
 #include "kernels.h"
 
-extern "C" {
-#include <GraphBLAS.h>
-}
+#include "grb.h"
 
-#include <mutex>
 #include <vector>
 
 namespace pgdds::matrix {
 namespace {
-
-// The GraphBLAS face of each element type.
-template <class T> struct grb;
-template <> struct grb<float> {
-    static constexpr pgdds_dtype_t dtype = PGDDS_FLOAT;
-    static GrB_Type type() { return GrB_FP32; }
-    static GrB_Semiring semiring() { return GrB_PLUS_TIMES_SEMIRING_FP32; }
-    static GrB_Info import_(GrB_Matrix *m, GrB_Index r, GrB_Index c, const GrB_Index *p, const GrB_Index *i,
-                            const float *x, GrB_Index pl, GrB_Index il, GrB_Index xl)
-    {
-        return GrB_Matrix_import_FP32(m, GrB_FP32, r, c, p, i, x, pl, il, xl, GrB_CSR_FORMAT);
-    }
-    static GrB_Info export_(GrB_Index *p, GrB_Index *i, float *x, GrB_Index *pl, GrB_Index *il, GrB_Index *xl, GrB_Matrix m)
-    {
-        return GrB_Matrix_export_FP32(p, i, x, pl, il, xl, GrB_CSR_FORMAT, m);
-    }
-};
-template <> struct grb<double> {
-    static constexpr pgdds_dtype_t dtype = PGDDS_DOUBLE;
-    static GrB_Type type() { return GrB_FP64; }
-    static GrB_Semiring semiring() { return GrB_PLUS_TIMES_SEMIRING_FP64; }
-    static GrB_Info import_(GrB_Matrix *m, GrB_Index r, GrB_Index c, const GrB_Index *p, const GrB_Index *i,
-                            const double *x, GrB_Index pl, GrB_Index il, GrB_Index xl)
-    {
-        return GrB_Matrix_import_FP64(m, GrB_FP64, r, c, p, i, x, pl, il, xl, GrB_CSR_FORMAT);
-    }
-    static GrB_Info export_(GrB_Index *p, GrB_Index *i, double *x, GrB_Index *pl, GrB_Index *il, GrB_Index *xl, GrB_Matrix m)
-    {
-        return GrB_Matrix_export_FP64(p, i, x, pl, il, xl, GrB_CSR_FORMAT, m);
-    }
-};
-template <> struct grb<int32_t> {
-    static constexpr pgdds_dtype_t dtype = PGDDS_INT32;
-    static GrB_Type type() { return GrB_INT32; }
-    static GrB_Semiring semiring() { return GrB_PLUS_TIMES_SEMIRING_INT32; }
-    static GrB_Info import_(GrB_Matrix *m, GrB_Index r, GrB_Index c, const GrB_Index *p, const GrB_Index *i,
-                            const int32_t *x, GrB_Index pl, GrB_Index il, GrB_Index xl)
-    {
-        return GrB_Matrix_import_INT32(m, GrB_INT32, r, c, p, i, x, pl, il, xl, GrB_CSR_FORMAT);
-    }
-    static GrB_Info export_(GrB_Index *p, GrB_Index *i, int32_t *x, GrB_Index *pl, GrB_Index *il, GrB_Index *xl,
-                            GrB_Matrix m)
-    {
-        return GrB_Matrix_export_INT32(p, i, x, pl, il, xl, GrB_CSR_FORMAT, m);
-    }
-};
-template <> struct grb<int64_t> {
-    static constexpr pgdds_dtype_t dtype = PGDDS_INT64;
-    static GrB_Type type() { return GrB_INT64; }
-    static GrB_Semiring semiring() { return GrB_PLUS_TIMES_SEMIRING_INT64; }
-    static GrB_Info import_(GrB_Matrix *m, GrB_Index r, GrB_Index c, const GrB_Index *p, const GrB_Index *i,
-                            const int64_t *x, GrB_Index pl, GrB_Index il, GrB_Index xl)
-    {
-        return GrB_Matrix_import_INT64(m, GrB_INT64, r, c, p, i, x, pl, il, xl, GrB_CSR_FORMAT);
-    }
-    static GrB_Info export_(GrB_Index *p, GrB_Index *i, int64_t *x, GrB_Index *pl, GrB_Index *il, GrB_Index *xl,
-                            GrB_Matrix m)
-    {
-        return GrB_Matrix_export_INT64(p, i, x, pl, il, xl, GrB_CSR_FORMAT, m);
-    }
-};
-
-status grb_failed(const char *who, const char *what, GrB_Info info)
-{
-    return fail(info == GrB_OUT_OF_MEMORY ? PGDDS_ERR_NO_MEMORY : PGDDS_ERR_INVALID_ARG, "%s: GraphBLAS %s failed (GrB_Info %d)",
-                who, what, int(info));
-}
-
-// GraphBLAS starts once per process; a program that started it itself is fine.
-status grb_start(const char *who)
-{
-    static std::once_flag once;
-    static GrB_Info info = GrB_SUCCESS;
-    std::call_once(once, [] {
-        info = GrB_init(GrB_NONBLOCKING);
-        if (info == GrB_INVALID_VALUE) info = GrB_SUCCESS;  // already started
-    });
-    return info == GrB_SUCCESS ? PGDDS_OK : grb_failed(who, "GrB_init", info);
-}
 
 // C (rows x cols, row-major) += alpha * A (CSR, rows x kk) * B (kk x cols, row-major), the
 // product by GrB_mxm; B enters as a CSR matrix with every entry present.
@@ -131,50 +51,101 @@ status spmm_tile(const char *who, uint64_t rows, uint64_t kk, uint64_t cols, con
     return PGDDS_OK;
 }
 
-status spmm_tile_typed(const char *who, pgdds_dtype_t t, uint64_t rows, uint64_t kk, uint64_t cols, const uint64_t *ap,
-                       const uint64_t *ai, const void *ax, uint64_t nnz, const void *b, double alpha, void *c)
-{
-    switch (t) {
-    case PGDDS_FLOAT: return spmm_tile<float>(who, rows, kk, cols, ap, ai, ax, nnz, b, alpha, c);
-    case PGDDS_DOUBLE: return spmm_tile<double>(who, rows, kk, cols, ap, ai, ax, nnz, b, alpha, c);
-    case PGDDS_INT32: return spmm_tile<int32_t>(who, rows, kk, cols, ap, ai, ax, nnz, b, alpha, c);
-    default: return spmm_tile<int64_t>(who, rows, kk, cols, ap, ai, ax, nnz, b, alpha, c);
+// One step of SpMM: out (C(i, j)'s shape, its columns apart) += alpha A(i, k) B(k, j). A(i, k) is
+// fetched unless it is the tile fetched last (stationary A keeps it); B(k, j) is read in place
+// where this rank reaches it. An empty A(i, k) adds nothing and is not read.
+class spmm_step {
+  public:
+    spmm_step(const char *who, double alpha, const smatrix &a, const dmatrix &b)
+        : who_(who), alpha_(alpha), a_(a), b_(b) {}
+    status add(uint64_t i, uint64_t k, uint64_t j, void *out)
+    {
+        const uint64_t nnz = a_.tile(i, k).nnz;
+        if (nnz == 0) return PGDDS_OK;
+        status st = PGDDS_OK;
+        if (!(held_ && i == hi_ && k == hk_)) {
+            held_ = false;
+            st = a_.fetch_tile(who_, i, k, at_);
+            if (st != PGDDS_OK) return st;
+            held_ = true, hi_ = i, hk_ = k;
+        }
+        const void *bt = nullptr;
+        st = b_.read_tile(who_, k, j, bbuf_, bt);
+        if (st != PGDDS_OK) return st;
+        const layout &la = a_.lay();
+        return typed(la.dtype, [&](auto x) {
+            return spmm_tile<decltype(x)>(who_, la.tile_rows_of(i), la.tile_cols_of(k), b_.lay().tile_cols_of(j),
+                                          at_.offsets.data(), at_.indices.data(), at_.values.data(), nnz, bt, alpha_, out);
+        });
     }
-}
+
+  private:
+    const char *who_;
+    double alpha_;
+    const smatrix &a_;
+    const dmatrix &b_;
+    csr_tile at_;
+    bool held_ = false;
+    uint64_t hi_ = 0, hk_ = 0;
+    std::vector<char> bbuf_;
+};
 
 }  // namespace
 
-status spmm(const char *who, double alpha, const smatrix &a, const dmatrix &b, double beta, const dmatrix &c)
+status spmm(const char *who, double alpha, const smatrix &a, const dmatrix &b, double beta, const dmatrix &c,
+            int algorithm)
 {
-    const layout &la = a.lay(), &lc = c.lay();
-    status st = grb_start(who);
-    // Every rank must reach the barriers below even when GraphBLAS failed to start here.
-    status bar = pgdds_barrier(c.ctx);
-    if (st == PGDDS_OK && bar != PGDDS_OK) st = fail_prefix(bar, who);
-    std::vector<uint64_t> ap(la.tile_rows + 1), ai;
-    std::vector<char> ax, bbuf;
-    for (uint64_t i = uint64_t(c.rank() / lc.grid_cols); st == PGDDS_OK && i < lc.tgrid_rows; i += uint64_t(lc.grid_rows))
-        for (uint64_t j = uint64_t(c.rank() % lc.grid_cols); st == PGDDS_OK && j < lc.tgrid_cols; j += uint64_t(lc.grid_cols)) {
-            void *ct = c.reachable(i, j);
-            const uint64_t rows = lc.tile_rows_of(i), cols = lc.tile_cols_of(j);
-            kernels::scale(lc.dtype, rows, cols, beta, ct, cols);
-            for (uint64_t s = 0; st == PGDDS_OK && s < la.tgrid_cols; ++s) {
-                const uint64_t k = (i + j + s) % la.tgrid_cols;  // spread the reads, as stationary C does
-                const uint64_t nnz = a.tile(i, k).nnz;
-                if (nnz == 0) continue;  // an empty tile adds nothing: no transfer
-                ai.resize(nnz);
-                ax.resize(nnz * la.esize);
-                st = a.get_tile(who, i, k, ap.data(), ai.data(), ax.data());
-                const void *bt = nullptr;
-                if (st == PGDDS_OK) st = b.read_tile(who, k, j, bbuf, bt);
-                if (st == PGDDS_OK)
-                    st = spmm_tile_typed(who, lc.dtype, rows, la.tile_cols_of(k), cols, ap.data(), ai.data(), ax.data(),
-                                         nnz, bt, alpha, ct);
-            }
+    // GraphBLAS starts on every rank or on none (the algorithms below hold collectives).
+    status st = containers::agree(c.rt, who, grb_start(who));
+    if (st != PGDDS_OK) return st;
+    const layout &la = a.lay(), &lb = b.lay(), &lc = c.lay();
+    const uint64_t mt = la.tgrid_rows, kt = la.tgrid_cols, nt = lb.tgrid_cols;
+    spmm_step step(who, alpha, a, b);
+    std::vector<char> sum(lc.tile_rows * lc.tile_cols * lc.esize);
+    // sum = alpha A(i, k) B(k, j), accumulated into C(i, j) (stationary A and B).
+    auto accumulate = [&](uint64_t i, uint64_t k, uint64_t j) {
+        if (a.tile(i, k).nnz == 0) return PGDDS_OK;
+        const uint64_t cols = lc.tile_cols_of(j);
+        memset(sum.data(), 0, lc.tile_rows_of(i) * cols * lc.esize);
+        status s = step.add(i, k, j, sum.data());
+        return s == PGDDS_OK ? c.accumulate_tile(who, i, j, sum.data(), cols) : s;
+    };
+    return product_frame(who, c, beta, algorithm != PGDDS_GEMM_STATIONARY_C, [&] {
+        status s = PGDDS_OK;
+        switch (algorithm) {
+        case PGDDS_GEMM_STATIONARY_C:  // C(i, j), for every k from i + j (spreading the reads)
+            lc.for_tiles_of(c.rank(), [&](uint64_t i, uint64_t j) {
+                void *ct = c.reachable(i, j);
+                kernels::scale(lc.dtype, lc.tile_rows_of(i), lc.tile_cols_of(j), beta, ct, lc.tile_cols_of(j));
+                for (uint64_t x = 0; x < kt && s == PGDDS_OK; ++x) s = step.add(i, (i + j + x) % kt, j, ct);
+            });
+            return s;
+        case PGDDS_GEMM_STATIONARY_A:  // A(i, k), for every j
+            la.for_tiles_of(a.rank(), [&](uint64_t i, uint64_t k) {
+                for (uint64_t x = 0; x < nt && s == PGDDS_OK && a.tile(i, k).nnz; ++x) s = accumulate(i, k, (i + k + x) % nt);
+            });
+            return s;
+        case PGDDS_GEMM_STATIONARY_B:  // B(k, j), for every i
+            lb.for_tiles_of(b.rank(), [&](uint64_t k, uint64_t j) {
+                for (uint64_t x = 0; x < mt && s == PGDDS_OK; ++x) s = accumulate((k + j + x) % mt, k, j);
+            });
+            return s;
+        default: {  // work stealing: a step is one k; near: the A and B tiles read in place
+            auto near = [&](uint64_t i, uint64_t j) {
+                uint64_t n = 0;
+                for (uint64_t k = 0; k < kt; ++k)
+                    n += (pgdds_gptr_to_local(c.ctx, a.tile(i, k).offsets) != nullptr) + (b.reachable(k, j) != nullptr);
+                return n;
+            };
+            auto add = [&](uint64_t i, uint64_t j, uint64_t x, bool first) {
+                if (first) memset(sum.data(), 0, lc.tile_rows_of(i) * lc.tile_cols_of(j) * lc.esize);
+                return step.add(i, (i + j + x) % kt, j, sum.data());
+            };
+            auto done = [&](uint64_t i, uint64_t j) { return c.accumulate_tile(who, i, j, sum.data(), lc.tile_cols_of(j)); };
+            return steal(who, c, kt, algorithm == PGDDS_GEMM_STEAL_LOCALITY, near, add, done);
         }
-    bar = pgdds_barrier(c.ctx);
-    if (st == PGDDS_OK && bar != PGDDS_OK) st = fail_prefix(bar, who);
-    return containers::agree(c.rt, who, st);
+        }
+    });
 }
 
 }  // namespace pgdds::matrix

@@ -3,7 +3,8 @@
 // tiles' steps first; a rank that has run out claims steps of other ranks' tiles, visiting them
 // at random or, locality-aware, those whose operands it reaches by load/store first. Whoever
 // claims a step adds its product into a private sum for the tile and, once the tile has no
-// steps left, accumulates the sum into it under the tile's lock.
+// steps left, accumulates the sum into it under the tile's lock. steal() is the schedule, for
+// dense (gemm_steal, here) and sparse A (spmm.cc) alike.
 #include "gemm.h"
 
 #include "kernels.h"
@@ -13,10 +14,10 @@
 
 namespace pgdds::matrix {
 
-status gemm_steal(const char *who, double alpha, const dmatrix &a, const dmatrix &b, const dmatrix &c, bool locality)
+status steal(const char *who, const dmatrix &c, uint64_t steps, bool locality, const steal_near &near,
+             const steal_step &step, const steal_done &done)
 {
-    const layout &la = a.lay(), &lb = b.lay(), &lc = c.lay();
-    const uint64_t kt = la.tgrid_cols;
+    const layout &lc = c.lay();
     // The counters: one word per C tile slot, on the tile's owner (collective, zeroed).
     pgdds_gptr_t counters = PGDDS_GPTR_NULL;
     status st = pgdds_alloc_all(c.ctx, std::max<uint64_t>(lc.slots_per_rank, 1) * 8, 8, PGDDS_ALLOC_ZERO, &counters);
@@ -29,15 +30,10 @@ status gemm_steal(const char *who, double alpha, const dmatrix &a, const dmatrix
     std::mt19937_64 rng(0x9e3779b97f4a7c15ull * uint64_t(c.rank() + 1));
     std::shuffle(victims.begin(), victims.end(), rng);
     if (locality) {
-        // How many of a tile's operand tiles (A's tile row i, B's tile column j) this rank reads
-        // in place: the more, the earlier it steals there (stable: random among equals).
-        auto near = [&](const std::pair<uint64_t, uint64_t> &t) {
-            uint64_t n = 0;
-            for (uint64_t k = 0; k < kt; ++k) n += (a.reachable(t.first, k) != nullptr) + (b.reachable(k, t.second) != nullptr);
-            return n;
-        };
+        // The more of a tile's operands this rank reads in place, the earlier it steals there
+        // (stable: random among equals).
         std::vector<std::pair<uint64_t, size_t>> keyed;
-        for (size_t x = 0; x < victims.size(); ++x) keyed.push_back({near(victims[x]), x});
+        for (size_t x = 0; x < victims.size(); ++x) keyed.push_back({near(victims[x].first, victims[x].second), x});
         std::stable_sort(keyed.begin(), keyed.end(), [](const auto &l, const auto &r) { return l.first > r.first; });
         std::vector<std::pair<uint64_t, uint64_t>> sorted;
         for (const auto &kx : keyed) sorted.push_back(victims[kx.second]);
@@ -45,31 +41,51 @@ status gemm_steal(const char *who, double alpha, const dmatrix &a, const dmatrix
     }
     order.insert(order.end(), victims.begin(), victims.end());
 
-    std::vector<char> sum(lc.tile_rows * lc.tile_cols * lc.esize), abuf, bbuf;
     for (const auto &t : order) {
         if (st != PGDDS_OK) break;
-        const uint64_t i = t.first, j = t.second, rows = lc.tile_rows_of(i), cols = lc.tile_cols_of(j);
+        const uint64_t i = t.first, j = t.second;
         pgdds_gptr_t counter = PGDDS_GPTR_NULL;
         pgdds_gptr_at(c.ctx, pgdds_gptr_add(counters, int64_t(8 * lc.slot(i, j))), lc.owner(i, j), &counter);
         bool any = false;
         for (;;) {
             uint64_t s = 0;
             st = pgdds_atomic_u64(c.ctx, counter, PGDDS_AOP_ADD, 1, &s);
-            if (st != PGDDS_OK || s >= kt) break;
-            const uint64_t k = (i + j + s) % kt, kk = la.tile_cols_of(k);
-            const void *at = nullptr, *bt = nullptr;
-            st = a.read_tile(who, i, k, abuf, at);
-            if (st == PGDDS_OK) st = b.read_tile(who, k, j, bbuf, bt);
+            if (st != PGDDS_OK) st = fail_prefix(st, who);
+            if (st != PGDDS_OK || s >= steps) break;
+            st = step(i, j, s, !any);
             if (st != PGDDS_OK) break;
-            kernels::gemm(lc.dtype, rows, cols, kk, alpha, at, kk, bt, lb.tile_cols_of(j), any ? 1 : 0, sum.data(), cols);
             any = true;
         }
-        if (st != PGDDS_OK) st = fail_prefix(st, who);
-        else if (any) st = c.accumulate_tile(who, i, j, sum.data(), cols);
+        if (st == PGDDS_OK && any) st = done(i, j);
     }
     // Every rank's claims are done before the counters go (free_all completes operations first).
     status fr = pgdds_free_all(c.ctx, counters);
     return st != PGDDS_OK ? st : (fr == PGDDS_OK ? fr : fail_prefix(fr, who));
+}
+
+status gemm_steal(const char *who, double alpha, const dmatrix &a, const dmatrix &b, const dmatrix &c, bool locality)
+{
+    const layout &la = a.lay(), &lb = b.lay(), &lc = c.lay();
+    const uint64_t kt = la.tgrid_cols;
+    std::vector<char> sum(lc.tile_rows * lc.tile_cols * lc.esize), abuf, bbuf;
+    // How many of a tile's operand tiles (A's tile row i, B's tile column j) this rank reads in place.
+    auto near = [&](uint64_t i, uint64_t j) {
+        uint64_t n = 0;
+        for (uint64_t k = 0; k < kt; ++k) n += (a.reachable(i, k) != nullptr) + (b.reachable(k, j) != nullptr);
+        return n;
+    };
+    auto step = [&](uint64_t i, uint64_t j, uint64_t s, bool first) {
+        const uint64_t k = (i + j + s) % kt, kk = la.tile_cols_of(k), cols = lc.tile_cols_of(j);
+        const void *at = nullptr, *bt = nullptr;
+        status st = a.read_tile(who, i, k, abuf, at);
+        if (st == PGDDS_OK) st = b.read_tile(who, k, j, bbuf, bt);
+        if (st == PGDDS_OK)
+            kernels::gemm(lc.dtype, lc.tile_rows_of(i), cols, kk, alpha, at, kk, bt, lb.tile_cols_of(j), first ? 0 : 1,
+                          sum.data(), cols);
+        return st;
+    };
+    auto done = [&](uint64_t i, uint64_t j) { return c.accumulate_tile(who, i, j, sum.data(), lc.tile_cols_of(j)); };
+    return steal(who, c, kt, locality, near, step, done);
 }
 
 }  // namespace pgdds::matrix

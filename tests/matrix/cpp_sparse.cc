@@ -1,6 +1,6 @@
 // The C++ face of the sparse matrices: pgdds::sparse_matrix<T> from triples (duplicates summed),
-// a stencil, an R-MAT graph and a Matrix Market file; tiles, slices, spmm against a plain
-// product, and pgdds::error for what the C ABI refuses.
+// a stencil, an R-MAT graph and a Matrix Market file; tiles, slices, spmm and spgemm against
+// plain products, and pgdds::error for what the C ABI refuses.
 #include <pgdds/sparse_matrix.hpp>
 
 #include <cmath>
@@ -29,18 +29,41 @@ template <class T> static void run(pgdds::context &ctx)
     auto t = a.get_tile(0, 0);
     CHECK(t.row_offsets.size() == 4 && t.col_indices.size() == a.tile_nnz(0, 0) && t.values.size() == t.col_indices.size());
 
-    // y = 2 A x - y.
+    // y = 2 A x - y, by every algorithm SpMM offers.
     pgdds::dense_matrix<T> x(ctx, 5, 2, sq), y(ctx, 7, 2, sq);
     x.fill([](uint64_t i, uint64_t j) { return T(i + 2 * j); });
-    y.fill([](uint64_t i, uint64_t j) { return T(i * j); });
-    pgdds::spmm(T(2), a, x, T(-1), y);
-    std::vector<T> yv = y.slice(0, 0, 7, 2);
-    for (uint64_t i = 0; i < 7; ++i)
-        for (uint64_t j = 0; j < 2; ++j) CHECK(yv[i * 2 + j] == T(2 * n * ((i % 5) + 2 * j)) - T(i * j));
+    for (auto alg : {PGDDS_GEMM_STATIONARY_C, PGDDS_GEMM_STATIONARY_A, PGDDS_GEMM_STATIONARY_B, PGDDS_GEMM_STEAL_RANDOM,
+                     PGDDS_GEMM_STEAL_LOCALITY}) {
+        y.fill([](uint64_t i, uint64_t j) { return T(i * j); });
+        pgdds::spmm(T(2), a, x, T(-1), y, alg);
+        std::vector<T> yv = y.slice(0, 0, 7, 2);
+        for (uint64_t i = 0; i < 7; ++i)
+            for (uint64_t j = 0; j < 2; ++j) CHECK(yv[i * 2 + j] == T(2 * n * ((i % 5) + 2 * j)) - T(i * j));
+        ctx.barrier();  // every rank has read y before the next fill
+    }
+    CHECK(status_of([&] { pgdds::spmm(T(1), a, x, T(0), y, PGDDS_GEMM_SUMMA); }) == PGDDS_ERR_INVALID_ARG);
 
     // Generators and a Matrix Market round trip.
     auto s = pgdds::sparse_matrix<T>::stencil(ctx, 3, 3, 3, 27, sq);
     CHECK(s.rows() == 27 && s.nnz() == 7 * 7 * 7);
+
+    // SpGEMM: a (7 x 5, entries n) times the 5 x 5 diagonal of n's, times 3: a's pattern with
+    // entries 3 n^2, by each algorithm.
+    std::vector<uint64_t> di, dj;
+    std::vector<T> dv;
+    for (uint64_t i = 0; i < 5; ++i)
+        if (uint64_t(me) == i % uint64_t(n)) di.push_back(i), dj.push_back(i), dv.push_back(T(n));
+    pgdds::sparse_matrix<T> diag(ctx, 5, 5, di, dj, dv, sq);
+    for (auto alg : {PGDDS_GEMM_STATIONARY_C, PGDDS_GEMM_STATIONARY_A, PGDDS_GEMM_STATIONARY_B}) {
+        auto p = pgdds::spgemm(T(3), a, diag, sq, alg);
+        CHECK(p.rows() == 7 && p.cols() == 5 && p.nnz() == 7);
+        std::vector<T> pv = p.slice(0, 0, 7, 5);
+        for (uint64_t i = 0; i < 7; ++i)
+            for (uint64_t j = 0; j < 5; ++j) CHECK(pv[i * 5 + j] == (j == i % 5 ? T(3 * n * n) : T(0)));
+    }
+    auto s2 = pgdds::spgemm(T(1), s, s, sq);  // the stencil squared: every pair of points within 2
+    CHECK(s2.rows() == 27 && s2.nnz() == 27 * 27);
+    CHECK(status_of([&] { pgdds::spgemm(T(1), a, a, sq); }) == PGDDS_ERR_INVALID_ARG);  // 7x5 by 7x5
     auto g = pgdds::sparse_matrix<T>::rmat(ctx, 5, 2, 7, sq);
     CHECK(g.rows() == 32 && g.nnz() >= 1 && g.nnz() <= 64);
     int64_t id = me == 0 ? int64_t(getpid()) : 0;

@@ -1,10 +1,12 @@
 /* Distributed sparse matrices: construction from coordinate triples that every rank
  * contributes to (duplicates across and within ranks summed), CSR tiles read with three gets
- * and in place, empty rows and empty tiles, and C = alpha A B + beta C (SpMM; SpMV with a
- * one-column B) against a single-process product of the same matrices (CBLAS on A made dense
- * for float and double, within 1e-5 / 1e-12 relative; exact for integers); Matrix Market files
- * written and read in parallel. Bad input returns a status on every rank and leaves C as it
- * was. The stencil and R-MAT generators are checked entry by entry or by their invariants. */
+ * and in place, empty rows and empty tiles, and C = alpha A B + beta C (SpMM by every
+ * algorithm; SpMV with a one-column B) against a single-process product of the same matrices
+ * (CBLAS on A made dense for float and double, within 1e-5 / 1e-12 relative; exact for
+ * integers); SpGEMM (sparse C = alpha A B) by stationary C, A and B against rank 0's serial
+ * product; Matrix Market files written and read in parallel. Bad input returns a status on
+ * every rank and leaves C as it was (or makes no C). The stencil and R-MAT generators are
+ * checked entry by entry or by their invariants. */
 #include "matrix_test.h"
 
 #include <cblas.h>
@@ -145,6 +147,12 @@ static double *whole(pgdds_dmatrix_t m, pgdds_dtype_t t, uint64_t rows, uint64_t
     return out;
 }
 
+static const pgdds_gemm_algorithm_t spmm_algs[] = {PGDDS_GEMM_STATIONARY_C, PGDDS_GEMM_STATIONARY_A,
+                                                    PGDDS_GEMM_STATIONARY_B, PGDDS_GEMM_STEAL_RANDOM,
+                                                    PGDDS_GEMM_STEAL_LOCALITY};
+static const char *const spmm_alg_names[] = {"stationary C", "stationary A", "stationary B", "random stealing",
+                                             "locality-aware stealing"};
+
 static void run(pgdds_dmatrix_params_t pa, pgdds_dmatrix_params_t pb, pgdds_dmatrix_params_t pc, int empty, const char *name)
 {
     pgdds_dtype_t t = pa.dtype;
@@ -159,8 +167,6 @@ static void run(pgdds_dmatrix_params_t pa, pgdds_dmatrix_params_t pb, pgdds_dmat
     double *ad = check_tiles(A, &pa, empty, nnz);
     struct m_gen_arg gb = {t, 2}, gc = {t, 3};
     T_OK(pgdds_dmatrix_fill(B, m_generator, &gb));
-    T_OK(pgdds_dmatrix_fill(C, m_generator, &gc));
-    T_OK(pgdds_smatrix_spmm(alpha, A, B, beta, C));
 
     double *bd = malloc(k * n * sizeof *bd), *want = malloc(m * n * sizeof *want), scale = 0;
     for (uint64_t x = 0; x < k * n; ++x) bd[x] = m_pattern(2, x / n, x % n);
@@ -178,14 +184,24 @@ static void run(pgdds_dmatrix_params_t pa, pgdds_dmatrix_params_t pb, pgdds_dmat
     }
     scale = fabs(beta) * 56 + fabs(alpha) * 5 * 56 * (double)k;
     double tol = integer ? 0 : (t == PGDDS_FLOAT ? 1e-5 : 1e-12) * scale;
-    double *got = whole(C, t, m, n);
-    for (uint64_t x = 0, bad = 0; x < m * n && bad < 3; ++x)
-        if (fabs(got[x] - want[x]) > tol) {
-            ++bad;
-            T_CHECK_MSG(0, "%s %s: C(%llu, %llu) is %.17g, expected %.17g", name, m_type_names[t == PGDDS_FLOAT ? 0 : t == PGDDS_DOUBLE ? 1 : t == PGDDS_INT32 ? 2 : 3],
-                        (unsigned long long)(x / n), (unsigned long long)(x % n), got[x], want[x]);
-        }
-    free(ad), free(bd), free(want), free(got);
+    /* pgdds_smatrix_spmm (stationary C), then every algorithm SpMM offers, on a fresh C each. */
+    for (int x = -1; x < 5; ++x) {
+        T_OK(pgdds_dmatrix_fill(C, m_generator, &gc));
+        if (x < 0) T_OK(pgdds_smatrix_spmm(alpha, A, B, beta, C));
+        else T_OK(pgdds_smatrix_spmm_algorithm(alpha, A, B, beta, C, spmm_algs[x]));
+        double *got = whole(C, t, m, n);
+        for (uint64_t e = 0, bad = 0; e < m * n && bad < 3; ++e)
+            if (fabs(got[e] - want[e]) > tol) {
+                ++bad;
+                T_CHECK_MSG(0, "%s %s, %s: C(%llu, %llu) is %.17g, expected %.17g", name,
+                            m_type_names[t == PGDDS_FLOAT ? 0 : t == PGDDS_DOUBLE ? 1 : t == PGDDS_INT32 ? 2 : 3],
+                            x < 0 ? "pgdds_smatrix_spmm" : spmm_alg_names[x], (unsigned long long)(e / n),
+                            (unsigned long long)(e % n), got[e], want[e]);
+            }
+        free(got);
+        T_OK(pgdds_barrier(test_ctx)); /* every rank has read C before the next fill */
+    }
+    free(ad), free(bd), free(want);
     T_OK(pgdds_barrier(test_ctx));
     T_OK(pgdds_smatrix_destroy(A));
     T_OK(pgdds_dmatrix_destroy(B));
@@ -250,6 +266,9 @@ static void bad_input(void)
     T_STATUS(pgdds_smatrix_spmm(1, NULL, B, 0, C), PGDDS_ERR_INVALID_ARG);
     T_STATUS(pgdds_smatrix_spmm(1, A, NULL, 0, C), PGDDS_ERR_INVALID_ARG);
     T_STATUS(pgdds_smatrix_spmm(1, A, B, 0, NULL), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_smatrix_spmm_algorithm(1, A, B, 0, C, PGDDS_GEMM_SUMMA), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_smatrix_spmm_algorithm(1, A, B, 0, C, (pgdds_gemm_algorithm_t)-1), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_smatrix_spmm_algorithm(1, A, Bt, 0, C, PGDDS_GEMM_STATIONARY_A), PGDDS_ERR_INVALID_ARG);
     T_OK(pgdds_barrier(test_ctx));
     double *after = whole(C, PGDDS_DOUBLE, 7, 4);
     for (int x = 0; x < 28; ++x) T_CHECK(after[x] == before[x]);
@@ -282,7 +301,8 @@ static void write_text(const char *path, const char *text)
     T_OK(pgdds_barrier(test_ctx));
 }
 
-/* Compares every entry of two sparse matrices of one shape, tile by tile made dense. */
+/* A sparse matrix made dense, tile by tile, checking each tile's CSR invariants (offsets from 0
+ * to the tile's entries, never falling; column indices inside the tile, increasing in a row). */
 static double *dense_of(pgdds_smatrix_t m)
 {
     pgdds_dmatrix_info_t info;
@@ -294,11 +314,19 @@ static double *dense_of(pgdds_smatrix_t m)
             T_OK(pgdds_smatrix_tile_shape(m, ti, tj, &tr, NULL, &tn, NULL));
             uint64_t *off = malloc((tr + 1) * 8), *idx = malloc(tn * 8 + 8);
             char *val = malloc(tn * 8 + 8);
+            uint64_t tc = 0;
+            T_OK(pgdds_smatrix_tile_shape(m, ti, tj, NULL, &tc, NULL, NULL));
             T_OK(pgdds_smatrix_get_tile(m, ti, tj, off, idx, val));
-            for (uint64_t a = 0; a < tr; ++a)
-                for (uint64_t e = off[a]; e < off[a + 1]; ++e)
-                    d[(ti * info.tile_rows + a) * info.cols + tj * info.tile_cols + idx[e]] =
-                        m_val(info.dtype, val + e * info.elem_size);
+            T_CHECK(off[0] == 0 && off[tr] == tn);
+            for (uint64_t a = 0; a < tr; ++a) {
+                T_CHECK(off[a] <= off[a + 1] && off[a + 1] <= tn);
+                for (uint64_t e = off[a]; e < off[a + 1] && off[a + 1] <= tn; ++e) {
+                    T_CHECK(idx[e] < tc && (e == off[a] || idx[e - 1] < idx[e]));
+                    if (idx[e] < tc)
+                        d[(ti * info.tile_rows + a) * info.cols + tj * info.tile_cols + idx[e]] =
+                            m_val(info.dtype, val + e * info.elem_size);
+                }
+            }
             free(off), free(idx), free(val);
         }
     return d;
@@ -399,6 +427,137 @@ static void matrix_market(void)
     }
 }
 
+static const pgdds_gemm_algorithm_t spgemm_algs[] = {PGDDS_GEMM_STATIONARY_C, PGDDS_GEMM_STATIONARY_A,
+                                                      PGDDS_GEMM_STATIONARY_B};
+static const char *const spgemm_alg_names[] = {"stationary C", "stationary A", "stationary B"};
+
+/* C = alpha A B by every SpGEMM algorithm against the product of A and B made dense, computed
+ * serially on rank 0 and broadcast (exact for integers, within 1e-6 / 1e-12 relative for float
+ * / double): every entry, the entry count (the pairs A(i, k) B(k, j) present: every entry of A
+ * and B is nonzero), and the CSR invariants of C's tiles. */
+static void spgemm_check(pgdds_smatrix_t A, pgdds_smatrix_t B, pgdds_dmatrix_params_t pc, const char *name)
+{
+    pgdds_dmatrix_info_t ia, ib;
+    T_OK(pgdds_smatrix_info(A, &ia, NULL));
+    T_OK(pgdds_smatrix_info(B, &ib, NULL));
+    const pgdds_dtype_t t = ia.dtype;
+    const int integer = t == PGDDS_INT32 || t == PGDDS_INT64;
+    const double alpha = integer ? -2 : 1.5;
+    const uint64_t m = ia.rows, k = ia.cols, n = ib.cols;
+    double *ad = dense_of(A), *bd = dense_of(B), *want = calloc(m * n, sizeof *want), scale = 0;
+    uint64_t want_nnz = 0;
+    if (rank == 0)
+        for (uint64_t i = 0; i < m; ++i)
+            for (uint64_t j = 0; j < n; ++j) {
+                int present = 0;
+                for (uint64_t q = 0; q < k; ++q) {
+                    present |= ad[i * k + q] != 0 && bd[q * n + j] != 0;
+                    want[i * n + j] += ad[i * k + q] * bd[q * n + j];
+                }
+                want[i * n + j] *= alpha;
+                want_nnz += (uint64_t)present;
+                scale = fmax(scale, fabs(want[i * n + j]));
+            }
+    T_OK(pgdds_broadcast(test_ctx, want, m * n * sizeof *want, 0));
+    T_OK(pgdds_broadcast(test_ctx, &want_nnz, sizeof want_nnz, 0));
+    T_OK(pgdds_broadcast(test_ctx, &scale, sizeof scale, 0));
+    const double tol = integer ? 0 : (t == PGDDS_FLOAT ? 1e-6 : 1e-12) * (scale + 1);
+    for (int x = 0; x < 3; ++x) {
+        pgdds_smatrix_t C = NULL;
+        T_OK(pgdds_smatrix_spgemm(alpha, A, B, &pc, spgemm_algs[x], &C));
+        if (!C) continue;
+        pgdds_dmatrix_info_t ic;
+        uint64_t nnz = 0;
+        T_OK(pgdds_smatrix_info(C, &ic, &nnz));
+        T_CHECK(ic.rows == m && ic.cols == n && ic.dtype == t);
+        T_CHECK_MSG(nnz == want_nnz, "%s, %s: C has %llu entries, expected %llu", name, spgemm_alg_names[x],
+                    (unsigned long long)nnz, (unsigned long long)want_nnz);
+        double *got = dense_of(C);
+        for (uint64_t e = 0, bad = 0; e < m * n && bad < 3; ++e)
+            if (fabs(got[e] - want[e]) > tol) {
+                ++bad;
+                T_CHECK_MSG(0, "%s, %s, type %d: C(%llu, %llu) is %.17g, expected %.17g", name, spgemm_alg_names[x], (int)t,
+                            (unsigned long long)(e / n), (unsigned long long)(e % n), got[e], want[e]);
+            }
+        free(got);
+        T_OK(pgdds_barrier(test_ctx));
+        T_OK(pgdds_smatrix_destroy(C));
+    }
+    free(ad), free(bd), free(want);
+}
+
+/* SpGEMM over layouts: square block-cyclic tiles; A, B and C on different grids (N x 1, 1 x N)
+ * with rectangular tiles, so that products for other ranks' tiles are queued; an empty A; A * A
+ * of a 27-point stencil and of an R-MAT graph (one matrix as both operands). Bad input leaves
+ * no matrix. */
+static void spgemm(void)
+{
+    const uint64_t G = PGDDS_DMATRIX_FIELD_GRID, T = PGDDS_DMATRIX_FIELD_TILE;
+    const int P = nranks;
+    for (int ti = 0; ti < 4; ++ti) {
+        pgdds_dtype_t t = m_types[ti];
+        uint64_t nnz = 0;
+        pgdds_dmatrix_params_t pa = lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 3, 3, 13, 11, t);
+        pgdds_dmatrix_params_t pb = lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 3, 3, 11, 8, t);
+        pgdds_smatrix_t A = build(&pa, 0, &nnz), B = build(&pb, 0, &nnz);
+        if (A && B) spgemm_check(A, B, lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 3, 3, 0, 0, t), "block-cyclic");
+        T_OK(pgdds_barrier(test_ctx));
+        if (A) T_OK(pgdds_smatrix_destroy(A));
+        if (B) T_OK(pgdds_smatrix_destroy(B));
+
+        pa = lay(PGDDS_DIST_CUSTOM, G | T, P, 1, 2, 4, 9, 10, t);
+        pb = lay(PGDDS_DIST_CUSTOM, G | T, 1, P, 4, 3, 10, 5, t);
+        A = build(&pa, 0, &nnz), B = build(&pb, 0, &nnz);
+        if (A && B) spgemm_check(A, B, lay(PGDDS_DIST_CUSTOM, G | T, 1, P, 2, 3, 9, 5, t), "N x 1 by 1 x N grids");
+        T_OK(pgdds_barrier(test_ctx));
+        if (A) T_OK(pgdds_smatrix_destroy(A));
+        if (B) T_OK(pgdds_smatrix_destroy(B));
+
+        pa = lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 3, 3, 6, 6, t);
+        A = build(&pa, 1, &nnz), B = build(&pa, 0, &nnz);
+        if (A && B) spgemm_check(A, B, pa, "empty A");
+        T_OK(pgdds_barrier(test_ctx));
+        if (A) T_OK(pgdds_smatrix_destroy(A));
+        if (B) T_OK(pgdds_smatrix_destroy(B));
+    }
+    pgdds_dmatrix_params_t ps = lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 7, 7, 0, 0, PGDDS_DOUBLE);
+    pgdds_smatrix_t S = NULL, R = NULL;
+    T_OK(pgdds_smatrix_stencil(test_ctx, &ps, 4, 3, 3, 27, &S));
+    if (S) spgemm_check(S, S, ps, "27-point stencil squared");
+    pgdds_dmatrix_params_t pr = lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 16, 16, 0, 0, PGDDS_INT64);
+    T_OK(pgdds_smatrix_rmat(test_ctx, &pr, 6, 4, 7, &R));
+    if (R) spgemm_check(R, R, pr, "R-MAT A * A");
+
+    /* Bad input: no matrix, on every rank. */
+    pgdds_dmatrix_params_t pf = ps, pw = ps, pt = ps;
+    pf.dtype = PGDDS_FLOAT;
+    pw.rows = 5;
+    pt.field_mask = T, pt.tile_rows = 5, pt.tile_cols = 5;
+    pgdds_smatrix_t C = NULL, Sf = NULL;
+    T_OK(pgdds_smatrix_stencil(test_ctx, &pf, 4, 3, 3, 7, &Sf));
+    if (S && R && Sf) {
+        T_STATUS(pgdds_smatrix_spgemm(1, S, Sf, &ps, PGDDS_GEMM_STATIONARY_C, &C), PGDDS_ERR_INVALID_ARG); /* types */
+        T_STATUS(pgdds_smatrix_spgemm(1, S, S, &pf, PGDDS_GEMM_STATIONARY_C, &C), PGDDS_ERR_INVALID_ARG); /* C's type */
+        T_STATUS(pgdds_smatrix_spgemm(1, S, R, &ps, PGDDS_GEMM_STATIONARY_A, &C), PGDDS_ERR_INVALID_ARG); /* shapes */
+        T_STATUS(pgdds_smatrix_spgemm(1, S, S, &pw, PGDDS_GEMM_STATIONARY_A, &C), PGDDS_ERR_INVALID_ARG); /* C's shape */
+        T_STATUS(pgdds_smatrix_spgemm(1, S, S, &pt, PGDDS_GEMM_STATIONARY_B, &C), PGDDS_ERR_INVALID_ARG); /* tiling */
+        T_STATUS(pgdds_smatrix_spgemm(1, S, S, &ps, PGDDS_GEMM_SUMMA, &C), PGDDS_ERR_INVALID_ARG);
+        T_STATUS(pgdds_smatrix_spgemm(1, S, S, &ps, (pgdds_gemm_algorithm_t)99, &C), PGDDS_ERR_INVALID_ARG);
+        T_STATUS(pgdds_smatrix_spgemm(INFINITY, S, S, &ps, PGDDS_GEMM_STATIONARY_C, &C), PGDDS_ERR_INVALID_ARG);
+        T_STATUS(pgdds_smatrix_spgemm(0.5, R, R, &pr, PGDDS_GEMM_STATIONARY_C, &C), PGDDS_ERR_INVALID_ARG); /* int64 */
+        T_STATUS(pgdds_smatrix_spgemm(1, NULL, S, &ps, PGDDS_GEMM_STATIONARY_C, &C), PGDDS_ERR_INVALID_ARG);
+        T_STATUS(pgdds_smatrix_spgemm(1, S, NULL, &ps, PGDDS_GEMM_STATIONARY_C, &C), PGDDS_ERR_INVALID_ARG);
+        T_STATUS(pgdds_smatrix_spgemm(1, S, S, NULL, PGDDS_GEMM_STATIONARY_C, &C), PGDDS_ERR_INVALID_ARG);
+        T_STATUS(pgdds_smatrix_spgemm(1, S, S, &ps, PGDDS_GEMM_STATIONARY_C, NULL), PGDDS_ERR_INVALID_ARG);
+        T_CHECK(C == NULL);
+    }
+    T_OK(pgdds_barrier(test_ctx));
+    if (S) T_OK(pgdds_smatrix_destroy(S));
+    if (R) T_OK(pgdds_smatrix_destroy(R));
+    if (Sf) T_OK(pgdds_smatrix_destroy(Sf));
+    T_STATUS(pgdds_smatrix_spgemm(1, S, S, &ps, PGDDS_GEMM_STATIONARY_C, &C), PGDDS_ERR_INVALID_ARG); /* destroyed */
+}
+
 /* The 7- and 27-point stencils on a 4 x 3 x 5 grid, entry by entry; R-MAT: every edge counted
  * once, the same matrix whatever the layout, and the skew of the Graph500 parameters. */
 static void generators(void)
@@ -492,5 +651,6 @@ int main(void)
     bad_input();
     matrix_market();
     generators();
+    spgemm();
     return t_finish(test_ctx, "matrix/sparse");
 }

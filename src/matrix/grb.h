@@ -1,0 +1,109 @@
+// The GraphBLAS face of the sparse matrices' element types (SuiteSparse:GraphBLAS): types,
+// plus-times semirings, CSR import and export, and starting the library once per process.
+#pragma once
+
+#include "dmatrix.h"
+
+extern "C" {
+#include <GraphBLAS.h>
+}
+
+#include <mutex>
+
+namespace pgdds::matrix {
+
+// The GraphBLAS face of each element type.
+template <class T> struct grb;
+template <> struct grb<float> {
+    static constexpr pgdds_dtype_t dtype = PGDDS_FLOAT;
+    static GrB_Type type() { return GrB_FP32; }
+    static GrB_Semiring semiring() { return GrB_PLUS_TIMES_SEMIRING_FP32; }
+    static GrB_BinaryOp plus() { return GrB_PLUS_FP32; }
+    static GrB_Info import_(GrB_Matrix *m, GrB_Index r, GrB_Index c, const GrB_Index *p, const GrB_Index *i,
+                            const float *x, GrB_Index pl, GrB_Index il, GrB_Index xl)
+    {
+        return GrB_Matrix_import_FP32(m, GrB_FP32, r, c, p, i, x, pl, il, xl, GrB_CSR_FORMAT);
+    }
+    static GrB_Info export_(GrB_Index *p, GrB_Index *i, float *x, GrB_Index *pl, GrB_Index *il, GrB_Index *xl, GrB_Matrix m)
+    {
+        return GrB_Matrix_export_FP32(p, i, x, pl, il, xl, GrB_CSR_FORMAT, m);
+    }
+};
+template <> struct grb<double> {
+    static constexpr pgdds_dtype_t dtype = PGDDS_DOUBLE;
+    static GrB_Type type() { return GrB_FP64; }
+    static GrB_Semiring semiring() { return GrB_PLUS_TIMES_SEMIRING_FP64; }
+    static GrB_BinaryOp plus() { return GrB_PLUS_FP64; }
+    static GrB_Info import_(GrB_Matrix *m, GrB_Index r, GrB_Index c, const GrB_Index *p, const GrB_Index *i,
+                            const double *x, GrB_Index pl, GrB_Index il, GrB_Index xl)
+    {
+        return GrB_Matrix_import_FP64(m, GrB_FP64, r, c, p, i, x, pl, il, xl, GrB_CSR_FORMAT);
+    }
+    static GrB_Info export_(GrB_Index *p, GrB_Index *i, double *x, GrB_Index *pl, GrB_Index *il, GrB_Index *xl, GrB_Matrix m)
+    {
+        return GrB_Matrix_export_FP64(p, i, x, pl, il, xl, GrB_CSR_FORMAT, m);
+    }
+};
+template <> struct grb<int32_t> {
+    static constexpr pgdds_dtype_t dtype = PGDDS_INT32;
+    static GrB_Type type() { return GrB_INT32; }
+    static GrB_Semiring semiring() { return GrB_PLUS_TIMES_SEMIRING_INT32; }
+    static GrB_BinaryOp plus() { return GrB_PLUS_INT32; }
+    static GrB_Info import_(GrB_Matrix *m, GrB_Index r, GrB_Index c, const GrB_Index *p, const GrB_Index *i,
+                            const int32_t *x, GrB_Index pl, GrB_Index il, GrB_Index xl)
+    {
+        return GrB_Matrix_import_INT32(m, GrB_INT32, r, c, p, i, x, pl, il, xl, GrB_CSR_FORMAT);
+    }
+    static GrB_Info export_(GrB_Index *p, GrB_Index *i, int32_t *x, GrB_Index *pl, GrB_Index *il, GrB_Index *xl,
+                            GrB_Matrix m)
+    {
+        return GrB_Matrix_export_INT32(p, i, x, pl, il, xl, GrB_CSR_FORMAT, m);
+    }
+};
+template <> struct grb<int64_t> {
+    static constexpr pgdds_dtype_t dtype = PGDDS_INT64;
+    static GrB_Type type() { return GrB_INT64; }
+    static GrB_Semiring semiring() { return GrB_PLUS_TIMES_SEMIRING_INT64; }
+    static GrB_BinaryOp plus() { return GrB_PLUS_INT64; }
+    static GrB_Info import_(GrB_Matrix *m, GrB_Index r, GrB_Index c, const GrB_Index *p, const GrB_Index *i,
+                            const int64_t *x, GrB_Index pl, GrB_Index il, GrB_Index xl)
+    {
+        return GrB_Matrix_import_INT64(m, GrB_INT64, r, c, p, i, x, pl, il, xl, GrB_CSR_FORMAT);
+    }
+    static GrB_Info export_(GrB_Index *p, GrB_Index *i, int64_t *x, GrB_Index *pl, GrB_Index *il, GrB_Index *xl,
+                            GrB_Matrix m)
+    {
+        return GrB_Matrix_export_INT64(p, i, x, pl, il, xl, GrB_CSR_FORMAT, m);
+    }
+};
+
+inline status grb_failed(const char *who, const char *what, GrB_Info info)
+{
+    return fail(info == GrB_OUT_OF_MEMORY ? PGDDS_ERR_NO_MEMORY : PGDDS_ERR_INVALID_ARG, "%s: GraphBLAS %s failed (GrB_Info %d)",
+                who, what, int(info));
+}
+
+// GraphBLAS starts once per process; a program that started it itself is fine.
+inline status grb_start(const char *who)
+{
+    static std::once_flag once;
+    static GrB_Info info = GrB_SUCCESS;
+    std::call_once(once, [] {
+        info = GrB_init(GrB_NONBLOCKING);
+        if (info == GrB_INVALID_VALUE) info = GrB_SUCCESS;  // already started
+    });
+    return info == GrB_SUCCESS ? PGDDS_OK : grb_failed(who, "GrB_init", info);
+}
+
+// f(T()) for the element type t: the one switch from a runtime type to a GraphBLAS one.
+template <class F> auto typed(pgdds_dtype_t t, F f)
+{
+    switch (t) {
+    case PGDDS_FLOAT: return f(float());
+    case PGDDS_DOUBLE: return f(double());
+    case PGDDS_INT32: return f(int32_t());
+    default: return f(int64_t());
+    }
+}
+
+}  // namespace pgdds::matrix

@@ -1,0 +1,286 @@
+// C = alpha A B with A, B and C sparse (SpGEMM), one-sided as in the BCL thesis (§7.3, §7.5).
+// Stationary C, A or B decides which rank computes each tile product A(i, k) B(k, j) (GrB_mxm).
+// A rank sums the products it computes for one C tile in a private GraphBLAS matrix (GrB_mxm
+// with a plus accumulator: the greedy sparse accumulator of thesis Table 7.3). A sum for a tile
+// another rank holds goes to that owner as in the thesis: the producer lays it out as a CSR tile
+// in its own segment and queues a pointer to it on the owner (a fetch-add claims a queue entry, a
+// put fills it); after a barrier the owner reads each tile queued for it (one get) and adds it
+// into its own sum (GrB_eWiseAdd). Sparse tiles are only ever written by their owner, so owners,
+// not producers, accumulate. The owners' sums become the new matrix (smatrix::from_tiles).
+// Stationary C queues nothing: every product it computes is for the computing rank's own tile.
+#include "grb.h"
+#include "gemm.h"
+#include "kernels.h"
+#include "smatrix.h"
+
+#include <map>
+
+namespace pgdds::matrix {
+namespace {
+
+// A queue entry: C tile (ti * tgrid_cols + tj), where its CSR tile is, and its entry count.
+struct queued {
+    uint64_t tile;
+    pgdds_gptr_t where;
+    uint64_t nnz;
+};
+
+template <class T> GrB_Info import_tile(GrB_Matrix *m, uint64_t rows, uint64_t cols, const csr_tile &t)
+{
+    return grb<T>::import_(m, rows, cols, t.offsets.data(), t.indices.data(), reinterpret_cast<const T *>(t.values.data()),
+                           rows + 1, t.nnz(), t.nnz());
+}
+
+// The sums of tile products by C tile, each a GraphBLAS matrix of the tile's shape.
+class tile_sums {
+  public:
+    tile_sums(const char *who, const layout &lc) : who_(who), lc_(lc) {}
+    ~tile_sums()
+    {
+        for (auto &s : sums_) GrB_Matrix_free(&s.second);
+    }
+    tile_sums(const tile_sums &) = delete;
+    tile_sums &operator=(const tile_sums &) = delete;
+
+    // sum(i, j) += A (i's rows x kk) B (kk x j's columns).
+    status add_product(uint64_t i, uint64_t j, uint64_t kk, const csr_tile &a, const csr_tile &b)
+    {
+        return typed(lc_.dtype, [&](auto x) {
+            using T = decltype(x);
+            const uint64_t rows = lc_.tile_rows_of(i), cols = lc_.tile_cols_of(j);
+            GrB_Matrix A = nullptr, B = nullptr, &S = sum(i, j);
+            GrB_Info info = import_tile<T>(&A, rows, kk, a);
+            if (info == GrB_SUCCESS) info = import_tile<T>(&B, kk, cols, b);
+            if (info == GrB_SUCCESS && !S) info = GrB_Matrix_new(&S, grb<T>::type(), rows, cols);
+            if (info == GrB_SUCCESS) info = GrB_mxm(S, nullptr, grb<T>::plus(), grb<T>::semiring(), A, B, nullptr);
+            GrB_Matrix_free(&A);
+            GrB_Matrix_free(&B);
+            return info == GrB_SUCCESS ? PGDDS_OK : grb_failed(who_, "GrB_mxm", info);
+        });
+    }
+    // sum(i, j) += p.
+    status add_tile(uint64_t i, uint64_t j, const csr_tile &p)
+    {
+        return typed(lc_.dtype, [&](auto x) {
+            using T = decltype(x);
+            GrB_Matrix P = nullptr, &S = sum(i, j);
+            GrB_Info info = import_tile<T>(&P, lc_.tile_rows_of(i), lc_.tile_cols_of(j), p);
+            if (info == GrB_SUCCESS) {
+                if (!S) std::swap(S, P);
+                else info = GrB_Matrix_eWiseAdd_BinaryOp(S, nullptr, nullptr, grb<T>::plus(), S, P, nullptr);
+            }
+            GrB_Matrix_free(&P);
+            return info == GrB_SUCCESS ? PGDDS_OK : grb_failed(who_, "GrB_eWiseAdd", info);
+        });
+    }
+    // The sum of tile (i, j) as a CSR tile (no entries where nothing was added), its values
+    // times alpha; the sum is dropped.
+    status take(uint64_t i, uint64_t j, double alpha, csr_tile &out)
+    {
+        out = csr_tile();
+        auto it = sums_.find(i * lc_.tgrid_cols + j);
+        if (it == sums_.end()) return PGDDS_OK;
+        status st = typed(lc_.dtype, [&](auto x) {
+            using T = decltype(x);
+            GrB_Index pl = 0, il = 0, xl = 0;
+            GrB_Info info = GrB_Matrix_exportSize(&pl, &il, &xl, GrB_CSR_FORMAT, it->second);
+            if (info == GrB_SUCCESS) {
+                out.offsets.resize(pl);
+                out.indices.resize(il + 1);  // never empty: no NULL array
+                out.values.resize((xl + 1) * sizeof(T));
+                info = grb<T>::export_(out.offsets.data(), out.indices.data(), reinterpret_cast<T *>(out.values.data()),
+                                       &pl, &il, &xl, it->second);
+            }
+            if (info != GrB_SUCCESS) return grb_failed(who_, "export", info);
+            out.indices.resize(il);
+            out.values.resize(xl * sizeof(T));
+            return PGDDS_OK;
+        });
+        GrB_Matrix_free(&it->second);
+        sums_.erase(it);
+        if (st == PGDDS_OK && alpha != 1 && out.nnz()) kernels::scale(lc_.dtype, 1, out.nnz(), alpha, out.values.data(), out.nnz());
+        return st;
+    }
+    // The C tiles (ti * tgrid_cols + tj) that have a sum.
+    std::vector<uint64_t> tiles() const
+    {
+        std::vector<uint64_t> out;
+        for (const auto &s : sums_) out.push_back(s.first);
+        return out;
+    }
+
+  private:
+    GrB_Matrix &sum(uint64_t i, uint64_t j) { return sums_[i * lc_.tgrid_cols + j]; }
+
+    const char *who_;
+    const layout &lc_;
+    std::map<uint64_t, GrB_Matrix> sums_;
+};
+
+// The local products of the algorithm: each rank visits the tiles it holds of the stationary
+// matrix, and the steps of each start at a different tile (i + j or the like) so that the ranks
+// do not all read the same tiles at once. Products with an empty operand are skipped unread.
+status products(const char *who, const smatrix &a, const smatrix &b, const layout &lc, int algorithm, tile_sums &sums)
+{
+    const layout &la = a.lay(), &lb = b.lay();
+    const uint64_t mt = la.tgrid_rows, kt = la.tgrid_cols, nt = lb.tgrid_cols;
+    const int me = a.rank();
+    csr_tile at, bt;
+    status st = PGDDS_OK;
+    // One product into sum(i, j); the stationary operand is already in at or bt.
+    auto step = [&](uint64_t i, uint64_t k, uint64_t j, bool fetch_a, bool fetch_b) {
+        if (a.tile(i, k).nnz == 0 || b.tile(k, j).nnz == 0) return PGDDS_OK;
+        status s = fetch_a ? a.fetch_tile(who, i, k, at) : PGDDS_OK;
+        if (s == PGDDS_OK && fetch_b) s = b.fetch_tile(who, k, j, bt);
+        return s == PGDDS_OK ? sums.add_product(i, j, la.tile_cols_of(k), at, bt) : s;
+    };
+    for (uint64_t x = 0; x < (algorithm == PGDDS_GEMM_STATIONARY_B ? kt : mt) && st == PGDDS_OK; ++x)
+        for (uint64_t y = 0; y < (algorithm == PGDDS_GEMM_STATIONARY_A ? kt : nt) && st == PGDDS_OK; ++y) {
+            switch (algorithm) {
+            case PGDDS_GEMM_STATIONARY_C:  // (x, y) = C(i, j), for every k
+                if (lc.owner(x, y) != me) continue;
+                for (uint64_t s = 0; s < kt && st == PGDDS_OK; ++s) st = step(x, (x + y + s) % kt, y, true, true);
+                break;
+            case PGDDS_GEMM_STATIONARY_A:  // (x, y) = A(i, k), for every j
+                if (la.owner(x, y) != me || a.tile(x, y).nnz == 0) continue;
+                st = a.fetch_tile(who, x, y, at);
+                for (uint64_t s = 0; s < nt && st == PGDDS_OK; ++s) st = step(x, y, (x + y + s) % nt, false, true);
+                break;
+            default:  // stationary B: (x, y) = B(k, j), for every i
+                if (lb.owner(x, y) != me || b.tile(x, y).nnz == 0) continue;
+                st = b.fetch_tile(who, x, y, bt);
+                for (uint64_t s = 0; s < mt && st == PGDDS_OK; ++s) st = step((x + y + s) % mt, x, y, true, false);
+                break;
+            }
+        }
+    return st;
+}
+
+// The bytes of a queued CSR tile of `rows` rows: offsets, indices, values, one after another.
+uint64_t queued_bytes(uint64_t rows, uint64_t nnz, size_t esize) { return (rows + 1) * 8 + nnz * (8 + esize); }
+
+// Sends every sum this rank holds for another rank's tile to that owner and adds what others sent
+// into this rank's sums; collective. `st` is this rank's status so far: a rank that failed still
+// takes part, sending nothing.
+status exchange(const char *who, const smatrix &a, const layout &lc, tile_sums &sums, status st)
+{
+    pgdds_context_t ctx = a.ctx;
+    const int n = a.rt->nranks(), me = a.rank();
+    const size_t es = lc.esize;
+    // The sums for other ranks' tiles, laid out in this rank's segment.
+    std::vector<std::pair<int, queued>> out;
+    std::vector<uint64_t> count(size_t(n), 0);
+    for (uint64_t t : sums.tiles()) {
+        const uint64_t i = t / lc.tgrid_cols, j = t % lc.tgrid_cols;
+        if (st != PGDDS_OK || lc.owner(i, j) == me) continue;
+        csr_tile p;
+        st = sums.take(i, j, 1, p);
+        if (st != PGDDS_OK || p.nnz() == 0) continue;
+        const uint64_t rows = lc.tile_rows_of(i);
+        queued q{t, PGDDS_GPTR_NULL, p.nnz()};
+        st = pgdds_alloc(ctx, queued_bytes(rows, q.nnz, es), 64, &q.where);
+        if (st != PGDDS_OK) {
+            st = fail_prefix(st, who);
+            break;
+        }
+        char *at = static_cast<char *>(pgdds_gptr_to_local(ctx, q.where));
+        memcpy(at, p.offsets.data(), (rows + 1) * 8);
+        memcpy(at + (rows + 1) * 8, p.indices.data(), q.nnz * 8);
+        memcpy(at + (rows + 1 + q.nnz) * 8, p.values.data(), q.nnz * es);
+        out.push_back({lc.owner(i, j), q});
+        ++count[size_t(lc.owner(i, j))];
+    }
+    // Every rank's queue holds as many entries as the most any rank receives.
+    std::vector<uint64_t> incoming(size_t(n), 0);
+    status cs = pgdds_allreduce(ctx, count.data(), incoming.data(), size_t(n), PGDDS_UINT64, PGDDS_OP_SUM);
+    uint64_t cap = 0;
+    for (uint64_t c : incoming) cap = std::max(cap, c);
+    pgdds_gptr_t queue = PGDDS_GPTR_NULL;  // a counter word, then cap entries
+    if (cs == PGDDS_OK) cs = pgdds_alloc_all(ctx, 64 + cap * sizeof(queued), 64, PGDDS_ALLOC_ZERO, &queue);
+    if (cs != PGDDS_OK) {
+        for (auto &o : out) pgdds_free(ctx, o.second.where);
+        return fail_prefix(cs, who);
+    }
+    for (auto &o : out) {
+        if (st != PGDDS_OK) break;
+        pgdds_gptr_t theirs = PGDDS_GPTR_NULL, entry = PGDDS_GPTR_NULL;
+        uint64_t x = 0;
+        st = pgdds_gptr_at(ctx, queue, o.first, &theirs);
+        if (st == PGDDS_OK) st = pgdds_atomic_u64(ctx, theirs, PGDDS_AOP_ADD, 1, &x);
+        entry = pgdds_gptr_add(theirs, int64_t(64 + x * sizeof(queued)));
+        if (st == PGDDS_OK) st = pgdds_put(ctx, entry, &o.second, sizeof(queued));
+        if (st != PGDDS_OK) st = fail_prefix(st, who);
+    }
+    status fl = pgdds_flush(ctx);
+    if (st == PGDDS_OK && fl != PGDDS_OK) st = fail_prefix(fl, who);
+    // Every entry is in its queue; the owners read and add what was queued for them.
+    status bar = pgdds_barrier(ctx);
+    if (st == PGDDS_OK && bar != PGDDS_OK) st = fail_prefix(bar, who);
+    // The counter is read as it was written, atomically (the job's atomicity domain).
+    const char *mine = static_cast<const char *>(pgdds_gptr_to_local(ctx, queue));
+    uint64_t queued_here = 0;
+    status rd = pgdds_atomic_u64(ctx, queue, PGDDS_AOP_ADD, 0, &queued_here);
+    if (st == PGDDS_OK && rd != PGDDS_OK) st = fail_prefix(rd, who);
+    std::vector<char> buf;
+    for (uint64_t e = 0; e < queued_here && st == PGDDS_OK; ++e) {
+        queued q;
+        memcpy(&q, mine + 64 + e * sizeof(queued), sizeof q);
+        const uint64_t i = q.tile / lc.tgrid_cols, j = q.tile % lc.tgrid_cols, rows = lc.tile_rows_of(i);
+        buf.resize(queued_bytes(rows, q.nnz, es));
+        st = pgdds_get(ctx, buf.data(), q.where, buf.size());
+        if (st != PGDDS_OK) {
+            st = fail_prefix(st, who);
+            break;
+        }
+        csr_tile p;
+        const uint64_t *w = reinterpret_cast<const uint64_t *>(buf.data());
+        p.offsets.assign(w, w + rows + 1);
+        p.indices.assign(w + rows + 1, w + rows + 1 + q.nnz);
+        p.values.assign(buf.data() + (rows + 1 + q.nnz) * 8, buf.data() + buf.size());
+        st = sums.add_tile(i, j, p);
+    }
+    // Every owner has read its queue before the queued tiles and the queue go.
+    bar = pgdds_barrier(ctx);
+    if (st == PGDDS_OK && bar != PGDDS_OK) st = fail_prefix(bar, who);
+    for (auto &o : out) pgdds_free(ctx, o.second.where);
+    status fr = pgdds_free_all(ctx, queue);
+    return st != PGDDS_OK ? st : (fr == PGDDS_OK ? fr : fail_prefix(fr, who));
+}
+
+}  // namespace
+
+status spgemm(const char *who, double alpha, const smatrix &a, const smatrix &b, const pgdds_dmatrix_params_t &params,
+              int algorithm, smatrix *&out)
+{
+    runtime *rt = a.rt;
+    const layout &la = a.lay(), &lb = b.lay();
+    // C's shape is A's rows by B's columns; params may leave it 0.
+    pgdds_dmatrix_params_t pc = params;
+    if (pc.rows == 0) pc.rows = la.rows;
+    if (pc.cols == 0) pc.cols = lb.cols;
+    layout lc;
+    status st = layout::agreed(rt, who, pc, lc);
+    if (st != PGDDS_OK) return st;
+    // Every rank holds the same layouts, so these checks answer alike everywhere.
+    if (algorithm != PGDDS_GEMM_STATIONARY_C && algorithm != PGDDS_GEMM_STATIONARY_A && algorithm != PGDDS_GEMM_STATIONARY_B)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: algorithm %d is not one SpGEMM offers (PGDDS_GEMM_STATIONARY_C, _A or _B)",
+                    who, algorithm);
+    st = check_conform(who, la, lb, lc);
+    if (st == PGDDS_OK) st = check_scalars(who, lc.dtype, alpha, 0);
+    if (st != PGDDS_OK) return st;
+    st = containers::agree(rt, who, grb_start(who));
+    if (st != PGDDS_OK) return st;
+
+    tile_sums sums(who, lc);
+    st = products(who, a, b, lc, algorithm, sums);
+    st = exchange(who, a, lc, sums, st);
+    // This rank's tiles, whole.
+    std::vector<csr_tile> tiles(lc.slots_per_rank);
+    for (uint64_t i = 0; i < lc.tgrid_rows && st == PGDDS_OK; ++i)
+        for (uint64_t j = 0; j < lc.tgrid_cols && st == PGDDS_OK; ++j)
+            if (lc.owner(i, j) == a.rank()) st = sums.take(i, j, alpha, tiles[lc.slot(i, j)]);
+    st = containers::agree(rt, who, st);
+    return st == PGDDS_OK ? smatrix::from_tiles(rt, who, lc, tiles, out) : st;
+}
+
+}  // namespace pgdds::matrix
