@@ -1287,7 +1287,9 @@ PGDDS_API pgdds_status_t pgdds_hashmap_capacity(pgdds_hashmap_t map, uint64_t *c
  * @param rank     gets the owner
  * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
 PGDDS_API pgdds_status_t pgdds_hashmap_owner(pgdds_hashmap_t map, const void *key, int *rank);
-/** How this rank's operations reach a rank's part of the map.
+/** How this rank's operations that change the part or take an atomic on it (insert, erase,
+ * insert_many, a fully atomic find) reach a rank's part of the map: the map's protocol. A
+ * CP_FIND find may differ (pgdds_hashmap_op_protocol).
  * @param map      the hash map
  * @param rank     the rank whose part is meant
  * @param protocol gets PGDDS_PROTOCOL_DIRECT (load/store), PGDDS_PROTOCOL_RDMA or

@@ -31,7 +31,8 @@ void measure_protocol_costs(runtime *rt, const char *who);
 
 // The protocol a container of `kind` created with `requested` (PGDDS_PROTOCOL_AUTO, _RDMA or
 // _RPC; AUTO takes PGDDS_CONTAINER_PROTOCOL) uses towards the ranks it does not reach by
-// load/store. INVALID_ARG for any other value. The caller agrees on it with the other ranks.
+// load/store, for every operation that changes a part or takes an atomic on it (one atomicity
+// domain per part; read-only operations: one_sided_groups). INVALID_ARG for any other value. The caller agrees on it with the other ranks.
 status choose_protocol(runtime *rt, const char *who, priced_kind kind, int requested, int &out);
 
 // Read-only operations (a CP_FIND find, a Bloom contains: reads, no atomic, so they may meet the
