@@ -367,18 +367,23 @@ int print_protocols()
                pgdds_nranks(ctx), mode);
         if (ranks) printf("  measured by %d ranks: A %.2f us, R %.2f us, W %.2f us, RPC %.2f us\n", ranks, a, r, w, rpc);
         else printf("  nothing measured: no rank reaches another only through the network (or not auto)\n");
-        printf("  %-15s %-17s %-13s %10s %10s  %s\n", "container", "operation", "RDMA formula", "RDMA us", "RPC us",
-               "cheaper");
+        printf("  %-15s %-18s %-20s %10s %10s  %-7s %-9s %s\n", "container", "operation", "RDMA formula", "RDMA us",
+               "RPC us", "cheaper", "role", "takes");
         std::istringstream lines(text);
         for (std::string line; std::getline(lines, line);) {
-            char c[32], op[32], formula[32], choice[16], basis[16];
+            char c[32], op[32], formula[32], choice[16], basis[16], role[16], takes[16];
             double x = 0, y = 0;
-            if (sscanf(line.c_str(), "op %31s %31s %31s %lf %lf %15s", c, op, formula, &x, &y, choice) == 6)
-                printf("  %-15s %-17s %-13s %10.2f %10.2f  %s\n", c, op, formula, x, y, choice);
+            if (sscanf(line.c_str(), "op %31s %31s %31s %lf %lf %15s %15s %15s", c, op, formula, &x, &y, choice, role,
+                       takes) == 8)
+                printf("  %-15s %-18s %-20s %10.2f %10.2f  %-7s %-9s %s\n", c, op, formula, x, y, choice, role, takes);
             else if (sscanf(line.c_str(), "container %31s %15s %lf %lf %15s", c, choice, &x, &y, basis) == 5)
-                printf("  %-15s takes %-4s (its fully atomic operations: RDMA %.2f us, RPC %.2f us; %s)\n", c, choice,
-                       x, y, strcmp(basis, "priced") == 0 ? "priced" : "by the transport's capabilities");
+                printf("  %-15s takes %-4s for what changes a part or takes an atomic (its fully atomic operations: "
+                       "RDMA %.2f us, RPC %.2f us; %s)\n", c, choice, x, y,
+                       strcmp(basis, "priced") == 0 ? "priced" : "by the transport's capabilities");
         }
+        printf("  role: decides (priced into its container's sum), follows (changes the part or takes an atomic: "
+               "the container's protocol),\n        reads (read-only: chosen on its own under RPC), one-sided "
+               "(read-only, no call form)\n");
     }
     check(pgdds_finalize(ctx), "pgdds_finalize");
     return 0;

@@ -9,7 +9,8 @@
  * Every timed operation is one call that reaches a part this rank does not own: hash map keys
  * of another owner, pushes and pops on a queue hosted by rank 0 (rank 0 does not time), Bloom
  * filter and key-table keys of random owners (n-1 of n remote). The time is the mean over the
- * timing ranks of each rank's time per operation. With --json, one object per line:
+ * timing ranks of each rank's time per operation; for the batched calls (hash map find_many,
+ * Bloom contains_many) per call of one group of keys (32, 16), the unit their formulas price. With --json, one object per line:
  * {"bench":"protocols","transport":..,"mode":..,"ranks":..,"container":..,"operation":..,"us":..}
  * and the report's lines as {"report": "..."}. */
 #include <pgdds/pgdds.h>
@@ -93,6 +94,22 @@ static void bench_hashmap(void)
         check(pgdds_barrier(ctx), "barrier");
         report("hashmap", steps[s].name, 1, t, ops);
     }
+    /* Batches of one group (32 keys, the formula's unit): the time per call. */
+    const uint64_t group = 32, calls = (ops + group - 1) / group;
+    uint64_t *values = malloc(group * sizeof *values);
+    unsigned char found[32];
+    check(pgdds_barrier(ctx), "barrier");
+    double t0 = now();
+    const uint64_t n = ops < group ? ops : group;
+    for (uint64_t c = 0; c < calls; ++c) {
+        const uint64_t first = c * group % ops;
+        check(pgdds_hashmap_find_many(map, n, keys + (first + n <= ops ? first : 0), values, found, PGDDS_CP_FIND),
+              "find_many/CP_FIND");
+    }
+    double t = now() - t0;
+    check(pgdds_barrier(ctx), "barrier");
+    report("hashmap", "find_many/CP_FIND", 1, t, calls);
+    free(values);
     free(keys);
     check(pgdds_hashmap_destroy(map), "pgdds_hashmap_destroy");
 }
@@ -118,6 +135,15 @@ static void bench_queue(int kind, const char *name)
         check(pgdds_barrier(ctx), "barrier");
         report(name, phase == 0 ? "push" : "pop", timing, t, ops);
     }
+    check(pgdds_barrier(ctx), "barrier");
+    double t0 = now();
+    for (uint64_t i = 0; timing && i < ops; ++i) {
+        uint64_t size = 0;
+        check(pgdds_queue_size(q, &size), "size");
+    }
+    double t = now() - t0;
+    check(pgdds_barrier(ctx), "barrier");
+    report(name, "size", timing, t, ops);
     check(pgdds_queue_destroy(q), "pgdds_queue_destroy");
 }
 
@@ -138,6 +164,19 @@ static void bench_bloom(void)
         check(pgdds_barrier(ctx), "barrier");
         report("bloom", phase == 0 ? "insert" : "contains", 1, t, ops);
     }
+    /* Batches of one group (16 keys): the time per call. */
+    const uint64_t group = 16, calls = (ops + group - 1) / group;
+    uint64_t keys[16];
+    unsigned char flags[16];
+    check(pgdds_barrier(ctx), "barrier");
+    double t0 = now();
+    for (uint64_t c = 0; c < calls; ++c) {
+        for (uint64_t j = 0; j < group; ++j) keys[j] = mix(((uint64_t)me << 40) + (c * group + j) % ops);
+        check(pgdds_bloom_contains_many(b, group, keys, sizeof keys[0], flags), "bloom contains_many");
+    }
+    double t = now() - t0;
+    check(pgdds_barrier(ctx), "barrier");
+    report("bloom", "contains_many", 1, t, calls);
     check(pgdds_bloom_destroy(b), "pgdds_bloom_destroy");
 }
 
@@ -153,20 +192,23 @@ static void bench_keytable(void)
         uint64_t key = mix(((uint64_t)me << 40) + i), v[2] = {0, 0};
         check(pgdds_keytable_insert(t, &key, sizeof key, v, sizeof v), "keytable insert");
     }
-    for (int phase = 0; phase < 3; ++phase) {
+    static const char *const names[] = {"put", "get", "atomic_u64", "remove"};
+    for (int phase = 0; phase < 4; ++phase) {
         check(pgdds_barrier(ctx), "barrier");
         double t0 = now();
         for (uint64_t i = 0; i < ops; ++i) {
             /* the keys of the next rank: (n-1)/n of them live elsewhere */
             uint64_t key = mix(((uint64_t)((me + 1) % nranks) << 40) + i), v[2] = {i, i}, old = 0;
+            size_t len = sizeof v;
             check(phase == 0   ? pgdds_keytable_put(t, &key, sizeof key, v, sizeof v)
-                  : phase == 1 ? pgdds_keytable_atomic_u64(t, &key, sizeof key, 0, PGDDS_AOP_ADD, 1, &old)
+                  : phase == 1 ? pgdds_keytable_get(t, &key, sizeof key, v, &len)
+                  : phase == 2 ? pgdds_keytable_atomic_u64(t, &key, sizeof key, 0, PGDDS_AOP_ADD, 1, &old)
                                : pgdds_keytable_remove(t, &key, sizeof key),
                   "keytable operation");
         }
         double t = now() - t0;
         check(pgdds_barrier(ctx), "barrier");
-        report("keytable", phase == 0 ? "put" : phase == 1 ? "atomic_u64" : "remove", 1, t, ops);
+        report("keytable", names[phase], 1, t, ops);
     }
     check(pgdds_keytable_destroy(t), "pgdds_keytable_destroy");
 }

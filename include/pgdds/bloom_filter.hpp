@@ -51,6 +51,14 @@ template <class T> class bloom_filter {
         with_bytes(key, [&](const void *p, size_t n) { check(pgdds_bloom_contains(h_, p, n, &maybe)); });
         return maybe != 0;
     }
+    // How this rank's op (PGDDS_CONTAINER_OP_INSERT or _CONTAINS) reaches rank's part:
+    // PGDDS_PROTOCOL_DIRECT, _RDMA or _RPC.
+    int protocol(int rank, int op) const
+    {
+        int r;
+        check(pgdds_bloom_protocol(h_, rank, op, &r));
+        return r;
+    }
     // Batches of trivially copyable keys; flags may be null for insert_many.
     void insert_many(const T *keys, size_t count, unsigned char *was_present = nullptr) const
     {

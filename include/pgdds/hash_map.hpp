@@ -166,6 +166,14 @@ template <class K, class V> class hash_map {
         check(pgdds_hashmap_capacity(h_, &c));
         return c;
     }
+    // How this rank's operation op (PGDDS_CONTAINER_OP_INSERT, _FIND, _ERASE, _INSERT_MANY,
+    // _FIND_MANY) under promises p reaches rank's part: PGDDS_PROTOCOL_DIRECT, _RDMA or _RPC.
+    int protocol(int rank, int op, promise_set p = promise_set()) const
+    {
+        int r;
+        check(pgdds_hashmap_op_protocol(h_, rank, op, p.bits(), &r));
+        return r;
+    }
     // Collective.
     uint64_t size() const
     {

@@ -1200,6 +1200,25 @@ typedef uint64_t (*pgdds_hash_fn_t)(const void *key, size_t key_size, void *arg)
  * naming the owner (the operation may still run later). AUTO: PGDDS_CONTAINER_PROTOCOL.
  * DIRECT is only reported (pgdds_hashmap_protocol): load/store memory, no protocol choice. */
 enum { PGDDS_PROTOCOL_AUTO = 0, PGDDS_PROTOCOL_RDMA = 1, PGDDS_PROTOCOL_RPC = 2, PGDDS_PROTOCOL_DIRECT = 3 };
+/* Per operation (issue 31; docs/containers.md "RDMA or RPC"): every operation that changes a
+ * part or takes an atomic on it (insert, erase, a fully atomic find, which holds a reader bit,
+ * push, pop, queue size, which loads atomically, Bloom insert, key-table put, atomic_u64 and
+ * remove) takes the container's protocol, so that all atomics on a part stay in one atomicity
+ * domain (CPU atomics under RPC, the transport's under RDMA: the two are not atomic with each
+ * other). Auto prices those together: RPC when one call each costs less than their fully atomic
+ * one-sided protocols summed. An operation that only reads (a CP_FIND find or find_many, a
+ * Bloom contains, a key-table get) takes no atomic, and an owner's CPU writes are visible to a
+ * one-sided read as to any other: inside a container served by RPC auto prices each such
+ * operation on its own and reads one-sidedly where that costs less than a call (a batch: where
+ * its groups of reads in flight together cost less than one call per owner). The operations
+ * named by the *_op_protocol functions: */
+enum {
+    PGDDS_CONTAINER_OP_INSERT = 1, PGDDS_CONTAINER_OP_FIND = 2, PGDDS_CONTAINER_OP_ERASE = 3,
+    PGDDS_CONTAINER_OP_INSERT_MANY = 4, PGDDS_CONTAINER_OP_FIND_MANY = 5, PGDDS_CONTAINER_OP_PUSH = 6,
+    PGDDS_CONTAINER_OP_POP = 7, PGDDS_CONTAINER_OP_SIZE = 8, PGDDS_CONTAINER_OP_CONTAINS = 9,
+    PGDDS_CONTAINER_OP_GET = 10, PGDDS_CONTAINER_OP_PUT = 11, PGDDS_CONTAINER_OP_ATOMIC_U64 = 12,
+    PGDDS_CONTAINER_OP_REMOVE = 13
+};
 enum { PGDDS_HASHMAP_OPTION_HASH = 1u << 0, PGDDS_HASHMAP_OPTION_MAX_PROBES = 1u << 1,
        PGDDS_HASHMAP_OPTION_PROTOCOL = 1u << 2 };
 typedef struct pgdds_hashmap_options {
@@ -1272,7 +1291,9 @@ PGDDS_API pgdds_status_t pgdds_hashmap_capacity(pgdds_hashmap_t map, uint64_t *c
  * @param rank     gets the owner
  * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
 PGDDS_API pgdds_status_t pgdds_hashmap_owner(pgdds_hashmap_t map, const void *key, int *rank);
-/** How this rank's operations reach a rank's part of the map.
+/** How this rank's operations that change the part or take an atomic on it (insert, erase,
+ * insert_many, a fully atomic find) reach a rank's part of the map: the map's protocol. A
+ * CP_FIND find may differ (pgdds_hashmap_op_protocol).
  * @param map      the hash map
  * @param rank     the rank whose part is meant
  * @param protocol gets PGDDS_PROTOCOL_DIRECT (load/store), PGDDS_PROTOCOL_RDMA or
@@ -1280,6 +1301,21 @@ PGDDS_API pgdds_status_t pgdds_hashmap_owner(pgdds_hashmap_t map, const void *ke
  * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
  *         for a NULL handle or output, PGDDS_ERR_OUT_OF_BOUNDS for a rank out of range */
 PGDDS_API pgdds_status_t pgdds_hashmap_protocol(pgdds_hashmap_t map, int rank, int *protocol);
+/** How this rank's operation op under promise concurrent reaches a rank's part of the map: the
+ * map's protocol (pgdds_hashmap_protocol) for insert, erase, insert_many and a fully atomic find;
+ * a CP_FIND find or find_many may read one-sidedly (PGDDS_PROTOCOL_RDMA) inside a map served by
+ * RPC where auto priced that below a call (find_many: for a batch of up to 32 keys; a larger
+ * batch reads one-sidedly while its groups of 32 keys, each one R, cost less than one call).
+ * @param map      the hash map
+ * @param rank     the rank whose part is meant
+ * @param op       PGDDS_CONTAINER_OP_INSERT, _FIND, _ERASE, _INSERT_MANY or _FIND_MANY
+ * @param concurrent the promise the operation would be called with (PGDDS_CP_* bits; 0: any)
+ * @param protocol gets PGDDS_PROTOCOL_DIRECT, PGDDS_PROTOCOL_RDMA or PGDDS_PROTOCOL_RPC
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         for a NULL handle or output, another operation or a bad promise, PGDDS_ERR_OUT_OF_BOUNDS
+ *         for a rank out of range */
+PGDDS_API pgdds_status_t pgdds_hashmap_op_protocol(pgdds_hashmap_t map, int rank, int op, unsigned concurrent,
+                                                   int *protocol);
 /** Why the containers of this context take the protocols they do: the costs measured for
  * PGDDS_CONTAINER_PROTOCOL=auto (collectively, at the first container creation of the context,
  * or at the first call of this function if it comes first: then it is collective) and each
@@ -1288,10 +1324,17 @@ PGDDS_API pgdds_status_t pgdds_hashmap_protocol(pgdds_hashmap_t map, int rank, i
  *                                   measured: no rank reaches another only through the
  *                                   network, or another mode), microseconds per remote atomic,
  *                                   get, put with flush and RPC round trip, job means
- *   op CONTAINER OPERATION FORMULA RDMA RPC CHOICE
+ *   op CONTAINER OPERATION FORMULA RDMA RPC CHEAPER ROLE TAKES
  *                                   the one-sided protocol's formula (nA+nR+nW+nM, M a message
- *                                   to the owner), its price and one call's, in microseconds,
- *                                   and the cheaper (- when not measured)
+ *                                   to the owner; "/32keys": per group of a batch), its price
+ *                                   and one call's, in microseconds, the cheaper (- when not
+ *                                   measured); its role in the choice: decides (a fully atomic
+ *                                   operation, priced into the container's sum), follows (it
+ *                                   changes the part or takes an atomic: the container's
+ *                                   protocol), reads (read-only: chosen on its own under RPC),
+ *                                   one-sided (read-only, no call form); and the protocol it
+ *                                   takes now towards a rank this one does not map (direct,
+ *                                   rdma or rpc; a batch: one group)
  *   container KIND PROTOCOL RDMA RPC BASIS
  *                                   the protocol a container of that kind takes now towards
  *                                   ranks it does not map, the summed prices of its fully atomic
@@ -1482,6 +1525,16 @@ PGDDS_API pgdds_status_t pgdds_queue_host(pgdds_queue_t queue, int *host_rank);
  * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
  *         for a NULL handle or output */
 PGDDS_API pgdds_status_t pgdds_queue_protocol(pgdds_queue_t queue, int *protocol);
+/** How this rank's operation op under promise concurrent reaches the queue's host: every queue
+ * operation takes an atomic on the host's counters (size: two atomic loads), so all take the
+ * queue's protocol (pgdds_queue_protocol); PGDDS_CP_LOCAL on the host: PGDDS_PROTOCOL_DIRECT.
+ * @param queue    the queue
+ * @param op       PGDDS_CONTAINER_OP_PUSH, _POP or _SIZE
+ * @param concurrent the promise the operation would be called with (PGDDS_CP_* bits; 0: any)
+ * @param protocol gets PGDDS_PROTOCOL_DIRECT, PGDDS_PROTOCOL_RDMA or PGDDS_PROTOCOL_RPC
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         for a NULL handle or output, another operation or a bad promise */
+PGDDS_API pgdds_status_t pgdds_queue_op_protocol(pgdds_queue_t queue, int op, unsigned concurrent, int *protocol);
 /** @name Resize and migrate
  * Collective. resize keeps the elements (FULL if new_capacity < size); migrate moves
  * the queue and its elements to another host (B + nW). */
@@ -1532,6 +1585,19 @@ PGDDS_API pgdds_status_t pgdds_bloom_insert(pgdds_bloom_t bloom, const void *key
  * @param maybe_present set to 1 if key may have been inserted, 0 if it surely was not
  * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
 PGDDS_API pgdds_status_t pgdds_bloom_contains(pgdds_bloom_t bloom, const void *key, size_t len, int *maybe_present);
+/** How this rank's operation op reaches a rank's part of the filter (PGDDS_CONTAINER_PROTOCOL,
+ * chosen at creation; "RDMA or RPC" above pgdds_hashmap_options_t): insert (a fetch-or) takes the
+ * filter's protocol; contains (one read) may read one-sidedly inside a filter served by RPC
+ * where auto priced that below a call (batches as pgdds_hashmap_op_protocol's find_many, in
+ * groups of 16 keys).
+ * @param bloom    the Bloom filter
+ * @param rank     the rank whose part is meant
+ * @param op       PGDDS_CONTAINER_OP_INSERT or PGDDS_CONTAINER_OP_CONTAINS
+ * @param protocol gets PGDDS_PROTOCOL_DIRECT, PGDDS_PROTOCOL_RDMA or PGDDS_PROTOCOL_RPC
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         for a NULL handle or output or another operation, PGDDS_ERR_OUT_OF_BOUNDS for a rank
+ *         out of range */
+PGDDS_API pgdds_status_t pgdds_bloom_protocol(pgdds_bloom_t bloom, int rank, int op, int *protocol);
 /** @} */
 /** @addtogroup libpgdds_bloom
  * The Bloom filter (BCL paper §5.4, thesis §6.2) is blocked: 64-bit blocks
@@ -1842,6 +1908,18 @@ PGDDS_API pgdds_status_t pgdds_keytable_foreach_local(pgdds_keytable_t table, pg
  * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
  *         for a NULL handle or output, PGDDS_ERR_OUT_OF_BOUNDS for a rank out of range */
 PGDDS_API pgdds_status_t pgdds_keytable_protocol(pgdds_keytable_t table, int rank, int *protocol);
+/** How this rank's operation op reaches a rank's partition: put, atomic_u64 and remove take the
+ * table's protocol (pgdds_keytable_protocol); get reads one-sidedly under both
+ * (PGDDS_PROTOCOL_RDMA, or DIRECT); insert is a message to another owner under both
+ * (PGDDS_PROTOCOL_RPC; DIRECT for this rank's own keys).
+ * @param table    the key table
+ * @param rank     the rank whose partition is meant
+ * @param op       PGDDS_CONTAINER_OP_INSERT, _GET, _PUT, _ATOMIC_U64 or _REMOVE
+ * @param protocol gets PGDDS_PROTOCOL_DIRECT, PGDDS_PROTOCOL_RDMA or PGDDS_PROTOCOL_RPC
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         for a NULL handle or output or another operation, PGDDS_ERR_OUT_OF_BOUNDS for a rank
+ *         out of range */
+PGDDS_API pgdds_status_t pgdds_keytable_op_protocol(pgdds_keytable_t table, int rank, int op, int *protocol);
 
 /** @} */
 

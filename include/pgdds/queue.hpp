@@ -132,6 +132,13 @@ template <class T, int Kind> class queue {
         check(pgdds_queue_protocol(h_, &p));
         return p;
     }
+    // How this rank's op (PGDDS_CONTAINER_OP_PUSH, _POP, _SIZE) under promises p reaches the host.
+    int protocol(int op, promise_set p) const
+    {
+        int r;
+        check(pgdds_queue_op_protocol(h_, op, p.bits(), &r));
+        return r;
+    }
     void resize(uint64_t new_capacity) const { check(pgdds_queue_resize(h_, new_capacity)); }  // collective
     void migrate(int new_host) const { check(pgdds_queue_migrate(h_, new_host)); }              // collective
 

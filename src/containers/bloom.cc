@@ -32,6 +32,8 @@ class bloom_filter : public container {
                          unsigned char *maybe_present);
     uint64_t blocks() const { return part_blocks_ * uint64_t(rt->nranks()); }
     unsigned hashes() const { return hashes_; }
+    // The protocol operation `op` (PGDDS_CONTAINER_OP_INSERT or _CONTAINS) takes towards rank's part.
+    status op_protocol(const char *who, int rank, int op, int &out) const;
     // Applies a call's (block, mask) pairs to this rank's part (rpc.h).
     status serve(int src, uint32_t op, unsigned concurrent, const uint8_t *args, size_t len,
                  std::vector<uint8_t> &out) override;
@@ -51,6 +53,11 @@ class bloom_filter : public container {
     status through_owners(const char *who, uint32_t op, size_t count, const uint8_t *keys, size_t key_len,
                           unsigned char *flags, Apply apply);
 
+    // Under RPC, read-only contains priced on their own (rpc.h, one_sided_groups): a single one
+    // reads one-sidedly when contains_groups_ > 0, a batch of up to contains_many_groups_
+    // groups of keys.
+    bool contains_one_sided(size_t count) const;
+    size_t contains_groups_ = 0, contains_many_groups_ = 0;
     uint64_t part_blocks_ = 0;
     unsigned hashes_ = 0;
     parts where_;
@@ -92,6 +99,10 @@ status bloom_filter::create(runtime *rt, uint64_t expected_items, double rate, b
     if (st != PGDDS_OK) return st;
     std::unique_ptr<bloom_filter> b(new bloom_filter(rt));
     b->settle_protocol(protocol);
+    if (protocol == PGDDS_PROTOCOL_RPC) {  // read-only contains, priced on their own
+        b->contains_groups_ = one_sided_groups(rt, priced_kind::bloom, "contains");
+        b->contains_many_groups_ = one_sided_groups(rt, priced_kind::bloom, "contains_many");
+    }
     uint64_t nranks = uint64_t(rt->nranks());
     b->part_blocks_ = g.blocks / nranks + (g.blocks % nranks != 0);
     b->hashes_ = g.hashes;
@@ -152,9 +163,7 @@ status bloom_filter::contains_many(const char *who, size_t count, const uint8_t 
 {
     if (count && !keys && key_len) return fail(PGDDS_ERR_INVALID_ARG, "%s: keys is NULL", who);
     if (count && !maybe_present) return fail(PGDDS_ERR_INVALID_ARG, "%s: maybe_present is NULL", who);
-    if (!via_rpc.empty())
-        return through_owners(who, call_contains, count, keys, key_len, maybe_present, bloom_contains_at);
-    return with_memory(who, false, [&](auto &m) -> status {
+    auto reads = [&](auto &m) -> status {
         using Mem = std::decay_t<decltype(m)>;
         bloom_place places[bloom_group];
         uint64_t words[bloom_group];
@@ -175,7 +184,35 @@ status bloom_filter::contains_many(const char *who, size_t count, const uint8_t 
             for (size_t j = 0; j < n; ++j) maybe_present[i + j] = (words[j] & places[j].mask) == places[j].mask;
         }
         return PGDDS_OK;
-    });
+    };
+    if (via_rpc.empty()) return with_memory(who, false, reads);
+    if (!contains_one_sided(count))
+        return through_owners(who, call_contains, count, keys, key_len, maybe_present, bloom_contains_at);
+    // Only reads (no atomic meets the owners' CPU atomics), priced below a call.
+    fabric_memory m(ctx, rt->rank());
+    status st = reads(m);
+    return m.failed() ? fail_prefix(m.result(), who) : st;
+}
+
+bool bloom_filter::contains_one_sided(size_t count) const
+{
+    return count == 1 ? contains_groups_ > 0 : count <= bloom_group * contains_many_groups_;
+}
+
+status bloom_filter::op_protocol(const char *who, int rank, int op, int &out) const
+{
+    if (rank < 0 || rank >= rt->nranks())
+        return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: rank %d is not in [0, %d)", who, rank, rt->nranks());
+    out = protocol_to(rank);
+    switch (op) {
+    case PGDDS_CONTAINER_OP_INSERT: return PGDDS_OK;  // a fetch-or: the container's protocol
+    case PGDDS_CONTAINER_OP_CONTAINS:
+        if (out == PGDDS_PROTOCOL_RPC && contains_one_sided(1)) out = PGDDS_PROTOCOL_RDMA;
+        return PGDDS_OK;
+    default:
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: %d is not an operation of a Bloom filter (PGDDS_CONTAINER_OP_INSERT, "
+                    "_CONTAINS)", who, op);
+    }
 }
 
 template <class Apply>
@@ -312,6 +349,19 @@ PGDDS_API pgdds_status_t pgdds_bloom_contains(pgdds_bloom_t bloom, const void *k
     unsigned char present = 0;
     st = b->contains_many(who, 1, static_cast<const uint8_t *>(key), len, &present);
     if (st == PGDDS_OK) *maybe_present = present;
+    return st;
+}
+
+PGDDS_API pgdds_status_t pgdds_bloom_protocol(pgdds_bloom_t bloom, int rank, int op, int *protocol)
+{
+    const char *who = "pgdds_bloom_protocol";
+    bloom_filter *b = nullptr;
+    status st = resolve_bloom(bloom, who, b);
+    if (st != PGDDS_OK) return st;
+    if (!protocol) return fail(PGDDS_ERR_INVALID_ARG, "%s: protocol is NULL", who);
+    int p = 0;
+    st = b->op_protocol(who, rank, op, p);
+    if (st == PGDDS_OK) *protocol = p;
     return st;
 }
 

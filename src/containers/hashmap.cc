@@ -91,8 +91,10 @@ status hash_map::create(runtime *rt, const pgdds_hashmap_params_t &params, const
     st = agree_arguments(rt, who, st, {params.key_size, params.value_size, params.capacity, probes, uint64_t(protocol)});
     if (st != PGDDS_OK) return st;
     m->settle_protocol(protocol);
-    m->cp_find_one_sided_ =
-        protocol == PGDDS_PROTOCOL_RPC && one_sided_cheaper(rt, priced_kind::hashmap, "find/CP_FIND");
+    if (protocol == PGDDS_PROTOCOL_RPC) {  // read-only operations, each priced on its own
+        m->cp_find_one_sided_ = one_sided_groups(rt, priced_kind::hashmap, "find/CP_FIND") > 0;
+        m->find_many_groups_ = one_sided_groups(rt, priced_kind::hashmap, "find_many/CP_FIND");
+    }
 
     m->key_size_ = params.key_size;
     m->value_size_ = params.value_size;
@@ -580,6 +582,39 @@ status hash_map::erase(const char *who, const void *key, unsigned concurrent)
     return with_memory(who, concurrent & PGDDS_CP_LOCAL, [&](auto &m) { return erase_with(m, who, k, p); });
 }
 
+bool hash_map::find_many_one_sided(size_t count, unsigned concurrent) const
+{
+    return !atomic_under(concurrent, PGDDS_CP_FIND) && count <= batch_group * find_many_groups_;
+}
+
+status hash_map::op_protocol(const char *who, int rank, int op, unsigned concurrent, int &out) const
+{
+    if (rank < 0 || rank >= rt->nranks())
+        return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: rank %d is not in [0, %d)", who, rank, rt->nranks());
+    status st = check_promise(who, concurrent, PGDDS_CP_INSERT | PGDDS_CP_FIND);
+    if (st != PGDDS_OK) return st;
+    const bool local = (concurrent & PGDDS_CP_LOCAL) != 0;
+    if (local && rank != rt->rank())
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: PGDDS_CP_LOCAL is for this rank's own part (rank %d), not rank %d", who,
+                    rt->rank(), rank);
+    out = local ? PGDDS_PROTOCOL_DIRECT : protocol_to(rank);
+    switch (op) {
+    case PGDDS_CONTAINER_OP_INSERT:
+    case PGDDS_CONTAINER_OP_ERASE:
+    case PGDDS_CONTAINER_OP_INSERT_MANY: return PGDDS_OK;  // change the part: the container's protocol
+    case PGDDS_CONTAINER_OP_FIND:
+        if (out == PGDDS_PROTOCOL_RPC && !atomic_under(concurrent, PGDDS_CP_FIND) && cp_find_one_sided_)
+            out = PGDDS_PROTOCOL_RDMA;
+        return PGDDS_OK;
+    case PGDDS_CONTAINER_OP_FIND_MANY:  // a batch of one group of keys
+        if (out == PGDDS_PROTOCOL_RPC && find_many_one_sided(batch_group, concurrent)) out = PGDDS_PROTOCOL_RDMA;
+        return PGDDS_OK;
+    default:
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: %d is not an operation of a hash map (PGDDS_CONTAINER_OP_INSERT, "
+                    "_FIND, _ERASE, _INSERT_MANY, _FIND_MANY)", who, op);
+    }
+}
+
 // The promise and owner checks of a batched call (its pointers checked), then
 // group(m, first, n, atomic) for each group of up to batch_group keys; `plain` is the promise
 // under which the keys take the protocol without atomics.
@@ -632,7 +667,17 @@ status hash_map::find_many(const char *who, size_t count, const uint8_t *keys, u
     };
     if (via_rpc.empty() || (concurrent & PGDDS_CP_LOCAL)) return here(count, keys, nullptr, values, found);
     status st = check_promise(who, concurrent, PGDDS_CP_INSERT | PGDDS_CP_FIND);
-    return st != PGDDS_OK ? st : by_owner(who, call_find_many, count, keys, nullptr, values, found, concurrent, here);
+    if (st != PGDDS_OK) return st;
+    if (find_many_one_sided(count, concurrent)) {
+        // Only reads (no atomic meets the owner's CPU atomics): one read in flight per key, a
+        // group's landed together, priced below one call per owner.
+        fabric_memory m(ctx, rt->rank());
+        for (size_t i = 0; i < count && st == PGDDS_OK; i += batch_group)
+            st = find_group(m, who, std::min(batch_group, count - i), keys + i * key_size_, values + i * value_size_,
+                            found + i, false);
+        return m.failed() ? fail_prefix(m.result(), who) : st;
+    }
+    return by_owner(who, call_find_many, count, keys, nullptr, values, found, concurrent, here);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1047,6 +1092,20 @@ PGDDS_API pgdds_status_t pgdds_hashmap_protocol(pgdds_hashmap_t map, int rank, i
     if (!protocol) return fail(PGDDS_ERR_INVALID_ARG, "%s: protocol is NULL", who);
     *protocol = m->protocol_to(rank);
     return PGDDS_OK;
+}
+
+PGDDS_API pgdds_status_t pgdds_hashmap_op_protocol(pgdds_hashmap_t map, int rank, int op, unsigned concurrent,
+                                                   int *protocol)
+{
+    const char *who = "pgdds_hashmap_op_protocol";
+    hash_map *m = nullptr;
+    status st = resolve_hashmap(map, who, m);
+    if (st != PGDDS_OK) return st;
+    if (!protocol) return fail(PGDDS_ERR_INVALID_ARG, "%s: protocol is NULL", who);
+    int p = 0;
+    st = m->op_protocol(who, rank, op, concurrent, p);
+    if (st == PGDDS_OK) *protocol = p;
+    return st;
 }
 
 PGDDS_API pgdds_status_t pgdds_hashmap_foreach_local(pgdds_hashmap_t map, pgdds_hashmap_visit_t visit, void *arg)

@@ -45,6 +45,9 @@ class hash_map : public container {
     status insert_many(const char *who, size_t count, const uint8_t *keys, const uint8_t *values, unsigned concurrent);
     status find_many(const char *who, size_t count, const uint8_t *keys, uint8_t *values, unsigned char *found,
                      unsigned concurrent);
+    // The protocol operation `op` (PGDDS_CONTAINER_OP_*) under promise `concurrent` takes towards
+    // rank's part (a batch: of one group of keys).
+    status op_protocol(const char *who, int rank, int op, unsigned concurrent, int &out) const;
     // Runs a call of another rank on this rank's part (rpc.h).
     status serve(int src, uint32_t op, unsigned concurrent, const uint8_t *args, size_t len,
                  std::vector<uint8_t> &out) override;
@@ -140,8 +143,12 @@ class hash_map : public container {
     pgdds_hash_fn_t hash_fn_ = nullptr;
     void *hash_arg_ = nullptr;
     uint64_t max_probes_ = 1024;
-    // Under RPC, auto priced a CP_FIND find's one read below a call: such finds read one-sidedly.
+    // Under RPC, auto priced a CP_FIND find's one read below a call: such finds read one-sidedly;
+    // and a CP_FIND find_many of up to find_many_groups_ groups of keys (one read in flight per
+    // key, a group landed together) below one call per owner.
     bool cp_find_one_sided_ = false;
+    size_t find_many_groups_ = 0;
+    bool find_many_one_sided(size_t count, unsigned concurrent) const;
     hash_table table_;
 };
 

@@ -534,6 +534,27 @@ PGDDS_API pgdds_status_t pgdds_queue_protocol(pgdds_queue_t q, int *protocol)
     return PGDDS_OK;
 }
 
+PGDDS_API pgdds_status_t pgdds_queue_op_protocol(pgdds_queue_t q, int op, unsigned concurrent, int *protocol)
+{
+    const char *who = "pgdds_queue_op_protocol";
+    queue *impl = nullptr;
+    status st = resolve_queue(q, who, impl);
+    if (st != PGDDS_OK) return st;
+    if (!protocol) return fail(PGDDS_ERR_INVALID_ARG, "%s: protocol is NULL", who);
+    if (op != PGDDS_CONTAINER_OP_PUSH && op != PGDDS_CONTAINER_OP_POP && op != PGDDS_CONTAINER_OP_SIZE)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: %d is not an operation of a queue (PGDDS_CONTAINER_OP_PUSH, _POP, "
+                    "_SIZE)", who, op);
+    st = check_promise(who, concurrent, PGDDS_CP_PUSH | PGDDS_CP_POP | PGDDS_CP_LOCAL);
+    if (st != PGDDS_OK) return st;
+    if ((concurrent & PGDDS_CP_LOCAL) && impl->host() != impl->rt->rank())
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: PGDDS_CP_LOCAL is for the host, rank %d (this is rank %d)", who,
+                    impl->host(), impl->rt->rank());
+    // Every queue operation takes an atomic on the host's counters (size: atomic loads): all
+    // share the queue's protocol.
+    *protocol = (concurrent & PGDDS_CP_LOCAL) ? PGDDS_PROTOCOL_DIRECT : impl->protocol_to(impl->host());
+    return PGDDS_OK;
+}
+
 PGDDS_API pgdds_status_t pgdds_queue_resize(pgdds_queue_t q, uint64_t new_capacity)
 {
     queue *impl = nullptr;

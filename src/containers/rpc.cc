@@ -2,6 +2,7 @@
 #include "rpc.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <string>
@@ -132,33 +133,47 @@ void forget(rpc_pending &p)
 namespace {
 
 // An operation's one-sided protocol in remote operations (thesis ch. 8): atomics, reads, writes
-// and messages to the owner (a key-table remove asks the owner to reclaim the entry it holds).
-// `decides`: one of the container's fully atomic operations (promise 0), whose costs choose its
-// protocol; the others are priced for the report.
+// and messages to the owner (a key-table remove asks the owner to reclaim the entry it holds),
+// per `group` keys for a batch (0: one operation).
+// Its role in auto's choice (docs/containers.md "RDMA or RPC"): every operation that changes a
+// part or takes an atomic on it must stay in the part's one atomicity domain, so those share the
+// container's protocol, which the fully atomic ones among them decide (`decides`: their prices
+// summed, one of each, against one call each) and the others follow (`follows`). A read-only
+// operation (`reads`: reads, no atomic, so the owner's CPU atomics and its one-sided read do not
+// mix) is chosen on its own inside a container served by RPC. `one_sided`: a read that has no
+// call form.
+enum class op_role { decides, follows, reads, one_sided };
 struct priced_op {
     priced_kind kind;
     const char *container;
     const char *op;
     int a, r, w, m;
-    bool decides;
+    op_role role;
+    int group;
 };
 const priced_op priced_ops[] = {
-    {priced_kind::hashmap, "hashmap", "insert", 2, 0, 1, 0, true},
-    {priced_kind::hashmap, "hashmap", "find", 2, 1, 0, 0, true},
-    {priced_kind::hashmap, "hashmap", "erase", 2, 1, 0, 0, true},
-    {priced_kind::hashmap, "hashmap", "insert/CP_INSERT", 1, 0, 1, 0, false},
-    {priced_kind::hashmap, "hashmap", "find/CP_FIND", 0, 1, 0, 0, false},
-    {priced_kind::fast_queue, "fast_queue", "push", 1, 0, 1, 0, true},
-    {priced_kind::fast_queue, "fast_queue", "pop", 1, 1, 0, 0, true},
-    {priced_kind::circular_queue, "circular_queue", "push", 2, 0, 1, 0, true},
-    {priced_kind::circular_queue, "circular_queue", "pop", 2, 1, 0, 0, true},
-    {priced_kind::checksum_queue, "checksum_queue", "push", 1, 0, 2, 0, true},
-    {priced_kind::checksum_queue, "checksum_queue", "pop", 2, 2, 0, 0, true},
-    {priced_kind::bloom, "bloom", "insert", 1, 0, 0, 0, true},
-    {priced_kind::bloom, "bloom", "contains", 0, 1, 0, 0, true},
-    {priced_kind::keytable, "keytable", "put", 2, 1, 1, 0, true},
-    {priced_kind::keytable, "keytable", "atomic_u64", 3, 0, 0, 0, true},
-    {priced_kind::keytable, "keytable", "remove", 1, 0, 0, 1, true},
+    {priced_kind::hashmap, "hashmap", "insert", 2, 0, 1, 0, op_role::decides, 0},
+    {priced_kind::hashmap, "hashmap", "find", 2, 1, 0, 0, op_role::decides, 0},  // reader bits: atomics
+    {priced_kind::hashmap, "hashmap", "erase", 2, 1, 0, 0, op_role::decides, 0},
+    {priced_kind::hashmap, "hashmap", "insert/CP_INSERT", 1, 0, 1, 0, op_role::follows, 0},
+    {priced_kind::hashmap, "hashmap", "find/CP_FIND", 0, 1, 0, 0, op_role::reads, 0},
+    {priced_kind::hashmap, "hashmap", "find_many/CP_FIND", 0, 1, 0, 0, op_role::reads, 32},  // hashmap.cc batch_group
+    {priced_kind::fast_queue, "fast_queue", "push", 1, 0, 1, 0, op_role::decides, 0},
+    {priced_kind::fast_queue, "fast_queue", "pop", 1, 1, 0, 0, op_role::decides, 0},
+    {priced_kind::fast_queue, "fast_queue", "size", 2, 0, 0, 0, op_role::follows, 0},  // atomic loads
+    {priced_kind::circular_queue, "circular_queue", "push", 2, 0, 1, 0, op_role::decides, 0},
+    {priced_kind::circular_queue, "circular_queue", "pop", 2, 1, 0, 0, op_role::decides, 0},
+    {priced_kind::circular_queue, "circular_queue", "size", 2, 0, 0, 0, op_role::follows, 0},
+    {priced_kind::checksum_queue, "checksum_queue", "push", 1, 0, 2, 0, op_role::decides, 0},
+    {priced_kind::checksum_queue, "checksum_queue", "pop", 2, 2, 0, 0, op_role::decides, 0},
+    {priced_kind::checksum_queue, "checksum_queue", "size", 2, 0, 0, 0, op_role::follows, 0},
+    {priced_kind::bloom, "bloom", "insert", 1, 0, 0, 0, op_role::decides, 0},
+    {priced_kind::bloom, "bloom", "contains", 0, 1, 0, 0, op_role::reads, 0},
+    {priced_kind::bloom, "bloom", "contains_many", 0, 1, 0, 0, op_role::reads, 16},  // bloom.cc bloom_group
+    {priced_kind::keytable, "keytable", "put", 2, 1, 1, 0, op_role::decides, 0},
+    {priced_kind::keytable, "keytable", "atomic_u64", 3, 0, 0, 0, op_role::decides, 0},
+    {priced_kind::keytable, "keytable", "remove", 1, 0, 0, 1, op_role::decides, 0},
+    {priced_kind::keytable, "keytable", "get", 0, 1, 0, 0, op_role::one_sided, 0},  // with the readers' cache
 };
 
 // Microseconds, averaged over the ranks that measured.
@@ -181,13 +196,14 @@ double rdma_price(const priced_op &o, const protocol_costs &c)
 }
 
 // Auto's choice for `kind` from the measured costs: RPC where one call per operation costs less
-// than the one-sided protocols of the kind's deciding operations, summed. One protocol per
-// container: every atomic on a part is a CPU atomic (RPC) or the transport's (RDMA), never both.
+// than the one-sided protocols of the kind's deciding operations, summed (an even mix of them).
+// One protocol for every operation that changes a part or takes an atomic on it: every atomic
+// on a part is a CPU atomic (RPC) or the transport's (RDMA), never both.
 bool rpc_cheaper(priced_kind kind, const protocol_costs &c, double &rdma, double &rpc)
 {
     rdma = rpc = 0;
     for (const priced_op &o : priced_ops)
-        if (o.kind == kind && o.decides) {
+        if (o.kind == kind && o.role == op_role::decides) {
             rdma += rdma_price(o, c);
             rpc += c.rpc;
         }
@@ -338,53 +354,80 @@ status choose_protocol(runtime *rt, const char *who, priced_kind kind, int reque
     return PGDDS_OK;
 }
 
-bool one_sided_cheaper(runtime *rt, priced_kind kind, const char *op)
+namespace {
+
+protocol_costs costs_of(runtime *rt)
 {
-    if (rt->cfg().container_protocol != container_protocol_mode::automatic) return false;
-    protocol_costs c;
-    {
-        std::lock_guard<std::mutex> guard(costs_lock);
-        auto it = all_costs().find(rt->handle());
-        if (it == all_costs().end() || !it->second.measured) return false;
-        c = it->second;
-    }
+    std::lock_guard<std::mutex> guard(costs_lock);
+    auto it = all_costs().find(rt->handle());
+    return it == all_costs().end() ? protocol_costs{} : it->second;
+}
+
+// The groups of a read-only operation that cost less one-sidedly than one call (see rpc.h).
+size_t groups_below_call(const priced_op &o, const protocol_costs &c)
+{
+    const double one = rdma_price(o, c);
+    if (!c.measured || one >= c.rpc) return 0;
+    return one > 0 ? std::max<size_t>(1, size_t(std::ceil(c.rpc / one)) - 1) : SIZE_MAX;
+}
+
+}  // namespace
+
+size_t one_sided_groups(runtime *rt, priced_kind kind, const char *op)
+{
+    if (rt->cfg().container_protocol != container_protocol_mode::automatic) return 0;
+    const protocol_costs c = costs_of(rt);
     for (const priced_op &o : priced_ops)
-        if (o.kind == kind && strcmp(o.op, op) == 0) return rdma_price(o, c) < c.rpc;
-    return false;
+        if (o.kind == kind && o.role == op_role::reads && strcmp(o.op, op) == 0) return groups_below_call(o, c);
+    return 0;
 }
 
 std::string protocol_report(runtime *rt)
 {
-    protocol_costs c;
-    {
-        std::lock_guard<std::mutex> guard(costs_lock);
-        auto it = all_costs().find(rt->handle());
-        if (it != all_costs().end()) c = it->second;
-    }
+    const protocol_costs c = costs_of(rt);
     const char *mode = rt->cfg().container_protocol == container_protocol_mode::rdma  ? "rdma"
                        : rt->cfg().container_protocol == container_protocol_mode::rpc ? "rpc"
                                                                                        : "auto";
-    char line[256];
+    static const std::pair<priced_kind, const char *> kinds[] = {
+        {priced_kind::hashmap, "hashmap"}, {priced_kind::fast_queue, "fast_queue"},
+        {priced_kind::circular_queue, "circular_queue"}, {priced_kind::checksum_queue, "checksum_queue"},
+        {priced_kind::bloom, "bloom"}, {priced_kind::keytable, "keytable"}};
+    std::map<priced_kind, int> chosen;
+    for (auto &k : kinds) {
+        chosen[k.first] = PGDDS_PROTOCOL_RDMA;
+        choose_protocol(rt, "pgdds_container_protocols", k.first, PGDDS_PROTOCOL_AUTO, chosen[k.first]);
+    }
+    // Whether a container made now reaches every other rank by load/store (container::direct,
+    // or under RPC every rank mapped: settle_protocol).
+    bool every_rank_mapped = rt->cfg().container_direct;
+    for (int r = 0; r < rt->nranks() && every_rank_mapped; ++r)
+        every_rank_mapped = r == rt->rank() || rt->peer_base(r);
+    const bool container_direct = rt->cpu_atomics() && rt->cfg().container_direct;
+    static const char *const role_names[] = {"decides", "follows", "reads", "one-sided"};
+    char line[320];
     snprintf(line, sizeof line, "costs %s %d %.3f %.3f %.3f %.3f\n", mode, c.measured ? c.ranks : 0, c.a, c.r, c.w,
              c.rpc);
     std::string text = line;
     for (const priced_op &o : priced_ops) {
         const double rdma = rdma_price(o, c);
-        snprintf(line, sizeof line, "op %s %s %dA+%dR+%dW+%dM %.3f %.3f %s\n", o.container, o.op, o.a, o.r, o.w, o.m,
-                 rdma, c.rpc, !c.measured ? "-" : c.rpc < rdma ? "rpc" : "rdma");
+        const int protocol = chosen[o.kind];
+        const char *takes = protocol == PGDDS_PROTOCOL_RPC ? "rpc" : "rdma";
+        if (container_direct || (protocol == PGDDS_PROTOCOL_RPC && every_rank_mapped)) takes = "direct";
+        else if (o.role == op_role::one_sided || (o.role == op_role::reads && protocol == PGDDS_PROTOCOL_RPC &&
+                                                  one_sided_groups(rt, o.kind, o.op) > 0))
+            takes = "rdma";
+        char formula[48];
+        int n = snprintf(formula, sizeof formula, "%dA+%dR+%dW+%dM", o.a, o.r, o.w, o.m);
+        if (o.group) snprintf(formula + n, sizeof formula - size_t(n), "/%dkeys", o.group);
+        snprintf(line, sizeof line, "op %s %s %s %.3f %.3f %s %s %s\n", o.container, o.op, formula, rdma, c.rpc,
+                 !c.measured ? "-" : c.rpc < rdma ? "rpc" : "rdma", role_names[int(o.role)], takes);
         text += line;
     }
-    static const std::pair<priced_kind, const char *> kinds[] = {
-        {priced_kind::hashmap, "hashmap"}, {priced_kind::fast_queue, "fast_queue"},
-        {priced_kind::circular_queue, "circular_queue"}, {priced_kind::checksum_queue, "checksum_queue"},
-        {priced_kind::bloom, "bloom"}, {priced_kind::keytable, "keytable"}};
     for (auto &k : kinds) {
-        int chosen = PGDDS_PROTOCOL_RDMA;
-        choose_protocol(rt, "pgdds_container_protocols", k.first, PGDDS_PROTOCOL_AUTO, chosen);
         double rdma = 0, rpc = 0;
         rpc_cheaper(k.first, c, rdma, rpc);
         snprintf(line, sizeof line, "container %s %s %.3f %.3f %s\n", k.second,
-                 chosen == PGDDS_PROTOCOL_RPC ? "rpc" : "rdma", rdma, rpc,
+                 chosen[k.first] == PGDDS_PROTOCOL_RPC ? "rpc" : "rdma", rdma, rpc,
                  c.measured ? "priced" : "capabilities");
         text += line;
     }

@@ -31,13 +31,17 @@ void measure_protocol_costs(runtime *rt, const char *who);
 
 // The protocol a container of `kind` created with `requested` (PGDDS_PROTOCOL_AUTO, _RDMA or
 // _RPC; AUTO takes PGDDS_CONTAINER_PROTOCOL) uses towards the ranks it does not reach by
-// load/store. INVALID_ARG for any other value. The caller agrees on it with the other ranks.
+// load/store, for every operation that changes a part or takes an atomic on it (one atomicity
+// domain per part; read-only operations: one_sided_groups). INVALID_ARG for any other value. The caller agrees on it with the other ranks.
 status choose_protocol(runtime *rt, const char *who, priced_kind kind, int requested, int &out);
 
-// Whether auto measured the costs and priced operation `op` of `kind` (as named in the
-// report) cheaper one-sidedly than by a call: a read-only operation (no atomic meets the owner's
-// CPU atomics) may then take its one-sided protocol inside a container served by RPC.
-bool one_sided_cheaper(runtime *rt, priced_kind kind, const char *op);
+// Read-only operations (a CP_FIND find, a Bloom contains: reads, no atomic, so they may meet the
+// owner's CPU atomics) are priced and chosen each on their own inside a container served by RPC.
+// How many groups of a read-only operation `op` of `kind` (as named in the report: one group is
+// one read in flight per key, landed together) read one-sidedly for less than one call, as auto
+// measured: a single-key read costs one group, a batch one per `group` keys it sends to called
+// owners. 0 when auto did not measure, or a call is cheaper than one group.
+size_t one_sided_groups(runtime *rt, priced_kind kind, const char *op);
 
 // The measured costs, each operation's priced protocols and auto's choice per container kind,
 // as lines of text (pgdds_container_protocols).

@@ -191,6 +191,35 @@ PGDDS_API pgdds_status_t pgdds_keytable_protocol(pgdds_keytable_t h, int rank, i
     return PGDDS_OK;
 }
 
+PGDDS_API pgdds_status_t pgdds_keytable_op_protocol(pgdds_keytable_t h, int rank, int op, int *protocol)
+{
+    const char *who = "pgdds_keytable_op_protocol";
+    table *t = nullptr;
+    status st = check_table(h, who, t);
+    if (st != PGDDS_OK) return st;
+    if (!protocol) return null_arg(who, "protocol");
+    runtime *rt = runtime::from(t->context());
+    if (!rt || rank < 0 || rank >= rt->nranks())
+        return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: rank %d is not in the job", who, rank);
+    const int route = t->protocol_to(rank);
+    switch (op) {
+    case PGDDS_CONTAINER_OP_INSERT:  // a message to another owner under either protocol
+        *protocol = rank == rt->rank() ? PGDDS_PROTOCOL_DIRECT : PGDDS_PROTOCOL_RPC;
+        return PGDDS_OK;
+    case PGDDS_CONTAINER_OP_GET:  // reads only, one-sided under either protocol
+        *protocol = route == PGDDS_PROTOCOL_RPC ? PGDDS_PROTOCOL_RDMA : route;
+        return PGDDS_OK;
+    case PGDDS_CONTAINER_OP_PUT:
+    case PGDDS_CONTAINER_OP_ATOMIC_U64:
+    case PGDDS_CONTAINER_OP_REMOVE:  // lock the entry: the table's protocol
+        *protocol = route;
+        return PGDDS_OK;
+    default:
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: %d is not an operation of a key table (PGDDS_CONTAINER_OP_INSERT, "
+                    "_GET, _PUT, _ATOMIC_U64, _REMOVE)", who, op);
+    }
+}
+
 PGDDS_API pgdds_status_t pgdds_keytable_foreach_local(pgdds_keytable_t h, pgdds_keytable_visit_t visit, void *arg)
 {
     const char *who = "pgdds_keytable_foreach_local";

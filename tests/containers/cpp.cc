@@ -55,6 +55,13 @@ static void test_hash_map_trivial(pgdds::context &ctx)
     T_CHECK(wrong == 0);
     T_CHECK(!m.find(5000).has_value());
     T_CHECK(m.size() == keys);
+    // Routes per operation: the changes take the map's protocol, a CP_FIND find RDMA at most.
+    const int other = (me + 1) % n;
+    int base = 0;
+    T_OK(pgdds_hashmap_protocol(m.handle(), other, &base));
+    T_CHECK(m.protocol(other, PGDDS_CONTAINER_OP_INSERT) == base && m.protocol(other, PGDDS_CONTAINER_OP_FIND) == base);
+    T_CHECK(m.protocol(other, PGDDS_CONTAINER_OP_FIND, pgdds::promise::find) == base ||
+            m.protocol(other, PGDDS_CONTAINER_OP_FIND, pgdds::promise::find) == PGDDS_PROTOCOL_RDMA);
     // batches
     std::vector<uint64_t> some{1, 2, 3, 5000};
     auto found = m.find_many(some, pgdds::promise::find);
@@ -135,6 +142,7 @@ static void test_queues(pgdds::context &ctx)
     {
         pgdds::fast_queue<int> q(ctx, uint64_t(10 * n), n - 1);
         T_CHECK(me != n - 1 || q.protocol() != PGDDS_PROTOCOL_RPC);  // the host never calls itself
+        T_CHECK(q.protocol(PGDDS_CONTAINER_OP_SIZE, pgdds::promise_set()) == q.protocol());
         for (int i = 0; i < 10; ++i) T_CHECK(q.push(me * 100 + i));
         T_CHECK(!q.push(std::vector<int>(uint64_t(n) * 10, 0)));  // all or nothing
         ctx.barrier();
@@ -193,6 +201,8 @@ static void test_bloom_and_arrays(pgdds::context &ctx)
     words.insert(mine);  // "was present" may be a false positive here: not a result to check
     ctx.barrier();
     for (int r = 0; r < n; ++r) T_CHECK(words.contains("word" + std::to_string(r)));
+    T_CHECK(words.protocol(me, PGDDS_CONTAINER_OP_CONTAINS) == PGDDS_PROTOCOL_DIRECT ||
+            words.protocol(me, PGDDS_CONTAINER_OP_CONTAINS) == PGDDS_PROTOCOL_RDMA);  // never a call to itself
     T_CHECK(words.insert(mine));  // present now, certainly
     ctx.barrier();
     pgdds::bloom_filter<uint64_t> ids(ctx, 1000, 0.001);
