@@ -544,6 +544,11 @@ PGDDS_API pgdds_status_t pgdds_map_static_data(pgdds_context_t ctx, unsigned fla
 
     pgdds_gptr_t block;
     st = pgdds_alloc_all(ctx, bytes, size_t(sysconf(_SC_PAGESIZE)), 0, &block);
+    if (st == PGDDS_ERR_NO_MEMORY) {
+        std::string reason = pgdds_last_error();   // fail() rewrites the buffer it points to
+        return fail(st, "%s: the static data (%zu bytes) does not fit in the symmetric heap: enlarge the segment "
+                    "(PGDDS_SEGMENT_SIZE) (%s)", who, bytes, reason.c_str());
+    }
     if (st != PGDDS_OK) return fail_prefix(st, who);
     mine = static_data::mirror(*rt, gptr::offset(block));
     if (mine != PGDDS_OK) fail_prefix(mine, who);
