@@ -191,12 +191,13 @@ PGDDS_API pgdds_gptr_t   pgdds_gptr_add(pgdds_gptr_t ptr, int64_t bytes);
  *         node). For a device pointer (PGDDS_MEMORY_CUDA): the device address, for this rank's
  *         device segment and for those of its node's ranks opened by CUDA IPC, else NULL */
 PGDDS_API void          *pgdds_gptr_to_local(pgdds_context_t ctx, pgdds_gptr_t ptr);
-/** The global pointer of a local address in this rank's segment.
+/** The global pointer of a local address in this rank's segment, in a peer's segment mapped on
+ * this node, or in static data (pgdds_map_static_data).
  * @param ctx      the context (pgdds_init)
  * @param addr     an address inside this rank's segment
  * @param out      on success, its global pointer
  * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
- *         PGDDS_ERR_OUT_OF_BOUNDS for an address outside the segment */
+ *         PGDDS_ERR_OUT_OF_BOUNDS for an address outside the segments and the static data */
 PGDDS_API pgdds_status_t pgdds_gptr_from_local(pgdds_context_t ctx, const void *addr, pgdds_gptr_t *out);
 /** The offset of a global pointer within its segment.
  * @param ptr      a global pointer
@@ -209,6 +210,30 @@ PGDDS_API uint64_t       pgdds_gptr_offset(pgdds_gptr_t ptr);
  * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
  *         PGDDS_ERR_OUT_OF_BOUNDS for a rank outside the job */
 PGDDS_API pgdds_status_t pgdds_segment_size(pgdds_context_t ctx, int rank, size_t *size);
+/** Makes this process's static and global data remotely accessible; collective.
+ * The executable's writable data (.data and .bss: global and static variables, from the end of
+ * its read-only-after-relocation part, page-rounded) is copied into a symmetric block of the
+ * segment (as pgdds_alloc_all), and the block's pages are then mapped over the data's own, so
+ * that both addresses name the same memory. From then on pgdds_gptr_from_local accepts the
+ * address of any such variable (its global pointer is the block's offset, the same on every
+ * rank), and every operation, atomic and wait on those global pointers reaches the variable on
+ * the target rank, on every transport; pgdds_gptr_to_local gives the block's address, which
+ * names the same memory. Initial values are kept. Variables of shared libraries are not part
+ * of it.
+ * Call it before the process starts threads that write static data (writes made during the
+ * call may be lost), and before any rank aims at static data. A second call by the same
+ * context does nothing. After pgdds_finalize the data has pages of its own again, with its
+ * last contents. A child of fork() gets private copies, as without the mapping.
+ * Works for PIE and non-PIE executables; every rank must run the same executable.
+ * @param ctx      the context (pgdds_init)
+ * @param flags    0 (no flag is defined yet)
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why), the same on every
+ *         rank: PGDDS_ERR_INVALID_ARG for flags other than 0 or when the ranks run different
+ *         executables, PGDDS_ERR_STATE when another live context of the process holds the
+ *         mapping, PGDDS_ERR_NO_MEMORY when the segment cannot hold the data,
+ *         PGDDS_ERR_UNSUPPORTED when the data cannot be mapped (an executable without writable
+ *         data, a segment the system cannot map twice) */
+PGDDS_API pgdds_status_t pgdds_map_static_data(pgdds_context_t ctx, unsigned flags);
 
 /** @name GPU memory
  * Memory kinds. A rank's device segment (PGDDS_GPU_SEGMENT_SIZE bytes on its CUDA device, the

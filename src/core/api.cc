@@ -1,5 +1,6 @@
 // The C ABI of the core sections: validation of every argument, then the runtime.
 #include "runtime.h"
+#include "static_data.h"
 
 #include "../gpu/gpu.h"
 #include "../transport/amo.h"
@@ -7,6 +8,7 @@
 #include <new>
 #include <string>
 #include <type_traits>
+#include <unistd.h>
 
 using namespace pgdds;
 
@@ -411,6 +413,11 @@ PGDDS_API pgdds_status_t pgdds_gptr_from_local(pgdds_context_t ctx, const void *
     if (status est = enter(ctx, "pgdds_gptr_from_local", rt); est != PGDDS_OK) return est;
     if (!addr) return null_arg("pgdds_gptr_from_local", "addr");
     if (!out) return null_arg("pgdds_gptr_from_local", "out");
+    uint64_t off;
+    if (static_data::offset_of(rt, addr, off)) {   // static data (pgdds_map_static_data)
+        *out = gptr::make(rt->rank(), 0, off);
+        return PGDDS_OK;
+    }
     const uint8_t *a = static_cast<const uint8_t *>(addr);
     for (int r = 0; r < rt->nranks(); ++r) {
         const uint8_t *b = rt->peer_base(r);
@@ -506,6 +513,56 @@ PGDDS_API pgdds_status_t pgdds_gptr_at(pgdds_context_t ctx, pgdds_gptr_t ptr, in
         return fail(PGDDS_ERR_INVALID_ARG, "%s: 0x%llx does not point into a symmetric block (pgdds_alloc_all); "
                     "other memory has no copy on other ranks", who, (unsigned long long)ptr);
     *out = gptr::make(rank, 0, gptr::offset(ptr));
+    return PGDDS_OK;
+}
+
+PGDDS_API pgdds_status_t pgdds_map_static_data(pgdds_context_t ctx, unsigned flags)
+{
+    const char *who = "pgdds_map_static_data";
+    runtime *rt;
+    if (status est = enter(ctx, who, rt); est != PGDDS_OK) return est;
+    if (flags == 0 && static_data::held_by(rt)) return PGDDS_OK;   // mapped already, by this context
+    // Every rank's own verdict takes part in the agreement, so every rank fails together.
+    size_t bytes = 0;
+    uint64_t link_address = 0;
+    unsigned ranges = 0;
+    status mine = PGDDS_OK;
+    if (flags != 0) mine = fail(PGDDS_ERR_INVALID_ARG, "%s: flags 0x%x: none is defined yet (pass 0)", who, flags);
+    else if (static_data::held_by_other(rt))
+        mine = fail(PGDDS_ERR_STATE, "%s: another live context of this process has mapped the static data", who);
+    else if ((mine = static_data::measure(bytes, link_address, ranges)) != PGDDS_OK) fail_prefix(mine, who);
+    std::string why = mine == PGDDS_OK ? "" : pgdds_last_error();
+    uint64_t v[4] = {bytes, link_address, ranges, uint64_t(-int64_t(mine))}, lo[4], hi[4];
+    status st = agree_values(rt, who, 4, v, lo, hi);
+    if (st != PGDDS_OK) return st;
+    if (hi[3]) return failed_somewhere(who, mine, why, hi[3]);
+    if (lo[0] != hi[0] || lo[1] != hi[1] || lo[2] != hi[2])
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: the ranks run different executables (static data of %llu to %llu "
+                    "bytes at link-time addresses 0x%llx to 0x%llx; this rank %zu bytes at 0x%llx); every rank must "
+                    "run the same executable", who, (unsigned long long)lo[0], (unsigned long long)hi[0],
+                    (unsigned long long)lo[1], (unsigned long long)hi[1], bytes, (unsigned long long)link_address);
+
+    pgdds_gptr_t block;
+    st = pgdds_alloc_all(ctx, bytes, size_t(sysconf(_SC_PAGESIZE)), 0, &block);
+    if (st == PGDDS_ERR_NO_MEMORY) {
+        std::string reason = pgdds_last_error();   // fail() rewrites the buffer it points to
+        return fail(st, "%s: the static data (%zu bytes) does not fit in the symmetric heap: enlarge the segment "
+                    "(PGDDS_SEGMENT_SIZE) (%s)", who, bytes, reason.c_str());
+    }
+    if (st != PGDDS_OK) return fail_prefix(st, who);
+    mine = static_data::mirror(*rt, gptr::offset(block));
+    if (mine != PGDDS_OK) fail_prefix(mine, who);
+    why = mine == PGDDS_OK ? "" : pgdds_last_error();
+    // Also the barrier after which peers may write: every rank has mirrored before any returns.
+    uint64_t w = uint64_t(-int64_t(mine)), wlo, whi;
+    st = agree_values(rt, who, 1, &w, &wlo, &whi);
+    if (st == PGDDS_OK && whi) st = failed_somewhere(who, mine, why, whi);
+    if (st != PGDDS_OK) {
+        std::string reason = pgdds_last_error();
+        static_data::release(rt);
+        (void)pgdds_free_all(ctx, block);
+        return fail(st, "%s", reason.c_str());
+    }
     return PGDDS_OK;
 }
 

@@ -1,6 +1,7 @@
 // Start-up, routing, VCIs, progress and flush of a runtime.
 #include "runtime.h"
 #include "rpc.h"
+#include "static_data.h"
 
 #include "../transport/shm/shm.h"
 #include "../../pmi/wire_io.h"
@@ -360,10 +361,12 @@ status runtime::setup_segment()
     status st;
     if (shm_) {
         st = shm_->alloc_segment(seg_size_, &base);
-    } else if (net_ && net_->allocates_segment()) {
-        st = net_->alloc_segment(seg_size_, &base);
     } else {
-        base = mmap(nullptr, seg_size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        st = net_ && net_->allocates_segment() ? net_->alloc_segment(seg_size_, &base) : PGDDS_ERR_UNSUPPORTED;
+    }
+    if (st == PGDDS_ERR_UNSUPPORTED && !shm_) {   // the network backend leaves it to the runtime
+        // Shared, so that pgdds_map_static_data can map its pages over the static data.
+        base = mmap(nullptr, seg_size_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         st = base == MAP_FAILED ? fail(PGDDS_ERR_NO_MEMORY, "cannot map a segment of %zu bytes: %s", seg_size_,
                                        strerror(errno))
                                 : PGDDS_OK;
@@ -523,6 +526,7 @@ status runtime::finalize()
     }
     // After this no rank sends anything: closing endpoints cannot strand a peer's operation.
     status bst = boot_->barrier();
+    static_data::release(this);   // before the segment goes: the static data gets its own pages back
     finalized_ = true;
     runtime *self = this;
     orphaned_runtime.compare_exchange_strong(self, nullptr);
@@ -542,6 +546,7 @@ runtime::~runtime()
         std::lock_guard<std::mutex> g(live_lock);
         live_runtimes().erase(id_);
     }
+    static_data::release(this);   // a finalize that stopped early
     // Only reached with these live when pgdds_init failed after starting them.
     if (progress_thread_.joinable()) {
         progress_stop_ = true;

@@ -93,6 +93,8 @@ static void init_with(int requested)
     shmem_g.ctx = ctx;
     shmem_g.me = pgdds_rank(ctx);
     shmem_g.npes = pgdds_nranks(ctx);
+    /* Global and static variables are symmetric too (remotely accessible). */
+    shmem_check(pgdds_map_static_data(ctx, 0), routine);
     shmem_g.thread_level = requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE
                                ? SHMEM_THREAD_MULTIPLE : requested;
     shmem_g.nvcis = pgdds_num_vcis(ctx);
@@ -174,25 +176,36 @@ int shmem_pe_accessible(int pe)
     return shmem_g.initialized && !shmem_g.finalized && pe >= 0 && pe < shmem_g.npes;
 }
 
-/* Whether addr lies in this PE's symmetric heap (the segment). */
-static int in_heap(const void *addr)
+/* The segment offset of symmetric address addr: in this PE's symmetric heap (the segment) or
+ * in its static data (mapped into the segment at shmem_init); 0 for any other address (offset
+ * 0 of a segment is never symmetric). */
+static uint64_t sym_offset(const void *addr)
 {
     const char *a = (const char *)addr;
-    return a > shmem_g.heap_base && a < shmem_g.heap_base + shmem_g.heap_size;
+    if (a > shmem_g.heap_base && a < shmem_g.heap_base + shmem_g.heap_size) return (uint64_t)(a - shmem_g.heap_base);
+    pgdds_gptr_t g;
+    if (addr && pgdds_gptr_from_local(shmem_g.ctx, addr, &g) == PGDDS_OK && pgdds_gptr_rank(g) == shmem_g.me)
+        return pgdds_gptr_offset(g);
+    return 0;
+}
+
+static pgdds_gptr_t gptr_of(int world_pe, uint64_t offset)
+{
+    return ((uint64_t)world_pe << (PGDDS_GPTR_OFFSET_BITS + PGDDS_GPTR_SEGMENT_BITS)) | offset;
 }
 
 int shmem_addr_accessible(const void *addr, int pe)
 {
-    return shmem_pe_accessible(pe) && in_heap(addr);
+    return shmem_pe_accessible(pe) && sym_offset(addr) != 0;
 }
 
 void *shmem_ptr(const void *dest, int pe)
 {
-    if (!shmem_addr_accessible(dest, pe)) return NULL;
+    if (!shmem_pe_accessible(pe)) return NULL;
+    uint64_t off = sym_offset(dest);
+    if (off == 0) return NULL;
     if (pe == shmem_g.me) return (void *)(uintptr_t)dest;
-    pgdds_gptr_t g = ((uint64_t)pe << (PGDDS_GPTR_OFFSET_BITS + PGDDS_GPTR_SEGMENT_BITS)) |
-                     (uint64_t)((const char *)dest - shmem_g.heap_base);
-    return pgdds_gptr_to_local(shmem_g.ctx, g);
+    return pgdds_gptr_to_local(shmem_g.ctx, gptr_of(pe, off));
 }
 
 void shmem_info_get_version(int *major, int *minor)
@@ -220,13 +233,13 @@ pgdds_gptr_t shmem_target(shmem_ctx_t ctx, const void *addr, int pe, const char 
     if (ctx == SHMEM_CTX_INVALID) shmem_fatal_msg(routine, "the context is SHMEM_CTX_INVALID");
     int world = shmem_world_pe(ctx, pe);
     if (world < 0) shmem_fatal_msg(routine, "PE %d is not a PE of the %s", pe, ctx->team ? "context's team" : "job");
-    if (!in_heap(addr))
+    uint64_t off = sym_offset(addr);
+    if (off == 0)
         shmem_fatal_msg(routine,
-                        "%p is not in the symmetric heap; only memory of shmem_malloc and its kin is "
-                        "remotely accessible here (not static or global data)",
+                        "%p is not symmetric: neither in the symmetric heap (shmem_malloc and its kin) nor "
+                        "a global or static variable of the program",
                         addr);
-    return ((uint64_t)world << (PGDDS_GPTR_OFFSET_BITS + PGDDS_GPTR_SEGMENT_BITS)) |
-           (uint64_t)((const char *)addr - shmem_g.heap_base);
+    return gptr_of(world, off);
 }
 
 unsigned shmem_ctx_enter(shmem_ctx_t ctx, const char *routine)

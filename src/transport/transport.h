@@ -114,7 +114,9 @@ class transport {
     // fabric/device is absent, with the reason in the last error.
     virtual status open(runtime &rt) = 0;
     // A backend that must own the segment memory (UCX's one-sided shared memory) allocates it;
-    // otherwise the runtime does and calls register_segment.
+    // otherwise the runtime does and calls register_segment. The segment must be a shared
+    // mapping (pgdds_map_static_data maps its pages a second time): a backend that cannot
+    // allocate one returns UNSUPPORTED and the runtime maps it.
     virtual bool allocates_segment() const { return false; }
     virtual status alloc_segment(size_t size, void **base)
     {

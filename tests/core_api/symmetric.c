@@ -162,6 +162,35 @@ static void test_no_memory(void)
     T_OK(pgdds_free_all(ctx, keep));
 }
 
+/* Static data (pgdds_map_static_data): bad input fails on every rank; then a global keeps its
+ * initial values, has the same global pointer offset on every rank, and takes puts. */
+static long s_words[4] = {1, 2, 3, 4};
+
+static void test_static_data(void)
+{
+    pgdds_gptr_t g = PGDDS_GPTR_NULL;
+    T_STATUS(pgdds_gptr_from_local(ctx, &s_words[1], &g), PGDDS_ERR_OUT_OF_BOUNDS);   /* not mapped yet */
+    T_STATUS(pgdds_map_static_data(NULL, 0), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_map_static_data(ctx, 1), PGDDS_ERR_INVALID_ARG);   /* every rank, collectively */
+    T_CHECK(strstr(pgdds_last_error(), "flags") != NULL);
+    T_OK(pgdds_map_static_data(ctx, 0));
+    T_OK(pgdds_map_static_data(ctx, 0));   /* again: nothing to do */
+    T_STATUS(pgdds_map_static_data(ctx, 2), PGDDS_ERR_INVALID_ARG);
+    T_CHECK(s_words[0] == 1 && s_words[3] == 4);
+    T_OK(pgdds_gptr_from_local(ctx, &s_words[1], &g));
+    T_CHECK(pgdds_gptr_rank(g) == me);
+    T_CHECK(same_everywhere(g));
+    T_CHECK(pgdds_gptr_to_local(ctx, g) != NULL && *(long *)pgdds_gptr_to_local(ctx, g) == 2);
+    pgdds_gptr_t there;
+    T_OK(pgdds_gptr_at(ctx, g, (me + 1) % n, &there));
+    long v = 100 + me;
+    T_OK(pgdds_barrier(ctx));   /* every rank has read its own copy */
+    T_OK(pgdds_put(ctx, there, &v, sizeof v));
+    T_OK(pgdds_barrier(ctx));
+    T_CHECK(s_words[1] == 100 + (me + n - 1) % n);
+    T_CHECK(s_words[0] == 1 && s_words[2] == 3);
+}
+
 int main(void)
 {
     pgdds_init_params_t p;
@@ -177,5 +206,6 @@ int main(void)
     test_disagreement();
     test_gptr_at_errors();
     test_no_memory();
+    test_static_data();
     return t_finish(ctx, "core_api/symmetric");
 }

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-static long static_long;   /* static data: not remotely accessible here (docs/openshmem.md) */
+static long static_long;   /* static data: symmetric too (static_data.c tests it fully) */
 
 int main(void)
 {
@@ -36,8 +36,8 @@ int main(void)
     CHECK(shmem_addr_accessible(lv, n) == 0);
     long stack_long = 0;
     CHECK(shmem_addr_accessible(&stack_long, right) == 0);
-    CHECK(shmem_addr_accessible(&static_long, right) == 0);
-    CHECK(shmem_ptr(&static_long, right) == NULL);
+    CHECK(shmem_addr_accessible(&static_long, right) == 1);
+    CHECK(shmem_ptr(&static_long, me) == &static_long);
     CHECK(shmem_ptr(lv, me) == lv);
     int *zeros = shmem_calloc(100, sizeof(int));
     CHECK(zeros != NULL);

@@ -9,6 +9,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 namespace pgdds {
 
@@ -310,6 +313,18 @@ status transport_ucx::open(runtime &rt)
     return PGDDS_OK;
 }
 
+// Whether p's page belongs to a shared mapping, which the runtime needs (pgdds_map_static_data
+// maps the segment's pages a second time): only such a mapping can be mapped again with mremap
+// and old size 0. The system call itself, since UCX's ucm replaces the libc symbol.
+static bool shared_mapping(void *p)
+{
+    size_t page = size_t(sysconf(_SC_PAGESIZE));
+    long alias = syscall(SYS_mremap, p, 0, page, MREMAP_MAYMOVE);
+    if (alias == -1) return false;
+    munmap(reinterpret_cast<void *>(alias), page);
+    return true;
+}
+
 status transport_ucx::alloc_segment(size_t size, void **base)
 {
     ucp_mem_map_params_t mp;
@@ -330,6 +345,13 @@ status transport_ucx::alloc_segment(size_t size, void **base)
         ucp_mem_unmap(context_, memh_);
         memh_ = nullptr;
         return fail(PGDDS_ERR_TRANSPORT, "ucx: the segment UCX allocated cannot be queried: %s", ucs_status_string(s));
+    }
+    if (!shared_mapping(attr.address)) {
+        // Memory of UCX's private allocators (no shared-memory domain, as with UCX_TLS=tcp):
+        // the runtime maps a shared segment instead, and this backend registers it.
+        ucp_mem_unmap(context_, memh_);
+        memh_ = nullptr;
+        return fail(PGDDS_ERR_UNSUPPORTED, "ucx: the memory UCX allocates here is not a shared mapping");
     }
     allocated_ = true;
     seg_base_ = static_cast<uint8_t *>(attr.address);
