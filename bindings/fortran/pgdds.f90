@@ -41,7 +41,8 @@ module pgdds
     PGDDS_ERR_PEER_FAILED = -12, PGDDS_ERR_STATE = -13, PGDDS_ERR_AGAIN = -14, &
     PGDDS_ERR_STARTUP = -15
 
-  integer(c_int), parameter, public :: PGDDS_THREAD_SINGLE = 0, PGDDS_THREAD_FUNNELED = 1, PGDDS_THREAD_MULTIPLE = 2
+  integer(c_int), parameter, public :: PGDDS_THREAD_SINGLE = 0, PGDDS_THREAD_FUNNELED = 1, PGDDS_THREAD_MULTIPLE = 2, &
+                                        PGDDS_THREAD_SERIALIZED = 3
 
   integer(c_int), parameter, public :: PGDDS_INIT_FIELD_THREAD_LEVEL = 1, PGDDS_INIT_FIELD_SEGMENT_SIZE = 2, &
     PGDDS_INIT_FIELD_TRANSPORT = 4, PGDDS_INIT_FIELD_NUM_VCIS = 8

@@ -79,7 +79,19 @@ PGDDS_API const char *pgdds_last_error(void);
 /** @defgroup libpgdds_init Start-up, identity, version
  * @{ */
 typedef struct pgdds_context *pgdds_context_t;
-enum { PGDDS_THREAD_SINGLE = 0, PGDDS_THREAD_FUNNELED = 1, PGDDS_THREAD_MULTIPLE = 2 };
+/** Thread levels (MPI's meanings). SINGLE and FUNNELED: only the initializing thread calls the
+ * library; another thread's call fails with PGDDS_ERR_STATE. SERIALIZED: any thread may call, one
+ * at a time: the program orders the calls (a mutex, a join, a flag with release/acquire), and the
+ * library takes no locks on its streams, as under SINGLE. MULTIPLE: any threads at once.
+ * SERIALIZED lies between FUNNELED and MULTIPLE in what it allows, but its value is 3 (the older
+ * values keep theirs): compare levels by name, not by order.
+ * Under SERIALIZED each thread still has its own VCI binding (round robin on first call, or
+ * pgdds_vci_bind), and pgdds_flush completes the operations issued on the calling thread's VCI:
+ * with the default of one VCI every thread shares it, so one thread's flush completes what another
+ * issued before it. Calls that overlap in time are a program error the library does not detect,
+ * except two collectives at once (PGDDS_ERR_STATE). */
+enum { PGDDS_THREAD_SINGLE = 0, PGDDS_THREAD_FUNNELED = 1, PGDDS_THREAD_MULTIPLE = 2,
+       PGDDS_THREAD_SERIALIZED = 3 };
 enum {
     PGDDS_INIT_FIELD_THREAD_LEVEL = 1u << 0,
     PGDDS_INIT_FIELD_SEGMENT_SIZE = 1u << 1,

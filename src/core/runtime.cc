@@ -161,6 +161,7 @@ status runtime::init(const pgdds_init_params_t *params)
         live_runtimes()[id_] = this;
     }
     num_vcis_ = cfg_.num_vcis;
+    // SERIALIZED takes no locks: the program orders its threads' calls.
     threaded_ = cfg_.thread_level == PGDDS_THREAD_MULTIPLE || cfg_.progress_thread;
 
     st = exchange_node_info();
@@ -581,7 +582,7 @@ status runtime::check_thread(const char *who) const
 {
     if (!thread_allowed())
         return fail(PGDDS_ERR_STATE, "%s: called from a thread other than the one that initialized the "
-                    "context, which asked for PGDDS_THREAD_%s (use PGDDS_THREAD_MULTIPLE)", who,
+                    "context, which asked for PGDDS_THREAD_%s (use PGDDS_THREAD_SERIALIZED or MULTIPLE)", who,
                     cfg_.thread_level == PGDDS_THREAD_SINGLE ? "SINGLE" : "FUNNELED");
     return PGDDS_OK;
 }

@@ -164,8 +164,12 @@ class runtime {
     // and the library's own progress thread, which runs active-message handlers).
     bool thread_allowed() const
     {
-        return cfg_.thread_level == PGDDS_THREAD_MULTIPLE || pthread_equal(pthread_self(), init_pthread_) ||
-               tls_library_thread;
+        return any_thread() || pthread_equal(pthread_self(), init_pthread_) || tls_library_thread;
+    }
+    // Whether any thread may call (SERIALIZED: one at a time, MULTIPLE: at once).
+    bool any_thread() const
+    {
+        return cfg_.thread_level == PGDDS_THREAD_MULTIPLE || cfg_.thread_level == PGDDS_THREAD_SERIALIZED;
     }
     // Explains why the calling thread is not allowed.
     status check_thread(const char *who) const;
