@@ -1320,6 +1320,27 @@ typedef int (*pgdds_hashmap_visit_t)(const void *key, void *value, void *arg);
  * @param arg      passed to visit
  * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
 PGDDS_API pgdds_status_t pgdds_hashmap_foreach_local(pgdds_hashmap_t map, pgdds_hashmap_visit_t visit, void *arg);
+/** Copies the next entry of this rank's part: a walk over the part that may overlap other
+ * operations, one entry per call. Start with *cursor = 0; each call copies the first entry at or
+ * after the cursor and moves the cursor past it, until PGDDS_ERR_NOT_FOUND says the part is done.
+ * Concurrency: each entry is copied whole, under the bucket's reader count as a fully atomic
+ * pgdds_hashmap_find reads it (an insert, assignment or erase of that entry waits for the copy,
+ * and the walk waits for them). Entries present for the whole walk are visited exactly once;
+ * one inserted or erased during the walk at most once (whether depends on where the walk is);
+ * an entry assigned during the walk is visited once, with the old or the new value. Inserts that
+ * overlap a walk must allow finds (promise 0, or one with PGDDS_CP_FIND): one that promised
+ * PGDDS_CP_INSERT alone may be copied half-written. A resize (collective) cannot overlap; a
+ * cursor from before it is meaningless after it. With the transport's atomics (no load/store
+ * path to this rank's own segment through CPU atomics) each bucket costs an atomic through the
+ * transport: between phases pgdds_hashmap_foreach_local is cheaper.
+ * @param map      the hash map
+ * @param cursor   in: 0 to start, or what the previous call left; out: past the entry copied
+ * @param key      gets the entry's key (key_size bytes)
+ * @param value    gets its value (value_size bytes; may be NULL when value_size is 0)
+ * @return PGDDS_OK with an entry, PGDDS_ERR_NOT_FOUND when none is left (*cursor then stays at
+ *         the end), or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         for NULL arguments or a cursor past the part's end */
+PGDDS_API pgdds_status_t pgdds_hashmap_local_next(pgdds_hashmap_t map, uint64_t *cursor, void *key, void *value);
 
 /** @} */
 
