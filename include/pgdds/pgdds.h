@@ -412,14 +412,14 @@ PGDDS_API pgdds_status_t pgdds_put_nb(pgdds_context_t ctx, pgdds_gptr_t dst, con
 PGDDS_API pgdds_status_t pgdds_get_nb(pgdds_context_t ctx, void *dst, pgdds_gptr_t src, size_t n, pgdds_request_t *req);
 /** Tells whether req completed, and frees it once done.
  * @param ctx      the context (pgdds_init)
- * @param req      a request of pgdds_put_nb or pgdds_get_nb
+ * @param req      a request of pgdds_put_nb, pgdds_get_nb or an atomic's _nb form
  * @param done     set to 1 if req completed (req is then freed), else 0
  * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
  *         for a freed or foreign request; the operation's failure */
 PGDDS_API pgdds_status_t pgdds_test(pgdds_context_t ctx, pgdds_request_t req, int *done);
 /** Waits for req to complete, and frees it.
  * @param ctx      the context (pgdds_init)
- * @param req      a request of pgdds_put_nb or pgdds_get_nb
+ * @param req      a request of pgdds_put_nb, pgdds_get_nb or an atomic's _nb form
  * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
  *         for a freed or foreign request; the operation's failure */
 PGDDS_API pgdds_status_t pgdds_wait(pgdds_context_t ctx, pgdds_request_t req);
@@ -514,6 +514,58 @@ PGDDS_API pgdds_status_t pgdds_atomic_u64_nbi(pgdds_context_t ctx, pgdds_gptr_t 
  *         PGDDS_ERR_PEER_FAILED; a failure after issue is reported by the flush */
 PGDDS_API pgdds_status_t pgdds_atomic_u32_nbi(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
                                               uint32_t operand);
+/** pgdds_atomic_u64 without waiting: a request that completes when the atomic has been applied
+ * and *fetched holds the old value (pgdds_test, pgdds_wait, which also report its failure). fetched
+ * (NULL: no fetch) must stay valid until then. op is ADD, AND, OR, XOR or SWAP, the operations the
+ * transports perform themselves, so several in flight overlap; MIN and MAX run as a loop of
+ * compare-and-swap whose steps wait for each other and have no non-blocking form
+ * (PGDDS_ERR_UNSUPPORTED: use pgdds_atomic_u64). Where the job's atomics are the CPU's (the word
+ * load/store-reachable), or the word is in GPU memory, the atomic is done when the call returns and
+ * the request is complete at once. Atomic with every other atomic on the word, as pgdds_atomic_u64.
+ * @param ctx      the context (pgdds_init)
+ * @param target   the word's global pointer, naturally aligned
+ * @param op       ADD, AND, OR, XOR or SWAP
+ * @param operand  the operand
+ * @param fetched  gets the old value once the request completes; NULL: no fetch
+ * @param req      on success, the request (pgdds_test, pgdds_wait free it)
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         (misaligned target, NULL req, op not an operation), PGDDS_ERR_UNSUPPORTED (MIN, MAX),
+ *         PGDDS_ERR_OUT_OF_BOUNDS, PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
+PGDDS_API pgdds_status_t pgdds_atomic_u64_nb(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
+                                             uint64_t operand, uint64_t *fetched, pgdds_request_t *req);
+/** pgdds_atomic_cswap_u64 without waiting: *old holds the word's old value once req completes
+ * (as pgdds_atomic_u64_nb; old must stay valid until then).
+ * @param ctx      the context (pgdds_init)
+ * @param target   the word's global pointer, naturally aligned
+ * @param expected the value the word must hold to be swapped
+ * @param desired  the value it then gets
+ * @param old      gets the old value once the request completes
+ * @param req      on success, the request
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         (misaligned target, NULL old or req), PGDDS_ERR_OUT_OF_BOUNDS, PGDDS_ERR_TRANSPORT,
+ *         PGDDS_ERR_PEER_FAILED */
+PGDDS_API pgdds_status_t pgdds_atomic_cswap_u64_nb(pgdds_context_t ctx, pgdds_gptr_t target, uint64_t expected,
+                                                   uint64_t desired, uint64_t *old, pgdds_request_t *req);
+/** pgdds_atomic_u64_nb on a 32-bit word.
+ * @param ctx      the context (pgdds_init)
+ * @param target   the word's global pointer, naturally aligned
+ * @param op       ADD, AND, OR, XOR or SWAP
+ * @param operand  the operand
+ * @param fetched  gets the old value once the request completes; NULL: no fetch
+ * @param req      on success, the request
+ * @return as pgdds_atomic_u64_nb */
+PGDDS_API pgdds_status_t pgdds_atomic_u32_nb(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
+                                             uint32_t operand, uint32_t *fetched, pgdds_request_t *req);
+/** pgdds_atomic_cswap_u64_nb on a 32-bit word.
+ * @param ctx      the context (pgdds_init)
+ * @param target   the word's global pointer, naturally aligned
+ * @param expected the value the word must hold to be swapped
+ * @param desired  the value it then gets
+ * @param old      gets the old value once the request completes
+ * @param req      on success, the request
+ * @return as pgdds_atomic_cswap_u64_nb */
+PGDDS_API pgdds_status_t pgdds_atomic_cswap_u32_nb(pgdds_context_t ctx, pgdds_gptr_t target, uint32_t expected,
+                                                   uint32_t desired, uint32_t *old, pgdds_request_t *req);
 /** @name Signed and floating-point atomics
  * Signed and floating-point atomics. Signed words take every pgdds_aop_t, MIN and MAX
  * comparing signed; float and double take ADD, MIN, MAX and SWAP (MIN/MAX: the operand replaces

@@ -811,13 +811,18 @@ status runtime::net_get(const char *who, vci &v, void *dst, pgdds_gptr_t src, si
 status runtime::amo(const char *who, vci &v, pgdds_gptr_t target, const amo_args &a)
 {
     op_completion done(op_completion::one);
-    status st = retry(who, v, [&] {
-        return counted(v, net_->amo(v.index, gptr::rank(target), gptr::offset(target), a, &done), count_atomics);
-    });
+    status st = amo_issue(who, v, target, a, &done);
     if (st != PGDDS_OK) return st;
     st = wait(who, v, [&] { return done.done(); });
     if (st != PGDDS_OK) return st;
     return done.result == PGDDS_OK ? PGDDS_OK : failed(who, done.result);
+}
+
+status runtime::amo_issue(const char *who, vci &v, pgdds_gptr_t target, const amo_args &a, op_completion *done)
+{
+    return retry(who, v, [&] {
+        return counted(v, net_->amo(v.index, gptr::rank(target), gptr::offset(target), a, done), count_atomics);
+    });
 }
 
 status runtime::amo_posted(const char *who, vci &v, pgdds_gptr_t target, const amo_args &a)

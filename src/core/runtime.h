@@ -223,6 +223,8 @@ class runtime {
     status amo(const char *who, vci &v, pgdds_gptr_t target, const amo_args &a);
     // A non-fetching atomic that completes at v's next flush (a failure is reported there).
     status amo_posted(const char *who, vci &v, pgdds_gptr_t target, const amo_args &a);
+    // Issues an atomic whose completion `done` reports (a request's: the _nb forms).
+    status amo_issue(const char *who, vci &v, pgdds_gptr_t target, const amo_args &a, op_completion *done);
     status flush(const char *who, vci &v);
     // Orders v's earlier puts and atomics before its later ones at each target (pgdds_fence).
     status fence(const char *who, vci &v);
