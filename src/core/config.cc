@@ -102,6 +102,11 @@ const std::vector<config_var> &config_table()
          "Bytes of device memory per rank for allocations of kind PGDDS_MEMORY_CUDA (its device "
          "segment), in the same forms as PGDDS_SEGMENT_SIZE. 0: none. Needs a library built with "
          "CUDA and a visible device; otherwise pgdds_init fails with PGDDS_ERR_UNSUPPORTED.", true},
+        {"PGDDS_RPC_AGGREGATE", var_type::size, "0", nullptr,
+         "Bytes of small remote procedure calls (pgdds_rpc_call, pgdds::rpc, rpc_ff) held per "
+         "destination rank and sent together as one message: when the next call would not fit, "
+         "and at the caller's next progress (any wait, pgdds_progress, pgdds_flush, a barrier). "
+         "A call larger than half of it goes alone. 0: off, each call is its own message.", true},
         {"PGDDS_GPU_DEVICE", var_type::string, "", nullptr,
          "The CUDA device of this rank's device segment, a device number. Empty: the local rank "
          "modulo the number of visible devices."},
@@ -283,6 +288,7 @@ status config_load(const pgdds_init_params_t *params, config &out, std::vector<s
                     "names the job's files in /dev/shm)", c.job_id.size(), max_job_id);
     c.fault = lookup("PGDDS_FAULT", warnings);
     parse_size(lookup("PGDDS_GPU_SEGMENT_SIZE", warnings), c.gpu_segment_size);
+    parse_size(lookup("PGDDS_RPC_AGGREGATE", warnings), c.rpc_aggregate);
     c.gpu_device = lookup("PGDDS_GPU_DEVICE", warnings);
     parse_bool(lookup("PGDDS_GPU_IPC", warnings), c.gpu_ipc);
 

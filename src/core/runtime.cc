@@ -216,6 +216,7 @@ status runtime::init(const pgdds_init_params_t *params)
         runtime::from(ctx)->coll_deliver(src, p, n);
     }, nullptr);
     am_register_internal(AM_RPC, on_rpc_message, nullptr);
+    if (cfg_.rpc_aggregate) rpc_held_.reset(rpc_held_calls_new(nranks_));
 
     handle_ = new pgdds_context{context_magic, this};
     if (cfg_.progress_thread) progress_thread_ = std::thread([this] { progress_thread_main(); });
@@ -638,6 +639,11 @@ status runtime::bind(unsigned index)
 // ----------------------------------------------------------------------------------------------
 status runtime::progress(vci &v)
 {
+    // Held calls go out at the caller's next progress: no call waits longer than that.
+    if (PGDDS_UNLIKELY(rpc_holding.load(std::memory_order_relaxed))) {
+        status sst = rpc_send_held(*this);
+        if (sst != PGDDS_OK) return note(sst);
+    }
     status st = progress_one(v);
     if (st == PGDDS_OK && PGDDS_UNLIKELY((++tls_progressed & 255) == 0)) st = progress_unattended(&v);
     return note(st);
@@ -849,6 +855,11 @@ template <class Issue> status runtime::after_deferred(const char *who, vci &v, I
 
 status runtime::flush(const char *who, vci &v)
 {
+    // Held calls go out at a flush too, and so before any barrier's messages.
+    if (PGDDS_UNLIKELY(rpc_holding.load(std::memory_order_relaxed))) {
+        status st = rpc_send_held(*this);
+        if (st != PGDDS_OK) return st;
+    }
     return after_deferred(who, v,
                           [&](op_completion &done) { return counted(v, net_->flush(v.index, &done), count_flushes); });
 }

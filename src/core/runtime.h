@@ -5,6 +5,7 @@
 #include "config.h"
 #include "gptr.h"
 #include "log.h"
+#include "rpc.h"
 #include "segment_allocator.h"
 #include "symmetric_heap.h"
 #include "vci.h"
@@ -183,6 +184,10 @@ class runtime {
     // 256th call of a thread also progresses the other VCIs nobody attends, so that no operation
     // waits for a VCI nobody attends (the VCI thesis' starvation example).
     status progress(vci &v);
+    // RPC aggregation (rpc.cc): the calls held per destination (null when off), and whether any
+    // are held now, which progress checks cheaply.
+    rpc_held_calls *rpc_held() const { return rpc_held_.get(); }
+    std::atomic<bool> rpc_holding{false};
     // Progresses every VCI but `mine` that nobody attends (borrowing those of other threads),
     // or only those no thread is bound to.
     status progress_unattended(const vci *mine, bool ownerless_only = false);
@@ -436,6 +441,7 @@ class runtime {
 
     std::thread progress_thread_;
     std::atomic<bool> progress_stop_{false};
+    std::unique_ptr<rpc_held_calls, void (*)(rpc_held_calls *)> rpc_held_{nullptr, rpc_held_calls_delete};
     std::atomic<double> last_peer_check_{0};
     std::atomic<bool> peer_failed_{false};  // some wait of this rank saw a peer fail ...
     std::mutex peer_failure_lock_;
