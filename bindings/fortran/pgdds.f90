@@ -102,7 +102,7 @@ module pgdds
   public :: pgdds_put_signal, pgdds_put_signal_nbi, pgdds_signal_fetch, pgdds_wait_until, pgdds_test_until
   public :: pgdds_atomic, pgdds_atomic_fetch_add, pgdds_atomic_cswap, pgdds_atomic_load
   public :: pgdds_hashmap_create, pgdds_hashmap_destroy, pgdds_hashmap_insert, pgdds_hashmap_find
-  public :: pgdds_hashmap_erase, pgdds_hashmap_size
+  public :: pgdds_hashmap_erase, pgdds_hashmap_size, pgdds_hashmap_local_next
   public :: pgdds_darray_create, pgdds_darray_destroy, pgdds_darray_gptr, pgdds_darray_put, pgdds_darray_get
   public :: pgdds_darray_local
   public :: pgdds_team_world, pgdds_team_node, pgdds_team_split_strided, pgdds_team_split_2d, pgdds_team_rank
@@ -597,6 +597,12 @@ module pgdds
       integer(c_int64_t), intent(out) :: count
       integer(c_int) :: st
     end function
+    function c_hashmap_local_next(map, cursor, key, value) bind(C, name='pgdds_hashmap_local_next') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: map, key, value
+      integer(c_int64_t), intent(inout) :: cursor
+      integer(c_int) :: st
+    end function
 
     function c_darray_create(ctx, elem_size, count, array) bind(C, name='pgdds_darray_create') result(st)
       import :: c_ptr, c_int, c_size_t, c_int64_t
@@ -688,6 +694,14 @@ module pgdds
     module function pgdds_hashmap_size(map, count) result(st)
       type(pgdds_hashmap), intent(in) :: map
       integer(int64), intent(out) :: count
+      integer(c_int) :: st
+    end function
+    ! Copies the next entry of this rank's part (pgdds.h says what overlapping operations do):
+    ! start with cursor = 0; PGDDS_ERR_NOT_FOUND once every entry has been seen.
+    module function pgdds_hashmap_local_next(map, cursor, key, value) result(st)
+      type(pgdds_hashmap), intent(in) :: map
+      integer(int64), intent(inout) :: cursor
+      class(*), intent(inout), target :: key, value
       integer(c_int) :: st
     end function
 

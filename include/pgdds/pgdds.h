@@ -1053,7 +1053,9 @@ PGDDS_API pgdds_status_t pgdds_am_send(pgdds_context_t ctx, int dst_rank, uint32
  * from the C++ type, at static initialization); a call sends the arguments' bytes to the rank,
  * whose progress runs the function, and the reply's bytes come back to a callback run by the
  * caller's progress. No collective is needed: calls that arrive before the target registered the
- * function fail with a message saying so. Nothing is aggregated: each call is one message.
+ * function fail with a message saying so. Each call is one message, unless PGDDS_RPC_AGGREGATE
+ * (bytes) holds small calls per destination and sends them together: when the next would not fit,
+ * at the caller's next progress, and at pgdds_flush and every barrier (docs/using.md).
  * @{ */
 /** What a function answers: set with pgdds_rpc_reply, sent when the function returns. */
 typedef struct pgdds_rpc_reply_state pgdds_rpc_reply_t;
