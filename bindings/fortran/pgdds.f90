@@ -92,6 +92,11 @@ module pgdds
     integer(c_int) :: elem_type = -1
   end type
 
+  ! A non-blocking operation in flight (pgdds_request_t): pgdds_test or pgdds_wait completes it.
+  type, public :: pgdds_request
+    type(c_ptr) :: handle = c_null_ptr
+  end type
+
   ! --- The routines ----------------------------------------------------------------------------
   public :: pgdds_init, pgdds_finalize, pgdds_rank, pgdds_nranks, pgdds_local_rank, pgdds_local_nranks
   public :: pgdds_transport_name, pgdds_version_string, pgdds_strerror, pgdds_last_error
@@ -101,6 +106,7 @@ module pgdds
   public :: pgdds_put, pgdds_get, pgdds_flush, pgdds_fence
   public :: pgdds_put_signal, pgdds_put_signal_nbi, pgdds_signal_fetch, pgdds_wait_until, pgdds_test_until
   public :: pgdds_atomic, pgdds_atomic_fetch_add, pgdds_atomic_cswap, pgdds_atomic_load
+  public :: pgdds_atomic_nb, pgdds_atomic_cswap_nb, pgdds_test, pgdds_wait
   public :: pgdds_hashmap_create, pgdds_hashmap_destroy, pgdds_hashmap_insert, pgdds_hashmap_find
   public :: pgdds_hashmap_erase, pgdds_hashmap_size, pgdds_hashmap_local_next
   public :: pgdds_darray_create, pgdds_darray_destroy, pgdds_darray_gptr, pgdds_darray_put, pgdds_darray_get
@@ -551,6 +557,33 @@ module pgdds
       type(c_ptr), value :: ctx
       integer(c_int64_t), value :: target, expected, desired
       integer(c_int64_t), intent(out) :: old
+      integer(c_int) :: st
+    end function
+    function c_atomic_u64_nb(ctx, target, op, operand, fetched, req) bind(C, name='pgdds_atomic_u64_nb') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: ctx, fetched
+      integer(c_int64_t), value :: target, operand
+      integer(c_int), value :: op
+      type(c_ptr), intent(out) :: req
+      integer(c_int) :: st
+    end function
+    function c_atomic_cswap_u64_nb(ctx, target, expected, desired, old, req) &
+        bind(C, name='pgdds_atomic_cswap_u64_nb') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: ctx, old
+      integer(c_int64_t), value :: target, expected, desired
+      type(c_ptr), intent(out) :: req
+      integer(c_int) :: st
+    end function
+    function c_test(ctx, req, done) bind(C, name='pgdds_test') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: ctx, req
+      integer(c_int), intent(out) :: done
+      integer(c_int) :: st
+    end function
+    function c_wait(ctx, req) bind(C, name='pgdds_wait') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: ctx, req
       integer(c_int) :: st
     end function
     function c_atomic_load_u64(ctx, target, value) bind(C, name='pgdds_atomic_load_u64') result(st)
@@ -1480,6 +1513,56 @@ contains
     real(real64), intent(out), optional, target :: fetched
     integer(c_int) :: st
     st = c_atomic_double(ctx%handle, target, op, operand, address_of(fetched))
+  end function
+
+  ! pgdds_atomic on a 64-bit word without waiting (pgdds_atomic_u64_nb): op is ADD, AND, OR, XOR
+  ! or SWAP (MIN and MAX: PGDDS_ERR_UNSUPPORTED). fetched, when present, gets the old value once
+  ! req completes (pgdds_test, pgdds_wait); it must stay in place, untouched, until then.
+  function pgdds_atomic_nb(ctx, target, op, operand, req, fetched) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: target
+    integer(c_int), intent(in) :: op
+    integer(int64), intent(in) :: operand
+    type(pgdds_request), intent(out) :: req
+    integer(int64), intent(inout), optional, target, asynchronous :: fetched
+    integer(c_int) :: st
+    type(c_ptr) :: addr
+    addr = c_null_ptr
+    if (present(fetched)) addr = c_loc(fetched)
+    st = c_atomic_u64_nb(ctx%handle, target, op, operand, addr, req%handle)
+  end function
+
+  ! pgdds_atomic_cswap on a 64-bit word without waiting: old gets the old value once req
+  ! completes; it must stay in place, untouched, until then.
+  function pgdds_atomic_cswap_nb(ctx, target, expected, desired, old, req) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: target
+    integer(int64), intent(in) :: expected, desired
+    integer(int64), intent(inout), target, asynchronous :: old
+    type(pgdds_request), intent(out) :: req
+    integer(c_int) :: st
+    st = c_atomic_cswap_u64_nb(ctx%handle, target, expected, desired, c_loc(old), req%handle)
+  end function
+
+  ! done becomes .true. once req has completed, which frees it.
+  function pgdds_test(ctx, req, done) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    type(pgdds_request), intent(inout) :: req
+    logical, intent(out) :: done
+    integer(c_int) :: st, d
+    d = 0
+    st = c_test(ctx%handle, req%handle, d)
+    done = st == PGDDS_OK .and. d /= 0
+    if (done) req%handle = c_null_ptr
+  end function
+
+  ! Waits until req has completed (reporting its failure), and frees it.
+  function pgdds_wait(ctx, req) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    type(pgdds_request), intent(inout) :: req
+    integer(c_int) :: st
+    st = c_wait(ctx%handle, req%handle)
+    if (st == PGDDS_OK) req%handle = c_null_ptr
   end function
 
   ! old = *target; *target = old + value.

@@ -126,7 +126,10 @@ contains
   subroutine test_atomics()
     integer, parameter :: rounds = 50
     integer(PGDDS_GPTR_KIND) :: words, all_words(n), counter
-    integer(int64) :: old, total, seen(rounds)
+    integer(int64) :: old, total, seen(rounds), base
+    integer(int64), target, asynchronous :: nb_seen(rounds), nb_old
+    type(pgdds_request) :: reqs(rounds)
+    logical :: done
     integer :: k
 
     call check_ok(pgdds_alloc(ctx, 16_int64, words, alignment=8_int64), 'alloc the atomic words')
@@ -147,6 +150,40 @@ contains
     call check_ok(pgdds_atomic(ctx, pgdds_gptr_add(counter, 8_int64), PGDDS_AOP_XOR, 0_int64, old), 'fetching xor')
     call check(old == 2_int64**n - 1, 'every rank''s or arrived')
     call check_ok(pgdds_barrier(ctx), 'barrier before cswap')
+
+    ! Non-blocking adds, all in flight, each fetched value distinct; half tested, half waited.
+    call check_ok(pgdds_barrier(ctx), 'barrier before non-blocking adds')
+    call check_ok(pgdds_atomic_load(ctx, counter, base), 'load before non-blocking adds')
+    call check_ok(pgdds_barrier(ctx), 'barrier after the load')
+    do k = 1, rounds
+      nb_seen(k) = -1
+      call check_ok(pgdds_atomic_nb(ctx, counter, PGDDS_AOP_ADD, 1_int64, reqs(k), nb_seen(k)), 'non-blocking add')
+    end do
+    do k = 1, rounds
+      if (mod(k, 2) == 0) then
+        call check_ok(pgdds_wait(ctx, reqs(k)), 'wait for a non-blocking add')
+      else
+        done = .false.
+        do while (.not. done)
+          call check_ok(pgdds_test(ctx, reqs(k), done), 'test a non-blocking add')
+        end do
+      end if
+    end do
+    call check(all(nb_seen >= base .and. nb_seen < base + int(rounds, int64) * n), 'non-blocking adds fetch old values')
+    do k = 2, rounds
+      call check(all(nb_seen(:k - 1) /= nb_seen(k)), 'each non-blocking add fetched its own value')
+    end do
+    call check_status(pgdds_atomic_nb(ctx, counter, PGDDS_AOP_MIN, 1_int64, reqs(1)), PGDDS_ERR_UNSUPPORTED, &
+                      'MIN has no non-blocking form')
+    call check_status(pgdds_atomic_nb(ctx, counter + 4, PGDDS_AOP_ADD, 1_int64, reqs(1)), PGDDS_ERR_INVALID_ARG, &
+                      'a misaligned non-blocking add')
+    call check_ok(pgdds_barrier(ctx), 'barrier after non-blocking adds')
+    call check_ok(pgdds_atomic_load(ctx, counter, total), 'load after non-blocking adds')
+    call check(total == base + int(rounds, int64) * n, 'no non-blocking add was lost')
+    call check_ok(pgdds_atomic_cswap_nb(ctx, counter, -7_int64, 0_int64, nb_old, reqs(1)), 'non-blocking cswap')
+    call check_ok(pgdds_wait(ctx, reqs(1)), 'wait for the cswap')
+    call check(nb_old == total, 'a failed non-blocking cswap fetches the value')
+    call check_ok(pgdds_barrier(ctx), 'barrier after the non-blocking cswap')
 
     ! Exactly one rank wins the swap of the total.
     call check_ok(pgdds_atomic_cswap(ctx, counter, total, -1_int64 - me, old), 'cswap')
