@@ -56,6 +56,7 @@ module pgdds
     PGDDS_AOP_SWAP = 4, PGDDS_AOP_MIN = 5, PGDDS_AOP_MAX = 6
 
   integer(c_int), parameter, public :: PGDDS_ALLOC_ZERO = 1
+  integer(c_int), parameter, public :: PGDDS_MEMORY_HOST = 0, PGDDS_MEMORY_CUDA = 1
   integer(c_int), parameter, public :: PGDDS_SIGNAL_SET = 0, PGDDS_SIGNAL_ADD = 1
   integer(c_int), parameter, public :: PGDDS_CMP_EQ = 0, PGDDS_CMP_NE = 1, PGDDS_CMP_GT = 2, PGDDS_CMP_GE = 3, &
     PGDDS_CMP_LT = 4, PGDDS_CMP_LE = 5
@@ -102,7 +103,7 @@ module pgdds
   public :: pgdds_transport_name, pgdds_version_string, pgdds_strerror, pgdds_last_error
   public :: pgdds_barrier, pgdds_broadcast, pgdds_allreduce, pgdds_allgather
   public :: pgdds_alloc, pgdds_free, pgdds_gptr_rank, pgdds_gptr_offset, pgdds_gptr_add, pgdds_gptr_to_local
-  public :: pgdds_alloc_all, pgdds_free_all, pgdds_gptr_at
+  public :: pgdds_alloc_all, pgdds_free_all, pgdds_gptr_at, pgdds_alloc_kind, pgdds_gptr_memory
   public :: pgdds_put, pgdds_get, pgdds_flush, pgdds_fence
   public :: pgdds_put_signal, pgdds_put_signal_nbi, pgdds_signal_fetch, pgdds_wait_until, pgdds_test_until
   public :: pgdds_atomic, pgdds_atomic_fetch_add, pgdds_atomic_cswap, pgdds_atomic_load
@@ -442,6 +443,19 @@ module pgdds
       integer(c_int32_t), value :: value
       integer(c_int), intent(out) :: satisfied
       integer(c_int) :: st
+    end function
+    function c_alloc_kind(ctx, kind, size, alignment, out) bind(C, name='pgdds_alloc_kind') result(st)
+      import :: c_ptr, c_int, c_size_t, c_int64_t
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: kind
+      integer(c_size_t), value :: size, alignment
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: st
+    end function
+    function c_gptr_kind(ptr) bind(C, name='pgdds_gptr_kind') result(r)
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: ptr
+      integer(c_int) :: r
     end function
     function c_gptr_rank(ptr) bind(C, name='pgdds_gptr_rank') result(r)
       import :: c_int, c_int64_t
@@ -1377,6 +1391,34 @@ contains
     integer(c_int64_t) :: moved
     st = c_gptr_at(ctx%handle, ptr, int(rank, c_int), moved)
     if (st == PGDDS_OK) out = moved
+  end function
+
+  ! pgdds_alloc in the segment of a memory kind: PGDDS_MEMORY_HOST or PGDDS_MEMORY_CUDA.
+  function pgdds_alloc_kind(ctx, kind, nbytes, ptr, alignment) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(c_int), intent(in) :: kind
+    integer(int64), intent(in) :: nbytes
+    integer(PGDDS_GPTR_KIND), intent(out) :: ptr
+    integer(int64), intent(in), optional :: alignment
+    integer(c_int) :: st
+    integer(c_size_t) :: align
+    integer(c_int64_t) :: out
+    align = 0
+    if (present(alignment)) align = int(alignment, c_size_t)
+    if (nbytes < 0 .or. align < 0) then
+      st = fail(PGDDS_ERR_INVALID_ARG, 'pgdds_alloc_kind: nbytes and alignment must not be negative')
+      return
+    end if
+    st = c_alloc_kind(ctx%handle, kind, int(nbytes, c_size_t), align, out)
+    if (st == PGDDS_OK) ptr = out
+  end function
+
+  ! C's pgdds_gptr_kind (the memory kind a global pointer names; -1 for a reserved segment),
+  ! named apart from PGDDS_GPTR_KIND, the integer kind of global pointers, since Fortran names
+  ! ignore case.
+  integer(c_int) function pgdds_gptr_memory(ptr)
+    integer(PGDDS_GPTR_KIND), intent(in) :: ptr
+    pgdds_gptr_memory = c_gptr_kind(ptr)
   end function
 
   integer(c_int) function pgdds_gptr_rank(ptr)

@@ -15,6 +15,7 @@ program fortran_core
 
   call test_identity()
   call test_collectives()
+  call test_memory_kinds()
   call test_put_get()
   call test_atomics()
   call test_symmetric_and_signals()
@@ -76,6 +77,30 @@ contains
     call check_ok(pgdds_allgather(ctx, int(me, int64) * 7, gathered), 'allgather int64')
     call check(all(gathered == [(int(k, int64) * 7, k = 0, n - 1)]), 'allgather int64 arrived')
   end subroutine
+
+  ! Memory kinds: host blocks are PGDDS_MEMORY_HOST; device memory without a device segment and
+  ! unknown kinds are refused.
+  subroutine test_memory_kinds()
+    integer(PGDDS_GPTR_KIND) :: p, q
+    call check_ok(pgdds_alloc_kind(ctx, PGDDS_MEMORY_HOST, 64_int64, p), 'alloc_kind host')
+    call check(pgdds_gptr_memory(p) == PGDDS_MEMORY_HOST, 'a host block is of kind host')
+    call check(pgdds_gptr_rank(p) == me, 'a host block is this rank''s')
+    call check_ok(pgdds_put(ctx, p, [42_int64]), 'put into a block of alloc_kind')
+    call check_ok(pgdds_free(ctx, p), 'free a block of alloc_kind')
+    if (len_trim(env('PGDDS_GPU_SEGMENT_SIZE')) == 0) then
+      call check_status(pgdds_alloc_kind(ctx, PGDDS_MEMORY_CUDA, 64_int64, q), PGDDS_ERR_UNSUPPORTED, &
+                        'device memory without a device segment')
+    end if
+    call check_status(pgdds_alloc_kind(ctx, 7_c_int, 64_int64, q), PGDDS_ERR_INVALID_ARG, 'an unknown memory kind')
+    call check_status(pgdds_alloc_kind(ctx, PGDDS_MEMORY_HOST, -1_int64, q), PGDDS_ERR_INVALID_ARG, 'a negative size')
+  end subroutine
+
+  function env(name) result(value)
+    character(len=*), intent(in) :: name
+    character(len=64) :: value
+    value = ''
+    call get_environment_variable(name, value)
+  end function
 
   subroutine test_put_get()
     integer(int64), parameter :: slots = 64
