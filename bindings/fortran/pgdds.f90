@@ -41,7 +41,8 @@ module pgdds
     PGDDS_ERR_PEER_FAILED = -12, PGDDS_ERR_STATE = -13, PGDDS_ERR_AGAIN = -14, &
     PGDDS_ERR_STARTUP = -15
 
-  integer(c_int), parameter, public :: PGDDS_THREAD_SINGLE = 0, PGDDS_THREAD_FUNNELED = 1, PGDDS_THREAD_MULTIPLE = 2
+  integer(c_int), parameter, public :: PGDDS_THREAD_SINGLE = 0, PGDDS_THREAD_FUNNELED = 1, PGDDS_THREAD_MULTIPLE = 2, &
+                                        PGDDS_THREAD_SERIALIZED = 3
 
   integer(c_int), parameter, public :: PGDDS_INIT_FIELD_THREAD_LEVEL = 1, PGDDS_INIT_FIELD_SEGMENT_SIZE = 2, &
     PGDDS_INIT_FIELD_TRANSPORT = 4, PGDDS_INIT_FIELD_NUM_VCIS = 8
@@ -55,6 +56,7 @@ module pgdds
     PGDDS_AOP_SWAP = 4, PGDDS_AOP_MIN = 5, PGDDS_AOP_MAX = 6
 
   integer(c_int), parameter, public :: PGDDS_ALLOC_ZERO = 1
+  integer(c_int), parameter, public :: PGDDS_MEMORY_HOST = 0, PGDDS_MEMORY_CUDA = 1
   integer(c_int), parameter, public :: PGDDS_SIGNAL_SET = 0, PGDDS_SIGNAL_ADD = 1
   integer(c_int), parameter, public :: PGDDS_CMP_EQ = 0, PGDDS_CMP_NE = 1, PGDDS_CMP_GT = 2, PGDDS_CMP_GE = 3, &
     PGDDS_CMP_LT = 4, PGDDS_CMP_LE = 5
@@ -91,17 +93,23 @@ module pgdds
     integer(c_int) :: elem_type = -1
   end type
 
+  ! A non-blocking operation in flight (pgdds_request_t): pgdds_test or pgdds_wait completes it.
+  type, public :: pgdds_request
+    type(c_ptr) :: handle = c_null_ptr
+  end type
+
   ! --- The routines ----------------------------------------------------------------------------
   public :: pgdds_init, pgdds_finalize, pgdds_rank, pgdds_nranks, pgdds_local_rank, pgdds_local_nranks
   public :: pgdds_transport_name, pgdds_version_string, pgdds_strerror, pgdds_last_error
   public :: pgdds_barrier, pgdds_broadcast, pgdds_allreduce, pgdds_allgather
   public :: pgdds_alloc, pgdds_free, pgdds_gptr_rank, pgdds_gptr_offset, pgdds_gptr_add, pgdds_gptr_to_local
-  public :: pgdds_alloc_all, pgdds_free_all, pgdds_gptr_at
+  public :: pgdds_alloc_all, pgdds_free_all, pgdds_gptr_at, pgdds_alloc_kind, pgdds_gptr_memory
   public :: pgdds_put, pgdds_get, pgdds_flush, pgdds_fence
   public :: pgdds_put_signal, pgdds_put_signal_nbi, pgdds_signal_fetch, pgdds_wait_until, pgdds_test_until
   public :: pgdds_atomic, pgdds_atomic_fetch_add, pgdds_atomic_cswap, pgdds_atomic_load
+  public :: pgdds_atomic_nb, pgdds_atomic_cswap_nb, pgdds_test, pgdds_wait
   public :: pgdds_hashmap_create, pgdds_hashmap_destroy, pgdds_hashmap_insert, pgdds_hashmap_find
-  public :: pgdds_hashmap_erase, pgdds_hashmap_size
+  public :: pgdds_hashmap_erase, pgdds_hashmap_size, pgdds_hashmap_local_next
   public :: pgdds_darray_create, pgdds_darray_destroy, pgdds_darray_gptr, pgdds_darray_put, pgdds_darray_get
   public :: pgdds_darray_local
   public :: pgdds_team_world, pgdds_team_node, pgdds_team_split_strided, pgdds_team_split_2d, pgdds_team_rank
@@ -436,6 +444,19 @@ module pgdds
       integer(c_int), intent(out) :: satisfied
       integer(c_int) :: st
     end function
+    function c_alloc_kind(ctx, kind, size, alignment, out) bind(C, name='pgdds_alloc_kind') result(st)
+      import :: c_ptr, c_int, c_size_t, c_int64_t
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: kind
+      integer(c_size_t), value :: size, alignment
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: st
+    end function
+    function c_gptr_kind(ptr) bind(C, name='pgdds_gptr_kind') result(r)
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: ptr
+      integer(c_int) :: r
+    end function
     function c_gptr_rank(ptr) bind(C, name='pgdds_gptr_rank') result(r)
       import :: c_int, c_int64_t
       integer(c_int64_t), value :: ptr
@@ -552,6 +573,33 @@ module pgdds
       integer(c_int64_t), intent(out) :: old
       integer(c_int) :: st
     end function
+    function c_atomic_u64_nb(ctx, target, op, operand, fetched, req) bind(C, name='pgdds_atomic_u64_nb') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: ctx, fetched
+      integer(c_int64_t), value :: target, operand
+      integer(c_int), value :: op
+      type(c_ptr), intent(out) :: req
+      integer(c_int) :: st
+    end function
+    function c_atomic_cswap_u64_nb(ctx, target, expected, desired, old, req) &
+        bind(C, name='pgdds_atomic_cswap_u64_nb') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: ctx, old
+      integer(c_int64_t), value :: target, expected, desired
+      type(c_ptr), intent(out) :: req
+      integer(c_int) :: st
+    end function
+    function c_test(ctx, req, done) bind(C, name='pgdds_test') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: ctx, req
+      integer(c_int), intent(out) :: done
+      integer(c_int) :: st
+    end function
+    function c_wait(ctx, req) bind(C, name='pgdds_wait') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: ctx, req
+      integer(c_int) :: st
+    end function
     function c_atomic_load_u64(ctx, target, value) bind(C, name='pgdds_atomic_load_u64') result(st)
       import :: c_ptr, c_int, c_int64_t
       type(c_ptr), value :: ctx
@@ -594,6 +642,12 @@ module pgdds
       import :: c_ptr, c_int, c_int64_t
       type(c_ptr), value :: map
       integer(c_int64_t), intent(out) :: count
+      integer(c_int) :: st
+    end function
+    function c_hashmap_local_next(map, cursor, key, value) bind(C, name='pgdds_hashmap_local_next') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: map, key, value
+      integer(c_int64_t), intent(inout) :: cursor
       integer(c_int) :: st
     end function
 
@@ -687,6 +741,14 @@ module pgdds
     module function pgdds_hashmap_size(map, count) result(st)
       type(pgdds_hashmap), intent(in) :: map
       integer(int64), intent(out) :: count
+      integer(c_int) :: st
+    end function
+    ! Copies the next entry of this rank's part (pgdds.h says what overlapping operations do):
+    ! start with cursor = 0; PGDDS_ERR_NOT_FOUND once every entry has been seen.
+    module function pgdds_hashmap_local_next(map, cursor, key, value) result(st)
+      type(pgdds_hashmap), intent(in) :: map
+      integer(int64), intent(inout) :: cursor
+      class(*), intent(inout), target :: key, value
       integer(c_int) :: st
     end function
 
@@ -1331,6 +1393,34 @@ contains
     if (st == PGDDS_OK) out = moved
   end function
 
+  ! pgdds_alloc in the segment of a memory kind: PGDDS_MEMORY_HOST or PGDDS_MEMORY_CUDA.
+  function pgdds_alloc_kind(ctx, kind, nbytes, ptr, alignment) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(c_int), intent(in) :: kind
+    integer(int64), intent(in) :: nbytes
+    integer(PGDDS_GPTR_KIND), intent(out) :: ptr
+    integer(int64), intent(in), optional :: alignment
+    integer(c_int) :: st
+    integer(c_size_t) :: align
+    integer(c_int64_t) :: out
+    align = 0
+    if (present(alignment)) align = int(alignment, c_size_t)
+    if (nbytes < 0 .or. align < 0) then
+      st = fail(PGDDS_ERR_INVALID_ARG, 'pgdds_alloc_kind: nbytes and alignment must not be negative')
+      return
+    end if
+    st = c_alloc_kind(ctx%handle, kind, int(nbytes, c_size_t), align, out)
+    if (st == PGDDS_OK) ptr = out
+  end function
+
+  ! C's pgdds_gptr_kind (the memory kind a global pointer names; -1 for a reserved segment),
+  ! named apart from PGDDS_GPTR_KIND, the integer kind of global pointers, since Fortran names
+  ! ignore case.
+  integer(c_int) function pgdds_gptr_memory(ptr)
+    integer(PGDDS_GPTR_KIND), intent(in) :: ptr
+    pgdds_gptr_memory = c_gptr_kind(ptr)
+  end function
+
   integer(c_int) function pgdds_gptr_rank(ptr)
     integer(PGDDS_GPTR_KIND), intent(in) :: ptr
     pgdds_gptr_rank = c_gptr_rank(ptr)
@@ -1465,6 +1555,56 @@ contains
     real(real64), intent(out), optional, target :: fetched
     integer(c_int) :: st
     st = c_atomic_double(ctx%handle, target, op, operand, address_of(fetched))
+  end function
+
+  ! pgdds_atomic on a 64-bit word without waiting (pgdds_atomic_u64_nb): op is ADD, AND, OR, XOR
+  ! or SWAP (MIN and MAX: PGDDS_ERR_UNSUPPORTED). fetched, when present, gets the old value once
+  ! req completes (pgdds_test, pgdds_wait); it must stay in place, untouched, until then.
+  function pgdds_atomic_nb(ctx, target, op, operand, req, fetched) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: target
+    integer(c_int), intent(in) :: op
+    integer(int64), intent(in) :: operand
+    type(pgdds_request), intent(out) :: req
+    integer(int64), intent(inout), optional, target, asynchronous :: fetched
+    integer(c_int) :: st
+    type(c_ptr) :: addr
+    addr = c_null_ptr
+    if (present(fetched)) addr = c_loc(fetched)
+    st = c_atomic_u64_nb(ctx%handle, target, op, operand, addr, req%handle)
+  end function
+
+  ! pgdds_atomic_cswap on a 64-bit word without waiting: old gets the old value once req
+  ! completes; it must stay in place, untouched, until then.
+  function pgdds_atomic_cswap_nb(ctx, target, expected, desired, old, req) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: target
+    integer(int64), intent(in) :: expected, desired
+    integer(int64), intent(inout), target, asynchronous :: old
+    type(pgdds_request), intent(out) :: req
+    integer(c_int) :: st
+    st = c_atomic_cswap_u64_nb(ctx%handle, target, expected, desired, c_loc(old), req%handle)
+  end function
+
+  ! done becomes .true. once req has completed, which frees it.
+  function pgdds_test(ctx, req, done) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    type(pgdds_request), intent(inout) :: req
+    logical, intent(out) :: done
+    integer(c_int) :: st, d
+    d = 0
+    st = c_test(ctx%handle, req%handle, d)
+    done = st == PGDDS_OK .and. d /= 0
+    if (done) req%handle = c_null_ptr
+  end function
+
+  ! Waits until req has completed (reporting its failure), and frees it.
+  function pgdds_wait(ctx, req) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    type(pgdds_request), intent(inout) :: req
+    integer(c_int) :: st
+    st = c_wait(ctx%handle, req%handle)
+    if (st == PGDDS_OK) req%handle = c_null_ptr
   end function
 
   ! old = *target; *target = old + value.

@@ -112,6 +112,18 @@ contains
     if (st == PGDDS_OK) count = n
   end procedure
 
+  module procedure pgdds_hashmap_local_next
+    type(c_ptr) :: k, v
+    integer(c_int64_t) :: c
+    st = item_address('pgdds_hashmap_local_next', 'key', key, map%key_type, k)
+    if (st /= PGDDS_OK) return
+    st = item_address('pgdds_hashmap_local_next', 'value', value, map%value_type, v)
+    if (st /= PGDDS_OK) return
+    c = cursor
+    st = c_hashmap_local_next(map%handle, c, k, v)
+    cursor = c
+  end procedure
+
   ! --- DArray ---------------------------------------------------------------------------------
   module procedure pgdds_darray_create
     if (type_bytes(elem_type) == 0) then

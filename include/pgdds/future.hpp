@@ -159,6 +159,29 @@ template <class... T> future<void> when_all(const future<T> &...fs)
     return future<void>(s);
 }
 
+namespace detail {
+// A future that completes with request req (pgdds_test), holding *landing as its value.
+template <class T> future<T> request_future(context_ref ctx, pgdds_request_t req, std::shared_ptr<T> landing)
+{
+    auto s = std::make_shared<detail::future_state<T>>();
+    s->ctx = ctx.handle();
+    s->poll = [req, landing, c = s.get()]() {
+        int done = 0;
+        pgdds_status_t st = pgdds_test(c->ctx, req, &done);
+        if (st != PGDDS_OK) c->set_failure(st, pgdds_last_error());
+        else if (done) c->set(*landing);
+        return st != PGDDS_OK || done;
+    };
+    return future<T>(s);
+}
+
+template <class T> constexpr void check_atomic_word()
+{
+    static_assert(std::is_same<T, uint64_t>::value || std::is_same<T, uint32_t>::value,
+                  "the non-blocking atomics take uint64_t and uint32_t words");
+}
+}  // namespace detail
+
 // Non-blocking put and get (pgdds_put_nb, pgdds_get_nb) as futures. rput's source must stay
 // unchanged until the future is ready; rget's value lives in the future.
 template <class T> future<void> rput(context_ref ctx, const T *src, global_ptr<T> dst, size_t count = 1)
@@ -181,19 +204,68 @@ template <class T> future<void> rput(context_ref ctx, const T *src, global_ptr<T
 template <class T> future<T> rget(context_ref ctx, global_ptr<T> src)
 {
     static_assert(std::is_trivially_copyable<T>::value, "rget moves trivially copyable elements");
-    auto s = std::make_shared<detail::future_state<T>>();
-    s->ctx = ctx.handle();
     auto landing = std::make_shared<T>();
     pgdds_request_t req = nullptr;
     check(pgdds_get_nb(ctx.handle(), landing.get(), src.raw(), sizeof(T), &req));
-    s->poll = [req, landing, c = s.get()]() {
-        int done = 0;
-        pgdds_status_t st = pgdds_test(c->ctx, req, &done);
-        if (st != PGDDS_OK) c->set_failure(st, pgdds_last_error());
-        else if (done) c->set(*landing);
-        return st != PGDDS_OK || done;
-    };
-    return future<T>(s);
+    return detail::request_future<T>(ctx, req, landing);
 }
+
+
+// Non-blocking atomics (pgdds_atomic_u64_nb, pgdds_atomic_u32_nb and their compare-and-swap) as
+// futures of the word's old value: several in flight overlap. They take the operations the
+// transports perform themselves (ADD, AND, OR, XOR, SWAP, compare-and-swap); MIN and MAX run as
+// a loop of compare-and-swap with no non-blocking form (PGDDS_ERR_UNSUPPORTED). Where the job's
+// atomics are the CPU's, the future is ready at once.
+//   auto f = pgdds::atomic_fetch_add_async(ctx, counter, uint64_t(1));
+//   uint64_t old = f.get();
+template <class T> future<T> atomic_fetch_op_async(context_ref ctx, global_ptr<T> p, pgdds_aop_t op, T operand)
+{
+    detail::check_atomic_word<T>();
+    auto landing = std::make_shared<T>();
+    pgdds_request_t req = nullptr;
+    if constexpr (sizeof(T) == 8)
+        check(pgdds_atomic_u64_nb(ctx.handle(), p.raw(), op, operand, landing.get(), &req));
+    else
+        check(pgdds_atomic_u32_nb(ctx.handle(), p.raw(), op, operand, landing.get(), &req));
+    return detail::request_future<T>(ctx, req, landing);
+}
+template <class T> future<T> atomic_fetch_add_async(context_ref ctx, global_ptr<T> p, T v)
+{
+    return atomic_fetch_op_async(ctx, p, PGDDS_AOP_ADD, v);
+}
+template <class T> future<T> atomic_fetch_and_async(context_ref ctx, global_ptr<T> p, T v)
+{
+    return atomic_fetch_op_async(ctx, p, PGDDS_AOP_AND, v);
+}
+template <class T> future<T> atomic_fetch_or_async(context_ref ctx, global_ptr<T> p, T v)
+{
+    return atomic_fetch_op_async(ctx, p, PGDDS_AOP_OR, v);
+}
+template <class T> future<T> atomic_fetch_xor_async(context_ref ctx, global_ptr<T> p, T v)
+{
+    return atomic_fetch_op_async(ctx, p, PGDDS_AOP_XOR, v);
+}
+template <class T> future<T> atomic_exchange_async(context_ref ctx, global_ptr<T> p, T v)
+{
+    return atomic_fetch_op_async(ctx, p, PGDDS_AOP_SWAP, v);
+}
+// The old value: the swap happened exactly when it equals expected.
+template <class T> future<T> atomic_compare_exchange_async(context_ref ctx, global_ptr<T> p, T expected, T desired)
+{
+    detail::check_atomic_word<T>();
+    auto landing = std::make_shared<T>();
+    pgdds_request_t req = nullptr;
+    if constexpr (sizeof(T) == 8)
+        check(pgdds_atomic_cswap_u64_nb(ctx.handle(), p.raw(), expected, desired, landing.get(), &req));
+    else
+        check(pgdds_atomic_cswap_u32_nb(ctx.handle(), p.raw(), expected, desired, landing.get(), &req));
+    return detail::request_future<T>(ctx, req, landing);
+}
+
+// The containers' operations have no non-blocking form: each runs a protocol of dependent
+// steps (claim a bucket, then write it; reserve a slot, then fill it) on the one-sided path, or
+// waits for the owner's reply on the RPC path, inside the library. There is therefore no
+// map.find_async: a future over a blocking call would only pretend. Batches overlap their
+// steps instead (hash_map::find_many, insert_many; the hash map buffer).
 
 }  // namespace pgdds

@@ -18,7 +18,9 @@
 #include <pgdds/pgdds.hpp>
 #include <pgdds/promise.hpp>
 
+#include <cstddef>
 #include <exception>
+#include <iterator>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -62,6 +64,52 @@ class hash_map_options {
   private:
     size_t key_bytes_ = 0, value_bytes_ = 0;
     pgdds_hashmap_options_t c_{};
+};
+
+template <class K, class V> class hash_map;
+
+// An input iterator over a hash map's local entries; end() is a sentinel.
+template <class K, class V> class hash_map_local_iterator {
+  public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = std::pair<K, V>;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const value_type *;
+    using reference = const value_type &;
+    struct sentinel {};
+
+    explicit hash_map_local_iterator(const hash_map<K, V> *map) : map_(map),
+        key_(map->key_slot().size()), value_(map->value_slot().size())
+    {
+        advance();
+    }
+    reference operator*() const { return *entry_; }
+    pointer operator->() const { return &*entry_; }
+    hash_map_local_iterator &operator++()
+    {
+        advance();
+        return *this;
+    }
+    void operator++(int) { advance(); }
+    bool operator==(sentinel) const { return !entry_; }
+    bool operator!=(sentinel) const { return bool(entry_); }
+
+  private:
+    void advance()
+    {
+        pgdds_status_t st = pgdds_hashmap_local_next(map_->handle(), &cursor_, key_.data(), value_.data());
+        if (st == PGDDS_ERR_NOT_FOUND) {
+            entry_.reset();
+            return;
+        }
+        check(st);
+        entry_.emplace(map_->key_slot().decode(key_.data()), map_->value_slot().decode(value_.data()));
+    }
+
+    const hash_map<K, V> *map_;
+    uint64_t cursor_ = 0;
+    std::vector<unsigned char> key_, value_;  // the slots' bytes (the bucket may not be aligned)
+    std::optional<value_type> entry_;
 };
 
 template <class K, class V> class hash_map {
@@ -193,6 +241,13 @@ template <class K, class V> class hash_map {
         if (s.thrown) std::rethrow_exception(s.thrown);  // exceptions do not cross the C interface
     }
 
+    // This rank's entries as a range of (key, value) copies, walked with
+    // pgdds_hashmap_local_next while other operations may go on (pgdds.h says what a
+    // concurrent insert, assignment or erase does to the walk):
+    //   for (auto &&[k, v] : map.local()) use(k, v);
+    class local_range;
+    local_range local() const { return local_range(this); }
+
   private:
     static bool found(pgdds_status_t st)
     {
@@ -223,6 +278,18 @@ template <class K, class V> class hash_map {
     fixed_slot<K> key_;
     fixed_slot<V> value_;
     pgdds_hashmap_t h_ = nullptr;
+};
+
+template <class K, class V> class hash_map<K, V>::local_range {
+  public:
+    using iterator = hash_map_local_iterator<K, V>;
+    explicit local_range(const hash_map *map) : map_(map) {}
+    // Each begin() starts a new walk.
+    iterator begin() const { return iterator(map_); }
+    typename iterator::sentinel end() const { return {}; }
+
+  private:
+    const hash_map *map_;
 };
 
 }  // namespace pgdds

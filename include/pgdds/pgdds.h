@@ -79,7 +79,19 @@ PGDDS_API const char *pgdds_last_error(void);
 /** @defgroup libpgdds_init Start-up, identity, version
  * @{ */
 typedef struct pgdds_context *pgdds_context_t;
-enum { PGDDS_THREAD_SINGLE = 0, PGDDS_THREAD_FUNNELED = 1, PGDDS_THREAD_MULTIPLE = 2 };
+/** Thread levels (MPI's meanings). SINGLE and FUNNELED: only the initializing thread calls the
+ * library; another thread's call fails with PGDDS_ERR_STATE. SERIALIZED: any thread may call, one
+ * at a time: the program orders the calls (a mutex, a join, a flag with release/acquire), and the
+ * library takes no locks on its streams, as under SINGLE. MULTIPLE: any threads at once.
+ * SERIALIZED lies between FUNNELED and MULTIPLE in what it allows, but its value is 3 (the older
+ * values keep theirs): compare levels by name, not by order.
+ * Under SERIALIZED each thread still has its own VCI binding (round robin on first call, or
+ * pgdds_vci_bind), and pgdds_flush completes the operations issued on the calling thread's VCI:
+ * with the default of one VCI every thread shares it, so one thread's flush completes what another
+ * issued before it. Calls that overlap in time are a program error the library does not detect,
+ * except two collectives at once (PGDDS_ERR_STATE). */
+enum { PGDDS_THREAD_SINGLE = 0, PGDDS_THREAD_FUNNELED = 1, PGDDS_THREAD_MULTIPLE = 2,
+       PGDDS_THREAD_SERIALIZED = 3 };
 enum {
     PGDDS_INIT_FIELD_THREAD_LEVEL = 1u << 0,
     PGDDS_INIT_FIELD_SEGMENT_SIZE = 1u << 1,
@@ -425,14 +437,14 @@ PGDDS_API pgdds_status_t pgdds_put_nb(pgdds_context_t ctx, pgdds_gptr_t dst, con
 PGDDS_API pgdds_status_t pgdds_get_nb(pgdds_context_t ctx, void *dst, pgdds_gptr_t src, size_t n, pgdds_request_t *req);
 /** Tells whether req completed, and frees it once done.
  * @param ctx      the context (pgdds_init)
- * @param req      a request of pgdds_put_nb or pgdds_get_nb
+ * @param req      a request of pgdds_put_nb, pgdds_get_nb or an atomic's _nb form
  * @param done     set to 1 if req completed (req is then freed), else 0
  * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
  *         for a freed or foreign request; the operation's failure */
 PGDDS_API pgdds_status_t pgdds_test(pgdds_context_t ctx, pgdds_request_t req, int *done);
 /** Waits for req to complete, and frees it.
  * @param ctx      the context (pgdds_init)
- * @param req      a request of pgdds_put_nb or pgdds_get_nb
+ * @param req      a request of pgdds_put_nb, pgdds_get_nb or an atomic's _nb form
  * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
  *         for a freed or foreign request; the operation's failure */
 PGDDS_API pgdds_status_t pgdds_wait(pgdds_context_t ctx, pgdds_request_t req);
@@ -527,6 +539,58 @@ PGDDS_API pgdds_status_t pgdds_atomic_u64_nbi(pgdds_context_t ctx, pgdds_gptr_t 
  *         PGDDS_ERR_PEER_FAILED; a failure after issue is reported by the flush */
 PGDDS_API pgdds_status_t pgdds_atomic_u32_nbi(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
                                               uint32_t operand);
+/** pgdds_atomic_u64 without waiting: a request that completes when the atomic has been applied
+ * and *fetched holds the old value (pgdds_test, pgdds_wait, which also report its failure). fetched
+ * (NULL: no fetch) must stay valid until then. op is ADD, AND, OR, XOR or SWAP, the operations the
+ * transports perform themselves, so several in flight overlap; MIN and MAX run as a loop of
+ * compare-and-swap whose steps wait for each other and have no non-blocking form
+ * (PGDDS_ERR_UNSUPPORTED: use pgdds_atomic_u64). Where the job's atomics are the CPU's (the word
+ * load/store-reachable), or the word is in GPU memory, the atomic is done when the call returns and
+ * the request is complete at once. Atomic with every other atomic on the word, as pgdds_atomic_u64.
+ * @param ctx      the context (pgdds_init)
+ * @param target   the word's global pointer, naturally aligned
+ * @param op       ADD, AND, OR, XOR or SWAP
+ * @param operand  the operand
+ * @param fetched  gets the old value once the request completes; NULL: no fetch
+ * @param req      on success, the request (pgdds_test, pgdds_wait free it)
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         (misaligned target, NULL req, op not an operation), PGDDS_ERR_UNSUPPORTED (MIN, MAX),
+ *         PGDDS_ERR_OUT_OF_BOUNDS, PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
+PGDDS_API pgdds_status_t pgdds_atomic_u64_nb(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
+                                             uint64_t operand, uint64_t *fetched, pgdds_request_t *req);
+/** pgdds_atomic_cswap_u64 without waiting: *old holds the word's old value once req completes
+ * (as pgdds_atomic_u64_nb; old must stay valid until then).
+ * @param ctx      the context (pgdds_init)
+ * @param target   the word's global pointer, naturally aligned
+ * @param expected the value the word must hold to be swapped
+ * @param desired  the value it then gets
+ * @param old      gets the old value once the request completes
+ * @param req      on success, the request
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         (misaligned target, NULL old or req), PGDDS_ERR_OUT_OF_BOUNDS, PGDDS_ERR_TRANSPORT,
+ *         PGDDS_ERR_PEER_FAILED */
+PGDDS_API pgdds_status_t pgdds_atomic_cswap_u64_nb(pgdds_context_t ctx, pgdds_gptr_t target, uint64_t expected,
+                                                   uint64_t desired, uint64_t *old, pgdds_request_t *req);
+/** pgdds_atomic_u64_nb on a 32-bit word.
+ * @param ctx      the context (pgdds_init)
+ * @param target   the word's global pointer, naturally aligned
+ * @param op       ADD, AND, OR, XOR or SWAP
+ * @param operand  the operand
+ * @param fetched  gets the old value once the request completes; NULL: no fetch
+ * @param req      on success, the request
+ * @return as pgdds_atomic_u64_nb */
+PGDDS_API pgdds_status_t pgdds_atomic_u32_nb(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,
+                                             uint32_t operand, uint32_t *fetched, pgdds_request_t *req);
+/** pgdds_atomic_cswap_u64_nb on a 32-bit word.
+ * @param ctx      the context (pgdds_init)
+ * @param target   the word's global pointer, naturally aligned
+ * @param expected the value the word must hold to be swapped
+ * @param desired  the value it then gets
+ * @param old      gets the old value once the request completes
+ * @param req      on success, the request
+ * @return as pgdds_atomic_cswap_u64_nb */
+PGDDS_API pgdds_status_t pgdds_atomic_cswap_u32_nb(pgdds_context_t ctx, pgdds_gptr_t target, uint32_t expected,
+                                                   uint32_t desired, uint32_t *old, pgdds_request_t *req);
 /** @name Signed and floating-point atomics
  * Signed and floating-point atomics. Signed words take every pgdds_aop_t, MIN and MAX
  * comparing signed; float and double take ADD, MIN, MAX and SWAP (MIN/MAX: the operand replaces
@@ -1018,7 +1082,9 @@ PGDDS_API pgdds_status_t pgdds_am_send(pgdds_context_t ctx, int dst_rank, uint32
  * from the C++ type, at static initialization); a call sends the arguments' bytes to the rank,
  * whose progress runs the function, and the reply's bytes come back to a callback run by the
  * caller's progress. No collective is needed: calls that arrive before the target registered the
- * function fail with a message saying so. Nothing is aggregated: each call is one message.
+ * function fail with a message saying so. Each call is one message, unless PGDDS_RPC_AGGREGATE
+ * (bytes) holds small calls per destination and sends them together: when the next would not fit,
+ * at the caller's next progress, and at pgdds_flush and every barrier (docs/using.md).
  * @{ */
 /** What a function answers: set with pgdds_rpc_reply, sent when the function returns. */
 typedef struct pgdds_rpc_reply_state pgdds_rpc_reply_t;
@@ -1380,6 +1446,27 @@ typedef int (*pgdds_hashmap_visit_t)(const void *key, void *value, void *arg);
  * @param arg      passed to visit
  * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
 PGDDS_API pgdds_status_t pgdds_hashmap_foreach_local(pgdds_hashmap_t map, pgdds_hashmap_visit_t visit, void *arg);
+/** Copies the next entry of this rank's part: a walk over the part that may overlap other
+ * operations, one entry per call. Start with *cursor = 0; each call copies the first entry at or
+ * after the cursor and moves the cursor past it, until PGDDS_ERR_NOT_FOUND says the part is done.
+ * Concurrency: each entry is copied whole, under the bucket's reader count as a fully atomic
+ * pgdds_hashmap_find reads it (an insert, assignment or erase of that entry waits for the copy,
+ * and the walk waits for them). Entries present for the whole walk are visited exactly once;
+ * one inserted or erased during the walk at most once (whether depends on where the walk is);
+ * an entry assigned during the walk is visited once, with the old or the new value. Inserts that
+ * overlap a walk must allow finds (promise 0, or one with PGDDS_CP_FIND): one that promised
+ * PGDDS_CP_INSERT alone may be copied half-written. A resize (collective) cannot overlap; a
+ * cursor from before it is meaningless after it. With the transport's atomics (no load/store
+ * path to this rank's own segment through CPU atomics) each bucket costs an atomic through the
+ * transport: between phases pgdds_hashmap_foreach_local is cheaper.
+ * @param map      the hash map
+ * @param cursor   in: 0 to start, or what the previous call left; out: past the entry copied
+ * @param key      gets the entry's key (key_size bytes)
+ * @param value    gets its value (value_size bytes; may be NULL when value_size is 0)
+ * @return PGDDS_OK with an entry, PGDDS_ERR_NOT_FOUND when none is left (*cursor then stays at
+ *         the end), or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
+ *         for NULL arguments or a cursor past the part's end */
+PGDDS_API pgdds_status_t pgdds_hashmap_local_next(pgdds_hashmap_t map, uint64_t *cursor, void *key, void *value);
 
 /** @} */
 

@@ -44,7 +44,8 @@ enum class memory : int { host = PGDDS_MEMORY_HOST, cuda = PGDDS_MEMORY_CUDA };
 enum class thread_level : int {
     single = PGDDS_THREAD_SINGLE,
     funneled = PGDDS_THREAD_FUNNELED,
-    multiple = PGDDS_THREAD_MULTIPLE
+    multiple = PGDDS_THREAD_MULTIPLE,
+    serialized = PGDDS_THREAD_SERIALIZED  // any thread, one at a time (pgdds.h)
 };
 
 // Options of pgdds::context; unset ones come from the environment, then defaults.

@@ -896,6 +896,59 @@ status hash_map::foreach_local(pgdds_hashmap_visit_t visit, void *arg)
     return PGDDS_OK;
 }
 
+status hash_map::local_next(const char *who, uint64_t &cursor, uint8_t *key, uint8_t *value)
+{
+    if (cursor > table_.part_capacity)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: cursor %llu lies past this rank's part (%llu buckets); start at 0",
+                    who, (unsigned long long)cursor, (unsigned long long)table_.part_capacity);
+    // The part is read in the job's atomicity domain, as a find of this rank's keys would.
+    status st = with_memory(who, false, [&](auto &m) { return local_next_with(m, who, cursor, key, value); });
+    return st == PGDDS_ERR_NOT_FOUND ? fail(st, "%s: no entries left in this rank's part", who) : st;
+}
+
+template <class Mem>
+status hash_map::local_next_with(Mem &m, const char *who, uint64_t &cursor, uint8_t *key, uint8_t *value) const
+{
+    const hash_table &t = table_;
+    scratch_buffer scratch(key_size_ + value_size_);
+    spinner spin(rt);
+    unsigned reader_choice = first_reader_bit(rt->rank());
+    for (uint64_t i = cursor; i < t.part_capacity; ++i) {
+        auto b = bucket<Mem>(t, rt->rank(), i);
+        uint32_t w = m.load32(b);
+        if (m.failed()) return m.result();
+        for (;;) {  // until this bucket is decided
+            const uint32_t s = state::status(w);
+            if (s == state::free || s == state::tombstone) break;
+            if (s == state::ready && (w & state::reader_mask) != state::reader_mask) {
+                const uint32_t bit = free_reader_bit(w, reader_choice);
+                const uint32_t seen = m.cas32(b, w, w | bit);
+                if (m.failed()) return m.result();
+                if (seen != w) {  // changed meanwhile: decide again on what it is now
+                    w = seen;
+                    continue;
+                }
+                // Holding a reader bit: no writer changes the entry while it is copied.
+                const uint8_t *kv = m.view(Mem::offset(b, bucket_key_offset), key_size_ + value_size_, scratch.data());
+                if (!m.failed()) {
+                    copy_bytes(key, kv, key_size_);
+                    copy_bytes(value, kv + key_size_, value_size_);
+                }
+                m.and32_posted(b, ~bit);
+                if (m.failed()) return m.result();
+                cursor = i + 1;
+                return PGDDS_OK;
+            }
+            // Being written (claimed, assigned or erased), or every reader bit taken: wait.
+            if (!spin.again(m, who)) return m.failed() ? m.result() : spin.result();
+            w = m.load32(b);
+            if (m.failed()) return m.result();
+        }
+    }
+    cursor = t.part_capacity;
+    return PGDDS_ERR_NOT_FOUND;
+}
+
 status hash_map::size(const char *who, uint64_t &count)
 {
     status st = rt->barrier(who);
@@ -1116,6 +1169,18 @@ PGDDS_API pgdds_status_t pgdds_hashmap_foreach_local(pgdds_hashmap_t map, pgdds_
     if (st != PGDDS_OK) return st;
     if (!visit) return fail(PGDDS_ERR_INVALID_ARG, "%s: visit is NULL", who);
     return m->foreach_local(visit, arg);
+}
+
+PGDDS_API pgdds_status_t pgdds_hashmap_local_next(pgdds_hashmap_t map, uint64_t *cursor, void *key, void *value)
+{
+    const char *who = "pgdds_hashmap_local_next";
+    hash_map *m = nullptr;
+    status st = resolve_hashmap(map, who, m);
+    if (st != PGDDS_OK) return st;
+    if (!cursor) return fail(PGDDS_ERR_INVALID_ARG, "%s: cursor is NULL", who);
+    if (!key) return fail(PGDDS_ERR_INVALID_ARG, "%s: key is NULL", who);
+    if (!value && m->value_size()) return fail(PGDDS_ERR_INVALID_ARG, "%s: value is NULL", who);
+    return m->local_next(who, *cursor, static_cast<uint8_t *>(key), static_cast<uint8_t *>(value));
 }
 
 }  // extern "C"

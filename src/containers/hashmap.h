@@ -55,6 +55,9 @@ class hash_map : public container {
     status size(const char *who, uint64_t &count);
     status resize(const char *who, uint64_t new_capacity);
     status foreach_local(pgdds_hashmap_visit_t visit, void *arg);
+    // Copies the first entry of this rank's part at bucket `cursor` or after it, under a reader
+    // bit as a fully atomic find reads, and moves `cursor` past it; PGDDS_ERR_NOT_FOUND at the end.
+    status local_next(const char *who, uint64_t &cursor, uint8_t *key, uint8_t *value);
     // Inserts `count` records (key then value, packed) that this rank owns, with nothing else
     // touching its part: the drain of a hash map buffer. A record that does not fit is
     // skipped and counted in `dropped`; the others are still inserted.
@@ -112,6 +115,8 @@ class hash_map : public container {
     scan_outcome scan_window(const uint8_t *buckets, uint64_t count, const uint8_t *key, const key_place &p,
                              uint8_t *value) const;
     template <class Mem> status erase_with(Mem &m, const char *who, const uint8_t *key, const key_place &p) const;
+    template <class Mem>
+    status local_next_with(Mem &m, const char *who, uint64_t &cursor, uint8_t *key, uint8_t *value) const;
     template <class Mem>
     status find_group(Mem &m, const char *who, size_t n, const uint8_t *keys, uint8_t *values, unsigned char *found,
                       bool atomic) const;

@@ -99,26 +99,62 @@ status check_request(runtime *rt, const char *who, pgdds_request_t req)
 }
 
 // posted: a non-fetching atomic that completes at the caller's next flush (the _nbi forms).
+// req: a non-blocking atomic whose request completes with it (the _nb forms); one the CPU or
+// the GPU layer performs is complete at once.
 template <class T>
 status atomic_op(pgdds_context_t ctx, const char *who, pgdds_gptr_t target, amo_op op, T operand, T compare, T *fetched,
-                 bool posted = false)
+                 bool posted = false, pgdds_request_t *req = nullptr)
 {
     runtime *rt;
     if (status est = enter(ctx, who, rt); est != PGDDS_OK) return est;
     amo_args a{op, unsigned(sizeof(T)), uint64_t(operand), uint64_t(compare), fetched};
-    if (PGDDS_UNLIKELY(gptr::segment(target) == gpu::segment_id)) return gpu::atomic(*rt, who, target, a);
+    if (PGDDS_UNLIKELY(gptr::segment(target) == gpu::segment_id)) {
+        status gst = gpu::atomic(*rt, who, target, a);
+        if (gst == PGDDS_OK && req) *req = &completed_request;
+        return gst;
+    }
     status st = rt->check_access(who, target, sizeof(T), sizeof(T));
     if (PGDDS_UNLIKELY(st != PGDDS_OK)) return st;
     const bool cpu = rt->cpu_atomics_on(gptr::rank(target));
     if (cpu) cpu_amo(rt->direct(target), a);
-    if (cpu && (rt->cpu_atomics() || !rt->network())) return PGDDS_OK;
+    if (cpu && req) *req = &completed_request;
+    if (cpu && (req || rt->cpu_atomics() || !rt->network())) return PGDDS_OK;
     vci *v;
     st = caller_vci(rt, who, v);
     if (st != PGDDS_OK) return st;
     // Across nodes, peers' operations on this rank complete only while it progresses: a rank
     // spinning on an atomic of its node (its own word, say) keeps serving them.
     if (cpu) return rt->progress(*v);
+    if (req) {
+        pgdds_request *r = rt->request_get(*v);
+        if (!r) return fail(PGDDS_ERR_NO_MEMORY, "%s: out of host memory for a request", who);
+        r->done.add();
+        st = rt->amo_issue(who, *v, target, a, &r->done);
+        if (st != PGDDS_OK) {
+            rt->request_put(*v, r);
+            return st;
+        }
+        *req = r;
+        return PGDDS_OK;
+    }
     return posted ? rt->amo_posted(who, *v, target, a) : rt->amo(who, *v, target, a);
+}
+
+// The _nb forms take the operations the transports perform themselves: ADD, AND, OR, XOR, SWAP
+// and compare-and-swap (CSWAP). MIN and MAX run as a loop of compare-and-swap, each step waiting
+// for the last, so they have no non-blocking form.
+// op: a pgdds_aop_t, or -1 for compare-and-swap.
+template <class T>
+status word_atomic_nb(pgdds_context_t ctx, const char *who, pgdds_gptr_t target, int op, T operand, T compare,
+                      T *fetched, pgdds_request_t *req)
+{
+    if (!req) return null_arg(who, "req");
+    if (op == PGDDS_AOP_MIN || op == PGDDS_AOP_MAX)
+        return fail(PGDDS_ERR_UNSUPPORTED, "%s: MIN and MAX run as a loop of compare-and-swap and have no "
+                    "non-blocking form; use the blocking atomic", who);
+    if (op != -1 && (op < PGDDS_AOP_ADD || op > PGDDS_AOP_SWAP))
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: %d is not an operation (PGDDS_AOP_ADD, AND, OR, XOR or SWAP)", who, op);
+    return atomic_op<T>(ctx, who, target, op == -1 ? AMO_CSWAP : amo_op(op), operand, compare, fetched, false, req);
 }
 
 // The unsigned word with T's bits.
@@ -682,6 +718,19 @@ PGDDS_API pgdds_status_t pgdds_wait(pgdds_context_t ctx, pgdds_request_t req)
                                                         T operand)                                                 \
     {                                                                                                              \
         return typed_atomic<T>(ctx, "pgdds_atomic_" #suffix "_nbi", target, op, operand, nullptr, true);           \
+    }                                                                                                              \
+    PGDDS_API pgdds_status_t pgdds_atomic_##suffix##_nb(pgdds_context_t ctx, pgdds_gptr_t target, pgdds_aop_t op,  \
+                                                       T operand, T *fetched, pgdds_request_t *req)                 \
+    {                                                                                                              \
+        return word_atomic_nb<T>(ctx, "pgdds_atomic_" #suffix "_nb", target, enum_value(op), operand, 0, fetched,   \
+                                 req);                                                                             \
+    }                                                                                                              \
+    PGDDS_API pgdds_status_t pgdds_atomic_cswap_##suffix##_nb(pgdds_context_t ctx, pgdds_gptr_t target,            \
+                                                             T expected, T desired, T *old, pgdds_request_t *req)  \
+    {                                                                                                              \
+        if (!old) return null_arg("pgdds_atomic_cswap_" #suffix "_nb", "old");                                      \
+        return word_atomic_nb<T>(ctx, "pgdds_atomic_cswap_" #suffix "_nb", target, -1, desired, expected,           \
+                                 old, req);                                                                        \
     }                                                                                                              \
     PGDDS_API pgdds_status_t pgdds_atomic_load_##suffix(pgdds_context_t ctx, pgdds_gptr_t target, T *value)        \
     {                                                                                                              \

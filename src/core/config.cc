@@ -47,8 +47,9 @@ const std::vector<config_var> &config_table()
          "thread; a single-threaded program gains nothing from more. Where segments are shared "
          "through /dev/shm (PGDDS_SHM not off) each VCI, and the library's own, costs a 1 MiB "
          "mailbox there: (PGDDS_NUM_VCIS + 1) MiB of /dev/shm per rank beside the segment."},
-        {"PGDDS_THREAD_LEVEL", var_type::choice, "single", "single|funneled|multiple",
-         "Thread support: single, funneled (only the initializing thread calls), or multiple."},
+        {"PGDDS_THREAD_LEVEL", var_type::choice, "single", "single|funneled|multiple|serialized",
+         "Thread support: single, funneled (only the initializing thread calls), serialized "
+         "(any thread, one at a time, the program ordering the calls), or multiple."},
         {"PGDDS_SHM", var_type::choice, "auto", "auto|on|off",
          "Map the segments of ranks on the same node and reach them with load/store. off "
          "sends every operation through the transport, even on one node."},
@@ -101,6 +102,11 @@ const std::vector<config_var> &config_table()
          "Bytes of device memory per rank for allocations of kind PGDDS_MEMORY_CUDA (its device "
          "segment), in the same forms as PGDDS_SEGMENT_SIZE. 0: none. Needs a library built with "
          "CUDA and a visible device; otherwise pgdds_init fails with PGDDS_ERR_UNSUPPORTED.", true},
+        {"PGDDS_RPC_AGGREGATE", var_type::size, "0", nullptr,
+         "Bytes of small remote procedure calls (pgdds_rpc_call, pgdds::rpc, rpc_ff) held per "
+         "destination rank and sent together as one message: when the next call would not fit, "
+         "and at the caller's next progress (any wait, pgdds_progress, pgdds_flush, a barrier). "
+         "A call larger than half of it goes alone. 0: off, each call is its own message.", true},
         {"PGDDS_GPU_DEVICE", var_type::string, "", nullptr,
          "The CUDA device of this rank's device segment, a device number. Empty: the local rank "
          "modulo the number of visible devices."},
@@ -265,7 +271,7 @@ status config_load(const pgdds_init_params_t *params, config &out, std::vector<s
     c.verbs_device = lookup("PGDDS_VERBS_DEVICE", warnings);
     parse_size(lookup("PGDDS_SEGMENT_SIZE", warnings), c.segment_size);
     parse_count(lookup("PGDDS_NUM_VCIS", warnings), c.num_vcis);
-    c.thread_level = parse_choice(lookup("PGDDS_THREAD_LEVEL", warnings), "single|funneled|multiple");
+    c.thread_level = parse_choice(lookup("PGDDS_THREAD_LEVEL", warnings), "single|funneled|multiple|serialized");
     c.shm = shm_mode(parse_choice(lookup("PGDDS_SHM", warnings), "auto|on|off"));
     c.atomics = atomics_mode(parse_choice(lookup("PGDDS_ATOMICS", warnings), "auto|cpu|transport"));
     parse_bool(lookup("PGDDS_CONTAINER_DIRECT", warnings), c.container_direct);
@@ -282,6 +288,7 @@ status config_load(const pgdds_init_params_t *params, config &out, std::vector<s
                     "names the job's files in /dev/shm)", c.job_id.size(), max_job_id);
     c.fault = lookup("PGDDS_FAULT", warnings);
     parse_size(lookup("PGDDS_GPU_SEGMENT_SIZE", warnings), c.gpu_segment_size);
+    parse_size(lookup("PGDDS_RPC_AGGREGATE", warnings), c.rpc_aggregate);
     c.gpu_device = lookup("PGDDS_GPU_DEVICE", warnings);
     parse_bool(lookup("PGDDS_GPU_IPC", warnings), c.gpu_ipc);
 
@@ -294,9 +301,9 @@ status config_load(const pgdds_init_params_t *params, config &out, std::vector<s
                         (unsigned long long)(m & ~known));
         if (m & PGDDS_INIT_FIELD_THREAD_LEVEL) {
             int level = enum_value(params->thread_level);
-            if (level < PGDDS_THREAD_SINGLE || level > PGDDS_THREAD_MULTIPLE)
+            if (level < PGDDS_THREAD_SINGLE || level > PGDDS_THREAD_SERIALIZED)
                 return fail(PGDDS_ERR_INVALID_ARG, "pgdds_init: thread_level %d is not one of "
-                            "PGDDS_THREAD_SINGLE/FUNNELED/MULTIPLE", level);
+                            "PGDDS_THREAD_SINGLE/FUNNELED/SERIALIZED/MULTIPLE", level);
             c.thread_level = params->thread_level;
         }
         if (m & PGDDS_INIT_FIELD_SEGMENT_SIZE) {

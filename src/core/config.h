@@ -54,6 +54,7 @@ struct config {
     std::string job_id;
     std::string fault;  // PGDDS_FAULT: "point:rank" or empty
     size_t gpu_segment_size = 0;  // 0: no device segment
+    size_t rpc_aggregate = 0;     // PGDDS_RPC_AGGREGATE: bytes of calls held per destination; 0: off
     std::string gpu_device;       // empty: chosen by local rank
     bool gpu_ipc = true;
 };

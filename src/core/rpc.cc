@@ -1,4 +1,6 @@
-// Remote procedure calls (rpc.h): one active message carries a call, another its reply.
+// Remote procedure calls (rpc.h): one active message carries a call, another its reply. Under
+// PGDDS_RPC_AGGREGATE small calls to one rank are held and go out together, one message of
+// records (each its size, then the call as it would travel alone).
 #include "rpc.h"
 
 #include "runtime.h"
@@ -18,7 +20,7 @@ struct pgdds_rpc_reply_state {
 namespace pgdds {
 namespace {
 
-enum : uint8_t { kind_call = 1, kind_call_no_reply, kind_reply };
+enum : uint8_t { kind_call = 1, kind_call_no_reply, kind_reply, kind_batch };
 
 struct wire {
     uint8_t kind = 0;
@@ -115,7 +117,120 @@ void complete(runtime &rt, const wire &h, const uint8_t *data, size_t size)
     }
 }
 
+// Serves each call of a batch in order; a malformed record ends it.
+void serve_batch(runtime &rt, int src, const uint8_t *p, size_t size)
+{
+    while (size) {
+        uint32_t len = 0;
+        wire h;
+        if (size < sizeof len) break;
+        memcpy(&len, p, sizeof len);
+        if (len < sizeof h || len > size - sizeof len) break;
+        memcpy(&h, p + sizeof len, sizeof h);
+        serve(rt, src, h, p + sizeof len + sizeof h, len - sizeof h);
+        p += sizeof len + len;
+        size -= sizeof len + len;
+    }
+    if (size) PGDDS_LOG(LOG_ERROR, "rpc: dropped the malformed end (%zu bytes) of a batch from rank %d", size, src);
+}
+
+// A call that cannot go out: its caller learns why through its callback.
+void fail_call(runtime &rt, const wire &call, status st, const char *why)
+{
+    if (call.kind != kind_call) return;
+    wire r;
+    r.kind = kind_reply;
+    r.status = st;
+    r.request = call.request;
+    complete(rt, r, reinterpret_cast<const uint8_t *>(why), strlen(why));
+}
+
 }  // namespace
+
+struct rpc_held_calls {
+    std::mutex lock;
+    std::vector<std::vector<uint8_t>> to;  // per destination: a batch header, then records
+};
+
+rpc_held_calls *rpc_held_calls_new(int nranks)
+{
+    auto *h = new rpc_held_calls;
+    h->to.resize(size_t(nranks));
+    return h;
+}
+void rpc_held_calls_delete(rpc_held_calls *h) { delete h; }
+
+namespace {
+
+// Sends one batch; on failure, fails the calls in it that wait for a reply.
+status send_batch(runtime &rt, int rank, const std::vector<uint8_t> &batch)
+{
+    PGDDS_LOG(LOG_TRACE, "rpc: %zu bytes of held calls to rank %d in one message", batch.size(), rank);
+    status st = rt.am_send("pgdds_rpc_call", rt.current_vci(), rank, AM_RPC, batch.data(), batch.size());
+    if (st == PGDDS_OK) return st;
+    const std::string why = pgdds_last_error();
+    for (size_t at = sizeof(wire); at + sizeof(uint32_t) + sizeof(wire) <= batch.size();) {
+        uint32_t len;
+        wire h;
+        memcpy(&len, batch.data() + at, sizeof len);
+        memcpy(&h, batch.data() + at + sizeof len, sizeof h);
+        fail_call(rt, h, st, why.c_str());
+        at += sizeof len + len;
+    }
+    return fail(st, "%s", why.c_str());
+}
+
+// Holds a call to rank (record = its size, header and arguments); a batch that the call would
+// overflow goes out first.
+status hold_call(runtime &rt, int rank, const wire &h, const void *args, size_t size)
+{
+    rpc_held_calls &held = *rt.rpc_held();
+    const size_t limit = rt.cfg().rpc_aggregate;
+    const uint32_t len = uint32_t(sizeof h + size);
+    std::vector<uint8_t> full;
+    {
+        std::lock_guard<std::mutex> guard(held.lock);
+        std::vector<uint8_t> &b = held.to[size_t(rank)];
+        if (!b.empty() && b.size() + sizeof len + len > limit) full.swap(b);
+    }
+    if (!full.empty()) {
+        status st = send_batch(rt, rank, full);
+        if (st != PGDDS_OK) return st;
+    }
+    std::lock_guard<std::mutex> guard(held.lock);
+    std::vector<uint8_t> &b = held.to[size_t(rank)];
+    if (b.empty()) {
+        wire bh;
+        bh.kind = kind_batch;
+        b.insert(b.end(), reinterpret_cast<const uint8_t *>(&bh), reinterpret_cast<const uint8_t *>(&bh) + sizeof bh);
+    }
+    b.insert(b.end(), reinterpret_cast<const uint8_t *>(&len), reinterpret_cast<const uint8_t *>(&len) + sizeof len);
+    b.insert(b.end(), reinterpret_cast<const uint8_t *>(&h), reinterpret_cast<const uint8_t *>(&h) + sizeof h);
+    if (size) b.insert(b.end(), static_cast<const uint8_t *>(args), static_cast<const uint8_t *>(args) + size);
+    rt.rpc_holding.store(true, std::memory_order_relaxed);
+    return PGDDS_OK;
+}
+
+}  // namespace
+
+status rpc_send_held(runtime &rt)
+{
+    rpc_held_calls *held = rt.rpc_held();
+    if (!held) return PGDDS_OK;
+    std::vector<std::pair<int, std::vector<uint8_t>>> out;
+    {
+        std::lock_guard<std::mutex> guard(held->lock);
+        rt.rpc_holding.store(false, std::memory_order_relaxed);
+        for (size_t r = 0; r < held->to.size(); ++r)
+            if (!held->to[r].empty()) out.emplace_back(int(r), std::move(held->to[r])), held->to[r].clear();
+    }
+    status first = PGDDS_OK;
+    for (auto &[rank, batch] : out) {
+        status st = send_batch(rt, rank, batch);
+        if (first == PGDDS_OK) first = st;
+    }
+    return first;
+}
 
 void on_rpc_message(pgdds_context_t ctx, int src, const void *payload, size_t size, void *)
 {
@@ -130,6 +245,7 @@ void on_rpc_message(pgdds_context_t ctx, int src, const void *payload, size_t si
     memcpy(&h, payload, sizeof h);
     const uint8_t *body = static_cast<const uint8_t *>(payload) + sizeof h;
     if (h.kind == kind_reply) complete(*rt, h, body, size - sizeof h);
+    else if (h.kind == kind_batch) serve_batch(*rt, src, body, size - sizeof h);
     else serve(*rt, src, h, body, size - sizeof h);
     fail(PGDDS_OK, "%s", interrupted.c_str());
 }
@@ -175,6 +291,26 @@ PGDDS_API pgdds_status_t pgdds_rpc_call(pgdds_context_t ctx, int rank, uint64_t 
         reg.calls[h.request] = pending_call{done, arg};
     }
     try {
+        // Small calls are held under PGDDS_RPC_AGGREGATE (one in more than half of it goes alone).
+        if (rt->rpc_held() && 2 * (sizeof(wire) + sizeof(uint32_t) + sizeof h + size) <= rt->cfg().rpc_aggregate) {
+            status st = hold_call(*rt, rank, h, args, size);
+            if (st != PGDDS_OK && done) {
+                std::lock_guard<std::mutex> guard(reg.lock);
+                reg.calls.erase(h.request);
+            }
+            return st;
+        }
+        // A call that goes alone goes after those held before it.
+        if (rt->rpc_holding.load(std::memory_order_relaxed)) {
+            status st = rpc_send_held(*rt);
+            if (st != PGDDS_OK) {
+                if (done) {
+                    std::lock_guard<std::mutex> guard(reg.lock);
+                    reg.calls.erase(h.request);
+                }
+                return st;
+            }
+        }
         std::vector<uint8_t> msg(sizeof h + size);
         memcpy(msg.data(), &h, sizeof h);
         if (size) memcpy(msg.data() + sizeof h, args, size);

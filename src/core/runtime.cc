@@ -162,6 +162,7 @@ status runtime::init(const pgdds_init_params_t *params)
         live_runtimes()[id_] = this;
     }
     num_vcis_ = cfg_.num_vcis;
+    // SERIALIZED takes no locks: the program orders its threads' calls.
     threaded_ = cfg_.thread_level == PGDDS_THREAD_MULTIPLE || cfg_.progress_thread;
 
     st = exchange_node_info();
@@ -216,6 +217,7 @@ status runtime::init(const pgdds_init_params_t *params)
         runtime::from(ctx)->coll_deliver(src, p, n);
     }, nullptr);
     am_register_internal(AM_RPC, on_rpc_message, nullptr);
+    if (cfg_.rpc_aggregate) rpc_held_.reset(rpc_held_calls_new(nranks_));
 
     handle_ = new pgdds_context{context_magic, this};
     if (cfg_.progress_thread) progress_thread_ = std::thread([this] { progress_thread_main(); });
@@ -586,7 +588,7 @@ status runtime::check_thread(const char *who) const
 {
     if (!thread_allowed())
         return fail(PGDDS_ERR_STATE, "%s: called from a thread other than the one that initialized the "
-                    "context, which asked for PGDDS_THREAD_%s (use PGDDS_THREAD_MULTIPLE)", who,
+                    "context, which asked for PGDDS_THREAD_%s (use PGDDS_THREAD_SERIALIZED or MULTIPLE)", who,
                     cfg_.thread_level == PGDDS_THREAD_SINGLE ? "SINGLE" : "FUNNELED");
     return PGDDS_OK;
 }
@@ -642,6 +644,11 @@ status runtime::bind(unsigned index)
 // ----------------------------------------------------------------------------------------------
 status runtime::progress(vci &v)
 {
+    // Held calls go out at the caller's next progress: no call waits longer than that.
+    if (PGDDS_UNLIKELY(rpc_holding.load(std::memory_order_relaxed))) {
+        status sst = rpc_send_held(*this);
+        if (sst != PGDDS_OK) return note(sst);
+    }
     status st = progress_one(v);
     if (st == PGDDS_OK && PGDDS_UNLIKELY((++tls_progressed & 255) == 0)) st = progress_unattended(&v);
     return note(st);
@@ -815,13 +822,18 @@ status runtime::net_get(const char *who, vci &v, void *dst, pgdds_gptr_t src, si
 status runtime::amo(const char *who, vci &v, pgdds_gptr_t target, const amo_args &a)
 {
     op_completion done(op_completion::one);
-    status st = retry(who, v, [&] {
-        return counted(v, net_->amo(v.index, gptr::rank(target), gptr::offset(target), a, &done), count_atomics);
-    });
+    status st = amo_issue(who, v, target, a, &done);
     if (st != PGDDS_OK) return st;
     st = wait(who, v, [&] { return done.done(); });
     if (st != PGDDS_OK) return st;
     return done.result == PGDDS_OK ? PGDDS_OK : failed(who, done.result);
+}
+
+status runtime::amo_issue(const char *who, vci &v, pgdds_gptr_t target, const amo_args &a, op_completion *done)
+{
+    return retry(who, v, [&] {
+        return counted(v, net_->amo(v.index, gptr::rank(target), gptr::offset(target), a, done), count_atomics);
+    });
 }
 
 status runtime::amo_posted(const char *who, vci &v, pgdds_gptr_t target, const amo_args &a)
@@ -848,6 +860,11 @@ template <class Issue> status runtime::after_deferred(const char *who, vci &v, I
 
 status runtime::flush(const char *who, vci &v)
 {
+    // Held calls go out at a flush too, and so before any barrier's messages.
+    if (PGDDS_UNLIKELY(rpc_holding.load(std::memory_order_relaxed))) {
+        status st = rpc_send_held(*this);
+        if (st != PGDDS_OK) return st;
+    }
     return after_deferred(who, v,
                           [&](op_completion &done) { return counted(v, net_->flush(v.index, &done), count_flushes); });
 }

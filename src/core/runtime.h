@@ -5,6 +5,7 @@
 #include "config.h"
 #include "gptr.h"
 #include "log.h"
+#include "rpc.h"
 #include "segment_allocator.h"
 #include "symmetric_heap.h"
 #include "vci.h"
@@ -164,8 +165,12 @@ class runtime {
     // and the library's own progress thread, which runs active-message handlers).
     bool thread_allowed() const
     {
-        return cfg_.thread_level == PGDDS_THREAD_MULTIPLE || pthread_equal(pthread_self(), init_pthread_) ||
-               tls_library_thread;
+        return any_thread() || pthread_equal(pthread_self(), init_pthread_) || tls_library_thread;
+    }
+    // Whether any thread may call (SERIALIZED: one at a time, MULTIPLE: at once).
+    bool any_thread() const
+    {
+        return cfg_.thread_level == PGDDS_THREAD_MULTIPLE || cfg_.thread_level == PGDDS_THREAD_SERIALIZED;
     }
     // Explains why the calling thread is not allowed.
     status check_thread(const char *who) const;
@@ -179,6 +184,10 @@ class runtime {
     // 256th call of a thread also progresses the other VCIs nobody attends, so that no operation
     // waits for a VCI nobody attends (the VCI thesis' starvation example).
     status progress(vci &v);
+    // RPC aggregation (rpc.cc): the calls held per destination (null when off), and whether any
+    // are held now, which progress checks cheaply.
+    rpc_held_calls *rpc_held() const { return rpc_held_.get(); }
+    std::atomic<bool> rpc_holding{false};
     // Progresses every VCI but `mine` that nobody attends (borrowing those of other threads),
     // or only those no thread is bound to.
     status progress_unattended(const vci *mine, bool ownerless_only = false);
@@ -219,6 +228,8 @@ class runtime {
     status amo(const char *who, vci &v, pgdds_gptr_t target, const amo_args &a);
     // A non-fetching atomic that completes at v's next flush (a failure is reported there).
     status amo_posted(const char *who, vci &v, pgdds_gptr_t target, const amo_args &a);
+    // Issues an atomic whose completion `done` reports (a request's: the _nb forms).
+    status amo_issue(const char *who, vci &v, pgdds_gptr_t target, const amo_args &a, op_completion *done);
     status flush(const char *who, vci &v);
     // Orders v's earlier puts and atomics before its later ones at each target (pgdds_fence).
     status fence(const char *who, vci &v);
@@ -435,6 +446,7 @@ class runtime {
 
     std::thread progress_thread_;
     std::atomic<bool> progress_stop_{false};
+    std::unique_ptr<rpc_held_calls, void (*)(rpc_held_calls *)> rpc_held_{nullptr, rpc_held_calls_delete};
     std::atomic<double> last_peer_check_{0};
     std::atomic<bool> peer_failed_{false};  // some wait of this rank saw a peer fail ...
     std::mutex peer_failure_lock_;

@@ -27,7 +27,7 @@ def c_constants(text):
     out = {}
     for name, value in re.findall(r"#define\s+(PGDDS_\w+)\s+(-?\d+)\b", text):
         out[name] = int(value)
-    for body in re.findall(r"enum\s*\{([^}]*)\}", text):
+    for body in re.findall(r"enum(?:\s+\w+)?\s*\{([^}]*)\}", text):  # named enums too
         next_value = 0
         body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)  # comments may hold commas
         for item in body.split(","):

@@ -24,10 +24,11 @@ contains
   subroutine test_hashmap()
     integer, parameter :: per_rank = 100
     type(pgdds_hashmap) :: map
-    integer(int64) :: key, count
+    integer(int64) :: key, count, cursor, walked, walked_all
     real(real64) :: value
     integer(int32) :: wrong_key
     integer :: r, k
+    integer(c_int) :: st
 
     call check_ok(pgdds_hashmap_create(ctx, map, int(4 * per_rank * n, int64), PGDDS_INT64, PGDDS_DOUBLE), &
                   'create an int64 -> real64 map')
@@ -54,6 +55,25 @@ contains
                       'an erased key is gone everywhere')
     call check_ok(pgdds_hashmap_size(map, count), 'size')
     call check(count == int(n, int64) * (per_rank - 1), 'the size counts every rank''s keys')
+
+    ! Walking this rank's part: every entry whole; over all ranks, every entry once.
+    cursor = 0
+    walked = 0
+    do
+      st = pgdds_hashmap_local_next(map, cursor, key, value)
+      if (st /= PGDDS_OK) exit
+      walked = walked + 1
+      call check(value == 0.5_real64 * key, 'a walked entry holds its value')
+      call check(mod(key, 100000_int64) >= 2 .and. mod(key, 100000_int64) <= per_rank, 'a walked key was inserted')
+    end do
+    call check_status(st, PGDDS_ERR_NOT_FOUND, 'the walk ends with PGDDS_ERR_NOT_FOUND')
+    call check_ok(pgdds_allreduce(ctx, walked, walked_all, PGDDS_OP_SUM), 'sum of walked entries')
+    call check(walked_all == int(n, int64) * (per_rank - 1), 'the walks see every key once')
+    cursor = -1
+    call check_status(pgdds_hashmap_local_next(map, cursor, key, value), PGDDS_ERR_INVALID_ARG, 'a cursor past the end')
+    cursor = 0
+    call check_status(pgdds_hashmap_local_next(map, cursor, wrong_key, value), PGDDS_ERR_INVALID_ARG, &
+                      'an int32 key to walk an int64 map')
 
     ! Keys and values of a type the map does not hold are refused with a message.
     wrong_key = 1

@@ -15,6 +15,7 @@ program fortran_core
 
   call test_identity()
   call test_collectives()
+  call test_memory_kinds()
   call test_put_get()
   call test_atomics()
   call test_symmetric_and_signals()
@@ -77,6 +78,30 @@ contains
     call check(all(gathered == [(int(k, int64) * 7, k = 0, n - 1)]), 'allgather int64 arrived')
   end subroutine
 
+  ! Memory kinds: host blocks are PGDDS_MEMORY_HOST; device memory without a device segment and
+  ! unknown kinds are refused.
+  subroutine test_memory_kinds()
+    integer(PGDDS_GPTR_KIND) :: p, q
+    call check_ok(pgdds_alloc_kind(ctx, PGDDS_MEMORY_HOST, 64_int64, p), 'alloc_kind host')
+    call check(pgdds_gptr_memory(p) == PGDDS_MEMORY_HOST, 'a host block is of kind host')
+    call check(pgdds_gptr_rank(p) == me, 'a host block is this rank''s')
+    call check_ok(pgdds_put(ctx, p, [42_int64]), 'put into a block of alloc_kind')
+    call check_ok(pgdds_free(ctx, p), 'free a block of alloc_kind')
+    if (len_trim(env('PGDDS_GPU_SEGMENT_SIZE')) == 0) then
+      call check_status(pgdds_alloc_kind(ctx, PGDDS_MEMORY_CUDA, 64_int64, q), PGDDS_ERR_UNSUPPORTED, &
+                        'device memory without a device segment')
+    end if
+    call check_status(pgdds_alloc_kind(ctx, 7_c_int, 64_int64, q), PGDDS_ERR_INVALID_ARG, 'an unknown memory kind')
+    call check_status(pgdds_alloc_kind(ctx, PGDDS_MEMORY_HOST, -1_int64, q), PGDDS_ERR_INVALID_ARG, 'a negative size')
+  end subroutine
+
+  function env(name) result(value)
+    character(len=*), intent(in) :: name
+    character(len=64) :: value
+    value = ''
+    call get_environment_variable(name, value)
+  end function
+
   subroutine test_put_get()
     integer(int64), parameter :: slots = 64
     integer(PGDDS_GPTR_KIND) :: mine, all_ptrs(n), real_ptrs(n), mine_real
@@ -126,7 +151,10 @@ contains
   subroutine test_atomics()
     integer, parameter :: rounds = 50
     integer(PGDDS_GPTR_KIND) :: words, all_words(n), counter
-    integer(int64) :: old, total, seen(rounds)
+    integer(int64) :: old, total, seen(rounds), base
+    integer(int64), target, asynchronous :: nb_seen(rounds), nb_old
+    type(pgdds_request) :: reqs(rounds)
+    logical :: done
     integer :: k
 
     call check_ok(pgdds_alloc(ctx, 16_int64, words, alignment=8_int64), 'alloc the atomic words')
@@ -147,6 +175,40 @@ contains
     call check_ok(pgdds_atomic(ctx, pgdds_gptr_add(counter, 8_int64), PGDDS_AOP_XOR, 0_int64, old), 'fetching xor')
     call check(old == 2_int64**n - 1, 'every rank''s or arrived')
     call check_ok(pgdds_barrier(ctx), 'barrier before cswap')
+
+    ! Non-blocking adds, all in flight, each fetched value distinct; half tested, half waited.
+    call check_ok(pgdds_barrier(ctx), 'barrier before non-blocking adds')
+    call check_ok(pgdds_atomic_load(ctx, counter, base), 'load before non-blocking adds')
+    call check_ok(pgdds_barrier(ctx), 'barrier after the load')
+    do k = 1, rounds
+      nb_seen(k) = -1
+      call check_ok(pgdds_atomic_nb(ctx, counter, PGDDS_AOP_ADD, 1_int64, reqs(k), nb_seen(k)), 'non-blocking add')
+    end do
+    do k = 1, rounds
+      if (mod(k, 2) == 0) then
+        call check_ok(pgdds_wait(ctx, reqs(k)), 'wait for a non-blocking add')
+      else
+        done = .false.
+        do while (.not. done)
+          call check_ok(pgdds_test(ctx, reqs(k), done), 'test a non-blocking add')
+        end do
+      end if
+    end do
+    call check(all(nb_seen >= base .and. nb_seen < base + int(rounds, int64) * n), 'non-blocking adds fetch old values')
+    do k = 2, rounds
+      call check(all(nb_seen(:k - 1) /= nb_seen(k)), 'each non-blocking add fetched its own value')
+    end do
+    call check_status(pgdds_atomic_nb(ctx, counter, PGDDS_AOP_MIN, 1_int64, reqs(1)), PGDDS_ERR_UNSUPPORTED, &
+                      'MIN has no non-blocking form')
+    call check_status(pgdds_atomic_nb(ctx, counter + 4, PGDDS_AOP_ADD, 1_int64, reqs(1)), PGDDS_ERR_INVALID_ARG, &
+                      'a misaligned non-blocking add')
+    call check_ok(pgdds_barrier(ctx), 'barrier after non-blocking adds')
+    call check_ok(pgdds_atomic_load(ctx, counter, total), 'load after non-blocking adds')
+    call check(total == base + int(rounds, int64) * n, 'no non-blocking add was lost')
+    call check_ok(pgdds_atomic_cswap_nb(ctx, counter, -7_int64, 0_int64, nb_old, reqs(1)), 'non-blocking cswap')
+    call check_ok(pgdds_wait(ctx, reqs(1)), 'wait for the cswap')
+    call check(nb_old == total, 'a failed non-blocking cswap fetches the value')
+    call check_ok(pgdds_barrier(ctx), 'barrier after the non-blocking cswap')
 
     ! Exactly one rank wins the swap of the total.
     call check_ok(pgdds_atomic_cswap(ctx, counter, total, -1_int64 - me, old), 'cswap')

@@ -100,6 +100,18 @@ TEST_CASE("the environment configures; params win; bad values warn", "[config]")
     p.field_mask = PGDDS_INIT_FIELD_THREAD_LEVEL;
     p.thread_level = 7;
     CHECK(config_load(&p, c, warnings) == PGDDS_ERR_INVALID_ARG);
+    p.thread_level = -1;
+    CHECK(config_load(&p, c, warnings) == PGDDS_ERR_INVALID_ARG);
+    p.thread_level = PGDDS_THREAD_SERIALIZED;
+    REQUIRE(config_load(&p, c, warnings) == PGDDS_OK);
+    CHECK(c.thread_level == PGDDS_THREAD_SERIALIZED);
+    setenv("PGDDS_THREAD_LEVEL", "serialized", 1);
+    REQUIRE(config_load(nullptr, c, warnings) == PGDDS_OK);
+    CHECK(c.thread_level == PGDDS_THREAD_SERIALIZED);
+    setenv("PGDDS_THREAD_LEVEL", "multiple", 1);
+    REQUIRE(config_load(nullptr, c, warnings) == PGDDS_OK);
+    CHECK(c.thread_level == PGDDS_THREAD_MULTIPLE);
+    unsetenv("PGDDS_THREAD_LEVEL");
     p.field_mask = 1u << 30;
     CHECK(config_load(&p, c, warnings) == PGDDS_ERR_INVALID_ARG);
     p.field_mask = PGDDS_INIT_FIELD_TRANSPORT;

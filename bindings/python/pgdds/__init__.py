@@ -84,7 +84,7 @@ pgdds_status_t pgdds_bloom_contains_many(pgdds_bloom_t bloom, size_t count, cons
 OK, ERR_NOT_FOUND, ERR_EMPTY = 0, -4, -6
 CP_INSERT, CP_FIND, CP_PUSH, CP_POP, CP_LOCAL = 1, 2, 4, 8, 16
 QUEUE_FAST, QUEUE_CIRCULAR, QUEUE_CHECKSUM = 0, 1, 2
-THREAD_SINGLE, THREAD_FUNNELED, THREAD_MULTIPLE = 0, 1, 2
+THREAD_SINGLE, THREAD_FUNNELED, THREAD_MULTIPLE, THREAD_SERIALIZED = 0, 1, 2, 3
 _INIT_FIELD_THREAD_LEVEL, _INIT_FIELD_SEGMENT_SIZE, _INIT_FIELD_TRANSPORT = 1, 2, 4
 
 _DTYPES = {np.dtype(np.int32): 0, np.dtype(np.int64): 1, np.dtype(np.uint32): 2, np.dtype(np.uint64): 3,

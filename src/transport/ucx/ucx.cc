@@ -283,8 +283,9 @@ status transport_ucx::open(runtime &rt)
         ucp_worker_params_t wp;
         memset(&wp, 0, sizeof wp);
         wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-        // One thread at a time per VCI, but not always the same one when VCIs are borrowed.
-        wp.thread_mode = rt.threaded() ? UCS_THREAD_MODE_SERIALIZED : UCS_THREAD_MODE_SINGLE;
+        // One thread at a time per VCI, but not always the same one when VCIs are borrowed or
+        // the program's threads take turns (PGDDS_THREAD_SERIALIZED).
+        wp.thread_mode = rt.threaded() || rt.any_thread() ? UCS_THREAD_MODE_SERIALIZED : UCS_THREAD_MODE_SINGLE;
         s = ucp_worker_create(context_, &wp, &v->worker);
         if (s != UCS_OK) {
             v->worker = nullptr;
