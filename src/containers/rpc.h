@@ -38,7 +38,7 @@ status choose_protocol(runtime *rt, const char *who, priced_kind kind, int reque
 // Read-only operations (a CP_FIND find, a Bloom contains: reads, no atomic, so they may meet the
 // owner's CPU atomics) are priced and chosen each on their own inside a container served by RPC.
 // How many groups of a read-only operation `op` of `kind` (as named in the report: one group is
-// one read in flight per key, landed together) read one-sidedly for less than one call, as auto
+// one read in flight per key, landed together, priced one R per key) read one-sidedly for less than one call, as auto
 // measured: a single-key read costs one group, a batch one per `group` keys it sends to called
 // owners. 0 when auto did not measure, or a call is cheaper than one group.
 size_t one_sided_groups(runtime *rt, priced_kind kind, const char *op);
