@@ -75,10 +75,11 @@ static void init_with(int requested)
     pgdds_init_params_t params;
     memset(&params, 0, sizeof params);
     params.field_mask = PGDDS_INIT_FIELD_THREAD_LEVEL;
-    /* SERIALIZED and MULTIPLE need the core's thread safety; FUNNELED is its own level. */
-    params.thread_level = requested == SHMEM_THREAD_SINGLE     ? PGDDS_THREAD_SINGLE
-                          : requested == SHMEM_THREAD_FUNNELED ? PGDDS_THREAD_FUNNELED
-                                                               : PGDDS_THREAD_MULTIPLE;
+    /* Each level is the core's of the same meaning (SERIALIZED: any thread, one at a time). */
+    params.thread_level = requested == SHMEM_THREAD_SINGLE       ? PGDDS_THREAD_SINGLE
+                          : requested == SHMEM_THREAD_FUNNELED   ? PGDDS_THREAD_FUNNELED
+                          : requested == SHMEM_THREAD_SERIALIZED ? PGDDS_THREAD_SERIALIZED
+                                                                 : PGDDS_THREAD_MULTIPLE;
     /* SHMEM_SYMMETRIC_SIZE is the segment size, unless PGDDS_SEGMENT_SIZE says otherwise. */
     const char *sym = getenv("SHMEM_SYMMETRIC_SIZE");
     if (sym && !getenv("PGDDS_SEGMENT_SIZE")) {
