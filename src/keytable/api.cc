@@ -177,16 +177,25 @@ PGDDS_API pgdds_status_t pgdds_keytable_remove(pgdds_keytable_t h, const void *k
     return guarded(who, [&] { return t->remove(key, key_len); });
 }
 
-PGDDS_API pgdds_status_t pgdds_keytable_protocol(pgdds_keytable_t h, int rank, int *protocol)
+namespace {
+// The arguments of the protocol queries: a live table, a rank of the job, somewhere to answer.
+status protocol_query(pgdds_keytable_t h, const char *who, int rank, const int *protocol, table *&t)
 {
-    const char *who = "pgdds_keytable_protocol";
-    table *t = nullptr;
     status st = check_table(h, who, t);
     if (st != PGDDS_OK) return st;
     if (!protocol) return null_arg(who, "protocol");
     runtime *rt = runtime::from(t->context());
     if (!rt || rank < 0 || rank >= rt->nranks())
         return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: rank %d is not in the job", who, rank);
+    return PGDDS_OK;
+}
+}  // namespace
+
+PGDDS_API pgdds_status_t pgdds_keytable_protocol(pgdds_keytable_t h, int rank, int *protocol)
+{
+    table *t = nullptr;
+    status st = protocol_query(h, "pgdds_keytable_protocol", rank, protocol, t);
+    if (st != PGDDS_OK) return st;
     *protocol = t->protocol_to(rank);
     return PGDDS_OK;
 }
@@ -195,16 +204,12 @@ PGDDS_API pgdds_status_t pgdds_keytable_op_protocol(pgdds_keytable_t h, int rank
 {
     const char *who = "pgdds_keytable_op_protocol";
     table *t = nullptr;
-    status st = check_table(h, who, t);
+    status st = protocol_query(h, who, rank, protocol, t);
     if (st != PGDDS_OK) return st;
-    if (!protocol) return null_arg(who, "protocol");
-    runtime *rt = runtime::from(t->context());
-    if (!rt || rank < 0 || rank >= rt->nranks())
-        return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: rank %d is not in the job", who, rank);
     const int route = t->protocol_to(rank);
     switch (op) {
     case PGDDS_CONTAINER_OP_INSERT:  // a message to another owner under either protocol
-        *protocol = rank == rt->rank() ? PGDDS_PROTOCOL_DIRECT : PGDDS_PROTOCOL_RPC;
+        *protocol = rank == runtime::from(t->context())->rank() ? PGDDS_PROTOCOL_DIRECT : PGDDS_PROTOCOL_RPC;
         return PGDDS_OK;
     case PGDDS_CONTAINER_OP_GET:  // reads only, one-sided under either protocol
         *protocol = route == PGDDS_PROTOCOL_RPC ? PGDDS_PROTOCOL_RDMA : route;
