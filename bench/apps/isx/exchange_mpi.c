@@ -21,7 +21,9 @@ int main(int argc, char **argv)
     uint64_t *counts = malloc((size_t)n * sizeof *counts), *displs = malloc((size_t)n * sizeof *displs);
     int *sc = malloc((size_t)n * sizeof *sc), *sd = malloc((size_t)n * sizeof *sd);
     int *rc = malloc((size_t)n * sizeof *rc), *rd = malloc((size_t)n * sizeof *rd);
-    uint32_t *keys = counts && displs && sc && sd && rc && rd ? exchange_bucket(&o, me, n, counts, displs) : NULL;
+    double bucket = 0, bucket_slowest = 0;
+    uint32_t *keys = counts && displs && sc && sd && rc && rd ? exchange_bucket(&o, me, n, counts, displs, &bucket)
+                                                              : NULL;
     if (!keys) {
         fprintf(stderr, "isx-exchange-mpi: out of memory\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
@@ -31,6 +33,7 @@ int main(int argc, char **argv)
         sd[r] = (int)displs[r];
     }
     MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, MPI_COMM_WORLD);
+    MPI_Reduce(&bucket, &bucket_slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     uint64_t received = 0;
     for (int r = 0; r < n; ++r) {
         rd[r] = (int)received;
@@ -52,7 +55,7 @@ int main(int argc, char **argv)
     int wrong = 0;
     for (uint64_t i = 0; i < received; ++i) wrong += ((uint64_t)recv[i] * (uint64_t)n) >> o.key_bits != (uint64_t)me;
     if (wrong) fprintf(stderr, "isx-exchange-mpi: rank %d received %d keys of another bucket\n", me, wrong);
-    if (me == 0) exchange_report(&o, "MPI_Alltoallv", n, total / o.iterations, o.keys_per_rank * sizeof *keys);
+    if (me == 0) exchange_report(&o, "MPI_Alltoallv", n, total / o.iterations, bucket_slowest, o.keys_per_rank * sizeof *keys);
     free(recv);
     free(keys);
     free(counts);

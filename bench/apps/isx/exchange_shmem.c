@@ -20,8 +20,13 @@ int main(int argc, char **argv)
         return 2;
     }
     uint64_t *counts = malloc((size_t)n * sizeof *counts), *displs = malloc((size_t)n * sizeof *displs);
-    uint32_t *keys = counts && displs ? exchange_bucket(&o, me, n, counts, displs) : NULL;
+    double bucket = 0;
+    uint32_t *keys = counts && displs ? exchange_bucket(&o, me, n, counts, displs, &bucket) : NULL;
     static long largest_local, largest; /* symmetric, as the work arrays */
+    static double bucket_local, bucket_slowest;
+    static double dwork[SHMEM_REDUCE_MIN_WRKDATA_SIZE];
+    static long sync_dreduce[SHMEM_REDUCE_SYNC_SIZE];
+    for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; ++i) sync_dreduce[i] = SHMEM_SYNC_VALUE;
     static long work[SHMEM_REDUCE_MIN_WRKDATA_SIZE], sync_reduce[SHMEM_REDUCE_SYNC_SIZE],
         sync_alltoall[SHMEM_ALLTOALL_SYNC_SIZE];
     for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; ++i) sync_reduce[i] = SHMEM_SYNC_VALUE;
@@ -32,6 +37,8 @@ int main(int argc, char **argv)
         if ((long)counts[r] > largest_local) largest_local = (long)counts[r];
     if (!keys) largest_local = -1;
     shmem_long_max_to_all(&largest, &largest_local, 1, 0, 0, n, work, sync_reduce);
+    bucket_local = bucket;
+    shmem_double_max_to_all(&bucket_slowest, &bucket_local, 1, 0, 0, n, dwork, sync_dreduce);
     if (largest < 0) {
         if (me == 0) fprintf(stderr, "isx-exchange-shmem: out of memory\n");
         shmem_finalize();
@@ -64,7 +71,7 @@ int main(int argc, char **argv)
     for (uint64_t i = 0; i < (uint64_t)largest * (uint64_t)n; ++i)
         wrong += ((uint64_t)recv[i] * (uint64_t)n) >> o.key_bits != (uint64_t)me;
     if (wrong) fprintf(stderr, "isx-exchange-shmem: PE %d received %d keys of another bucket\n", me, wrong);
-    if (me == 0) exchange_report(&o, "shmem_alltoall32", n, total / o.iterations, block * (size_t)n);
+    if (me == 0) exchange_report(&o, "shmem_alltoall32", n, total / o.iterations, bucket_slowest, block * (size_t)n);
     shmem_free(send);
     shmem_free(recv);
     free(keys);
