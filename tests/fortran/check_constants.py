@@ -10,10 +10,10 @@ import re
 import sys
 
 # pgdds.h constants the Fortran module does not bind.
-# (The Fortran module binds hash-map creation with defaults only (no options, no protocol), and
-# no key tables.)
+# (The Fortran module binds hash-map creation with defaults only (no options, no protocol and
+# no protocol queries, whose operations are the CONTAINER_OP_* constants), and no key tables.)
 NOT_BOUND = re.compile(r"PGDDS_(API|H|AM_MAX_PAYLOAD|QUEUE_\w+|CONFIG_FIELD_\w+|TRANSPORT_FIELD_\w+|"
-                       r"HASHMAP_OPTION_\w+|PROTOCOL_\w+|KEYTABLE_\w+)$")
+                       r"HASHMAP_OPTION_\w+|PROTOCOL_\w+|CONTAINER_OP_\w+|KEYTABLE_\w+)$")
 
 
 def c_value(expr):
