@@ -2,7 +2,7 @@
 // them. It forwards their output (optionally prefixed by rank), binds them to cores with hwloc,
 // passes the environment through, and ends the whole job when one rank fails, naming the rank
 // and the cause. Nothing is left behind: no process, no shared-memory file.
-#include "../pmi/pmi1_wire.h"
+#include "../src/pmi/pmi1_wire.h"
 #include "cli.h"
 #include "pgdds_config.h"
 

@@ -3,7 +3,7 @@
 // masks, queue element checksums, block distribution of arrays.
 #pragma once
 
-#include "../core/common.h"
+#include "../base/common.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>

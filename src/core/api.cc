@@ -3,7 +3,7 @@
 #include "static_data.h"
 
 #include "../gpu/gpu.h"
-#include "../transport/amo.h"
+#include "../base/amo.h"
 
 #include <new>
 #include <string>

@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "log.h"
+#include "../base/log.h"
 
 #include <cctype>
 #include <cerrno>
@@ -142,81 +142,6 @@ const char *var_type_name(var_type t)
     return "?";
 }
 
-bool parse_size(const char *text, size_t &out)
-{
-    if (!text || !isdigit((unsigned char)*text)) return false;
-    errno = 0;
-    char *end;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (errno) return false;
-    unsigned shift = 0;
-    switch (toupper((unsigned char)*end)) {
-    case '\0': break;
-    case 'K': shift = 10; break;
-    case 'M': shift = 20; break;
-    case 'G': shift = 30; break;
-    case 'T': shift = 40; break;
-    default: return false;
-    }
-    if (*end) {
-        ++end;
-        if (toupper((unsigned char)*end) == 'B') ++end;
-        else if (toupper((unsigned char)*end) == 'I' && toupper((unsigned char)end[1]) == 'B') end += 2;
-        if (*end) return false;
-    }
-    if (shift && v > (~0ull >> shift)) return false;
-    out = size_t(v << shift);
-    return true;
-}
-
-bool parse_count(const char *text, unsigned &out)
-{
-    if (!text || !isdigit((unsigned char)*text)) return false;
-    errno = 0;
-    char *end;
-    unsigned long v = strtoul(text, &end, 10);
-    if (errno || *end || v == 0 || v > 4096) return false;
-    out = unsigned(v);
-    return true;
-}
-
-bool parse_bool(const char *text, bool &out)
-{
-    if (!text) return false;
-    static const char *yes[] = {"1", "yes", "on", "true", "y"};
-    static const char *no[] = {"0", "no", "off", "false", "n"};
-    for (const char *s : yes)
-        if (strcasecmp(text, s) == 0) return out = true, true;
-    for (const char *s : no)
-        if (strcasecmp(text, s) == 0) return out = false, true;
-    return false;
-}
-
-bool parse_seconds(const char *text, double &out)
-{
-    if (!text || !*text) return false;
-    errno = 0;
-    char *end;
-    double v = strtod(text, &end);
-    if (errno || *end || !(v >= 0) || std::isinf(v)) return false;
-    out = v;
-    return true;
-}
-
-int parse_choice(const char *text, const char *choices)
-{
-    if (!text || !choices) return -1;
-    size_t len = strlen(text);
-    int index = 0;
-    for (const char *p = choices;; ++index) {
-        const char *bar = strchr(p, '|');
-        size_t n = bar ? size_t(bar - p) : strlen(p);
-        if (n == len && strncasecmp(p, text, n) == 0) return index;
-        if (!bar) return -1;
-        p = bar + 1;
-    }
-}
-
 bool config_value_ok(const config_var &v, const char *text)
 {
     size_t sz;
@@ -265,10 +190,11 @@ status config_load(const pgdds_init_params_t *params, config &out, std::vector<s
     config c;
     c.transport = lookup("PGDDS_TRANSPORT", warnings);
     for (auto &ch : c.transport) ch = char(tolower((unsigned char)ch));
-    c.ofi_provider = lookup("PGDDS_OFI_PROVIDER", warnings);
-    c.ofi_atomics = parse_choice(lookup("PGDDS_OFI_ATOMICS", warnings), "auto|native|emulated");
-    c.ofi_domains = parse_choice(lookup("PGDDS_OFI_DOMAINS", warnings), "auto|shared|vci");
-    c.verbs_device = lookup("PGDDS_VERBS_DEVICE", warnings);
+    // The backends' own variables (PGDDS_OFI_*, PGDDS_UCX_*, PGDDS_VERBS_*) are kept as text:
+    // each backend reads and parses its own through its host (transport/host.h).
+    for (const config_var &v : config_table())
+        for (const char *prefix : {"PGDDS_OFI_", "PGDDS_UCX_", "PGDDS_VERBS_"})
+            if (strncmp(v.name, prefix, strlen(prefix)) == 0) c.backend_settings[v.name] = lookup(v.name, warnings);
     parse_size(lookup("PGDDS_SEGMENT_SIZE", warnings), c.segment_size);
     parse_count(lookup("PGDDS_NUM_VCIS", warnings), c.num_vcis);
     c.thread_level = parse_choice(lookup("PGDDS_THREAD_LEVEL", warnings), "single|funneled|multiple|serialized");

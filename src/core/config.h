@@ -2,8 +2,10 @@
 // meaning). The table drives parsing, the defaults, `pgdds-info` and the documentation.
 #pragma once
 
-#include "common.h"
+#include "../base/common.h"
+#include "../base/parse.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -36,10 +38,8 @@ enum class container_protocol_mode { automatic, rdma, rpc };
 // The parsed configuration of one context.
 struct config {
     std::string transport = "auto";
-    std::string ofi_provider;
-    int ofi_atomics = 0;  // PGDDS_OFI_ATOMICS: 0 auto, 1 native, 2 emulated
-    int ofi_domains = 0;  // PGDDS_OFI_DOMAINS: 0 auto, 1 shared, 2 one per VCI
-    std::string verbs_device;
+    // The text of every backend variable (PGDDS_OFI_PROVIDER, ...), by name, defaults applied.
+    std::map<std::string, std::string> backend_settings;
     size_t segment_size = 0;
     unsigned num_vcis = 1;
     int thread_level = PGDDS_THREAD_SINGLE;
@@ -63,12 +63,5 @@ struct config {
 // table's defaults. Ill-formed environment values and unknown PGDDS_* names are reported in
 // `warnings` (and the default kept); ill-formed params are an error.
 status config_load(const pgdds_init_params_t *params, config &out, std::vector<std::string> &warnings);
-
-// Value parsers, exposed for tests. Each returns false on ill-formed input.
-bool parse_size(const char *text, size_t &out);       // "4096", "64K", "256M", "2G", "1T"
-bool parse_count(const char *text, unsigned &out);    // decimal, > 0
-bool parse_bool(const char *text, bool &out);         // 1/0, yes/no, on/off, true/false
-bool parse_seconds(const char *text, double &out);    // "30", "2.5", ">= 0"
-int parse_choice(const char *text, const char *choices);  // index in '|' list, -1 if absent
 
 }  // namespace pgdds

@@ -12,7 +12,7 @@
 // its files, walking its endpoint lists. They stay installed after the fabric is closed, and a
 // SIGTERM during exit (a launcher ending the job) then jumps through freed memory. After
 // pgdds_finalize has closed the transports, handlers that live in libfabric go too.
-#include "common.h"
+#include "../base/common.h"
 
 #include <dlfcn.h>
 #include <signal.h>

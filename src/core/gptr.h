@@ -1,7 +1,7 @@
 // Packing of global pointers: rank (22 bits) | segment (2 bits) | offset (40 bits).
 #pragma once
 
-#include "common.h"
+#include "../base/common.h"
 
 namespace pgdds::gptr {
 

@@ -1,5 +1,5 @@
 // The registry of destroyed handle cells (see retire_handle in common.h).
-#include "common.h"
+#include "../base/common.h"
 
 #include <mutex>
 #include <vector>

@@ -5,6 +5,7 @@
 
 #include "../gpu/gpu.h"
 #include "../transport/transport.h"
+#include "../pmi/bootstrap.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -13,9 +14,6 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#ifdef PGDDS_HAVE_PMIX
-#include <pmix.h>
-#endif
 
 using namespace pgdds;
 
@@ -44,13 +42,8 @@ const std::vector<build_option> &build_options()
 #else
         const bool verbs = false;
 #endif
-#ifdef PGDDS_HAVE_PMIX
-        const std::string pmix = PMIx_Get_version();
-        const std::string bootstraps = "pmix pmi2 pmi1 singleton";
-#else
-        const std::string pmix = "no";
-        const std::string bootstraps = "pmi2 pmi1 singleton";
-#endif
+        const std::string pmix = bootstrap_pmix_version();
+        const std::string bootstraps = pmix == "no" ? "pmi2 pmi1 singleton" : "pmix pmi2 pmi1 singleton";
         std::string transports = "shm";
         if (ofi) transports += " ofi";
         if (ucx) transports += " ucx";

@@ -2,7 +2,7 @@
 // calls waiting for replies, and the active-message handler that serves both.
 #pragma once
 
-#include "common.h"
+#include "../base/common.h"
 
 #include <memory>
 

@@ -3,8 +3,8 @@
 #include "rpc.h"
 #include "static_data.h"
 
-#include "../transport/shm/shm.h"
-#include "../../pmi/wire_io.h"
+#include "transport_host.h"
+#include "../pmi/wire_io.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -198,7 +198,7 @@ status runtime::init(const pgdds_init_params_t *params)
     // Every local peer has mapped every file. Every rank takes the barrier, also on a node
     // whose only rank maps nothing (a bootstrap barrier is collective over the job).
     if (cfg_.shm != shm_mode::off) boot_->barrier();
-    if (shm_) shm_->unlink_own();
+    if (shm_) shm_->peers_connected();
 
     vcis_.reserve(num_endpoints());
     for (unsigned i = 0; i < num_endpoints(); ++i) {
@@ -300,8 +300,10 @@ status runtime::choose_transports()
         status st = kind == "ofi" ? transport_create_ofi(t)
                   : kind == "ucx" ? transport_create_ucx(t)
                                   : transport_create_verbs(t);
-        if (st == PGDDS_OK) st = t->open(*this);
-        if (st == PGDDS_OK) net_ = std::move(t);
+        if (st != PGDDS_OK) return st;
+        auto host = make_transport_host(*this, *t);
+        st = t->open(*host);
+        if (st == PGDDS_OK) net_host_ = std::move(host), net_ = std::move(t);
         return st;
     };
 
@@ -338,8 +340,10 @@ status runtime::choose_transports()
 
     // The on-node path: peers on this node are mapped whenever shared memory is allowed.
     if (shm_allowed && (!net_ || local_nranks_ > 1 || cfg_.shm == shm_mode::on)) {
-        shm_.reset(new transport_shm());
-        status st = shm_->open(*this);
+        status st = transport_create_shm(shm_);
+        if (st != PGDDS_OK) return st;
+        shm_host_ = make_transport_host(*this, *shm_);
+        st = shm_->open(*shm_host_);
         if (st != PGDDS_OK) return st;
     }
     transport_name_ = net_ ? net_->name() : "shm";

@@ -4,13 +4,13 @@
 
 #include "config.h"
 #include "gptr.h"
-#include "log.h"
+#include "../base/log.h"
 #include "rpc.h"
 #include "segment_allocator.h"
 #include "symmetric_heap.h"
 #include "vci.h"
 
-#include "../../pmi/bootstrap.h"
+#include "../pmi/bootstrap.h"
 #include "../transport/transport.h"
 
 #include <atomic>
@@ -76,7 +76,6 @@ constexpr uint64_t segment_reserved = 4096;
 // Internal active-message handlers take the first ids; user handlers follow.
 enum : uint32_t { AM_COLLECTIVE = 0, AM_KEYTABLE = 2, AM_CONTAINER = 3, AM_GPU = 4, AM_RPC = 5, AM_INTERNAL_COUNT = 8 };
 
-class transport_shm;
 namespace gpu { class memory; }  // src/gpu: the device segment, when there is one
 
 // Where PGDDS_FAULT may kill a rank.
@@ -383,8 +382,10 @@ class runtime {
     std::string job_id_;
     std::string transport_name_;
     std::unique_ptr<bootstrap> boot_;
+    // The hosts the backends see (transport_host.h); declared first, so they outlive them.
+    std::unique_ptr<transport_host> net_host_, shm_host_;
     std::unique_ptr<transport> net_;
-    std::unique_ptr<transport_shm> shm_;
+    std::unique_ptr<transport> shm_;  // the on-node path
     gpu::memory *gpu_ = nullptr;
     bool threaded_ = false;
     bool cpu_atomics_ = false;

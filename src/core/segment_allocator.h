@@ -6,7 +6,7 @@
 // Thread-safe.
 #pragma once
 
-#include "common.h"
+#include "../base/common.h"
 
 #include <map>
 #include <mutex>

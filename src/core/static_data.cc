@@ -1,6 +1,6 @@
 #include "static_data.h"
 
-#include "log.h"
+#include "../base/log.h"
 #include "runtime.h"
 
 #include <atomic>

@@ -9,7 +9,7 @@
 // process-wide.
 #pragma once
 
-#include "common.h"
+#include "../base/common.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -9,7 +9,7 @@
 // progress thread) is simply locked.
 #pragma once
 
-#include "common.h"
+#include "../base/common.h"
 
 #include <atomic>
 #include <deque>

@@ -1,7 +1,7 @@
 // The GPU layer over the CUDA runtime, built when the toolkit is found (gpu.h: what it does).
 #include "gpu.h"
 
-#include "../transport/amo.h"
+#include "../base/amo.h"
 
 #include <cuda_runtime_api.h>
 

@@ -3,7 +3,7 @@
 #include "keytable.h"
 
 #include "../containers/rpc.h"
-#include "../transport/amo.h"
+#include "../base/amo.h"
 
 #include <algorithm>
 #include <map>

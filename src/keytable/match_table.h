@@ -54,7 +54,7 @@
 // alias that no other key with the same match bits uses, and published by one store of meta.
 #pragma once
 
-#include "../core/common.h"
+#include "../base/common.h"
 
 #include <cstring>
 #include <mutex>

@@ -14,8 +14,9 @@
 // `done == nullptr` are tracked by the backend and completed by flush.
 #pragma once
 
-#include "../core/common.h"
-#include "amo.h"
+#include "../base/amo.h"
+#include "../base/common.h"
+#include "host.h"
 
 #include <atomic>
 #include <memory>
@@ -23,8 +24,6 @@
 #include <vector>
 
 namespace pgdds {
-
-class runtime;
 
 // Completion counter of one or more operations. Atomic because, on a VCI shared by several
 // threads, another thread's progress may complete the operation of a waiting thread.
@@ -109,10 +108,14 @@ class transport {
     virtual const char *name() const = 0;
     virtual transport_caps caps() const = 0;
 
-    // --- Set-up, called by the runtime in this order; collective where noted. ------------
-    // Opens the fabric resources for rt.num_vcis() network contexts. UNSUPPORTED when the
-    // fabric/device is absent, with the reason in the last error.
-    virtual status open(runtime &rt) = 0;
+    // The prefix of this backend's own variables ("PGDDS_OFI_"), which its host's setting()
+    // reads.
+    virtual const char *settings_prefix() const = 0;
+
+    // --- Set-up, called by the host in this order; collective where noted. ---------------
+    // Opens the fabric resources for host.endpoints() network contexts; the host outlives the
+    // backend. UNSUPPORTED when the fabric/device is absent, with the reason in the last error.
+    virtual status open(transport_host &host) = 0;
     // A backend that must own the segment memory (UCX's one-sided shared memory) allocates it;
     // otherwise the runtime does and calls register_segment. The segment must be a shared
     // mapping (pgdds_map_static_data maps its pages a second time): a backend that cannot
@@ -135,6 +138,9 @@ class transport {
     // atomics), so ranks that map the segment may apply CPU atomics to it beside them: one
     // atomicity domain. Valid after connect().
     virtual bool atomics_on_target_cpu() const { return false; }
+    // Called once every peer has connected (after a barrier): names that peers needed only to
+    // find this process (a shared-memory file's) may go.
+    virtual void peers_connected() {}
     // Releases everything; called once, after a final barrier.
     virtual void close() = 0;
 
@@ -154,7 +160,7 @@ class transport {
     // peer are applied in order override it; the default waits for all of them.
     virtual status fence(unsigned vci, op_completion *done) { return flush(vci, done); }
     // Advances this VCI: completions, target-side work, incoming active messages (delivered
-    // with runtime::am_incoming).
+    // with transport_host::am_incoming).
     virtual status progress(unsigned vci) = 0;
 
     // --- Active-message packets. The core fragments messages to am_max_packet(). -----------
@@ -164,6 +170,7 @@ class transport {
 };
 
 // Backend constructors. Each returns UNSUPPORTED if the backend is not in this build.
+status transport_create_shm(std::unique_ptr<transport> &out);
 status transport_create_ofi(std::unique_ptr<transport> &out);
 status transport_create_ucx(std::unique_ptr<transport> &out);
 status transport_create_verbs(std::unique_ptr<transport> &out);

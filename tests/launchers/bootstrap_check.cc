@@ -2,7 +2,7 @@
 // library: identity, blobs from empty to many chunks (every rank reads every rank's), repeated
 // fences, barriers, finalize. Run under each launcher with the client it selects (PGDDS_PMI
 // picks another). usage: bootstrap-check EXPECTED_RANKS
-#include "../../pmi/bootstrap.h"
+#include "../../src/pmi/bootstrap.h"
 
 #include <cstdio>
 #include <cstdlib>

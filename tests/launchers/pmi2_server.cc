@@ -13,7 +13,7 @@
 // non-zero ends the job (srun -K), unless --kill-on-bad-exit=0 is given (srun's default where
 // KillOnBadExit is not set): the others then run on, and only an abort ends them.
 // usage: pmi2-server [--kill-on-bad-exit=0] -n N program [args...]
-#include "../../pmi/pmi2_wire.h"
+#include "../../src/pmi/pmi2_wire.h"
 
 #include <cerrno>
 #include <csignal>

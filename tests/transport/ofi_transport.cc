@@ -8,6 +8,7 @@
 // packets to handlers; each variant opens its own transport_ofi with forced options over its
 // own segment and drives it directly, progressing it itself.
 #include "../../src/core/runtime.h"
+#include "../../src/core/transport_host.h"
 #include "../../src/transport/ofi/ofi.h"
 
 #include "../harness.h"
@@ -28,6 +29,7 @@ namespace {
 
 pgdds_context_t ctx;
 runtime *rt;
+std::unique_ptr<transport_host> host;  // the runtime, as the backends under test see it
 int me, n;
 
 // Layout of each variant's segment.
@@ -188,7 +190,7 @@ bool all_ok(status mine)
 // Opens, registers and connects the transport; false when the variant cannot run here.
 bool bring_up(under_test &u, const char *variant)
 {
-    status st = u.t.open(*rt);
+    status st = u.t.open(*host);
     if (!all_ok(st)) {
         if (me == 0) printf("variant %s skipped: %s\n", variant, pgdds_last_error());
         T_CHECK_MSG(st == PGDDS_OK || st == PGDDS_ERR_UNSUPPORTED, "open: %s", pgdds_last_error());
@@ -696,8 +698,8 @@ void test_bad_input()
         T_STATUS(unopened.t.connect(std::vector<std::vector<uint8_t>>(size_t(n))), PGDDS_ERR_STATE);
     }
     under_test u{ofi_options()};
-    T_OK(u.t.open(*rt));
-    T_STATUS(u.t.open(*rt), PGDDS_ERR_STATE);
+    T_OK(u.t.open(*host));
+    T_STATUS(u.t.open(*host), PGDDS_ERR_STATE);
     T_OK(u.t.register_segment(p, 1 << 20));
     std::vector<std::vector<uint8_t>> garbage(size_t(n), std::vector<uint8_t>{1, 2, 3});
     T_STATUS(u.t.connect(garbage), PGDDS_ERR_TRANSPORT);
@@ -760,6 +762,7 @@ int main()
 {
     ctx = t_init(nullptr);
     rt = runtime::from(ctx);
+    host = make_transport_host(*rt, transport_ofi(ofi_options()));
     me = pgdds_rank(ctx);
     n = pgdds_nranks(ctx);
     T_OK(pgdds_am_register(ctx, on_burst, nullptr, &burst_handler));

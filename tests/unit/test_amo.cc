@@ -2,7 +2,7 @@
 // each operation and word type, amo_next_word's widths, and cpu_amo on memory against amo_next.
 #include <catch2/catch.hpp>
 
-#include "../../src/transport/amo.h"
+#include "../../src/base/amo.h"
 
 #include <cmath>
 #include <cstring>

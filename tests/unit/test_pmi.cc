@@ -4,9 +4,9 @@
 // answers as Hydra and Slurm do.
 #include <catch2/catch.hpp>
 
-#include "../../pmi/bootstrap.h"
-#include "../../pmi/pmi1_wire.h"
-#include "../../pmi/pmi2_wire.h"
+#include "../../src/pmi/bootstrap.h"
+#include "../../src/pmi/pmi1_wire.h"
+#include "../../src/pmi/pmi2_wire.h"
 
 #include <cstdio>
 #include <cstdlib>

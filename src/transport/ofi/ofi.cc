@@ -1,6 +1,5 @@
 #include "ofi_internal.h"
 
-#include "../../core/runtime.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -38,15 +37,15 @@ transport_caps transport_ofi::caps() const
     return c;
 }
 
-status transport_ofi::open(runtime &rt)
+status transport_ofi::open(transport_host &host)
 {
-    if (rt_) return fail(PGDDS_ERR_STATE, "ofi: the transport is already open");
-    rt_ = &rt;
-    rank_ = rt.rank();
-    nranks_ = rt.nranks();
-    nendpoints_ = rt.num_endpoints();
+    if (host_) return fail(PGDDS_ERR_STATE, "ofi: the transport is already open");
+    host_ = &host;
+    rank_ = host.rank();
+    nranks_ = host.nranks();
+    nendpoints_ = host.endpoints();
 
-    status st = select_provider(rt.cfg().ofi_provider);
+    status st = select_provider(host.setting("PROVIDER"));
     if (st != PGDDS_OK) return st;
     const char *prov = info_->fabric_attr->prov_name;
     name_ = std::string("ofi/") + prov;
@@ -86,14 +85,14 @@ status transport_ofi::open(runtime &rt)
 status transport_ofi::open_domains()
 {
     const char *prov = info_->fabric_attr->prov_name;
-    const int wanted = opts_.domains >= 0 ? opts_.domains : rt_->cfg().ofi_domains;  // 0 auto, 1 shared, 2 per VCI
+    const int wanted = opts_.domains >= 0 ? opts_.domains : parse_choice(host_->setting("DOMAINS").c_str(), "auto|shared|vci");  // 0 auto, 1 shared, 2 per VCI
     const bool per_vci = wanted == 2 || (wanted == 0 && is_shm(info_));
     const fi_domain_attr *dom = info_->domain_attr;
     const unsigned per_domain = per_vci ? 1 : nendpoints_;
     if ((dom->ep_cnt && per_domain > dom->ep_cnt) || (dom->cq_cnt && per_domain > dom->cq_cnt))
         return fail(PGDDS_ERR_UNSUPPORTED, "ofi: provider %s allows %zu endpoints and %zu completion queues per "
                     "domain, but %u VCIs need %u of each (PGDDS_NUM_VCIS plus the service VCI); "
-                    "PGDDS_OFI_DOMAINS=vci gives each VCI a domain", prov, dom->ep_cnt, dom->cq_cnt, rt_->num_vcis(),
+                    "PGDDS_OFI_DOMAINS=vci gives each VCI a domain", prov, dom->ep_cnt, dom->cq_cnt, host_->endpoints() - 1,
                     per_domain);
     for (unsigned i = 0; i < nendpoints_ / per_domain; ++i) {
         fid_domain *domain = nullptr;

@@ -52,9 +52,10 @@ class transport_ofi final : public transport {
 
     // Every libfabric provider with RDM endpoints, and whether pgdds would run over it.
     void probe(std::vector<transport_probe_entry> &out) const override;
+    const char *settings_prefix() const override { return "PGDDS_OFI_"; }
     const char *name() const override { return name_.c_str(); }
     transport_caps caps() const override;
-    status open(runtime &rt) override;
+    status open(transport_host &host) override;
     status register_segment(void *base, size_t size) override;
     status address(std::vector<uint8_t> &blob) override;
     status connect(const std::vector<std::vector<uint8_t>> &peers) override;
@@ -127,7 +128,7 @@ class transport_ofi final : public transport {
     status op_failed(ssize_t rc, const char *what, int rank, size_t n, unsigned vci) const;
 
     ofi_options opts_;
-    runtime *rt_ = nullptr;
+    transport_host *host_ = nullptr;
     std::string name_ = "ofi";
     int rank_ = 0, nranks_ = 1;
     unsigned nendpoints_ = 0;

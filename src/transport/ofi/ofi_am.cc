@@ -1,6 +1,5 @@
 #include "ofi_internal.h"
 
-#include "../../core/runtime.h"
 
 namespace pgdds {
 
@@ -62,7 +61,7 @@ void transport_ofi::handle_message(endpoint &e, unsigned vci, const uint8_t *msg
     const uint8_t *body = msg + sizeof h;
     const size_t body_len = len - sizeof h;
     switch (h.kind) {
-    case msg_am: rt_->am_incoming(vci, body, body_len); break;
+    case msg_am: host_->am_incoming(vci, body, body_len); break;
     case msg_amo_request: serve_amo_request(e, vci, h.src, body, body_len); break;
     case msg_amo_reply: take_amo_reply(e, body, body_len); break;
     default: PGDDS_LOG(LOG_ERROR, "ofi: dropped a message of unknown kind %u from rank %d", h.kind, h.src); break;

@@ -1,6 +1,6 @@
 #include "ofi_internal.h"
 
-#include "../amo.h"
+#include "../../base/amo.h"
 
 namespace pgdds {
 

@@ -14,7 +14,8 @@
 
 #include "ofi.h"
 
-#include "../../core/log.h"
+#include "../../base/log.h"
+#include "../../base/parse.h"
 
 #include <rdma/fi_atomic.h>
 #include <rdma/fi_cm.h>

@@ -1,6 +1,5 @@
 #include "ofi_internal.h"
 
-#include "../../core/runtime.h"
 #include "../shm/shm.h"
 
 #include <algorithm>
@@ -184,7 +183,7 @@ status transport_ofi::select_provider(const std::string &wanted)
 // caller's options say otherwise.
 status transport_ofi::validate_atomics()
 {
-    const int wanted = rt_ ? rt_->cfg().ofi_atomics : 0;  // PGDDS_OFI_ATOMICS: auto|native|emulated
+    const int wanted = host_ ? parse_choice(host_->setting("ATOMICS").c_str(), "auto|native|emulated") : 0;  // PGDDS_OFI_ATOMICS
     if (opts_.emulate_atomics || wanted == 2) {
         emulated_atomics_ = true;
         atomics_note_ = opts_.emulate_atomics ? "emulated (active messages), as the caller asked"

@@ -1,7 +1,6 @@
 #include "shm.h"
 
-#include "../../core/log.h"
-#include "../../core/runtime.h"
+#include "../../base/log.h"
 
 #include <atomic>
 #include <cerrno>
@@ -54,20 +53,20 @@ transport_caps transport_shm::caps() const
     return c;
 }
 
-status transport_shm::open(runtime &rt)
+status transport_shm::open(transport_host &host)
 {
-    rt_ = &rt;
+    host_ = &host;
     size_t page = size_t(sysconf(_SC_PAGESIZE));
     header_bytes_ = (sizeof(file_header) + page - 1) / page * page;
-    peers_.assign(rt.nranks(), peer_map{});
-    heads_.assign(rt.num_endpoints(), 0);
+    peers_.assign(host.nranks(), peer_map{});
+    heads_.assign(host.endpoints(), 0);
     return PGDDS_OK;
 }
 
 status transport_shm::alloc_segment(size_t size, void **base)
 {
     size_t page = size_t(sysconf(_SC_PAGESIZE));
-    unsigned endpoints = rt_->num_endpoints();
+    unsigned endpoints = host_->endpoints();
     size_t mailbox_bytes = (sizeof(shm_mailbox) + page - 1) / page * page;
     size_t segment_offset = header_bytes_ + endpoints * mailbox_bytes;
     size_t length = segment_offset + size;
@@ -81,7 +80,7 @@ status transport_shm::alloc_segment(size_t size, void **base)
             nonce = uint64_t(now_seconds() * 1e9) ^ (uint64_t(getpid()) << 32) ^ uint64_t(attempt);
         char suffix[24];
         snprintf(suffix, sizeof suffix, "-%016llx", (unsigned long long)nonce);
-        file_name_ = "/pgdds-" + rt_->job_id() + "-" + std::to_string(rt_->rank()) + suffix;
+        file_name_ = "/pgdds-" + host_->job_id() + "-" + std::to_string(host_->rank()) + suffix;
         fd = shm_open(file_name_.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
         if (fd < 0 && errno != EEXIST) break;
     }
@@ -99,7 +98,7 @@ status transport_shm::alloc_segment(size_t size, void **base)
                     "%.1f MiB (PGDDS_NUM_VCIS=%u, plus one) per rank on this node; lower "
                     "PGDDS_SEGMENT_SIZE or PGDDS_NUM_VCIS, or enlarge /dev/shm",
                     double(length) / 1048576.0, strerror(e), dev_shm_free_mib(), double(size) / 1048576.0, endpoints,
-                    endpoints == 1 ? "" : "es", double(mailbox_bytes) / 1048576.0, rt_->num_vcis());
+                    endpoints == 1 ? "" : "es", double(mailbox_bytes) / 1048576.0, host_->endpoints() - 1);
     }
     void *p = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
     ::close(fd);
@@ -122,7 +121,7 @@ status transport_shm::alloc_segment(size_t size, void **base)
     std::atomic_thread_fence(std::memory_order_release);
     h->magic = file_magic;
 
-    peer_map &me = peers_[rt_->rank()];
+    peer_map &me = peers_[host_->rank()];
     me.base = file;
     me.length = length;
     me.segment = file + segment_offset;
@@ -139,8 +138,8 @@ status transport_shm::address(std::vector<uint8_t> &blob)
 
 status transport_shm::connect(const std::vector<std::vector<uint8_t>> &peers)
 {
-    for (int r = 0; r < rt_->nranks(); ++r) {
-        if (r == rt_->rank() || peers[r].empty()) continue;
+    for (int r = 0; r < host_->nranks(); ++r) {
+        if (r == host_->rank() || peers[r].empty()) continue;
         std::string name(peers[r].begin(), peers[r].end());
         int fd = shm_open(name.c_str(), O_RDWR | O_CLOEXEC, 0);
         if (fd < 0)
@@ -255,15 +254,21 @@ status transport_shm::am_send(unsigned vci, int rank, const void *packet, size_t
 
 status transport_shm::progress(unsigned vci)
 {
-    shm_mailbox *mb = mailbox(rt_->rank(), vci);
+    shm_mailbox *mb = mailbox(host_->rank(), vci);
     uint64_t &head = heads_[vci];
     for (int budget = 64; budget > 0; --budget) {
         slot &s = mb->slots[head % slots_per_mailbox];
         if (s.seq.load(std::memory_order_acquire) != head + 1) break;
-        rt_->am_incoming(vci, s.data, s.len);
+        host_->am_incoming(vci, s.data, s.len);
         s.seq.store(head + slots_per_mailbox, std::memory_order_release);
         ++head;
     }
+    return PGDDS_OK;
+}
+
+status transport_create_shm(std::unique_ptr<transport> &out)
+{
+    out = std::make_unique<transport_shm>();
     return PGDDS_OK;
 }
 

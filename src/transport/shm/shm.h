@@ -21,9 +21,10 @@ class transport_shm final : public transport {
     static constexpr size_t slot_bytes = 4096;
     static constexpr uint32_t slots_per_mailbox = 256;
 
+    const char *settings_prefix() const override { return "PGDDS_SHM_"; }
     const char *name() const override { return "shm"; }
     transport_caps caps() const override;
-    status open(runtime &rt) override;
+    status open(transport_host &host) override;
     bool allocates_segment() const override { return true; }
     status alloc_segment(size_t size, void **base) override;
     status register_segment(void *, size_t) override { return PGDDS_OK; }
@@ -42,8 +43,8 @@ class transport_shm final : public transport {
 
     // Free space of /dev/shm in MiB (0 when it cannot be read), for messages.
     static double dev_shm_free_mib();
-    // Removes this rank's file name once every local peer has mapped it (after a barrier).
-    void unlink_own();
+    // Removes this rank's file name once every local peer has mapped it.
+    void peers_connected() override { unlink_own(); }
     ~transport_shm() override;
 
   private:
@@ -54,8 +55,9 @@ class transport_shm final : public transport {
         unsigned endpoints = 0;
     };
     shm_mailbox *mailbox(int rank, unsigned vci);
+    void unlink_own();
 
-    runtime *rt_ = nullptr;
+    transport_host *host_ = nullptr;
     std::string file_name_;
     bool linked_ = false;
     size_t header_bytes_ = 0;

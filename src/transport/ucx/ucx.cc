@@ -1,7 +1,6 @@
 #include "ucx_internal.h"
 
-#include "../../core/log.h"
-#include "../../core/runtime.h"
+#include "../../base/log.h"
 
 #include <algorithm>
 #include <chrono>
@@ -243,9 +242,9 @@ void transport_ucx::probe(std::vector<transport_probe_entry> &out) const
     }
 }
 
-status transport_ucx::open(runtime &rt)
+status transport_ucx::open(transport_host &host)
 {
-    rt_ = &rt;
+    host_ = &host;
     ucp_config_t *config = nullptr;
     ucs_status_t s = ucp_config_read(nullptr, nullptr, &config);
     if (s != UCS_OK)
@@ -256,9 +255,9 @@ status transport_ucx::open(runtime &rt)
                         UCP_PARAM_FIELD_MT_WORKERS_SHARED;
     params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM;
     params.request_size = sizeof(request_info);
-    params.estimated_num_eps = size_t(rt.nranks());
+    params.estimated_num_eps = size_t(host.nranks());
     // Workers of different threads register memory through the shared context (rendezvous).
-    params.mt_workers_shared = rt.threaded() && rt.num_endpoints() > 1;
+    params.mt_workers_shared = host.threading() == host_threading::concurrent && host.endpoints() > 1;
     s = ucp_init(&params, config, &context_);
     ucp_config_release(config);
     if (s != UCS_OK) {
@@ -276,7 +275,7 @@ status transport_ucx::open(runtime &rt)
     }
     name_ = "ucx/" + (families.empty() ? std::string("self") : join_unique(families));
 
-    for (unsigned i = 0; i < rt.num_endpoints(); ++i) {
+    for (unsigned i = 0; i < host.endpoints(); ++i) {
         std::unique_ptr<vci_state> v(new vci_state());
         v->owner = this;
         v->index = i;
@@ -285,7 +284,7 @@ status transport_ucx::open(runtime &rt)
         wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
         // One thread at a time per VCI, but not always the same one when VCIs are borrowed or
         // the program's threads take turns (PGDDS_THREAD_SERIALIZED).
-        wp.thread_mode = rt.threaded() || rt.any_thread() ? UCS_THREAD_MODE_SERIALIZED : UCS_THREAD_MODE_SINGLE;
+        wp.thread_mode = host.threading() != host_threading::single ? UCS_THREAD_MODE_SERIALIZED : UCS_THREAD_MODE_SINGLE;
         s = ucp_worker_create(context_, &wp, &v->worker);
         if (s != UCS_OK) {
             v->worker = nullptr;
@@ -310,7 +309,7 @@ status transport_ucx::open(runtime &rt)
     }
     unsigned major, minor, release;
     ucp_get_version(&major, &minor, &release);
-    PGDDS_LOG(LOG_INFO, "ucx %u.%u.%u: %s, %u workers", major, minor, release, name_.c_str(), rt.num_endpoints());
+    PGDDS_LOG(LOG_INFO, "ucx %u.%u.%u: %s, %u workers", major, minor, release, name_.c_str(), host.endpoints());
     return PGDDS_OK;
 }
 
@@ -413,7 +412,7 @@ status transport_ucx::address(std::vector<uint8_t> &blob)
 
 status transport_ucx::connect(const std::vector<std::vector<uint8_t>> &peers)
 {
-    const int n = rt_->nranks();
+    const int n = host_->nranks();
     std::vector<peer_address> addrs(n);
     for (int r = 0; r < n; ++r) {
         status st = decode_address(peers[r], r, unsigned(vcis_.size()), addrs[r]);
@@ -435,7 +434,7 @@ status transport_ucx::connect(const std::vector<std::vector<uint8_t>> &peers)
             // Peer-failure handling rules out UCX's shared-memory transports (they have no
             // failure detection), so it is asked for off-node peers only; the runtime watches
             // the processes on this node itself.
-            ep.err_mode = rt_->is_local(r) ? UCP_ERR_HANDLING_MODE_NONE : UCP_ERR_HANDLING_MODE_PEER;
+            ep.err_mode = host_->same_node(r) ? UCP_ERR_HANDLING_MODE_NONE : UCP_ERR_HANDLING_MODE_PEER;
             ep.err_handler.cb = on_ep_error;
             ep.err_handler.arg = &p;
             ucs_status_t s = ucp_ep_create(v.worker, &ep, &p.ep);
@@ -472,7 +471,7 @@ status transport_ucx::connect(const std::vector<std::vector<uint8_t>> &peers)
                 for (const auto &tl : lanes.atomic) cpu = cpu && is_cpu_memory_tl(tl);
                 atomics_on_cpu_ = atomics_on_cpu_ && cpu;
             }
-            if (v.index == 0 && r != rt_->rank() && log_threshold >= LOG_INFO) {
+            if (v.index == 0 && r != host_->rank() && log_threshold >= LOG_INFO) {
                 lane_info lanes = endpoint_lanes(p.ep);
                 PGDDS_LOG(LOG_INFO, "ucx: rank %d over %s (atomics: %s)%s%s", r, join_unique(lanes.all).c_str(),
                           lanes.atomic.empty() ? "emulated by UCX" : join_unique(lanes.atomic).c_str(),
@@ -487,7 +486,7 @@ status transport_ucx::connect(const std::vector<std::vector<uint8_t>> &peers)
 
 void *transport_ucx::peer_pointer(int rank)
 {
-    if (rank == rt_->rank()) return seg_base_;
+    if (rank == host_->rank()) return seg_base_;
     if (!connected_ || vcis_.empty()) return nullptr;
     return vcis_[0]->peers[rank].direct;
 }

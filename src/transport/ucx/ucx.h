@@ -48,10 +48,11 @@ class transport_ucx final : public transport {
     transport_ucx() = default;
     ~transport_ucx() override;
 
+    const char *settings_prefix() const override { return "PGDDS_UCX_"; }
     const char *name() const override { return name_.c_str(); }
     transport_caps caps() const override;
     void probe(std::vector<transport_probe_entry> &out) const override;
-    status open(runtime &rt) override;
+    status open(transport_host &host) override;
     bool allocates_segment() const override { return true; }
     status alloc_segment(size_t size, void **base) override;
     status register_segment(void *base, size_t size) override;
@@ -81,7 +82,7 @@ class transport_ucx final : public transport {
     status cas_loop_start(vci_state &v, int rank, uint64_t remote_addr, const amo_args &args, op_completion *done);
     void close_endpoints();
 
-    runtime *rt_ = nullptr;
+    transport_host *host_ = nullptr;
     std::string name_ = "ucx";
     ucp_context_h context_ = nullptr;
     std::vector<std::unique_ptr<vci_state>> vcis_;

@@ -7,7 +7,7 @@
 
 #include "ucx.h"
 
-#include "../../core/log.h"
+#include "../../base/log.h"
 
 #include <cstdlib>
 

@@ -1,6 +1,5 @@
 #include "ucx_internal.h"
 
-#include "../../core/runtime.h"
 
 #include <cstring>
 #include <new>
@@ -337,6 +336,6 @@ status transport_ucx::am_send(unsigned vci, int rank, const void *packet, size_t
     return PGDDS_OK;
 }
 
-void transport_ucx::deliver_am(unsigned vci, const void *data, size_t len) { rt_->am_incoming(vci, data, len); }
+void transport_ucx::deliver_am(unsigned vci, const void *data, size_t len) { host_->am_incoming(vci, data, len); }
 
 }  // namespace pgdds

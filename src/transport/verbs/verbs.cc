@@ -1,7 +1,6 @@
 #include "verbs_internal.h"
 
-#include "../../core/log.h"
-#include "../../core/runtime.h"
+#include "../../base/log.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -37,11 +36,11 @@ transport_caps transport_verbs::caps() const
 // ---------------------------------------------------------------------------------------------
 // Set-up
 // ---------------------------------------------------------------------------------------------
-status transport_verbs::open(runtime &rt)
+status transport_verbs::open(transport_host &host)
 {
-    rt_ = &rt;
+    host_ = &host;
     status st = open_device();
-    for (unsigned i = 0; st == PGDDS_OK && i < rt.num_endpoints(); ++i) st = create_vci(i);
+    for (unsigned i = 0; st == PGDDS_OK && i < host.endpoints(); ++i) st = create_vci(i);
     if (st != PGDDS_OK) close();
     return st;
 }
@@ -92,7 +91,7 @@ void transport_verbs::probe(std::vector<transport_probe_entry> &out) const
 status transport_verbs::open_device()
 {
     verbs::device_spec spec;
-    const std::string &wanted = rt_->cfg().verbs_device;
+    const std::string &wanted = host_->setting("DEVICE");
     if (!verbs::parse_device_spec(wanted, spec))
         return fail(PGDDS_ERR_INVALID_ARG, "verbs: PGDDS_VERBS_DEVICE=\"%s\" is not \"device\" or \"device:port\"",
                     wanted.c_str());
@@ -158,7 +157,7 @@ status transport_verbs::open_device()
     lim.max_srq_wr = uint32_t(da.max_srq_wr);
     lim.max_qp_rd_atom = uint32_t(da.max_qp_rd_atom);
     lim.max_qp_init_rd_atom = uint32_t(da.max_qp_init_rd_atom);
-    status st = verbs::plan_resources(lim, rt_->nranks(), plan_);
+    status st = verbs::plan_resources(lim, host_->nranks(), plan_);
     if (st != PGDDS_OK) return st;
 
     port_.port = uint8_t(chosen_port);
@@ -193,8 +192,8 @@ status transport_verbs::open_device()
     pd_ = ibv_alloc_pd(ctx_);
     if (!pd_) return fail(PGDDS_ERR_TRANSPORT, "verbs: cannot allocate a protection domain on %s: %s", device_.c_str(), strerror(errno));
     PGDDS_LOG(LOG_INFO, "verbs: %s (%s, LID %u), %u VCIs x %d QPs of %u WRs, CQs of %u", device_.c_str(),
-              port_.link_layer == IBV_LINK_LAYER_ETHERNET ? "RoCE" : "InfiniBand", port_.lid, rt_->num_endpoints(),
-              rt_->nranks(), plan_.sq_depth, plan_.cq_size);
+              port_.link_layer == IBV_LINK_LAYER_ETHERNET ? "RoCE" : "InfiniBand", port_.lid, host_->endpoints(),
+              host_->nranks(), plan_.sq_depth, plan_.cq_size);
     return PGDDS_OK;
 }
 
@@ -271,8 +270,8 @@ status transport_verbs::create_vci(unsigned index)
         if (rc != 0)
             return fail(PGDDS_ERR_TRANSPORT, "verbs: cannot post receive buffers on VCI %u: %s", index, strerror(rc));
     }
-    v.qps.resize(size_t(rt_->nranks()));
-    for (int r = 0; r < rt_->nranks(); ++r) {
+    v.qps.resize(size_t(host_->nranks()));
+    for (int r = 0; r < host_->nranks(); ++r) {
         status st = create_qp(v, r);
         if (st != PGDDS_OK) return st;
     }
@@ -339,7 +338,7 @@ status transport_verbs::address(std::vector<uint8_t> &blob)
     c.seg_base = uint64_t(uintptr_t(seg_base_));
     c.seg_size = seg_size_;
     c.vcis = uint32_t(vcis_.size());
-    c.ranks = uint32_t(rt_->nranks());
+    c.ranks = uint32_t(host_->nranks());
     for (auto &v : vcis_)
         for (auto &q : v->qps) c.qps.push_back(verbs::qp_address{q.qp->qp_num, q.psn});
     blob = verbs::encode_connection(c);
@@ -348,7 +347,7 @@ status transport_verbs::address(std::vector<uint8_t> &blob)
 
 status transport_verbs::connect(const std::vector<std::vector<uint8_t>> &peers)
 {
-    const int n = rt_->nranks(), me = rt_->rank();
+    const int n = host_->nranks(), me = host_->rank();
     std::vector<verbs::connection_info> info(n);
     for (int r = 0; r < n; ++r) {
         status st = verbs::decode_connection(peers[r], r, uint32_t(vcis_.size()), uint32_t(n), info[r]);

@@ -39,10 +39,11 @@ class transport_verbs final : public transport {
     transport_verbs() = default;
     ~transport_verbs() override;
 
+    const char *settings_prefix() const override { return "PGDDS_VERBS_"; }
     const char *name() const override { return "verbs/rc"; }
     transport_caps caps() const override;
     void probe(std::vector<transport_probe_entry> &out) const override;
-    status open(runtime &rt) override;
+    status open(transport_host &host) override;
     status register_segment(void *base, size_t size) override;
     status address(std::vector<uint8_t> &blob) override;
     status connect(const std::vector<std::vector<uint8_t>> &peers) override;
@@ -74,7 +75,7 @@ class transport_verbs final : public transport {
     status wc_error(vci_state &v, int rank, int wc_status);
     void check_flushes(vci_state &v);
 
-    runtime *rt_ = nullptr;
+    transport_host *host_ = nullptr;
     std::string device_;
     ibv_context *ctx_ = nullptr;
     ibv_pd *pd_ = nullptr;

@@ -1,7 +1,6 @@
 #include "verbs_internal.h"
 
-#include "../../core/log.h"
-#include "../../core/runtime.h"
+#include "../../base/log.h"
 
 #include <algorithm>
 #include <cstring>
@@ -121,7 +120,7 @@ status transport_verbs::progress(unsigned vci)
             uint32_t buf = verbs::wr_buffer(wc[i].wr_id);
             if (wc[i].status == IBV_WC_WR_FLUSH_ERR) continue;  // the SRQ is being torn down
             if (wc[i].status == IBV_WC_SUCCESS)
-                rt_->am_incoming(vci, v.recv + size_t(buf) * packet_bytes, wc[i].byte_len);
+                host_->am_incoming(vci, v.recv + size_t(buf) * packet_bytes, wc[i].byte_len);
             else
                 PGDDS_LOG(LOG_ERROR, "verbs: a receive on VCI %u failed: %s", vci, ibv_wc_status_str(wc[i].status));
             ibv_sge sge{uint64_t(uintptr_t(v.recv + size_t(buf) * packet_bytes)), uint32_t(packet_bytes), v.recv_mr->lkey};
@@ -136,7 +135,7 @@ status transport_verbs::progress(unsigned vci)
             continue;
         }
         int rank = verbs::wr_peer(wc[i].wr_id);
-        if (rank >= rt_->nranks()) {
+        if (rank >= host_->nranks()) {
             PGDDS_LOG(LOG_ERROR, "verbs: a completion on VCI %u names rank %d", vci, rank);
             continue;
         }
@@ -314,7 +313,7 @@ status transport_verbs::flush(unsigned vci, op_completion *done)
         return PGDDS_OK;
     }
     vci_state::pending_flush f{done, {}};
-    for (int r = 0; r < rt_->nranks(); ++r) {
+    for (int r = 0; r < host_->nranks(); ++r) {
         vci_state::peer_qp &q = v.qps[r];
         if (q.sq.idle()) continue;
         if (q.failed != PGDDS_OK) {

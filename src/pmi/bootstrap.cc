@@ -1,7 +1,7 @@
 // Client selection and the binary-blob helpers shared by every client.
 #include "bootstrap.h"
 
-#include "../src/core/log.h"
+#include "../base/log.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -17,6 +17,10 @@ std::string bootstrap_detect()
     if (getenv("PMI_FD") || getenv("PMI_PORT")) return "pmi1";
     return "singleton";
 }
+
+#ifndef PGDDS_HAVE_PMIX
+std::string bootstrap_pmix_version() { return "no"; }
+#endif
 
 status bootstrap_open(const std::string &which, std::unique_ptr<bootstrap> &out)
 {

@@ -3,7 +3,7 @@
 // launcher), in the manner of Sandia OpenSHMEM's runtime layer.
 #pragma once
 
-#include "../src/core/common.h"
+#include "../base/common.h"
 
 #include <memory>
 #include <string>
@@ -53,6 +53,8 @@ std::unique_ptr<bootstrap> bootstrap_singleton();
 status bootstrap_pmi1(std::unique_ptr<bootstrap> &out);
 status bootstrap_pmi2(std::unique_ptr<bootstrap> &out);
 status bootstrap_pmix(std::unique_ptr<bootstrap> &out);
+// The PMIx library's version, or "no" when this build has no PMIx client.
+std::string bootstrap_pmix_version();
 
 // Binary values of any length: hex-encoded and split over as many keys as the client's value
 // limit needs. Keys are made unique by the owner rank.

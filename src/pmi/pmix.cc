@@ -166,6 +166,8 @@ class pmix_client final : public bootstrap {
 
 }  // namespace
 
+std::string bootstrap_pmix_version() { return PMIx_Get_version(); }
+
 status bootstrap_pmix(std::unique_ptr<bootstrap> &out)
 {
     auto c = std::make_unique<pmix_client>();
