@@ -20,6 +20,7 @@
 #include <pgdds/pgdds.h>
 
 #include "../../tools/cli.h"
+#include "../record.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -138,9 +139,7 @@ static const struct formula *formula_of(const char *bench)
 
 static void print_record(const char *bench, uint64_t size, const char *metric, double value, const char *unit)
 {
-    printf("{\"bench\":\"%s\",\"transport\":\"%s\",\"ranks\":%d,\"threads\":%d,\"size\":%llu,"
-           "\"metric\":\"%s\",\"value\":%.6g,\"unit\":\"%s\"}\n",
-           bench, pgdds_transport_name(ctx), nranks, opt.threads, (unsigned long long)size, metric, value, unit);
+    bench_record_common(bench, pgdds_transport_name(ctx), nranks, opt.threads, size, metric, value, unit);
 }
 
 /* The remote operations a timed run issued on the network (pgdds_net_counts): atomics waited

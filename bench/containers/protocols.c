@@ -16,6 +16,7 @@
 #include <pgdds/pgdds.h>
 
 #include "../../tools/cli.h"
+#include "../record.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -57,10 +58,17 @@ static void report(const char *container, const char *operation, int timing, dou
     check(pgdds_allreduce(ctx, mine, all, 2, PGDDS_DOUBLE, PGDDS_OP_SUM), "allreduce");
     if (me != 0 || all[1] == 0) return;
     double us = all[0] / all[1];
-    if (json)
-        printf("{\"bench\":\"protocols\",\"transport\":\"%s\",\"mode\":\"%s\",\"ranks\":%d,\"container\":\"%s\","
-               "\"operation\":\"%s\",\"us\":%.3f}\n", pgdds_transport_name(ctx), mode, nranks, container, operation, us);
-    else printf("  %-15s %-17s %10.2f us\n", container, operation, us);
+    if (json) {
+        struct bench_record r;
+        bench_record_begin(&r, "protocols");
+        bench_record_string(&r, "transport", pgdds_transport_name(ctx));
+        bench_record_string(&r, "mode", mode);
+        bench_record_int(&r, "ranks", nranks);
+        bench_record_string(&r, "container", container);
+        bench_record_string(&r, "operation", operation);
+        bench_record_fixed(&r, "us", us, 3);
+        bench_record_print(&r);
+    } else printf("  %-15s %-17s %10.2f us\n", container, operation, us);
 }
 
 static void bench_hashmap(void)
@@ -250,8 +258,12 @@ int main(int argc, char **argv)
     check(pgdds_container_protocols(ctx, text, &size), "pgdds_container_protocols");
     if (me == 0) {
         for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
-            if (json) printf("{\"report\":\"%s\"}\n", line);
-            else printf("  | %s\n", line);
+            if (json) {
+                struct bench_record r;
+                bench_record_open(&r);
+                bench_record_string(&r, "report", line);
+                bench_record_print(&r);
+            } else printf("  | %s\n", line);
     }
     free(text);
     check(pgdds_finalize(ctx), "pgdds_finalize");

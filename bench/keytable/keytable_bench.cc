@@ -12,6 +12,7 @@
 #include <pgdds/pgdds.h>
 
 #include "../../tools/cli.h"
+#include "../record.h"
 
 #include <algorithm>
 #include <cmath>
@@ -61,15 +62,20 @@ void check(pgdds_status_t st, const char *what)
 void report(uint64_t entries, const char *metric, double value, const char *unit)
 {
     if (me != 0) return;
-    if (opt.json)
-        std::printf("{\"bench\":\"keytable\",\"transport\":\"%s\",\"ranks\":%d,\"threads\":1,\"size\":%zu,"
-                    "\"entries_per_rank\":%llu,\"metric\":\"%s\",\"value\":%.6g,\"unit\":\"%s\"}\n",
-                    pgdds_transport_name(ctx), nranks, opt.value_size, (unsigned long long)entries, metric, value,
-                    unit);
-    else
-        std::printf("keytable  %-9s %2d ranks  %4zu B  %8llu entries/rank  %-32s %10.3f %s\n",
-                    pgdds_transport_name(ctx), nranks, opt.value_size, (unsigned long long)entries, metric, value,
-                    unit);
+    if (opt.json) {
+        bench_record r;
+        bench_record_begin(&r, "keytable");
+        bench_record_string(&r, "transport", pgdds_transport_name(ctx));
+        bench_record_int(&r, "ranks", nranks);
+        bench_record_int(&r, "threads", 1);
+        bench_record_uint(&r, "size", opt.value_size);
+        bench_record_uint(&r, "entries_per_rank", entries);
+        bench_record_measure(&r, metric, value, unit);
+        bench_record_print(&r);
+        return;
+    }
+    std::printf("keytable  %-9s %2d ranks  %4zu B  %8llu entries/rank  %-32s %10.3f %s\n",
+                pgdds_transport_name(ctx), nranks, opt.value_size, (unsigned long long)entries, metric, value, unit);
     std::fflush(stdout);
 }
 

@@ -4,6 +4,7 @@
 #define PGDDS_BENCH_REPORT_H
 
 #include "../../tools/cli.h"
+#include "../record.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -23,12 +24,11 @@ static inline double now_us(void)
 static inline void report(const char *bench, const char *transport, int ranks, int threads, size_t size,
                           const char *metric, double value, const char *unit)
 {
-    if (report_json)
-        printf("{\"bench\":\"%s\",\"transport\":\"%s\",\"ranks\":%d,\"threads\":%d,\"size\":%zu,"
-               "\"metric\":\"%s\",\"value\":%.6g,\"unit\":\"%s\"}\n",
-               bench, transport, ranks, threads, size, metric, value, unit);
-    else
-        printf("%-12s %-18s %-24s %9zu B  %12.4f %s\n", bench, transport, metric, size, value, unit);
+    if (report_json) {
+        bench_record_common(bench, transport, ranks, threads, size, metric, value, unit);
+        return;
+    }
+    printf("%-12s %-18s %-24s %9zu B  %12.4f %s\n", bench, transport, metric, size, value, unit);
     fflush(stdout);
 }
 

@@ -4,6 +4,8 @@
 #ifndef PGDDS_BENCH_ISX_EXCHANGE_KEYS_H
 #define PGDDS_BENCH_ISX_EXCHANGE_KEYS_H
 
+#include "../../record.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,11 +112,17 @@ static void exchange_report(const struct exchange_options *o, const char *impl, 
     if (o->json) {
         const char *metrics[2] = {"exchange_time", "bucket_time"};
         const double values[2] = {seconds, bucket_seconds};
-        for (int i = 0; i < 2; ++i)
-            printf("{\"bench\":\"isx-exchange\",\"impl\":\"%s\",\"ranks\":%d,\"threads\":1,\"size\":%llu,"
-                   "\"metric\":\"%s\",\"value\":%.6g,\"unit\":\"s\",\"bytes_per_rank\":%llu}\n",
-                   impl, n, (unsigned long long)o->keys_per_rank, metrics[i], values[i],
-                   (unsigned long long)bytes_per_rank);
+        for (int i = 0; i < 2; ++i) {
+            struct bench_record r;
+            bench_record_begin(&r, "isx-exchange");
+            bench_record_string(&r, "impl", impl);
+            bench_record_int(&r, "ranks", n);
+            bench_record_int(&r, "threads", 1);
+            bench_record_uint(&r, "size", o->keys_per_rank);
+            bench_record_measure(&r, metrics[i], values[i], "s");
+            bench_record_uint(&r, "bytes_per_rank", bytes_per_rank);
+            bench_record_print(&r);
+        }
     } else {
         printf("%s: %d ranks, %llu keys per rank in [0, 2^%d): grouped in %.4f s, all-to-all of %.1f MiB per rank "
                "in %.4f s (mean of %d)\n", impl, n, (unsigned long long)o->keys_per_rank, o->key_bits,

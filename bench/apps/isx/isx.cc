@@ -26,6 +26,7 @@
 // --inject-error makes rank 0 spoil its sorted bucket before the verification (order: two keys
 // swapped; key: one key changed), so that tests can see the verification fail.
 #include "../../../tools/cli.h"
+#include "../../record.h"
 
 #include <pgdds/containers.hpp>
 
@@ -344,10 +345,17 @@ template <class Queue> int sort_job(pgdds::context_ref ctx, const options &o)
         const std::string tp = ctx.transport_name();
         if (o.json) {
             auto record = [&](const char *metric, double value, const char *unit) {
-                std::printf("{\"bench\":\"isx\",\"transport\":\"%s\",\"ranks\":%d,\"threads\":1,\"size\":%llu,"
-                            "\"metric\":\"%s\",\"value\":%.6g,\"unit\":\"%s\",\"queue\":\"%s\",\"message_size\":%zu,"
-                            "\"sort\":\"%s\"}\n",
-                            tp.c_str(), n, (unsigned long long)N, metric, value, unit, queue, o.message_size, sorter);
+                bench_record r;
+                bench_record_begin(&r, "isx");
+                bench_record_string(&r, "transport", tp.c_str());
+                bench_record_int(&r, "ranks", n);
+                bench_record_int(&r, "threads", 1);
+                bench_record_uint(&r, "size", N);
+                bench_record_measure(&r, metric, value, unit);
+                bench_record_string(&r, "queue", queue);
+                bench_record_uint(&r, "message_size", o.message_size);
+                bench_record_string(&r, "sort", sorter);
+                bench_record_print(&r);
             };
             for (auto &[name, t] : times) record((std::string(name) + "_time").c_str(), t, "s");
             record("distribute_cpu_time", distribute_cpu, "s");

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "../../../tools/cli.h"
+#include "../../record.h"
 
 #include <sys/stat.h>
 #include <zlib.h>
@@ -444,9 +445,7 @@ class progress {
 inline void json_record(const char *bench, const std::string &transport, int ranks, uint64_t size, const char *metric,
                         double value, const char *unit)
 {
-    std::printf("{\"bench\":\"%s\",\"transport\":\"%s\",\"ranks\":%d,\"threads\":1,\"size\":%llu,\"metric\":\"%s\","
-                "\"value\":%.6g,\"unit\":\"%s\"}\n",
-                bench, transport.c_str(), ranks, (unsigned long long)size, metric, value, unit);
+    bench_record_common(bench, transport.c_str(), ranks, 1, size, metric, value, unit);
 }
 
 }  // namespace kmer
