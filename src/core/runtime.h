@@ -121,7 +121,6 @@ class runtime {
     bool cpu_atomics() const { return peers_.cpu_atomics(); }
     bool cpu_atomics_on(int r) const { return peers_.cpu_atomics_on(r); }
     transport *network() const { return net_.get(); }
-    transport_shm *node_transport() const { return shm_.get(); }
     // The GPU layer's state (src/gpu/gpu.h), set while the context has a device segment.
     gpu::memory *gpu() const { return gpu_; }
     void set_gpu(gpu::memory *g) { gpu_ = g; }
