@@ -137,7 +137,7 @@ status runtime::coll_begin(const char *who, team &t, const coll_desc &d, uint64_
         // no later collective of this context can be trusted.
         char why[200];
         snprintf(why, sizeof why, "two threads of rank %d called collectives on one context at the same time "
-                 "(one thread per rank at a time); collectives on this context are disabled", rank_);
+                 "(one thread per rank at a time); collectives on this context are disabled", rank());
         {
             std::lock_guard<std::mutex> guard(coll_lock_);
             if (coll_poison_.empty()) coll_poison_ = why;
@@ -232,12 +232,12 @@ void runtime::coll_notify(const char *who, uint64_t seq, uint8_t flags, const st
 {
     // a dead rank needs none
     if (flags & coll_flag_poison) {
-        for (int r = 0; r < nranks_; ++r)
-            if (r != rank_) coll_post(who, r, 0, seq, 0, why.data(), why.size(), flags);
+        for (int r = 0; r < nranks(); ++r)
+            if (r != rank()) coll_post(who, r, 0, seq, 0, why.data(), why.size(), flags);
         return;
     }
     for (int r : coll_team_->members)
-        if (r != rank_) coll_post(who, r, coll_team_->id, seq, 0, why.data(), why.size(), flags);
+        if (r != rank()) coll_post(who, r, coll_team_->id, seq, 0, why.data(), why.size(), flags);
 }
 
 status runtime::coll_fail(const char *who, uint64_t seq, const std::string &why)
@@ -272,7 +272,7 @@ status runtime::coll_recv(const char *who, int src, uint64_t seq, uint64_t tag, 
             if (it->second.desc == coll_cur_) continue;
             verdict = PGDDS_ERR_INVALID_ARG;
             why = "collectives do not match: rank " + std::to_string(std::get<3>(it->first)) + " called " +
-                  describe(it->second.desc) + " where rank " + std::to_string(rank_) + " called " +
+                  describe(it->second.desc) + " where rank " + std::to_string(rank()) + " called " +
                   describe(coll_cur_);
             found_here = true;
             return true;
@@ -637,7 +637,7 @@ status runtime::exchange(const char *who, uint64_t seq, const void *in, const si
     if (recv_counts[me] != send_counts[me]) {
         char why[160];
         snprintf(why, sizeof why, "all-to-all counts do not match: rank %d sends %zu bytes to itself but expects %zu",
-                 rank_, send_counts[me], recv_counts[me]);
+                 rank(), send_counts[me], recv_counts[me]);
         return coll_fail(who, seq, why);
     }
     if (recv_counts[me]) memcpy(got.data() + got_at[size_t(me)], src + sat[size_t(me)], recv_counts[me]);
@@ -668,7 +668,7 @@ status runtime::exchange(const char *who, uint64_t seq, const void *in, const si
                 if (msg.size() < sizeof total || total != recv_n) {
                     char why[200];
                     snprintf(why, sizeof why, "all-to-all counts do not match: rank %d sends %llu bytes to rank %d, "
-                             "which expects %zu", t.members[size_t(from)], (unsigned long long)total, rank_, recv_n);
+                             "which expects %zu", t.members[size_t(from)], (unsigned long long)total, rank(), recv_n);
                     st = coll_fail(who, seq, why);
                     break;
                 }

@@ -1,5 +1,5 @@
 // The runtime behind a pgdds_context_t: identity, configuration, the segment, the routes to
-// every peer, the VCIs, active messages and collectives.
+// every peer (peer_map.h), the VCIs (vci_set.h), active messages (am_engine.h) and collectives.
 #pragma once
 
 #include "config.h"
@@ -9,6 +9,9 @@
 #include "segment_allocator.h"
 #include "symmetric_heap.h"
 #include "vci.h"
+#include "peer_map.h"
+#include "vci_set.h"
+#include "am_engine.h"
 
 #include "../pmi/bootstrap.h"
 #include "../transport/transport.h"
@@ -69,21 +72,23 @@ constexpr uint64_t context_magic = 0x706764647343ull;  // "pgddsC"
 constexpr uint64_t dead_magic = 0xdeadull;
 constexpr uint32_t request_magic = 0x52657175;         // "Requ"
 constexpr uint32_t request_free_magic = 0x46726565;    // "Free"
-// The first page of every segment is never handed out nor addressable, so no valid global
-// pointer is ever PGDDS_GPTR_NULL or close to it.
-constexpr uint64_t segment_reserved = 4096;
-
-// Internal active-message handlers take the first ids; user handlers follow.
-enum : uint32_t { AM_COLLECTIVE = 0, AM_KEYTABLE = 2, AM_CONTAINER = 3, AM_GPU = 4, AM_RPC = 5, AM_INTERNAL_COUNT = 8 };
 
 namespace gpu { class memory; }  // src/gpu: the device segment, when there is one
 
 // Where PGDDS_FAULT may kill a rank.
 enum class fault_point : uint8_t { none, barrier, hashmap_chain_lock, queue_reservation };
 
+// The runtime is a facade over its parts, each its own class in src/core:
+//   startup.cc   the init and finalize sequences (transport choice, the agreement steps);
+//   peer_map     ranks, nodes, segment bounds and bases, routes, the atomicity domain;
+//   vci_set      VCI binding and lock modes, progress and sweeps, wait/retry, requests;
+//   am_engine    the handler registry, fragmentation and reassembly, the handlers' runs;
+// and keeps what spans them: configuration, the transports, the segment, network operations,
+// collectives (collectives.cc, teams.cc) and peer liveness. The forwarders below are inline
+// and reach members held by value, so callers pay nothing for the split.
 class runtime {
   public:
-    // --- life cycle ------------------------------------------------------------------------
+    // --- life cycle (startup.cc) ---------------------------------------------------------------
     static status create(const pgdds_init_params_t *params, runtime *&out);
     status finalize();
     ~runtime();
@@ -94,24 +99,26 @@ class runtime {
     }
     pgdds_context_t handle() const { return handle_; }
 
+    // --- the parts ---------------------------------------------------------------------------
+    const peer_map &peers() const { return peers_; }
+    vci_set &vcis() { return vcis_; }
+    am_engine &ams() { return ams_; }
+
     // --- identity and configuration ----------------------------------------------------------
-    int rank() const { return rank_; }
-    int nranks() const { return nranks_; }
-    int local_rank() const { return local_rank_; }
-    int local_nranks() const { return local_nranks_; }
-    bool is_local(int r) const { return node_of_[r] == node_of_[rank_]; }
+    int rank() const { return peers_.rank(); }
+    int nranks() const { return peers_.nranks(); }
+    int local_rank() const { return peers_.local_rank(); }
+    int local_nranks() const { return peers_.local_nranks(); }
+    bool is_local(int r) const { return peers_.is_local(r); }
     const config &cfg() const { return cfg_; }
     const char *transport_name() const { return transport_name_.c_str(); }
     const std::string &job_id() const { return job_id_; }
-    unsigned num_vcis() const { return num_vcis_; }            // user VCIs
-    unsigned num_endpoints() const { return num_vcis_ + 1; }   // plus the service VCI
-    unsigned service_vci() const { return num_vcis_; }
-    bool threaded() const { return threaded_; }
-    // The job's atomicity domain is the CPU for every target (one node, segments mapped).
-    bool cpu_atomics() const { return cpu_atomics_; }
-    // An atomic on rank r's segment may be a CPU atomic: r's segment is mapped here and the
-    // domain is the CPU for it (every target, or the transport's atomics run on the target's CPU).
-    bool cpu_atomics_on(int r) const { return node_cpu_atomics_ && peer_base_[r]; }
+    unsigned num_vcis() const { return vcis_.num_vcis(); }            // user VCIs
+    unsigned num_endpoints() const { return vcis_.num_endpoints(); }  // plus the service VCI
+    unsigned service_vci() const { return vcis_.service_vci(); }
+    bool threaded() const { return vcis_.threaded(); }
+    bool cpu_atomics() const { return peers_.cpu_atomics(); }
+    bool cpu_atomics_on(int r) const { return peers_.cpu_atomics_on(r); }
     transport *network() const { return net_.get(); }
     // The GPU layer's state (src/gpu/gpu.h), set while the context has a device segment.
     gpu::memory *gpu() const { return gpu_; }
@@ -120,51 +127,28 @@ class runtime {
     // --- the segment ---------------------------------------------------------------------------
     uint8_t *segment_base() const { return seg_base_; }
     size_t segment_size() const { return seg_size_; }
-    uint64_t peer_segment_size(int r) const { return peer_size_[r]; }
-    uint8_t *peer_base(int r) const { return peer_base_[r]; }
+    uint64_t peer_segment_size(int r) const { return peers_.peer_segment_size(r); }
+    uint8_t *peer_base(int r) const { return peers_.peer_base(r); }
     segment_allocator &allocator() { return *alloc_; }
     // Blocks at the same offset on every rank (pgdds_alloc_all).
     symmetric_heap &symmetric() { return *sym_; }
-
-    // Checks that [p, p+n) lies in the target's segment (and that an atomic of width bytes is
-    // aligned), explaining failures as "who: ...".
     status check_access(const char *who, pgdds_gptr_t p, size_t n, unsigned atomic_width = 0) const
     {
-        int r = gptr::rank(p);
-        uint64_t off = gptr::offset(p);
-        if (PGDDS_UNLIKELY(r >= nranks_ || gptr::segment(p) != 0 || off < segment_reserved ||
-                           off + n > peer_size_[r] || off + n < off))
-            return access_error(who, p, n);
-        if (PGDDS_UNLIKELY(atomic_width && (off & (atomic_width - 1))))
-            return fail(PGDDS_ERR_INVALID_ARG, "%s: target offset 0x%llx on rank %d is not %u-byte aligned",
-                        who, (unsigned long long)off, r, atomic_width);
-        return PGDDS_OK;
+        return peers_.check_access(who, p, n, atomic_width);
     }
-    // The load/store address of a checked global pointer, or nullptr if it must go through
-    // the transport.
-    uint8_t *direct(pgdds_gptr_t p) const
-    {
-        uint8_t *b = peer_base_[gptr::rank(p)];
-        return b ? b + gptr::offset(p) : nullptr;
-    }
+    uint8_t *direct(pgdds_gptr_t p) const { return peers_.direct(p); }
 
     // --- VCIs ----------------------------------------------------------------------------------
-    // The calling thread's VCI (binding it round robin on first use).
-    vci &current_vci()
-    {
-        if (PGDDS_LIKELY(tls_binding.rt_id == id_)) return *vcis_[tls_binding.vci];
-        return bind_slow(-1);
-    }
-    vci &vci_at(unsigned i) { return *vcis_[i]; }
-    // Whether v is the calling thread's own VCI (otherwise it must be borrowed).
-    bool is_mine(const vci &v) const { return tls_binding.rt_id == id_ && tls_binding.vci == v.index; }
-    bool is_bound() const { return tls_binding.rt_id == id_; }
-    status bind(unsigned index);
+    vci &current_vci() { return vcis_.current(); }
+    vci &vci_at(unsigned i) { return vcis_.at(i); }
+    bool is_mine(const vci &v) const { return vcis_.is_mine(v); }
+    bool is_bound() const { return vcis_.is_bound(); }
+    status bind(unsigned index) { return vcis_.bind(index); }
     // The thread level allows the calling thread (SINGLE/FUNNELED: only the initializing one,
     // and the library's own progress thread, which runs active-message handlers).
     bool thread_allowed() const
     {
-        return any_thread() || pthread_equal(pthread_self(), init_pthread_) || tls_library_thread;
+        return any_thread() || pthread_equal(pthread_self(), init_pthread_) || vci_set::on_library_thread();
     }
     // Whether any thread may call (SERIALIZED: one at a time, MULTIPLE: at once).
     bool any_thread() const
@@ -174,40 +158,21 @@ class runtime {
     // Explains why the calling thread is not allowed.
     status check_thread(const char *who) const;
 
-    // --- waiting and progress ----------------------------------------------------------------
-    // Progresses VCI v (which the caller holds) until pred() holds. Sweeps the other VCIs now
-    // and then, yields the CPU when the node is oversubscribed, watches for dead peers and
-    // PGDDS_TIMEOUT.
-    template <class Pred> status wait(const char *who, vci &v, Pred pred);
-    // One round of progress on v, then runs the handlers of complete active messages; every
-    // 256th call of a thread also progresses the other VCIs nobody attends, so that no operation
-    // waits for a VCI nobody attends (the VCI thesis' starvation example).
-    status progress(vci &v);
+    // --- waiting and progress (vci_set) ----------------------------------------------------------
+    template <class Pred> status wait(const char *who, vci &v, Pred pred) { return vcis_.wait(who, v, pred); }
+    status progress(vci &v) { return vcis_.progress(v); }
     // RPC aggregation (rpc.cc): the calls held per destination (null when off), and whether any
     // are held now, which progress checks cheaply.
     rpc_held_calls *rpc_held() const { return rpc_held_.get(); }
     std::atomic<bool> rpc_holding{false};
-    // Progresses every VCI but `mine` that nobody attends (borrowing those of other threads),
-    // or only those no thread is bound to.
-    status progress_unattended(const vci *mine, bool ownerless_only = false);
-    // While a thread waits in a collective: progresses the user VCIs it answers for, all of
-    // them when only one thread calls the library, else its own and those no thread is bound to.
-    status attend_user_vcis();
-    // More ranks, or more ranks times this rank's bound threads, than cores on this node: a
-    // spinning thread holds the core its peer (or the thread that progresses the peer's side,
-    // or a thread of its own waiting for a shared VCI's lock) needs, so it should yield.
-    bool cores_oversubscribed() const
+    status progress_unattended(const vci *mine, bool ownerless_only = false)
     {
-        return oversubscribed_ ||
-               (threaded_ && local_nranks_ * bound_threads_.load(std::memory_order_relaxed) > node_cores_);
+        return vcis_.progress_unattended(mine, ownerless_only);
     }
-    // Between polls: gives the core away where it is oversubscribed.
-    void yield_if_oversubscribed() const
-    {
-        if (cores_oversubscribed()) sched_yield();
-    }
-    // Runs a transport call, retrying after progress while it says PGDDS_ERR_AGAIN.
-    template <class Op> status retry(const char *who, vci &v, Op op);
+    status attend_user_vcis() { return vcis_.attend_user_vcis(); }
+    bool cores_oversubscribed() const { return vcis_.cores_oversubscribed(); }
+    void yield_if_oversubscribed() const { vcis_.yield_if_oversubscribed(); }
+    template <class Op> status retry(const char *who, vci &v, Op op) { return vcis_.retry(who, v, op); }
     // Counts one operation of `kind` on v (and its bytes under `bytes_kind`) when the transport
     // took it; st: what the transport call returned.
     static status counted(vci &v, status st, net_count kind)
@@ -233,31 +198,27 @@ class runtime {
     // Orders v's earlier puts and atomics before its later ones at each target (pgdds_fence).
     status fence(const char *who, vci &v);
     // Stores v's deferred stores (a flush does this first).
-    void complete_deferred(vci &v)
-    {
-        if (PGDDS_LIKELY(v.deferred.empty())) return;
-        vci_scope scope(v, threaded_, !is_mine(v));
-        v.deferred.complete();
-    }
+    void complete_deferred(vci &v) { vcis_.complete_deferred(v); }
     status flush_all(const char *who);
     // The operations of every VCI so far (net_count order), for pgdds_net_counts.
-    void net_counts(uint64_t (&out)[net_count_kinds]) const;
-    pgdds_request *request_get(vci &v);
-    void request_put(vci &v, pgdds_request *r);
+    void net_counts(uint64_t (&out)[net_count_kinds]) const { vcis_.net_counts(out); }
+    pgdds_request *request_get(vci &v) { return vcis_.request_get(v); }
+    void request_put(vci &v, pgdds_request *r) { vcis_.request_put(v, r); }
 
-    // --- active messages -----------------------------------------------------------------------
-    struct am_handler_entry {
-        pgdds_am_handler_t fn;
-        void *arg;
-    };
-    status am_register_internal(uint32_t id, pgdds_am_handler_t fn, void *arg);
-    status am_register(pgdds_am_handler_t fn, void *arg, uint32_t &id);
-    bool am_registered(uint32_t id) const { return id >= AM_INTERNAL_COUNT && id < am_handlers_.size() && am_handlers_[id].fn; }
-    status am_send(const char *who, vci &v, int dst, uint32_t handler, const void *payload, size_t size);
+    // --- active messages (am_engine) -------------------------------------------------------------
+    status am_register_internal(uint32_t id, pgdds_am_handler_t fn, void *arg)
+    {
+        return ams_.register_internal(id, fn, arg);
+    }
+    status am_register(pgdds_am_handler_t fn, void *arg, uint32_t &id) { return ams_.register_user(fn, arg, id); }
+    bool am_registered(uint32_t id) const { return ams_.registered(id); }
+    status am_send(const char *who, vci &v, int dst, uint32_t handler, const void *payload, size_t size)
+    {
+        return ams_.send(who, v, dst, handler, payload, size);
+    }
     // Called by transports during progress(vci) with one received packet.
-    void am_incoming(unsigned vci, const void *packet, size_t len);
-    void run_handlers(vci &v);
-
+    void am_incoming(unsigned vci, const void *packet, size_t len) { ams_.incoming(vci, packet, len); }
+    void run_handlers(vci &v) { ams_.run_handlers(v); }
     // --- collectives (src/core/collectives.cc) -------------------------------------------------
     // Every collective call takes one sequence number, on every rank, whatever it is; each of
     // its messages carries its description, which the receiver checks against its own call.
@@ -343,7 +304,8 @@ class runtime {
   private:
     // Issues v's kept-back stores, then a transport flush or fence, and waits for it.
     template <class Issue> status after_deferred(const char *who, vci &v, Issue issue);
-    runtime() = default;
+    runtime();
+    // The start-up steps (startup.cc).
     status init(const pgdds_init_params_t *params);
     status exchange_node_info();
     status choose_transports();
@@ -351,34 +313,9 @@ class runtime {
     status connect_all();
     std::string job_choice() const;
     status agree_cpu_domain();
-    status access_error(const char *who, pgdds_gptr_t p, size_t n) const;
-    vci &bind_slow(int requested);
-    // A thread bound to VCI `index` leaves it (rebinding, or exiting): a VCI left with one owner
-    // needs no lock again.
-    void unbind(unsigned index);
-    // Locked when several threads are bound to v, lock-free for one.
-    void update_mode(vci &v);
-    friend struct thread_bindings;
-    void progress_thread_main();
-
-    struct binding {
-        uint64_t rt_id = 0;
-        unsigned vci = 0;
-    };
-    static thread_local binding tls_binding;
-    static thread_local unsigned tls_issued;       // operations issued, for periodic progress
-    static thread_local unsigned tls_progressed;   // progress calls, for periodic sweeps
-    static thread_local bool tls_library_thread;   // the progress thread
-    status progress_one(vci &v);
-    bool idle_owner_due(vci &v);
-    static std::atomic<uint64_t> next_id;
 
     pgdds_context_t handle_ = nullptr;
-    uint64_t id_ = 0;
     config cfg_;
-    int rank_ = 0, nranks_ = 1, local_rank_ = 0, local_nranks_ = 1, nnodes_ = 1;
-    std::vector<int> node_of_;
-    std::vector<pid_t> pid_of_;
     std::string job_id_;
     std::string transport_name_;
     std::unique_ptr<bootstrap> boot_;
@@ -387,12 +324,6 @@ class runtime {
     std::unique_ptr<transport> net_;
     std::unique_ptr<transport> shm_;  // the on-node path
     gpu::memory *gpu_ = nullptr;
-    bool threaded_ = false;
-    bool cpu_atomics_ = false;
-    bool node_cpu_atomics_ = false;  // CPU atomics on mapped segments (see cpu_atomics_on)
-    bool oversubscribed_ = false;  // more ranks on this node than cores this process may use
-    int node_cores_ = 1;           // the cores of this node the ranks share
-    std::atomic<int> bound_threads_{0};  // this rank's threads bound to a VCI
     pthread_t init_pthread_{};
 
     uint8_t *seg_base_ = nullptr;
@@ -400,18 +331,10 @@ class runtime {
     bool seg_mmapped_ = false;
     std::unique_ptr<segment_allocator> alloc_;
     std::unique_ptr<symmetric_heap> sym_;
-    std::vector<uint8_t *> peer_base_;
-    std::vector<uint64_t> peer_size_;
-    std::vector<transport *> am_route_;   // per peer: shm mailboxes or the network
 
-    unsigned num_vcis_ = 1;
-    std::vector<std::unique_ptr<vci>> vcis_;  // num_vcis_ user VCIs + the service VCI
-    std::atomic<unsigned> next_vci_{0};
-
-    std::mutex am_lock_;
-    std::mutex handler_lock_;  // serializes handlers beside the progress thread
-    std::vector<am_handler_entry> am_handlers_;
-    uint32_t am_user_count_ = 0;
+    peer_map peers_;
+    vci_set vcis_;
+    am_engine ams_;
 
     // Tells every other rank of the current team why collective `seq` failed (or, poison, every
     // rank of the job that every collective will).
@@ -445,8 +368,6 @@ class runtime {
     std::map<std::pair<uint32_t, uint64_t>, std::string> coll_aborts_;  // a rank found call (team, seq) mismatched: why
     std::string coll_poison_;                   // non-empty: collectives ran concurrently; why
 
-    std::thread progress_thread_;
-    std::atomic<bool> progress_stop_{false};
     std::unique_ptr<rpc_held_calls, void (*)(rpc_held_calls *)> rpc_held_{nullptr, rpc_held_calls_delete};
     std::atomic<double> last_peer_check_{0};
     std::atomic<bool> peer_failed_{false};  // some wait of this rank saw a peer fail ...
@@ -456,83 +377,6 @@ class runtime {
     bool finalized_ = false;
     fault_point fault_ = fault_point::none;
 };
-
-// Header of every active-message packet; the payload fragment follows.
-struct am_packet_header {
-    uint32_t handler;
-    int32_t src;
-    uint32_t msg_id;
-    uint32_t total;   // payload bytes of the whole message
-    uint32_t offset;  // of this fragment within the payload
-    uint32_t reserved;
-};
-static_assert(sizeof(am_packet_header) == 24, "packed header");
-
-// ---------------------------------------------------------------------------------------------
-template <class Pred> status runtime::wait(const char *who, vci &v, Pred pred)
-{
-    unsigned spins = 0;
-    double start = 0;
-    const bool collective = v.index == service_vci();
-    while (!pred()) {
-        status st = progress(v);
-        if (collective && st == PGDDS_OK) st = attend_user_vcis();
-        if (PGDDS_UNLIKELY(st != PGDDS_OK)) return failed(who, st);
-        if (pred()) break;
-        yield_if_oversubscribed();
-        if (PGDDS_UNLIKELY((++spins & 255) == 0)) {
-            st = check_peers(who);  // rate-limited inside
-            if (st != PGDDS_OK) return st;
-            double t = now_seconds();
-            if (start == 0) start = t;
-            if (cfg_.timeout > 0 && t - start > cfg_.timeout) {
-                st = check_peers(who, true);  // a dead peer explains it better, when one is seen
-                return st != PGDDS_OK ? st
-                                      : fail(PGDDS_ERR_TIMEOUT, "%s: no completion after %.1f s (PGDDS_TIMEOUT)",
-                                             who, t - start);
-            }
-            std::this_thread::yield();
-        }
-    }
-    return PGDDS_OK;
-}
-
-template <class Op> status runtime::retry(const char *who, vci &v, Op op)
-{
-    status st;
-    double start = 0;
-    for (;;) {
-        {
-            vci_scope scope(v, threaded_, !is_mine(v));
-            st = op();
-        }
-        if (st == PGDDS_OK && PGDDS_UNLIKELY((++tls_issued & 15) == 0)) {
-            // Every call progresses its VCI now and then, so that a thread that only issues
-            // non-blocking operations still serves the operations that target it.
-            status pst = progress(v);
-            if (pst != PGDDS_OK) return failed(who, pst);
-        }
-        if (st != PGDDS_ERR_AGAIN) break;
-        status pst = progress(v);
-        if (pst == PGDDS_OK) pst = check_peers(who);
-        if (pst != PGDDS_OK) return failed(who, pst);
-        // A peer that keeps answering "try again" is bounded by PGDDS_TIMEOUT like any wait.
-        if (cfg_.timeout > 0) {
-            double t = now_seconds();
-            if (start == 0) start = t;
-            if (t - start > cfg_.timeout) {
-                pst = check_peers(who, true);
-                return pst != PGDDS_OK ? pst
-                                       : fail(PGDDS_ERR_TIMEOUT, "%s: the transport kept answering \"try again\" "
-                                              "for %.1f s (PGDDS_TIMEOUT)", who, t - start);
-            }
-        }
-        // No room until a peer takes what waits for it: on a node with more ranks than cores
-        // that peer may need this core to do so (as in wait()).
-        yield_if_oversubscribed();
-    }
-    return st == PGDDS_OK ? st : failed(who, st);
-}
 
 // For the C ABI (api.cc, teams.cc): the status and message of a bad context handle, of a NULL
 // argument.

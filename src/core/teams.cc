@@ -87,11 +87,11 @@ pgdds_team *runtime::world_team()
         retire_handle(node_team_);
         world_team_->t.id = 0;
         node_team_->t.id = 1;
-        for (int r = 0; r < nranks_; ++r) {
-            if (r == rank_) world_team_->t.me = r;
+        for (int r = 0; r < nranks(); ++r) {
+            if (r == rank()) world_team_->t.me = r;
             world_team_->t.members.push_back(r);
             if (!is_local(r)) continue;
-            if (r == rank_) node_team_->t.me = node_team_->t.size();
+            if (r == rank()) node_team_->t.me = node_team_->t.size();
             node_team_->t.members.push_back(r);
         }
     });
