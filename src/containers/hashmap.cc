@@ -560,7 +560,7 @@ status hash_map::find(const char *who, const void *key, void *value, unsigned co
     if (calls_owner(p.owner)) {
         // A CP_FIND find only reads (no atomic meets the owner's CPU atomics): one R, priced
         // below a call.
-        fabric_memory m(ctx, rt->rank());
+        fabric_memory m(rt);
         st = find_with(m, who, k, v, p, false);
         if (m.failed()) st = fail_prefix(m.result(), who);
     } else {
@@ -671,7 +671,7 @@ status hash_map::find_many(const char *who, size_t count, const uint8_t *keys, u
     if (find_many_one_sided(count, concurrent)) {
         // Only reads (no atomic meets the owner's CPU atomics): one read in flight per key, a
         // group's landed together, priced below one call per owner.
-        fabric_memory m(ctx, rt->rank());
+        fabric_memory m(rt);
         for (size_t i = 0; i < count && st == PGDDS_OK; i += batch_group)
             st = find_group(m, who, std::min(batch_group, count - i), keys + i * key_size_, values + i * value_size_,
                             found + i, false);
