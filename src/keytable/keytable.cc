@@ -2,8 +2,7 @@
 // readers' entry cache, and the owner's side of inserts and removals (active messages).
 #include "keytable.h"
 
-#include "../containers/rpc.h"
-#include "../transport/amo.h"
+#include "../containers/substrate.h"
 
 #include <algorithm>
 #include <map>
@@ -133,89 +132,25 @@ uint8_t *record_space(size_t n)
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
-// One-sided access to rank segments: load/store where the core gives a direct address, else the
-// transport. Atomics always in the job's atomicity domain.
+// One-sided access to rank segments, by (rank, offset): the core's dispatch between load/store
+// and the transport (core/access.h). Atomics always in the job's atomicity domain.
 // ---------------------------------------------------------------------------------------------
-class segment_access {
+class segment_access : public access::session {
   public:
-    segment_access(runtime &rt, vci &v, const char *who) : rt_(rt), v_(v), who_(who) {}
+    using access::session::session;
 
     // Complete on return; a read issued after another sees memory at least as recent.
-    status read(int rank, uint64_t offset, void *dst, size_t n)
-    {
-        pgdds_gptr_t p = gptr::make(rank, 0, offset);
-        status st = rt_.check_access(who_, p, n);
-        if (st != PGDDS_OK) return st;
-        if (const uint8_t *d = rt_.direct(p)) {
-            memcpy(dst, d, n);
-            std::atomic_thread_fence(std::memory_order_acquire);
-            return PGDDS_OK;
-        }
-        op_completion done(op_completion::one);
-        st = rt_.net_get(who_, v_, dst, p, n, &done);
-        return st == PGDDS_OK ? complete(done) : st;
-    }
-
-    status read_word(int rank, uint64_t offset, uint64_t &out)
-    {
-        pgdds_gptr_t p = gptr::make(rank, 0, offset);
-        status st = rt_.check_access(who_, p, sizeof out, sizeof out);
-        if (st != PGDDS_OK) return st;
-        if (const uint8_t *d = rt_.direct(p)) {
-            out = __atomic_load_n(reinterpret_cast<const uint64_t *>(d), __ATOMIC_ACQUIRE);
-            return PGDDS_OK;
-        }
-        return read(rank, offset, &out, sizeof out);
-    }
-
+    status read(int rank, uint64_t offset, void *dst, size_t n) { return session::read(at(rank, offset), dst, n); }
+    status read_word(int rank, uint64_t offset, uint64_t &out) { return session::read_word(at(rank, offset), out); }
     // Visible to other ranks after commit(); src must stay valid until then.
-    status write(int rank, uint64_t offset, const void *src, size_t n)
-    {
-        pgdds_gptr_t p = gptr::make(rank, 0, offset);
-        status st = rt_.check_access(who_, p, n);
-        if (st != PGDDS_OK) return st;
-        if (uint8_t *d = rt_.direct(p)) {
-            memcpy(d, src, n);
-            return PGDDS_OK;
-        }
-        wrote_through_transport_ = true;
-        return rt_.net_put(who_, v_, p, src, n, nullptr);
-    }
-
-    status commit()
-    {
-        std::atomic_thread_fence(std::memory_order_release);
-        if (!wrote_through_transport_) return PGDDS_OK;
-        wrote_through_transport_ = false;
-        return rt_.flush(who_, v_);
-    }
-
+    status write(int rank, uint64_t offset, const void *src, size_t n) { return session::write(at(rank, offset), src, n); }
     status atomic(int rank, uint64_t offset, amo_op op, uint64_t operand, uint64_t compare, uint64_t *result)
     {
-        pgdds_gptr_t p = gptr::make(rank, 0, offset);
-        status st = rt_.check_access(who_, p, 8, 8);
-        if (st != PGDDS_OK) return st;
-        amo_args a{op, 8, operand, compare, result};
-        if (rt_.cpu_atomics_on(rank)) {
-            cpu_amo(rt_.direct(p), a);
-            // With peers across nodes, keep serving them (see atomic_op in core/api.cc).
-            return rt_.cpu_atomics() || !rt_.network() ? PGDDS_OK : rt_.progress(v_);
-        }
-        return rt_.amo(who_, v_, p, a);
+        return atomic64(at(rank, offset), op, operand, compare, result);
     }
 
   private:
-    status complete(op_completion &done)
-    {
-        status st = rt_.wait(who_, v_, [&] { return done.done(); });
-        if (st != PGDDS_OK) return st;
-        return done.result == PGDDS_OK ? PGDDS_OK : fail_prefix(done.result, who_);
-    }
-
-    runtime &rt_;
-    vci &v_;
-    const char *who_;
-    bool wrote_through_transport_ = false;
+    static pgdds_gptr_t at(int rank, uint64_t offset) { return gptr::make(rank, 0, offset); }
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -259,12 +194,11 @@ status table::create(pgdds_context_t ctx, const pgdds_keytable_params_t &params,
     if (st != PGDDS_OK) return st;
     uint64_t mine[5] = {t->max_value_size_, t->capacity_, t->hash_ != nullptr, probed.base ^ probed.fingerprint(),
                         uint64_t(t->protocol_)};
-    uint64_t both[10], agreed[10];
-    for (int i = 0; i < 5; ++i) both[2 * i] = mine[i], both[2 * i + 1] = ~mine[i];
-    st = rt->allreduce(who, both, agreed, 10, PGDDS_UINT64, PGDDS_OP_MAX);
+    uint64_t lo[5], hi[5];
+    st = agree_values(rt, who, 5, mine, lo, hi);
     if (st != PGDDS_OK) return st;
     for (int i = 0; i < 5; ++i)
-        if (agreed[2 * i] != mine[i] || ~agreed[2 * i + 1] != mine[i])
+        if (lo[i] != hi[i])
             return fail(PGDDS_ERR_INVALID_ARG, "%s: ranks passed different parameters (max_value_size, "
                         "capacity_per_rank, hash function or PGDDS_CONTAINER_PROTOCOL)", who);
     if (t->protocol_ == PGDDS_PROTOCOL_RPC) {
