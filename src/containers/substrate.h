@@ -34,8 +34,9 @@ using pgdds::make_handle;
 //  - direct_memory: loads, stores and CPU atomics. Valid for every target when the job's
 //    atomicity domain is the CPU (container::direct), and for the caller's own segment under
 //    PGDDS_CP_LOCAL.
-//  - fabric_memory: the one-sided calls of the C interface (pgdds_get, pgdds_atomic_u32, ...),
-//    which reach any rank over any transport.
+//  - fabric_memory: the core's one-sided dispatch (core/access.h, behind pgdds_get,
+//    pgdds_atomic_u32, ... too), which reaches any rank over any transport, target by target by
+//    load/store where it may. Its messages name the C call of the same operation.
 // Both have the same members. Failures are sticky (as in iostreams): after the first failed
 // call, fabric_memory issues nothing more and returns neutral values (loads 0, a CAS its
 // expected value); the protocols check failed() in every loop that waits for a change, and the
