@@ -189,7 +189,7 @@ status bloom_filter::contains_many(const char *who, size_t count, const uint8_t 
     if (!contains_one_sided(count))
         return through_owners(who, call_contains, count, keys, key_len, maybe_present, bloom_contains_at);
     // Only reads (no atomic meets the owners' CPU atomics), priced below a call.
-    fabric_memory m(ctx, rt->rank());
+    fabric_memory m(rt);
     status st = reads(m);
     return m.failed() ? fail_prefix(m.result(), who) : st;
 }

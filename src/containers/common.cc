@@ -16,31 +16,6 @@ status check_promise(const char *who, unsigned concurrent, unsigned allowed)
                 "have (it knows 0x%x and PGDDS_CP_LOCAL)", who, concurrent, allowed);
 }
 
-status agree(runtime *rt, const char *who, status mine)
-{
-    int32_t in = mine, out = mine;
-    status st = rt->allreduce(who, &in, &out, 1, PGDDS_INT32, PGDDS_OP_MIN);
-    if (st != PGDDS_OK) return st;
-    if (mine != PGDDS_OK) return mine;
-    if (out != PGDDS_OK) return fail(out, "%s: failed on another rank (%s)", who, pgdds_strerror(out));
-    return PGDDS_OK;
-}
-
-status agree_arguments(runtime *rt, const char *who, status mine, std::initializer_list<uint64_t> values)
-{
-    status st = agree(rt, who, mine);
-    if (st != PGDDS_OK) return st;
-    std::vector<uint64_t> v(values), lo(v.size()), hi(v.size());
-    st = rt->allreduce(who, v.data(), lo.data(), v.size(), PGDDS_UINT64, PGDDS_OP_MIN);
-    if (st == PGDDS_OK) st = rt->allreduce(who, v.data(), hi.data(), v.size(), PGDDS_UINT64, PGDDS_OP_MAX);
-    if (st != PGDDS_OK) return st;
-    for (size_t i = 0; i < v.size(); ++i)
-        if (lo[i] != hi[i])
-            return fail(PGDDS_ERR_INVALID_ARG, "%s: the ranks passed different arguments (argument %zu ranges from "
-                        "%llu to %llu)", who, i + 1, (unsigned long long)lo[i], (unsigned long long)hi[i]);
-    return PGDDS_OK;
-}
-
 status alloc_zeroed(runtime *rt, const char *who, uint64_t bytes, size_t alignment, pgdds_gptr_t &out)
 {
     uint64_t off;

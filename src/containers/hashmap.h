@@ -77,6 +77,9 @@ class hash_map : public container {
     }
     uint64_t hash(const void *key) const { return hash_fn_ ? hash_fn_(key, key_size_, hash_arg_) : hash_bytes(key, key_size_); }
     status check_local(const char *who, unsigned concurrent, int owner) const;
+    // What insert and find check first (the key, the value, the promise, a CP_LOCAL caller's own
+    // key), giving the key's place.
+    status check_keyed(const char *who, const void *key, const void *value, unsigned concurrent, key_place &p) const;
     template <class Mem> typename Mem::address bucket(const hash_table &t, int owner, uint64_t slot) const
     {
         return Mem::offset(t.where.at<Mem>(owner), slot * bucket_bytes_);

@@ -157,7 +157,7 @@ const priced_op priced_ops[] = {
     {priced_kind::hashmap, "hashmap", "erase", 2, 1, 0, 0, op_role::decides, 0},
     {priced_kind::hashmap, "hashmap", "insert/CP_INSERT", 1, 0, 1, 0, op_role::follows, 0},
     {priced_kind::hashmap, "hashmap", "find/CP_FIND", 0, 1, 0, 0, op_role::reads, 0},
-    {priced_kind::hashmap, "hashmap", "find_many/CP_FIND", 0, 1, 0, 0, op_role::reads, 32},  // hashmap.cc batch_group
+    {priced_kind::hashmap, "hashmap", "find_many/CP_FIND", 0, 1, 0, 0, op_role::reads, 32},  // hashmap_protocols.h batch_group
     {priced_kind::fast_queue, "fast_queue", "push", 1, 0, 1, 0, op_role::decides, 0},
     {priced_kind::fast_queue, "fast_queue", "pop", 1, 1, 0, 0, op_role::decides, 0},
     {priced_kind::fast_queue, "fast_queue", "size", 2, 0, 0, 0, op_role::follows, 0},  // atomic loads

@@ -1,8 +1,7 @@
 // Teams (the world, the node, strided and 2D splits) and the C ABI of the collectives: validation
 // of every argument, then the collective on the team (collectives.cc).
+#include "handles.h"
 #include "runtime.h"
-
-#include "../containers/common.h"
 
 #include <new>
 
@@ -19,7 +18,7 @@ status enter_team(pgdds_team_t team, const char *who, runtime *&rt)
         if (!team)
             return fail(PGDDS_ERR_INVALID_ARG, "%s: the team is NULL (a split gives ranks outside the new team "
                         "PGDDS_TEAM_NULL)", who);
-        return containers::bad_handle(team, who, "team");
+        return bad_handle(team, who, "team");
     }
     rt = runtime::from(team->ctx);
     if (PGDDS_UNLIKELY(rt != team->rt)) return fail(PGDDS_ERR_STATE, "%s: the team's context was finalized", who);
@@ -260,8 +259,7 @@ PGDDS_API pgdds_status_t pgdds_team_destroy(pgdds_team_t team)
         return fail(PGDDS_ERR_INVALID_ARG, "pgdds_team_destroy: the world and node teams are not destroyed");
     if (status est = enter_team(team, "pgdds_team_destroy", rt); est != PGDDS_OK && est != PGDDS_ERR_STATE) return est;
     team->t.members = {};
-    team->magic = containers::destroyed_magic;
-    retire_handle(team);
+    retire_dead(team);
     return PGDDS_OK;
 }
 

@@ -1,7 +1,7 @@
 // GPU memory (the memory kind PGDDS_MEMORY_CUDA): a device segment per rank, one-sided access to
 // it and from device buffers, and atomics on it. The layer sits above the runtime: the C entry
-// points (src/core/api.cc) hand it every operation that touches device memory, and it uses the
-// runtime's collectives, active messages and network calls.
+// points (src/core/api.cc, api_rma.cc) hand it every operation that touches device memory, and
+// it uses the runtime's collectives, active messages and network calls.
 //
 // Routes, chosen per operation:
 //  - a device segment of this node (this rank's, or a peer's opened by its CUDA IPC handle at

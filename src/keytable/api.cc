@@ -1,6 +1,8 @@
 // The C ABI of the key tables: validation of every argument, then the table.
 #include "keytable.h"
 
+#include "../core/handles.h"
+
 #include <new>
 
 using namespace pgdds;
@@ -15,10 +17,7 @@ constexpr uint64_t max_capacity = uint64_t(1) << 32;
 
 status check_table(pgdds_keytable_t h, const char *who, table *&out)
 {
-    if (!h) return null_arg(who, "the key table");
-    if (h->magic == dead_handle_magic) return fail(PGDDS_ERR_INVALID_ARG, "%s: the key table has been destroyed", who);
-    if (h->magic != handle_magic)
-        return fail(PGDDS_ERR_INVALID_ARG, "%s: %p is not a key table", who, static_cast<void *>(h));
+    if (PGDDS_UNLIKELY(!h || h->magic != handle_magic)) return bad_handle(h, who, "key table");
     out = h->impl;
     return PGDDS_OK;
 }
@@ -118,10 +117,7 @@ PGDDS_API pgdds_status_t pgdds_keytable_destroy(pgdds_keytable_t h)
         if (st != PGDDS_OK) return st;
     }
     st = guarded(who, [&] { return t->destroy(); });
-    h->magic = dead_handle_magic;
-    h->impl = nullptr;
-    retire_handle(h);
-    delete t;
+    kill_handle(h);
     return st;
 }
 

@@ -54,7 +54,6 @@ struct pgdds_keytable {
 namespace pgdds::keytable {
 
 constexpr uint64_t handle_magic = 0x706764646b54ull;  // "pgddkT"
-constexpr uint64_t dead_handle_magic = 0x646561646b54ull;
 constexpr uint64_t default_cache_entries = 16384;
 constexpr int request_window = 4;  // requests in flight from one rank to one owner
 constexpr size_t max_key_len = PGDDS_KEYTABLE_MAX_KEY_LEN;

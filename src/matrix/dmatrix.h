@@ -91,7 +91,7 @@ class dmatrix : public containers::container {
     std::vector<pgdds_gptr_t> dir_;         // tile (ti, tj) at ti * tgrid_cols + tj
 };
 
-// The handle cell behind pgdds_dmatrix_t (containers/common.h: never freed, dead once destroyed).
+// The handle cell behind pgdds_dmatrix_t (core/handles.h: never freed, dead once destroyed).
 constexpr uint64_t dmatrix_magic = 0x70674d617472ull;  // "pgMatr"
 
 }  // namespace pgdds::matrix

@@ -1,4 +1,4 @@
-// The atomic-op arithmetic every backend and the core share (src/transport/amo.h): amo_next for
+// The atomic-op arithmetic every backend and the core share (src/base/amo.h): amo_next for
 // each operation and word type, amo_next_word's widths, and cpu_amo on memory against amo_next.
 #include <catch2/catch.hpp>
 

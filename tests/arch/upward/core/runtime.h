@@ -1,0 +1,2 @@
+// The header the upward include names.
+#pragma once
