@@ -425,7 +425,8 @@ std::string runtime::job_choice() const
 // nodes with one rank included.
 status runtime::agree_cpu_domain()
 {
-    char mine = net_->atomics_on_target_cpu() ? '1' : '0';
+    const transport_caps caps = net_->caps();
+    char mine = caps.amo_domain == atomicity_domain::target_cpu || !caps.has_all_amos() ? '1' : '0';
     status st = bootstrap_put_blob(*boot_, "cpuamo", &mine, 1);
     if (st == PGDDS_OK) st = boot_->fence();
     bool all = true;

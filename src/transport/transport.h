@@ -76,11 +76,30 @@ class deferred_failure {
     std::string msg_;
 };
 
-// Emulated and native capabilities a backend reports to pgdds-info.
+// Where a backend's atomics take effect. Atomics of two domains on one word are not atomic
+// with each other, so the core never mixes them (src/core/soft_atomics.h).
+enum class atomicity_domain : uint8_t {
+    nic,         // the network hardware applies them (device atomics), or it is not known
+    target_cpu,  // the target process's CPU applies them to its segment with CPU atomics
+                 // (shared memory, or messages that the target's progress serves)
+};
+
+// Every atomic operation a transport carries, as a bit mask (bit 1 << amo_op).
+constexpr uint32_t amo_all_ops = (1u << AMO_COUNT) - 1;
+
+// What a backend does itself; the core builds the rest above it. Valid after connect().
 struct transport_caps {
     bool needs_target_progress = false;  // RMA/atomics complete only when the target calls in
     bool one_sided_rma = true;
-    std::string atomics;                 // "native", "emulated (active messages)", ...
+    // The atomics the backend executes, per width (index 0: 4 bytes, 1: 8 bytes), one bit
+    // (1 << amo_op) per operation, all in amo_domain. The core serves the job's atomics in
+    // software, over active messages, unless every rank's backend has all of them.
+    uint32_t amo_ops[2] = {0, 0};
+    atomicity_domain amo_domain = atomicity_domain::nic;
+    std::string atomics;  // for pgdds-info: "native", "native 64-bit ...", ...
+
+    bool has_amo(amo_op op, unsigned width) const { return amo_ops[width == 8] >> op & 1; }
+    bool has_all_amos() const { return amo_ops[0] == amo_all_ops && amo_ops[1] == amo_all_ops; }
 };
 
 // What a backend finds on this machine without a job, for pgdds-info: one entry per provider,
@@ -133,11 +152,6 @@ class transport {
     virtual status connect(const std::vector<std::vector<uint8_t>> &peers) = 0;
     // A load/store address of rank's segment if the backend can map it, else nullptr.
     virtual void *peer_pointer(int rank) { return (void)rank, nullptr; }
-    // True when every atomic this backend issues is executed by the target process's CPU with
-    // CPU atomic instructions on the segment (messages served by the target, not a NIC's
-    // atomics), so ranks that map the segment may apply CPU atomics to it beside them: one
-    // atomicity domain. Valid after connect().
-    virtual bool atomics_on_target_cpu() const { return false; }
     // Called once every peer has connected (after a barrier): names that peers needed only to
     // find this process (a shared-memory file's) may go.
     virtual void peers_connected() {}
@@ -149,6 +163,7 @@ class transport {
                        op_completion *done) = 0;
     virtual status get(unsigned vci, int rank, uint64_t offset, void *dst, size_t n,
                        op_completion *done) = 0;
+    // Only the operations and widths that caps().amo_ops names are ever asked for.
     virtual status amo(unsigned vci, int rank, uint64_t offset, const amo_args &args,
                        op_completion *done) = 0;
     // Starts completing every operation issued on this VCI, locally and at the targets

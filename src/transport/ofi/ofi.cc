@@ -33,6 +33,13 @@ transport_caps transport_ofi::caps() const
     transport_caps c;
     c.needs_target_progress = manual_progress_ || emulated_atomics_;
     c.one_sided_rma = !manual_progress_;
+    if (!emulated_atomics_) c.amo_ops[0] = c.amo_ops[1] = amo_all_ops;
+    // ofi_rxm serves fi_atomic on the target's CPU: its receiver applies libfabric's ofi_atomic
+    // handlers to the registered memory (rxm_handle_atomic_req -> rxm_do_atomic), and those are
+    // __atomic builtins in builds with HAVE_BUILTIN_MM_ATOMICS, as Debian's libfabric 1.17 is (it
+    // imports libatomic's 16-byte __atomic_fetch_or/and/xor, which only that branch uses).
+    // Checked for rxm over tcp only; other providers count as device atomics.
+    c.amo_domain = name_ == "ofi/tcp;ofi_rxm" ? atomicity_domain::target_cpu : atomicity_domain::nic;
     c.atomics = atomics_note_;
     return c;
 }
@@ -230,17 +237,6 @@ status transport_ofi::address(std::vector<uint8_t> &blob)
     }
     for (unsigned i = 0; i < nendpoints_; ++i, p += addr_len) memcpy(p, names[i].data(), names[i].size());
     return PGDDS_OK;
-}
-
-// Emulated atomics are executed by the target's progress with CPU atomics (serve_amo_request).
-// ofi_rxm serves fi_atomic the same way: its receiver applies libfabric's ofi_atomic handlers to
-// the registered memory (rxm_handle_atomic_req -> rxm_do_atomic), and those are __atomic
-// builtins in builds with HAVE_BUILTIN_MM_ATOMICS, as Debian's libfabric 1.17 is (it imports
-// libatomic's 16-byte __atomic_fetch_or/and/xor, which only that branch uses). Checked for rxm
-// over tcp only; other providers keep transport atomics everywhere.
-bool transport_ofi::atomics_on_target_cpu() const
-{
-    return emulated_atomics_ || name_ == "ofi/tcp;ofi_rxm";
 }
 
 status transport_ofi::connect(const std::vector<std::vector<uint8_t>> &peers)

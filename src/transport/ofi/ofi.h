@@ -59,7 +59,6 @@ class transport_ofi final : public transport {
     status register_segment(void *base, size_t size) override;
     status address(std::vector<uint8_t> &blob) override;
     status connect(const std::vector<std::vector<uint8_t>> &peers) override;
-    bool atomics_on_target_cpu() const override;
     void close() override;
 
     status put(unsigned vci, int rank, uint64_t offset, const void *src, size_t n, op_completion *done) override;

@@ -49,6 +49,8 @@ transport_caps transport_shm::caps() const
 {
     transport_caps c;
     c.needs_target_progress = false;
+    c.amo_ops[0] = c.amo_ops[1] = amo_all_ops;
+    c.amo_domain = atomicity_domain::target_cpu;
     c.atomics = "native (CPU atomics on mapped memory)";
     return c;
 }

@@ -183,6 +183,8 @@ transport_caps transport_ucx::caps() const
     bool one_sided = shared_memory_only_ && allocated_;
     c.needs_target_progress = !one_sided;
     c.one_sided_rma = one_sided;
+    c.amo_ops[0] = c.amo_ops[1] = amo_all_ops;
+    c.amo_domain = atomics_on_cpu_ ? atomicity_domain::target_cpu : atomicity_domain::nic;
     c.atomics = one_sided ? "native (UCX shared-memory CPU atomics; fetching AND/OR/XOR as compare-and-swap loops)"
                           : "UCX (native where the transport has them, else emulated by UCX with active messages)";
     return c;

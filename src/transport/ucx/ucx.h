@@ -59,7 +59,6 @@ class transport_ucx final : public transport {
     status address(std::vector<uint8_t> &blob) override;
     status connect(const std::vector<std::vector<uint8_t>> &peers) override;
     void *peer_pointer(int rank) override;
-    bool atomics_on_target_cpu() const override { return atomics_on_cpu_; }
     void close() override;
 
     status put(unsigned vci, int rank, uint64_t offset, const void *src, size_t n, op_completion *done) override;

@@ -29,6 +29,8 @@ transport_caps transport_verbs::caps() const
     transport_caps c;
     c.needs_target_progress = false;  // RMA and atomics run on the HCA; only active messages need the target
     c.one_sided_rma = true;
+    c.amo_ops[0] = c.amo_ops[1] = amo_all_ops;  // on the HCA: its CAS loops stay in its domain
+    c.amo_domain = atomicity_domain::nic;
     c.atomics = "native 64-bit compare-and-swap and fetch-and-add; other and 32-bit operations as compare-and-swap loops";
     return c;
 }
