@@ -4,7 +4,7 @@
 //    compare-and-swap loop (UCX's fetching bitwise atomics, verbs' lanes, the core's MIN, MAX
 //    and floating-point ADD).
 //  - cpu_amo: the operation executed on memory with CPU atomics, returning the old value (the
-//    shm transport, ofi's emulated atomics served at the target, the core's and the key table's
+//    shm transport, the core's software atomics served at the target, the core's and the key table's
 //    direct paths).
 // Header-only and inline: both sit on hot paths.
 #pragma once

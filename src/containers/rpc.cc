@@ -350,8 +350,7 @@ status choose_protocol(runtime *rt, const char *who, priced_kind kind, int reque
         // Not measured (no rank reaches another only through the network, or the measurement
         // failed): where the transport's one-sided operations need the target's CPU, every
         // remote A, R and W is already a round trip that the owner serves.
-        transport *net = rt->network();
-        out = net && net->caps().needs_target_progress ? PGDDS_PROTOCOL_RPC : PGDDS_PROTOCOL_RDMA;
+        out = rt->network_needs_target_progress() ? PGDDS_PROTOCOL_RPC : PGDDS_PROTOCOL_RDMA;
         break;
     }
     }

@@ -78,6 +78,11 @@ void am_engine::incoming(unsigned vci_index, const void *packet, size_t len)
                   h.handler, h.src, h.total);
         return;
     }
+    if (h.handler == AM_SOFT_ATOMIC) {  // served at once: see soft_atomics.h
+        if (rt_.soft()) rt_.soft()->incoming(vci_index, h.src, data, frag);
+        else PGDDS_LOG(LOG_ERROR, "dropped rank %d's software atomic: this rank uses the transport's", h.src);
+        return;
+    }
     if (h.offset == 0 && frag == h.total) {
         v.inbox.push_back(am_message{h.handler, h.src, std::vector<uint8_t>(data, data + frag)});
         v.inbox_count.fetch_add(1, std::memory_order_release);

@@ -14,7 +14,8 @@ namespace pgdds {
 class runtime;
 
 // Internal active-message handlers take the first ids; user handlers follow.
-enum : uint32_t { AM_COLLECTIVE = 0, AM_KEYTABLE = 2, AM_CONTAINER = 3, AM_GPU = 4, AM_RPC = 5, AM_INTERNAL_COUNT = 8 };
+enum : uint32_t { AM_COLLECTIVE = 0, AM_KEYTABLE = 2, AM_CONTAINER = 3, AM_GPU = 4, AM_RPC = 5, AM_SOFT_ATOMIC = 6,
+               AM_INTERNAL_COUNT = 8 };
 
 // Header of every active-message packet; the payload fragment follows.
 struct am_packet_header {

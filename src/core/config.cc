@@ -23,9 +23,10 @@ const std::vector<config_var> &config_table()
          "first provider offering RMA, atomics and messages."},
         {"PGDDS_OFI_ATOMICS", var_type::choice, "auto", "auto|native|emulated",
          "Atomics of the ofi transport. auto: the provider's (fi_atomic) when it validates every "
-         "operation and width pgdds uses, otherwise emulated: messages that the target's CPU "
-         "executes. native fails where the provider lacks one; emulated forces the emulation. "
-         "Every rank must agree."},
+         "operation and width pgdds uses, otherwise emulated: the ofi transport offers none and "
+         "pgdds serves every atomic of the job in software, as active messages that the target's "
+         "CPU executes. native fails where the provider lacks one; emulated forces the emulation. "
+         "When any rank emulates, every rank does."},
         {"PGDDS_OFI_DOMAINS", var_type::choice, "auto", "auto|shared|vci",
          "Domains of the ofi transport. shared: one domain and address vector for every VCI, "
          "each registration made once. vci: a domain, address vector and registrations per VCI, "
@@ -53,11 +54,13 @@ const std::vector<config_var> &config_table()
         {"PGDDS_SHM", var_type::choice, "auto", "auto|on|off",
          "Map the segments of ranks on the same node and reach them with load/store. off "
          "sends every operation through the transport, even on one node."},
-        {"PGDDS_ATOMICS", var_type::choice, "auto", "auto|cpu|transport",
+        {"PGDDS_ATOMICS", var_type::choice, "auto", "auto|cpu|transport|software",
          "Atomicity domain. auto: CPU atomics when every segment is load/store-reachable, "
          "otherwise the transport's, except on the node's mapped segments where the transport's "
          "atomics run on the target's CPU (ofi tcp;ofi_rxm, UCX tcp). cpu requires the former; "
-         "transport sends every atomic through the transport."},
+         "transport sends every atomic through the transport; software is auto with the network's "
+         "atomics served by pgdds as active messages that the target's CPU executes, whatever the "
+         "transport offers (what happens anyway when a rank's transport lacks an atomic)."},
         {"PGDDS_CONTAINER_DIRECT", var_type::boolean, "1", nullptr,
          "Containers reach load/store-reachable memory with loads, stores and CPU atomics when "
          "the job's atomicity domain is the CPU. 0 sends every container operation through the "
@@ -199,7 +202,7 @@ status config_load(const pgdds_init_params_t *params, config &out, std::vector<s
     parse_count(lookup("PGDDS_NUM_VCIS", warnings), c.num_vcis);
     c.thread_level = parse_choice(lookup("PGDDS_THREAD_LEVEL", warnings), "single|funneled|multiple|serialized");
     c.shm = shm_mode(parse_choice(lookup("PGDDS_SHM", warnings), "auto|on|off"));
-    c.atomics = atomics_mode(parse_choice(lookup("PGDDS_ATOMICS", warnings), "auto|cpu|transport"));
+    c.atomics = atomics_mode(parse_choice(lookup("PGDDS_ATOMICS", warnings), "auto|cpu|transport|software"));
     parse_bool(lookup("PGDDS_CONTAINER_DIRECT", warnings), c.container_direct);
     c.container_protocol = container_protocol_mode(
         parse_choice(lookup("PGDDS_CONTAINER_PROTOCOL", warnings), "auto|rdma|rpc"));

@@ -32,7 +32,7 @@ const char *var_type_name(var_type t);
 constexpr size_t max_job_id = 200;
 
 enum class shm_mode { automatic, on, off };
-enum class atomics_mode { automatic, cpu, transport };
+enum class atomics_mode { automatic, cpu, transport, software };
 enum class container_protocol_mode { automatic, rdma, rpc };
 
 // The parsed configuration of one context.

@@ -96,6 +96,8 @@ status runtime::amo(const char *who, vci &v, pgdds_gptr_t target, const amo_args
 
 status runtime::amo_issue(const char *who, vci &v, pgdds_gptr_t target, const amo_args &a, op_completion *done)
 {
+    if (PGDDS_UNLIKELY(soft_))
+        return soft_->issue(who, v, gptr::rank(target), gptr::offset(target), a, done, count_atomics);
     return retry(who, v, [&] {
         return counted(v, net_->amo(v.index, gptr::rank(target), gptr::offset(target), a, done), count_atomics);
     });
@@ -103,6 +105,8 @@ status runtime::amo_issue(const char *who, vci &v, pgdds_gptr_t target, const am
 
 status runtime::amo_posted(const char *who, vci &v, pgdds_gptr_t target, const amo_args &a)
 {
+    if (PGDDS_UNLIKELY(soft_))
+        return soft_->issue(who, v, gptr::rank(target), gptr::offset(target), a, nullptr, count_atomics_posted);
     return retry(who, v, [&] {
         return counted(v, net_->amo(v.index, gptr::rank(target), gptr::offset(target), a, nullptr),
                        count_atomics_posted);
@@ -115,8 +119,11 @@ template <class Issue> status runtime::after_deferred(const char *who, vci &v, I
     complete_deferred(v);
     std::atomic_thread_fence(std::memory_order_seq_cst);
     if (!net_) return PGDDS_OK;
+    // Software atomics are ordered by nothing but their replies.
+    status st = PGDDS_UNLIKELY(soft_) ? soft_->quiet(who, v) : PGDDS_OK;
+    if (st != PGDDS_OK) return st;
     op_completion done(op_completion::one);
-    status st = retry(who, v, [&] { return issue(done); });
+    st = retry(who, v, [&] { return issue(done); });
     if (st != PGDDS_OK) return st;
     st = wait(who, v, [&] { return done.done(); });
     if (st != PGDDS_OK) return st;

@@ -12,6 +12,7 @@
 #include "peer_map.h"
 #include "vci_set.h"
 #include "am_engine.h"
+#include "soft_atomics.h"
 
 #include "../pmi/bootstrap.h"
 #include "../transport/transport.h"
@@ -120,6 +121,13 @@ class runtime {
     bool cpu_atomics() const { return peers_.cpu_atomics(); }
     bool cpu_atomics_on(int r) const { return peers_.cpu_atomics_on(r); }
     transport *network() const { return net_.get(); }
+    // Atomics in software over active messages (soft_atomics.h), when the job uses them.
+    soft_atomics *soft() const { return soft_.get(); }
+    // Whether the network's one-sided operations or atomics need the target's CPU to complete.
+    bool network_needs_target_progress() const
+    {
+        return net_ && (soft_ || net_->caps().needs_target_progress);
+    }
     // The GPU layer's state (src/gpu/gpu.h), set while the context has a device segment.
     gpu::memory *gpu() const { return gpu_; }
     void set_gpu(gpu::memory *g) { gpu_ = g; }
@@ -312,7 +320,7 @@ class runtime {
     status setup_segment();
     status connect_all();
     std::string job_choice() const;
-    status agree_cpu_domain();
+    status agree_atomics();
 
     pgdds_context_t handle_ = nullptr;
     config cfg_;
@@ -323,6 +331,7 @@ class runtime {
     std::unique_ptr<transport_host> net_host_, shm_host_;
     std::unique_ptr<transport> net_;
     std::unique_ptr<transport> shm_;  // the on-node path
+    std::unique_ptr<soft_atomics> soft_;
     gpu::memory *gpu_ = nullptr;
     pthread_t init_pthread_{};
 

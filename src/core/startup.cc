@@ -164,10 +164,12 @@ status runtime::init(const pgdds_init_params_t *params)
     handle_ = new pgdds_context{context_magic, this};
     if (cfg_.progress_thread) vcis_.start_progress_thread();
 
+    std::string atomics = cpu_atomics() ? "CPU" : soft_ ? "software over active messages" : "the transport's";
+    if (!cpu_atomics() && peers_.node_cpu_atomics()) atomics = "CPU on this node, " + atomics + " to other nodes";
     PGDDS_LOG(LOG_INFO, "rank %d of %d (local %d of %d, %d node%s), transport %s, segment %zu bytes, "
-              "%u VCI%s, %s atomics", rank(), nranks(), local_rank(), local_nranks(),
+              "%u VCI%s, atomics: %s", rank(), nranks(), local_rank(), local_nranks(),
               peers_.nnodes(), peers_.nnodes() == 1 ? "" : "s", transport_name(), seg_size_, num_vcis(),
-              num_vcis() == 1 ? "" : "s", cpu_atomics() ? "CPU" : peers_.node_cpu_atomics() ? "CPU (on this node; across nodes the transport's, run by the target's CPU)" : "transport");
+              num_vcis() == 1 ? "" : "s", atomics.c_str());
     restore_fatal_signals();
     st = barrier("pgdds_init");
     fault_ = fault;
@@ -394,7 +396,8 @@ status runtime::connect_all()
     bool cpu_atomics = false;
     // One atomicity domain per job: CPU atomics when every target is load/store-reachable.
     switch (cfg_.atomics) {
-    case atomics_mode::automatic: cpu_atomics = all_direct || !net_; break;
+    case atomics_mode::automatic:
+    case atomics_mode::software: cpu_atomics = all_direct || !net_; break;
     case atomics_mode::cpu:
         if (!all_direct)
             return fail(PGDDS_ERR_INVALID_ARG, "PGDDS_ATOMICS=cpu needs every segment load/store-reachable "
@@ -404,39 +407,55 @@ status runtime::connect_all()
     case atomics_mode::transport: cpu_atomics = !net_; break;
     }
     peers_.set_atomics(cpu_atomics, cpu_atomics);
-    if (cfg_.atomics == atomics_mode::automatic && net_ && cfg_.shm != shm_mode::off)
-        return agree_cpu_domain();
-    return PGDDS_OK;
+    return net_ ? agree_atomics() : PGDDS_OK;
 }
 
 // The network transport and the on-node choices, as every rank must have them.
 std::string runtime::job_choice() const
 {
     static const char *const shm_names[] = {"auto", "on", "off"};
-    static const char *const atomics_names[] = {"auto", "cpu", "transport"};
+    static const char *const atomics_names[] = {"auto", "cpu", "transport", "software"};
     return std::string(net_ ? net_->name() : "shm") + " (PGDDS_SHM=" + shm_names[int(cfg_.shm)] +
            ", PGDDS_ATOMICS=" + atomics_names[int(cfg_.atomics)] + ")";
 }
 
-// Several nodes with the on-node path: when every rank's transport executes atomics on the
-// target's CPU with CPU atomic instructions, the CPU is the atomicity domain on every node and
-// ranks keep CPU atomics for the peers they map. Every rank must decide alike (a transport may
-// see different lanes on different nodes), so the ranks agree; every rank takes this step,
-// nodes with one rank included.
-status runtime::agree_cpu_domain()
+// How the network's atomics are served, decided alike on every rank (a backend may see
+// different lanes or providers on different nodes), so every rank takes this step:
+//  - in software over active messages (soft_atomics.h) once any rank's backend lacks an
+//    operation (transport_caps::amo_ops): atomics of one job never mix two atomicity domains;
+//  - several nodes with the on-node path: when every rank's network atomics are executed by the
+//    target's CPU with CPU atomic instructions (software atomics are), the CPU is the atomicity
+//    domain on every node and ranks keep CPU atomics for the peers they map.
+status runtime::agree_atomics()
 {
     const transport_caps caps = net_->caps();
-    char mine = caps.amo_domain == atomicity_domain::target_cpu || !caps.has_all_amos() ? '1' : '0';
-    status st = bootstrap_put_blob(*boot_, "cpuamo", &mine, 1);
+    const bool forced = cfg_.atomics == atomics_mode::software;
+    const char mine[2] = {caps.has_all_amos() && !forced ? 'n' : 's', caps.amo_domain == atomicity_domain::target_cpu ? 'c' : 'd'};
+    status st = bootstrap_put_blob(*boot_, "amocaps", mine, sizeof mine);
     if (st == PGDDS_OK) st = boot_->fence();
-    bool all = true;
+    bool soft = false, cpu = true;
+    int lacking = -1;
     for (int r = 0; st == PGDDS_OK && r < nranks(); ++r) {
         std::vector<uint8_t> v;
-        st = bootstrap_get_blob(*boot_, r, "cpuamo", v);
-        all = all && st == PGDDS_OK && v.size() == 1 && v[0] == '1';
+        st = bootstrap_get_blob(*boot_, r, "amocaps", v);
+        if (st == PGDDS_OK && v.size() != sizeof mine)
+            st = fail(PGDDS_ERR_STARTUP, "rank %d published %zu bytes of atomic capabilities, not %zu: is it "
+                      "another libpgdds build?", r, v.size(), sizeof mine);
+        if (st != PGDDS_OK) break;
+        if (v[0] == 's' && lacking < 0) lacking = r;
+        soft = soft || v[0] == 's';
+        cpu = cpu && v[1] == 'c';
     }
-    peers_.set_atomics(cpu_atomics(), cpu_atomics() || (st == PGDDS_OK && all));
-    return st;
+    if (st != PGDDS_OK) return st;
+    if (soft) {
+        soft_.reset(new soft_atomics(*this, num_endpoints()));
+        cpu = true;
+        PGDDS_LOG(LOG_INFO, "atomics in software over active messages: %s", forced ? "PGDDS_ATOMICS=software"
+                  : ("rank " + std::to_string(lacking) + "'s transport lacks some").c_str());
+    }
+    if ((cfg_.atomics == atomics_mode::automatic || forced) && cfg_.shm != shm_mode::off)
+        peers_.set_atomics(cpu_atomics(), cpu_atomics() || cpu);
+    return PGDDS_OK;
 }
 
 status runtime::finalize()

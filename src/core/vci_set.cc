@@ -242,6 +242,7 @@ status vci_set::progress_one(vci &v)
         if (net_) st = net_->progress(v.index);
         if (st == PGDDS_OK && shm_) st = shm_->progress(v.index);
     }
+    if (PGDDS_UNLIKELY(rt_.soft() != nullptr)) rt_.soft()->send_replies(v);
     if (!am_engine::in_handler() && v.inbox_count.load(std::memory_order_acquire)) ams_->run_handlers(v);
     return st;
 }

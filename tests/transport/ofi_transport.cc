@@ -732,11 +732,9 @@ size_t run_variant(const char *name, const ofi_options &o)
     const size_t expected = per_vci ? rt->num_endpoints() : 1;
     T_CHECK_MSG(u.t.domains() == expected, "%s opened %zu domains, expected %zu (layout %d)", u.t.name(),
                 u.t.domains(), expected, o.domains);
-    if (o.emulate_atomics) T_CHECK(u.t.atomics_emulated());
     if (o.delivery_complete) T_CHECK(u.t.flushes_by_delivery_complete());
-    // shm promises every ordering a fence needs; tcp;ofi_rxm does not (a fence there flushes),
-    // nor do atomics emulated with messages.
-    T_CHECK_MSG(u.t.fences_by_ordering() == (shm && !o.emulate_atomics), "%s fences by %s", u.t.name(),
+    // shm promises every ordering a fence needs; tcp;ofi_rxm does not (a fence there flushes).
+    T_CHECK_MSG(u.t.fences_by_ordering() == shm, "%s fences by %s", u.t.name(),
                 u.t.fences_by_ordering() ? "ordering" : "flush");
     if (!(o.mr_mode_offer & FI_MR_VIRT_ADDR)) T_CHECK(!(u.t.mr_mode() & FI_MR_VIRT_ADDR));
     if (o.max_transfer) T_CHECK(u.t.max_transfer() <= o.max_transfer);
@@ -746,7 +744,7 @@ size_t run_variant(const char *name, const ofi_options &o)
     test_flush_visibility(u);
     test_vci_separation(u);
     test_threads(u);
-    if (o.emulate_atomics || (!o.local_descriptors && !o.delivery_complete)) test_am_burst(u);
+    if (!o.local_descriptors && !o.delivery_complete) test_am_burst(u);
     if (me == 0)
         printf("variant %s on %s (atomics %s): %s\n", name, u.t.name(), u.t.caps().atomics.c_str(),
                t_failures == before ? "passed" : "FAILED");
@@ -775,10 +773,6 @@ int main()
     ofi_options other_layout;
     other_layout.domains = domains == 1 ? 2 : 1;
     if (domains) run_variant(domains == 1 ? "domain-per-vci" : "shared-domain", other_layout);
-
-    ofi_options emulated;
-    emulated.emulate_atomics = true;
-    run_variant("emulated-atomics", emulated);
 
     ofi_options registration;
     registration.local_descriptors = true;

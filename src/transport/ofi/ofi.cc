@@ -31,7 +31,7 @@ transport_ofi::~transport_ofi() { close(); }
 transport_caps transport_ofi::caps() const
 {
     transport_caps c;
-    c.needs_target_progress = manual_progress_ || emulated_atomics_;
+    c.needs_target_progress = manual_progress_;
     c.one_sided_rma = !manual_progress_;
     if (!emulated_atomics_) c.amo_ops[0] = c.amo_ops[1] = amo_all_ops;
     // ofi_rxm serves fi_atomic on the target's CPU: its receiver applies libfabric's ofi_atomic

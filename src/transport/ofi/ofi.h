@@ -5,11 +5,10 @@
 // may serialize a domain's operations under one lock, as shm does for every RMA a target serves.
 //
 // Put/get are fi_write/fi_read (fi_inject_write when small), atomics fi_atomic / fi_fetch_atomic
-// / fi_compare_atomic when the provider validates every operation we need, otherwise *all*
-// atomics are emulated by messages that the target's progress executes with CPU atomics.
-// Active-message packets travel as fi_send into pre-posted buffers. Every message this backend
-// sends starts with a small header that tells AM packets, emulated-atomic requests and replies
-// apart.
+// / fi_compare_atomic when the provider validates every operation we need; otherwise the backend
+// reports no atomics (transport_caps::amo_ops) and the core serves them in software over active
+// messages (src/core/soft_atomics.h). Active-message packets travel as fi_send into pre-posted
+// buffers, behind a small wire header.
 //
 // The class is implemented in one file per role; ofi_internal.h lists them and holds what they
 // share.
@@ -35,7 +34,6 @@ namespace pgdds {
 // Choices a test can force on one transport instance to reach paths that the providers of a
 // given machine do not need; the runtime always uses the defaults.
 struct ofi_options {
-    bool emulate_atomics = false;    // emulate atomics even where the provider has them all
     bool local_descriptors = false;  // give every local buffer a descriptor, as FI_MR_LOCAL demands
     uint64_t mr_mode_offer = ~uint64_t(0);  // narrows the mr_mode bits offered to fi_getinfo
     size_t max_transfer = 0;         // split transfers above this many bytes (0: max_msg_size)
@@ -71,7 +69,6 @@ class transport_ofi final : public transport {
     status am_send(unsigned vci, int rank, const void *packet, size_t len) override;
 
     // What open() chose, for tests and pgdds-info.
-    bool atomics_emulated() const { return emulated_atomics_; }
     uint64_t mr_mode() const { return mr_mode_; }
     size_t max_transfer() const { return max_transfer_; }
     bool flushes_by_delivery_complete() const { return delivery_complete_puts_; }
@@ -95,18 +92,11 @@ class transport_ofi final : public transport {
                      op_completion *done);
     status issue_chunk(endpoint &e, unsigned vci, const rma_chunk &c);
     status issue_probe(endpoint &e, unsigned vci, int rank, bool atomic);
-    status amo_native(endpoint &e, unsigned vci, int rank, uint64_t offset, const amo_args &args,
-                      op_completion *done);
-    status amo_emulated(endpoint &e, unsigned vci, int rank, uint64_t offset, const amo_args &args,
-                        op_completion *done);
-    status send_message(endpoint &e, unsigned vci, int rank, uint32_t kind, const void *body, size_t len,
-                        op_record **carrier);
+    status send_message(endpoint &e, unsigned vci, int rank, uint32_t kind, const void *body, size_t len);
 
     status handle_completion(endpoint &e, unsigned vci, op_record &rec, size_t len);
     status handle_error(endpoint &e, unsigned vci);
-    void handle_message(endpoint &e, unsigned vci, const uint8_t *msg, size_t len);
-    void serve_amo_request(endpoint &e, unsigned vci, int src, const uint8_t *body, size_t len);
-    void take_amo_reply(endpoint &e, const uint8_t *body, size_t len);
+    void handle_message(unsigned vci, const uint8_t *msg, size_t len);
     status drain_backlogs(endpoint &e, unsigned vci);
     status issue_backlog(endpoint &e, unsigned vci);
     void finish(endpoint &e, op_record &rec, status st);
@@ -143,7 +133,7 @@ class transport_ofi final : public transport {
     size_t inject_size_ = 0;
     size_t max_transfer_ = 0;      // largest single fi_write/fi_read
     size_t packet_bytes_ = 0;      // receive buffer size: wire header + AM packet
-    bool emulated_atomics_ = false;
+    bool emulated_atomics_ = false;  // the provider's atomics are not used: the core's software atomics serve
     std::string atomics_note_;
     bool manual_progress_ = true;
     bool delivery_complete_puts_ = false;  // flush by FI_DELIVERY_COMPLETE instead of a read-back

@@ -13,13 +13,12 @@ status transport_ofi::am_send(unsigned vci, int rank, const void *packet, size_t
     if (len > am_max_packet())
         return fail(PGDDS_ERR_INVALID_ARG, "ofi: a packet of %zu bytes exceeds the %zu this transport carries", len,
                     am_max_packet());
-    return send_message(*eps_[vci], vci, rank, msg_am, packet, len, nullptr);
+    return send_message(*eps_[vci], vci, rank, msg_am, packet, len);
 }
 
 // Sends wire header + body: injected when small enough, else from a send slot released at
-// completion (`carrier` then names the slot's record).
-status transport_ofi::send_message(endpoint &e, unsigned vci, int rank, uint32_t kind, const void *body, size_t len,
-                                   op_record **carrier)
+// completion.
+status transport_ofi::send_message(endpoint &e, unsigned vci, int rank, uint32_t kind, const void *body, size_t len)
 {
     wire_header h{kind, rank_};
     const size_t total = sizeof h + len;
@@ -46,11 +45,10 @@ status transport_ofi::send_message(endpoint &e, unsigned vci, int rank, uint32_t
     rec->kind = op_kind::send;
     rec->rank = rank;
     rec->slot = int(slot);
-    if (carrier) *carrier = rec;
     return PGDDS_OK;
 }
 
-void transport_ofi::handle_message(endpoint &e, unsigned vci, const uint8_t *msg, size_t len)
+void transport_ofi::handle_message(unsigned vci, const uint8_t *msg, size_t len)
 {
     wire_header h;
     if (len < sizeof h) {
@@ -62,8 +60,6 @@ void transport_ofi::handle_message(endpoint &e, unsigned vci, const uint8_t *msg
     const size_t body_len = len - sizeof h;
     switch (h.kind) {
     case msg_am: host_->am_incoming(vci, body, body_len); break;
-    case msg_amo_request: serve_amo_request(e, vci, h.src, body, body_len); break;
-    case msg_amo_reply: take_amo_reply(e, body, body_len); break;
     default: PGDDS_LOG(LOG_ERROR, "ofi: dropped a message of unknown kind %u from rank %d", h.kind, h.src); break;
     }
 }

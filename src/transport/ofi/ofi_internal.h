@@ -4,7 +4,7 @@
 //
 // The files, by role:
 //   ofi.cc           set-up: domains, endpoints, registration, connection data, close
-//   ofi_probe.cc     provider selection (fi_getinfo), pgdds-info, native or emulated atomics,
+//   ofi_probe.cc     provider selection (fi_getinfo), pgdds-info, the provider's atomics or none,
 //                    the flush method
 //   ofi_rma.cc       put, get, fence, flush
 //   ofi_atomics.cc   native atomics, and their emulation by messages
@@ -44,27 +44,11 @@ constexpr uint8_t dirty_rma = 1;  // a write that may not have reached the targe
 constexpr uint8_t dirty_amo = 2;  // likewise a non-fetching native atomic
 
 // Every message of this backend starts with a wire header.
-enum : uint32_t { msg_am = 1, msg_amo_request = 2, msg_amo_reply = 3 };
+enum : uint32_t { msg_am = 1 };
 
 struct wire_header {
     uint32_t kind;
     int32_t src;
-};
-
-struct amo_request {
-    uint32_t op;
-    uint32_t width;
-    uint64_t offset;
-    uint64_t operand;
-    uint64_t compare;
-    uint64_t id;  // generation << 32 | record index at the requester
-};
-
-struct amo_reply {
-    uint64_t id;
-    uint64_t value;
-    int32_t status;
-    uint32_t pad;
 };
 
 // Connection data: this header, one segment key per endpoint, one address per endpoint.
@@ -76,12 +60,7 @@ struct blob_header {
     uint64_t base;
 };
 
-enum class op_kind : uint8_t { free, write, read, atomic, fetch, probe, send, recv, remote_amo };
-
-struct pending_reply {
-    int rank;
-    amo_reply reply;
-};
+enum class op_kind : uint8_t { free, write, read, atomic, fetch, probe, send, recv };
 
 }  // namespace ofi_wire
 
@@ -106,10 +85,8 @@ struct transport_ofi::op_record {
     op_kind kind = op_kind::free;
     bool counted = false;         // in endpoint::outstanding: a flush waits for it
     uint32_t index = 0;
-    uint32_t generation = 0;      // tells a late emulated-atomic reply from the current user
     int rank = -1;
     int slot = -1;                // bounce/send slot held, or the receive slot of a receive
-    int linked = -1;              // a send carrying an emulated atomic: that atomic's record
     op_completion *done = nullptr;
     void *result = nullptr;       // where a bounced read or a fetched value goes
     size_t length = 0;
@@ -146,7 +123,6 @@ struct transport_ofi::endpoint {
     std::vector<uint32_t> free_slots;
     std::vector<uint32_t> unposted;   // receive slots the provider did not take back yet
     std::deque<rma_chunk> backlog;    // chunks of split transfers waiting for room
-    std::deque<pending_reply> replies;  // emulated-atomic replies waiting for room
     std::vector<op_completion *> flushes;
     std::vector<uint8_t> dirty;       // per rank: dirty_rma | dirty_amo since the last flush
     std::vector<int> dirty_ranks;
@@ -201,7 +177,6 @@ inline transport_ofi::op_record *transport_ofi::take_record(endpoint &e)
     if (e.free_records.empty()) return nullptr;
     op_record &rec = e.records[e.free_records.back()];
     e.free_records.pop_back();
-    ++rec.generation;
     return &rec;
 }
 
@@ -209,7 +184,7 @@ inline void transport_ofi::release_record(endpoint &e, op_record &rec)
 {
     rec.kind = op_kind::free;
     rec.counted = false;
-    rec.rank = rec.slot = rec.linked = -1;
+    rec.rank = rec.slot = -1;
     rec.done = nullptr;
     rec.result = nullptr;
     rec.length = 0;

@@ -179,15 +179,14 @@ status transport_ofi::select_provider(const std::string &wanted)
                 shm_note);
 }
 
-// Native or emulated atomics: atomics_missing decides, unless PGDDS_OFI_ATOMICS or the
-// caller's options say otherwise.
+// The provider's atomics, or none (the core's software atomics then serve every one):
+// atomics_missing decides, unless PGDDS_OFI_ATOMICS says otherwise.
 status transport_ofi::validate_atomics()
 {
     const int wanted = host_ ? parse_choice(host_->setting("ATOMICS").c_str(), "auto|native|emulated") : 0;  // PGDDS_OFI_ATOMICS
-    if (opts_.emulate_atomics || wanted == 2) {
+    if (wanted == 2) {
         emulated_atomics_ = true;
-        atomics_note_ = opts_.emulate_atomics ? "emulated (active messages), as the caller asked"
-                                              : "emulated (active messages), as PGDDS_OFI_ATOMICS asks";
+        atomics_note_ = "emulated (active messages), as PGDDS_OFI_ATOMICS asks";
         return PGDDS_OK;
     }
     std::string why = atomics_missing(eps_[0]->ep);

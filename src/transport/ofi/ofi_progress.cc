@@ -14,7 +14,6 @@ const char *kind_name(op_kind k)
     case op_kind::probe: return "a flush read-back";
     case op_kind::send: return "a message";
     case op_kind::recv: return "a receive";
-    case op_kind::remote_amo: return "an emulated atomic";
     case op_kind::free: break;
     }
     return "an operation";
@@ -56,7 +55,7 @@ void transport_ofi::finish(endpoint &e, op_record &rec, status st)
     release_record(e, rec);
 }
 
-// Work the provider had no room for: receive buffers to post again, atomic replies, chunks.
+// Work the provider had no room for: receive buffers to post again, chunks.
 status transport_ofi::drain_backlogs(endpoint &e, unsigned vci)
 {
     while (!e.unposted.empty()) {
@@ -65,13 +64,6 @@ status transport_ofi::drain_backlogs(endpoint &e, unsigned vci)
         if (rc == -FI_EAGAIN) break;
         if (rc) return call_failed(PGDDS_ERR_TRANSPORT, rc, "posting a receive buffer on VCI %u", vci);
         e.unposted.pop_back();
-    }
-    while (!e.replies.empty()) {
-        pending_reply &p = e.replies.front();
-        status st = send_message(e, vci, p.rank, msg_amo_reply, &p.reply, sizeof p.reply, nullptr);
-        if (st == PGDDS_ERR_AGAIN) break;
-        if (st != PGDDS_OK) PGDDS_LOG(LOG_ERROR, "ofi: cannot answer rank %d's atomic: %s", p.rank, pgdds_last_error());
-        e.replies.pop_front();
     }
     while (!e.backlog.empty()) {
         rma_chunk &c = e.backlog.front();
@@ -92,7 +84,7 @@ status transport_ofi::handle_completion(endpoint &e, unsigned vci, op_record &re
     switch (rec.kind) {
     case op_kind::recv: {
         uint32_t s = uint32_t(rec.slot);
-        handle_message(e, vci, e.recv_slot(s), len);
+        handle_message(vci, e.recv_slot(s), len);
         ssize_t rc = fi_recv(e.ep, e.recv_slot(s), e.slot_bytes, e.arena_desc, FI_ADDR_UNSPEC, &rec.context);
         if (rc == -FI_EAGAIN) e.unposted.push_back(s);
         else if (rc) return call_failed(PGDDS_ERR_TRANSPORT, rc, "posting a receive buffer on VCI %u", vci);
@@ -105,7 +97,6 @@ status transport_ofi::handle_completion(endpoint &e, unsigned vci, op_record &re
         if (rec.result) memcpy(rec.result, &rec.scratch[2], rec.length);
         break;
     case op_kind::free:
-    case op_kind::remote_amo:
         PGDDS_LOG(LOG_ERROR, "ofi: a completion for no operation in flight on VCI %u", vci);
         return PGDDS_OK;
     default: break;
@@ -138,7 +129,6 @@ status transport_ofi::handle_error(endpoint &e, unsigned vci)
                kind_name(rec->kind), vci, fi_strerror(err.err), prov)
         : fail(PGDDS_ERR_TRANSPORT, "ofi: %s to rank %d on VCI %u failed: %s (provider: %s)", kind_name(rec->kind),
                rec->rank, vci, fi_strerror(err.err), prov);
-    if (rec->linked >= 0) finish(e, e.records[size_t(rec->linked)], st);
     finish(e, *rec, st);
     return PGDDS_OK;
 }
