@@ -211,11 +211,11 @@ status transport_ofi::register_segment(void *base, size_t size)
     return PGDDS_OK;
 }
 
+// Connection data: the segment's base, one segment key and one address per endpoint.
 status transport_ofi::address(std::vector<uint8_t> &blob)
 {
     if (!opened() || seg_keys_.empty()) return fail(PGDDS_ERR_STATE, "ofi: address before open and register_segment");
     std::vector<std::vector<uint8_t>> names(nendpoints_);
-    size_t addr_len = 0;
     for (unsigned i = 0; i < nendpoints_; ++i) {
         size_t len = 0;
         int rc = fi_getname(&eps_[i]->ep->fid, nullptr, &len);
@@ -224,18 +224,14 @@ status transport_ofi::address(std::vector<uint8_t> &blob)
         rc = fi_getname(&eps_[i]->ep->fid, names[i].data(), &len);
         if (rc) return call_failed(PGDDS_ERR_TRANSPORT, rc, "fi_getname of VCI %u", i);
         names[i].resize(len);
-        addr_len = std::max(addr_len, len);
     }
-    blob_header h{blob_magic, nendpoints_, uint32_t(addr_len), emulated_atomics_ ? blob_emulated_atomics : 0u,
-                  uint64_t(uintptr_t(seg_base_))};
-    blob.assign(sizeof h + nendpoints_ * (sizeof(uint64_t) + addr_len), 0);
-    memcpy(blob.data(), &h, sizeof h);
-    uint8_t *p = blob.data() + sizeof h;
-    for (unsigned i = 0; i < nendpoints_; ++i, p += sizeof(uint64_t)) {
-        uint64_t key = seg_keys_[seg_keys_.size() == 1 ? 0 : i];
-        memcpy(p, &key, sizeof key);
-    }
-    for (unsigned i = 0; i < nendpoints_; ++i, p += addr_len) memcpy(p, names[i].data(), names[i].size());
+    blob.clear();
+    wire_writer w(blob);
+    w.header(blob_magic, blob_version);
+    w.put(uint32_t(nendpoints_));
+    w.put(uint64_t(uintptr_t(seg_base_)));
+    for (unsigned i = 0; i < nendpoints_; ++i) w.put(uint64_t(seg_keys_[seg_keys_.size() == 1 ? 0 : i]));
+    for (const auto &name : names) w.bytes(name.data(), name.size());
     return PGDDS_OK;
 }
 
@@ -248,24 +244,22 @@ status transport_ofi::connect(const std::vector<std::vector<uint8_t>> &peers)
     peer_base_.assign(size_t(nranks_), 0);
     peer_keys_.assign(n, 0);
     peer_addrs_.assign(n, FI_ADDR_NOTAVAIL);
+    std::vector<const uint8_t *> names(nendpoints_);
     for (int r = 0; r < nranks_; ++r) {
-        const std::vector<uint8_t> &b = peers[r];
-        blob_header h{};
-        if (b.size() >= sizeof h) memcpy(&h, b.data(), sizeof h);
-        if (b.size() < sizeof h || h.magic != blob_magic || h.endpoints != nendpoints_ || h.addr_len == 0 ||
-            b.size() != sizeof h + size_t(nendpoints_) * (sizeof(uint64_t) + h.addr_len))
-            return fail(PGDDS_ERR_TRANSPORT, "ofi: rank %d's connection data is malformed (%zu bytes; expected "
-                        "%u endpoints)", r, b.size(), nendpoints_);
-        if (bool(h.flags & blob_emulated_atomics) != emulated_atomics_)
-            return fail(PGDDS_ERR_STARTUP, "ofi: rank %d %s atomics but rank %d %s them; every rank must use "
-                        "the same provider", r, emulated_atomics_ ? "has native" : "emulates", rank_,
-                        emulated_atomics_ ? "emulates" : "has native");
-        peer_base_[r] = h.base;
-        const uint8_t *p = b.data() + sizeof h;
-        memcpy(&peer_keys_[size_t(r) * nendpoints_], p, nendpoints_ * sizeof(uint64_t));
-        p += nendpoints_ * sizeof(uint64_t);
-        for (unsigned i = 0; i < nendpoints_; ++i, p += h.addr_len) {
-            int rc = fi_av_insert(eps_[i]->av, p, 1, &peer_addrs_[size_t(r) * nendpoints_ + i], 0, nullptr);
+        wire_reader rd(peers[r]);
+        rd.header(blob_magic, blob_version);
+        rd.expect(uint32_t(nendpoints_), "endpoints");
+        rd.get(peer_base_[r]);
+        rd.array(&peer_keys_[size_t(r) * nendpoints_], nendpoints_);
+        for (unsigned i = 0; i < nendpoints_; ++i) {
+            size_t len = 0;
+            rd.bytes(names[i], len);
+            if (rd.ok() && len == 0) return fail(PGDDS_ERR_TRANSPORT, "ofi: rank %d's address of VCI %u is empty", r, i);
+        }
+        status st = rd.finish("ofi", r);
+        if (st != PGDDS_OK) return st;
+        for (unsigned i = 0; i < nendpoints_; ++i) {
+            int rc = fi_av_insert(eps_[i]->av, names[i], 1, &peer_addrs_[size_t(r) * nendpoints_ + i], 0, nullptr);
             if (rc != 1)
                 return call_failed(PGDDS_ERR_TRANSPORT, rc < 0 ? rc : -FI_EINVAL,
                                    "inserting rank %d's address of VCI %u", r, i);

@@ -16,6 +16,7 @@
 
 #include "../../base/log.h"
 #include "../../base/parse.h"
+#include "../../base/wire.h"
 
 #include <rdma/fi_atomic.h>
 #include <rdma/fi_cm.h>
@@ -31,8 +32,8 @@ namespace pgdds {
 
 namespace ofi_wire {
 
-constexpr uint32_t blob_magic = 0x4f464931;  // "OFI1"
-constexpr uint32_t blob_emulated_atomics = 1;
+constexpr uint32_t blob_magic = 0x4f464931;  // "OFI1", connection data (base/wire.h)
+constexpr uint16_t blob_version = 2;
 constexpr size_t packet_limit = 16384;       // receive buffers: wire header + one AM packet
 constexpr unsigned recv_slots = 64;          // pre-posted receive buffers per endpoint
 constexpr unsigned send_slots = 64;          // bounce buffers per endpoint (sends, FI_MR_LOCAL copies)
@@ -49,15 +50,6 @@ enum : uint32_t { msg_am = 1 };
 struct wire_header {
     uint32_t kind;
     int32_t src;
-};
-
-// Connection data: this header, one segment key per endpoint, one address per endpoint.
-struct blob_header {
-    uint32_t magic;
-    uint32_t endpoints;
-    uint32_t addr_len;
-    uint32_t flags;
-    uint64_t base;
 };
 
 enum class op_kind : uint8_t { free, write, read, atomic, fetch, probe, send, recv };

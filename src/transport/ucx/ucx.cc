@@ -1,6 +1,7 @@
 #include "ucx_internal.h"
 
 #include "../../base/log.h"
+#include "../../base/wire.h"
 
 #include <algorithm>
 #include <chrono>
@@ -16,7 +17,8 @@ namespace pgdds {
 
 namespace {
 
-constexpr uint32_t blob_magic = 0x31786375;  // "ucx1"
+constexpr uint32_t blob_magic = 0x31786375;  // "ucx1", connection data (base/wire.h)
+constexpr uint16_t blob_version = 2;
 // How long close() waits for a flush or an endpoint close before giving up on a peer.
 constexpr double close_wait_seconds = 2.0;
 
@@ -116,7 +118,8 @@ double seconds_now()
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// A peer's address blob, decoded (pointers into the blob).
+// A peer's connection data, decoded (pointers into the blob): the segment, one worker address
+// per VCI, the segment's packed rkey.
 struct peer_address {
     uint64_t seg_base = 0, seg_size = 0;
     std::vector<const uint8_t *> worker;
@@ -125,42 +128,18 @@ struct peer_address {
     size_t rkey_len = 0;
 };
 
-struct blob_header {
-    uint32_t magic;
-    uint32_t workers;
-    uint32_t rkey_len;
-    uint32_t reserved;
-    uint64_t seg_base;
-    uint64_t seg_size;
-};
-
 status decode_address(const std::vector<uint8_t> &blob, int rank, unsigned workers, peer_address &out)
 {
-    blob_header h;
-    if (blob.size() < sizeof h) return fail(PGDDS_ERR_TRANSPORT, "ucx: rank %d's address is truncated (%zu bytes)", rank, blob.size());
-    memcpy(&h, blob.data(), sizeof h);
-    if (h.magic != blob_magic)
-        return fail(PGDDS_ERR_TRANSPORT, "ucx: rank %d's address is not a UCX address of this library", rank);
-    if (h.workers != workers)
-        return fail(PGDDS_ERR_TRANSPORT, "ucx: rank %d has %u workers, this rank %u", rank, h.workers, workers);
-    size_t pos = sizeof h;
-    for (unsigned i = 0; i < workers; ++i) {
-        uint32_t len;
-        if (blob.size() - pos < sizeof len) break;
-        memcpy(&len, blob.data() + pos, sizeof len);
-        pos += sizeof len;
-        if (blob.size() - pos < len) break;
-        out.worker.push_back(blob.data() + pos);
-        out.worker_len.push_back(len);
-        pos += len;
-    }
-    if (out.worker.size() != workers || blob.size() - pos != h.rkey_len)
-        return fail(PGDDS_ERR_TRANSPORT, "ucx: rank %d's address is ill-formed (%zu bytes)", rank, blob.size());
-    out.rkey = blob.data() + pos;
-    out.rkey_len = h.rkey_len;
-    out.seg_base = h.seg_base;
-    out.seg_size = h.seg_size;
-    return PGDDS_OK;
+    wire_reader rd(blob);
+    rd.header(blob_magic, blob_version);
+    rd.expect(uint32_t(workers), "workers");
+    rd.get(out.seg_base);
+    rd.get(out.seg_size);
+    out.worker.assign(workers, nullptr);
+    out.worker_len.assign(workers, 0);
+    for (unsigned i = 0; i < workers; ++i) rd.bytes(out.worker[i], out.worker_len[i]);
+    rd.bytes(out.rkey, out.rkey_len);
+    return rd.finish("ucx", rank);
 }
 
 void on_ep_error(void *arg, ucp_ep_h, ucs_status_t s)
@@ -391,8 +370,12 @@ status transport_ucx::address(std::vector<uint8_t> &blob)
     size_t rkey_len = 0;
     ucs_status_t s = ucp_rkey_pack(context_, memh_, &rkey, &rkey_len);
     if (s != UCS_OK) return fail(PGDDS_ERR_TRANSPORT, "ucx: cannot pack the segment's rkey: %s", ucs_status_string(s));
-    blob_header h{blob_magic, uint32_t(vcis_.size()), uint32_t(rkey_len), 0, uint64_t(uintptr_t(seg_base_)), seg_size_};
-    blob.assign(reinterpret_cast<const uint8_t *>(&h), reinterpret_cast<const uint8_t *>(&h) + sizeof h);
+    blob.clear();
+    wire_writer w(blob);
+    w.header(blob_magic, blob_version);
+    w.put(uint32_t(vcis_.size()));
+    w.put(uint64_t(uintptr_t(seg_base_)));
+    w.put(uint64_t(seg_size_));
     for (auto &v : vcis_) {
         ucp_address_t *addr = nullptr;
         size_t len = 0;
@@ -402,12 +385,10 @@ status transport_ucx::address(std::vector<uint8_t> &blob)
             return fail(PGDDS_ERR_TRANSPORT, "ucx: cannot get the address of VCI %u's worker: %s", v->index,
                         ucs_status_string(s));
         }
-        uint32_t len32 = uint32_t(len);
-        blob.insert(blob.end(), reinterpret_cast<uint8_t *>(&len32), reinterpret_cast<uint8_t *>(&len32) + sizeof len32);
-        blob.insert(blob.end(), reinterpret_cast<uint8_t *>(addr), reinterpret_cast<uint8_t *>(addr) + len);
+        w.bytes(addr, len);
         ucp_worker_release_address(v->worker, addr);
     }
-    blob.insert(blob.end(), static_cast<uint8_t *>(rkey), static_cast<uint8_t *>(rkey) + rkey_len);
+    w.bytes(rkey, rkey_len);
     ucp_rkey_buffer_release(rkey);
     return PGDDS_OK;
 }

@@ -1,5 +1,7 @@
 #include "verbs_logic.h"
 
+#include "../../base/wire.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -29,54 +31,13 @@ namespace {
 constexpr uint32_t blob_magic = 0x31627670;  // "pvb1"
 constexpr uint16_t blob_version = 1;
 constexpr uint32_t max_24bit = 0xffffff;
-
-// Fixed layout written field by field, so padding never travels.
-constexpr size_t header_bytes = 4 + 2 + 2 + 4 + 8 + 8 + 4 + 4 + 1 + 1 + 1 + 1 + 16;
-constexpr size_t qp_bytes = 8;
-
-class writer {
-  public:
-    explicit writer(std::vector<uint8_t> &out) : out_(out) {}
-    template <class T> void put(T v)
-    {
-        const uint8_t *p = reinterpret_cast<const uint8_t *>(&v);
-        out_.insert(out_.end(), p, p + sizeof v);
-    }
-    void bytes(const uint8_t *p, size_t n) { out_.insert(out_.end(), p, p + n); }
-
-  private:
-    std::vector<uint8_t> &out_;
-};
-
-class reader {
-  public:
-    explicit reader(const std::vector<uint8_t> &in) : in_(in) {}
-    template <class T> T get()
-    {
-        T v;
-        memcpy(&v, in_.data() + pos_, sizeof v);
-        pos_ += sizeof v;
-        return v;
-    }
-    void bytes(uint8_t *p, size_t n)
-    {
-        memcpy(p, in_.data() + pos_, n);
-        pos_ += n;
-    }
-
-  private:
-    const std::vector<uint8_t> &in_;
-    size_t pos_ = 0;
-};
 }  // namespace
 
 std::vector<uint8_t> encode_connection(const connection_info &c)
 {
     std::vector<uint8_t> out;
-    out.reserve(header_bytes + c.qps.size() * qp_bytes);
-    writer w(out);
-    w.put(blob_magic);
-    w.put(blob_version);
+    wire_writer w(out);
+    w.header(blob_magic, blob_version);
     w.put(c.port.lid);
     w.put(c.rkey);
     w.put(c.seg_base);
@@ -87,7 +48,7 @@ std::vector<uint8_t> encode_connection(const connection_info &c)
     w.put(c.port.link_layer);
     w.put(c.port.mtu);
     w.put(c.port.gid_index);
-    w.bytes(c.port.gid, sizeof c.port.gid);
+    w.array(c.port.gid, sizeof c.port.gid);
     for (const auto &q : c.qps) {
         w.put(q.qpn);
         w.put(q.psn);
@@ -98,32 +59,29 @@ std::vector<uint8_t> encode_connection(const connection_info &c)
 status decode_connection(const std::vector<uint8_t> &blob, int rank, uint32_t vcis, uint32_t ranks,
                          connection_info &out)
 {
-    if (blob.size() < header_bytes)
-        return fail(PGDDS_ERR_TRANSPORT, "verbs: rank %d's connection data is truncated (%zu bytes)", rank, blob.size());
-    reader r(blob);
+    wire_reader r(blob);
     connection_info c;
-    uint32_t magic = r.get<uint32_t>();
-    uint16_t version = r.get<uint16_t>();
-    if (magic != blob_magic || version != blob_version)
-        return fail(PGDDS_ERR_TRANSPORT, "verbs: rank %d's connection data is not of this library's version", rank);
-    c.port.lid = r.get<uint16_t>();
-    c.rkey = r.get<uint32_t>();
-    c.seg_base = r.get<uint64_t>();
-    c.seg_size = r.get<uint64_t>();
-    c.vcis = r.get<uint32_t>();
-    c.ranks = r.get<uint32_t>();
-    c.port.port = r.get<uint8_t>();
-    c.port.link_layer = r.get<uint8_t>();
-    c.port.mtu = r.get<uint8_t>();
-    c.port.gid_index = r.get<uint8_t>();
-    r.bytes(c.port.gid, sizeof c.port.gid);
-    if (c.vcis != vcis || c.ranks != ranks)
-        return fail(PGDDS_ERR_TRANSPORT, "verbs: rank %d describes %u VCIs and %u ranks, this rank expects %u and %u",
-                    rank, c.vcis, c.ranks, vcis, ranks);
-    size_t want = header_bytes + size_t(vcis) * ranks * qp_bytes;
-    if (blob.size() != want)
-        return fail(PGDDS_ERR_TRANSPORT, "verbs: rank %d's connection data has %zu bytes, expected %zu", rank,
-                    blob.size(), want);
+    r.header(blob_magic, blob_version);
+    r.get(c.port.lid);
+    r.get(c.rkey);
+    r.get(c.seg_base);
+    r.get(c.seg_size);
+    r.expect(vcis, "VCIs");
+    r.expect(ranks, "ranks");
+    c.vcis = vcis;
+    c.ranks = ranks;
+    r.get(c.port.port);
+    r.get(c.port.link_layer);
+    r.get(c.port.mtu);
+    r.get(c.port.gid_index);
+    r.array(c.port.gid, sizeof c.port.gid);
+    c.qps.resize(size_t(vcis) * ranks);
+    for (auto &q : c.qps) {
+        r.get(q.qpn);
+        r.get(q.psn);
+    }
+    status st = r.finish("verbs", rank);
+    if (st != PGDDS_OK) return st;
     if (c.port.port == 0)
         return fail(PGDDS_ERR_TRANSPORT, "verbs: rank %d's connection data names port 0", rank);
     if (c.port.mtu < IBV_MTU_256 || c.port.mtu > IBV_MTU_4096)
@@ -140,15 +98,11 @@ status decode_connection(const std::vector<uint8_t> &blob, int rank, uint32_t vc
     }
     if (c.seg_base == 0 || c.seg_size == 0)
         return fail(PGDDS_ERR_TRANSPORT, "verbs: rank %d's connection data has no segment", rank);
-    c.qps.resize(size_t(vcis) * ranks);
-    for (auto &q : c.qps) {
-        q.qpn = r.get<uint32_t>();
-        q.psn = r.get<uint32_t>();
-        // QPs 0 and 1 are the special management QPs; numbers and PSNs are 24-bit.
+    // QPs 0 and 1 are the special management QPs; numbers and PSNs are 24-bit.
+    for (const auto &q : c.qps)
         if (q.qpn < 2 || q.qpn > max_24bit || q.psn > max_24bit)
             return fail(PGDDS_ERR_TRANSPORT, "verbs: rank %d's connection data has an invalid QP (number %#x, PSN %#x)",
                         rank, q.qpn, q.psn);
-    }
     out = std::move(c);
     return PGDDS_OK;
 }
