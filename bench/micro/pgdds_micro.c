@@ -37,7 +37,14 @@ int main(int argc, char **argv)
     check(pgdds_alloc(ctx, max_size + 64, 4096, &mine), "pgdds_alloc");
     check(pgdds_allgather(ctx, &mine, all, sizeof mine), "pgdds_allgather");
     pgdds_gptr_t peer = all[1];
-    char *buf = malloc(max_size + 64), *buf2 = malloc(max_size + 64);
+    /* Page-aligned like the segment's blocks: with malloc's placement the copies' speed would
+       depend on where earlier allocations left the heap (4 KiB aliasing of source and target). */
+    const size_t buf_bytes = (max_size + 64 + 4095) / 4096 * 4096;
+    char *buf = aligned_alloc(4096, buf_bytes), *buf2 = aligned_alloc(4096, buf_bytes);
+    if (!buf || !buf2) {
+        fprintf(stderr, "pgdds-micro: no memory for two buffers of %zu bytes\n", buf_bytes);
+        return 1;
+    }
     memset(buf, 1, max_size + 64);
     memset(buf2, 2, max_size + 64);
     check(pgdds_barrier(ctx), "pgdds_barrier");
