@@ -227,7 +227,7 @@ status transport_ofi::address(std::vector<uint8_t> &blob)
         addr_len = std::max(addr_len, len);
     }
     blob_header h{blob_magic, nendpoints_, uint32_t(addr_len), emulated_atomics_ ? blob_emulated_atomics : 0u,
-                  uint64_t(uintptr_t(seg_base_))};
+                  uint64_t(uintptr_t(seg_base_)), uint64_t(seg_size_)};
     blob.assign(sizeof h + nendpoints_ * (sizeof(uint64_t) + addr_len), 0);
     memcpy(blob.data(), &h, sizeof h);
     uint8_t *p = blob.data() + sizeof h;
@@ -246,6 +246,7 @@ status transport_ofi::connect(const std::vector<std::vector<uint8_t>> &peers)
         return fail(PGDDS_ERR_INVALID_ARG, "ofi: connection data of %zu ranks for a job of %d", peers.size(), nranks_);
     const size_t n = size_t(nranks_) * nendpoints_;
     peer_base_.assign(size_t(nranks_), 0);
+    peer_size_.assign(size_t(nranks_), 0);
     peer_keys_.assign(n, 0);
     peer_addrs_.assign(n, FI_ADDR_NOTAVAIL);
     for (int r = 0; r < nranks_; ++r) {
@@ -261,6 +262,7 @@ status transport_ofi::connect(const std::vector<std::vector<uint8_t>> &peers)
                         "the same provider", r, emulated_atomics_ ? "has native" : "emulates", rank_,
                         emulated_atomics_ ? "emulates" : "has native");
         peer_base_[r] = h.base;
+        peer_size_[r] = h.size;
         const uint8_t *p = b.data() + sizeof h;
         memcpy(&peer_keys_[size_t(r) * nendpoints_], p, nendpoints_ * sizeof(uint64_t));
         p += nendpoints_ * sizeof(uint64_t);

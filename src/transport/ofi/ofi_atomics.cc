@@ -11,6 +11,8 @@ status transport_ofi::amo(unsigned vci, int rank, uint64_t offset, const amo_arg
 {
     if ((args.width != 4 && args.width != 8) || args.op < AMO_ADD || args.op >= AMO_COUNT)
         return fail(PGDDS_ERR_INVALID_ARG, "ofi: atomic %d of width %u is not supported", int(args.op), args.width);
+    status st = out_of_segment(rank, offset, args.width, "atomic");
+    if (PGDDS_UNLIKELY(st != PGDDS_OK)) return st;
     endpoint &e = *eps_[vci];
     return emulated_atomics_ ? amo_emulated(e, vci, rank, offset, args, done)
                              : amo_native(e, vci, rank, offset, args, done);

@@ -74,6 +74,7 @@ struct blob_header {
     uint32_t addr_len;
     uint32_t flags;
     uint64_t base;
+    uint64_t size;  // of the segment
 };
 
 enum class op_kind : uint8_t { free, write, read, atomic, fetch, probe, send, recv, remote_amo };
