@@ -26,7 +26,7 @@ namespace pgdds {
 constexpr uint64_t rig_control_bytes = 65536;
 
 struct rig {
-    std::unique_ptr<bootstrap> boot;
+    std::shared_ptr<bootstrap> boot;  // shared by the rigs of one program
     std::unique_ptr<fake_host> host;
     std::unique_ptr<transport> t;
     uint8_t *seg = nullptr;
@@ -186,11 +186,18 @@ struct rig {
     }
 
     // --- Collectives through the bootstrap (nobody may need this rank's progress meanwhile). ---
-    uint64_t pmi_round = 0;
+    // Bootstrap keys are global and written once: every key carries the number of the step,
+    // which every rank counts alike (the ranks make the same calls in the same order).
+    static uint64_t &pmi_round()
+    {
+        static uint64_t round = 0;
+        return round;
+    }
     // Sums every rank's value.
     int64_t pmi_sum(int64_t mine)
     {
-        const std::string key = "fh-sum-" + std::to_string(++pmi_round) + "-" + std::to_string(me);
+        const uint64_t round = ++pmi_round();
+        const std::string key = "fh-sum-" + std::to_string(round) + "-" + std::to_string(me);
         status st = boot->put(key, std::to_string(mine));
         if (st == PGDDS_OK) st = boot->fence();
         if (st != PGDDS_OK) {
@@ -200,7 +207,7 @@ struct rig {
         int64_t sum = 0;
         for (int r = 0; r < n; ++r) {
             std::string v;
-            if (boot->get(r, "fh-sum-" + std::to_string(pmi_round) + "-" + std::to_string(r), v) != PGDDS_OK) {
+            if (boot->get(r, "fh-sum-" + std::to_string(round) + "-" + std::to_string(r), v) != PGDDS_OK) {
                 fprintf(stderr, "FAIL rank %d: bootstrap get from %d: %s\n", me, r, pgdds_last_error());
                 exit(1);
             }
@@ -215,16 +222,28 @@ struct rig {
     // The bootstrap and a host for `prefix`; exits on failure.
     void start(const char *prefix, unsigned endpoints)
     {
-        status st = bootstrap_open(getenv("PGDDS_PMI") ? getenv("PGDDS_PMI") : "auto", boot);
+        std::unique_ptr<bootstrap> b;
+        status st = bootstrap_open(getenv("PGDDS_PMI") ? getenv("PGDDS_PMI") : "auto", b);
         std::string job;
-        if (st == PGDDS_OK) st = fake_host::make_job_id(*boot, job);
+        if (st == PGDDS_OK) st = fake_host::make_job_id(*b, job);
         if (st != PGDDS_OK) {
             fprintf(stderr, "FAIL: bootstrap: %s\n", pgdds_last_error());
             exit(1);
         }
+        boot = std::move(b);
         me = t_rank = boot->rank();
         n = boot->size();
         host.reset(new fake_host(*boot, prefix, job, endpoints));
+        service = endpoints - 1;
+    }
+    // A second rig of the same ranks, on the bootstrap of `first`, with a host of its own (job id
+    // `first`'s with a suffix, for the names of its files).
+    void start_beside(const rig &first, const char *prefix, unsigned endpoints)
+    {
+        boot = first.boot;
+        me = first.me;
+        n = first.n;
+        host.reset(new fake_host(*boot, prefix, first.host->job_id() + "b", endpoints));
         service = endpoints - 1;
     }
 
@@ -255,12 +274,13 @@ struct rig {
         if (st == PGDDS_OK) memset(seg, 0, rig_control_bytes);
         std::vector<uint8_t> blob;
         if (st == PGDDS_OK) st = t->address(blob);
-        if (st == PGDDS_OK) st = bootstrap_put_blob(*boot, "fh-addr-" + std::to_string(me), blob.data(), blob.size());
+        const std::string key = "fh-addr-" + std::to_string(++pmi_round()) + "-";
+        if (st == PGDDS_OK) st = bootstrap_put_blob(*boot, key + std::to_string(me), blob.data(), blob.size());
         if (!all_ok(st)) return st != PGDDS_OK ? st : PGDDS_ERR_STARTUP;
         st = boot->fence();
         std::vector<std::vector<uint8_t>> peers(static_cast<size_t>(n));
         for (int r = 0; st == PGDDS_OK && r < n; ++r)
-            st = bootstrap_get_blob(*boot, r, "fh-addr-" + std::to_string(r), peers[size_t(r)]);
+            st = bootstrap_get_blob(*boot, r, key + std::to_string(r), peers[size_t(r)]);
         if (st == PGDDS_OK) st = t->connect(peers);
         if (!all_ok(st)) return st != PGDDS_OK ? st : PGDDS_ERR_STARTUP;
         st = boot->barrier();
