@@ -9,7 +9,9 @@
 #include "rig.h"
 
 #include <algorithm>
+#include <atomic>
 #include <set>
+#include <thread>
 
 namespace pgdds {
 
@@ -467,6 +469,138 @@ inline void check_vcis(rig &u)
             T_CHECK_MSG(p[0] == 0x7c1u && p[1] == uint32_t(left) && p[2] == v, "VCI %u: packet {%#x, %u, %u}", v,
                         p[0], p[1], p[2]);
         }
+    }
+    u.barrier();
+}
+
+// One thread per user VCI on every rank, each driving only its own VCI (the host's threading
+// must be concurrent): contended fetch-adds with a window in flight, then compare-and-swap
+// increments, on words of rank 0, whose threads serve their VCIs meanwhile. Every fetched value
+// must be unique and the counters exact. A thread that is done keeps serving its VCI until every
+// thread of every rank is.
+inline void check_threads(rig &u, int iters = 1000, int cas_iters = 100)
+{
+    const transport_caps caps = u.t->caps();
+    if (!caps.has_amo(AMO_ADD, 8) || !caps.has_amo(AMO_CSWAP, 8) || !caps.has_amo(AMO_LOAD, 8)) {
+        if (u.me == 0) printf("threads: skipped, the backend offers no 64-bit add, compare-and-swap and load\n");
+        return;
+    }
+    const unsigned threads = u.host->endpoints() - 1;
+    const uint64_t words = conf::atomics_area + 4096;
+    if (u.me == 0) memset(u.seg + words, 0, 24);
+    u.barrier();
+    std::atomic<unsigned> started{0};
+    std::atomic<int> failures{0};
+    std::vector<std::vector<uint64_t>> fetched(threads);
+    auto worker = [&](unsigned v) {
+        unsigned spins = 0;
+        auto progress = [&] {
+            status st = u.t->progress(v);
+            if ((++spins & 63) == 0) sched_yield();
+            return st;
+        };
+        auto check = [&](status st, const char *what) {
+            if (st == PGDDS_OK) return true;
+            failures++;
+            fprintf(stderr, "FAIL rank %d VCI %u: %s: %s\n", u.me, v, what, pgdds_last_error());
+            return false;
+        };
+        auto amo = [&](uint64_t off, amo_op op, uint64_t operand, uint64_t compare, uint64_t *result) {
+            op_completion d;
+            d.add();
+            amo_args a{op, 8, operand, compare, result};
+            status st;
+            while ((st = u.t->amo(v, 0, off, a, &d)) == PGDDS_ERR_AGAIN)
+                if ((st = progress()) != PGDDS_OK) return st;
+            if (st != PGDDS_OK) return st;
+            while (!d.done())
+                if ((st = progress()) != PGDDS_OK) return st;
+            return d.result;
+        };
+        started++;
+        while (started.load() < threads)
+            if (!check(progress(), "progress")) return;
+        const int window = 16;
+        std::vector<op_completion> done(static_cast<size_t>(iters));
+        std::vector<uint64_t> &out = fetched[v];
+        out.assign(size_t(iters), ~uint64_t(0));
+        for (int issued = 0, completed = 0; completed < iters;) {
+            while (issued < iters && issued - completed < window) {
+                done[size_t(issued)].add();
+                amo_args a{AMO_ADD, 8, 1, 0, &out[size_t(issued)]};
+                status st = u.t->amo(v, 0, words, a, &done[size_t(issued)]);
+                if (st == PGDDS_ERR_AGAIN) {
+                    done[size_t(issued)].pending.store(0);
+                    break;
+                }
+                // Operations in flight name `done`: a failure here ends the process.
+                if (!check(st, "fetch-add")) abort();
+                ++issued;
+            }
+            if (!check(progress(), "progress")) abort();
+            for (; completed < issued && done[size_t(completed)].done(); ++completed)
+                if (!check(done[size_t(completed)].result, "fetch-add")) abort();
+        }
+        for (int i = 0; i < cas_iters; ++i) {
+            uint64_t cur = 0, old = 0;
+            if (!check(amo(words + 8, AMO_LOAD, 0, 0, &cur), "load")) return;
+            for (;;) {
+                if (!check(amo(words + 8, AMO_CSWAP, cur + 1, cur, &old), "compare-and-swap")) return;
+                if (old == cur) break;
+                cur = old;
+            }
+        }
+        const uint64_t all = uint64_t(u.n) * threads;
+        uint64_t seen = 0;
+        if (!check(amo(words + 16, AMO_ADD, 1, 0, &seen), "arrival")) return;
+        ++seen;  // this thread
+        const double until = t_seconds() + 60;
+        while (seen < all && t_seconds() < until)
+            if (!check(amo(words + 16, AMO_LOAD, 0, 0, &seen), "arrival poll")) return;
+        if (seen < all) {
+            failures++;
+            fprintf(stderr, "FAIL rank %d VCI %u: only %llu of %llu threads arrived\n", u.me, v,
+                    (unsigned long long)seen, (unsigned long long)all);
+        }
+    };
+    // pgdds-run binds a rank to one core where there are enough; the threads, which inherit the
+    // creator's affinity, must really run at once to contend.
+    cpu_set_t bound, every;
+    const bool rebind = sched_getaffinity(0, sizeof bound, &bound) == 0;
+    CPU_ZERO(&every);
+    for (long c = 0; c < sysconf(_SC_NPROCESSORS_ONLN) && c < CPU_SETSIZE; ++c) CPU_SET(c, &every);
+    if (rebind) sched_setaffinity(0, sizeof every, &every);
+    std::vector<std::thread> pool;
+    for (unsigned v = 0; v < threads; ++v) pool.emplace_back(worker, v);
+    if (rebind) sched_setaffinity(0, sizeof bound, &bound);
+    for (auto &t : pool) t.join();
+    t_failures += failures.load();
+    std::vector<uint64_t> mine;
+    for (auto &f : fetched) {
+        T_CHECK_MSG(f.size() == size_t(iters), "a thread fetched %zu values", f.size());
+        mine.insert(mine.end(), f.begin(), f.end());
+    }
+    mine.resize(size_t(iters) * threads, ~uint64_t(0));
+    const uint64_t total = uint64_t(u.n) * threads * uint64_t(iters);
+    T_OK(u.put(0, 0, conf::seen_area + uint64_t(u.me) * mine.size() * 8, mine.data(), mine.size() * 8));
+    T_OK(u.flush(0));
+    u.barrier();
+    if (u.me == 0) {
+        const auto *w = reinterpret_cast<const volatile uint64_t *>(u.seg + words);
+        T_CHECK_MSG(w[0] == total, "fetch-add counter %llu, expected %llu", (unsigned long long)w[0],
+                    (unsigned long long)total);
+        const uint64_t cas_total = uint64_t(u.n) * threads * uint64_t(cas_iters);
+        T_CHECK_MSG(w[1] == cas_total, "compare-and-swap counter %llu, expected %llu", (unsigned long long)w[1],
+                    (unsigned long long)cas_total);
+        std::vector<int> count(total, 0);
+        const auto *all = reinterpret_cast<const uint64_t *>(u.seg + conf::seen_area);
+        int bad = 0;
+        for (uint64_t i = 0; i < total; ++i) {
+            if (all[i] < total) count[all[i]]++;
+            else bad++;
+        }
+        for (int c : count) bad += c != 1;
+        T_CHECK_MSG(bad == 0, "%d values fetched by %u threads per rank out of range, missing or repeated", bad, threads);
     }
     u.barrier();
 }

@@ -7,7 +7,8 @@
 //   FI_DELIVERY_COMPLETE.
 // Then, on the default options: a flush makes data visible at a target that attends another
 // endpoint only (its signals travel over a second instance of the backend), a get and a packet
-// issued on VCI 1 complete on VCI 1 only, and malformed input is refused.
+// issued on VCI 1 complete on VCI 1 only, one thread per VCI contends on rank 0's words, and
+// malformed input is refused.
 #include "../../../src/transport/ofi/ofi.h"
 #include "../conformance.h"
 
@@ -269,6 +270,8 @@ int main()
     // The domain layout the provider takes under auto, then the other one.
     size_t domains = 0;
     {
+        // One thread per user VCI in check_threads.
+        u.host->set_threading(host_threading::concurrent);
         status st = u.bring_up(make_ofi(native), conf::seg_bytes);
         if (st != PGDDS_OK) {
             fprintf(stderr, "FAIL rank %d: bringing up ofi: %s\n", u.me, pgdds_last_error());
@@ -288,7 +291,9 @@ int main()
             side.bring_down();
         }
         check_vci_separation(u);
+        check_threads(u);
         u.bring_down();
+        u.host->set_threading(host_threading::single);
     }
     ofi_options other_layout;
     other_layout.domains = domains == 1 ? 2 : 1;
