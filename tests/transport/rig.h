@@ -75,7 +75,7 @@ struct rig {
     }
     status wait(op_completion &d)
     {
-        for (long i = 0; !d.done(); ++i) {
+        while (!d.done()) {
             status st = progress_all();
             if (st != PGDDS_OK) return st;
         }
