@@ -230,6 +230,7 @@ status transport_ofi::address(std::vector<uint8_t> &blob)
     w.header(blob_magic, blob_version);
     w.put(uint32_t(nendpoints_));
     w.put(uint64_t(uintptr_t(seg_base_)));
+    w.put(uint64_t(seg_size_));
     for (unsigned i = 0; i < nendpoints_; ++i) w.put(uint64_t(seg_keys_[seg_keys_.size() == 1 ? 0 : i]));
     for (const auto &name : names) w.bytes(name.data(), name.size());
     return PGDDS_OK;
@@ -242,6 +243,7 @@ status transport_ofi::connect(const std::vector<std::vector<uint8_t>> &peers)
         return fail(PGDDS_ERR_INVALID_ARG, "ofi: connection data of %zu ranks for a job of %d", peers.size(), nranks_);
     const size_t n = size_t(nranks_) * nendpoints_;
     peer_base_.assign(size_t(nranks_), 0);
+    peer_size_.assign(size_t(nranks_), 0);
     peer_keys_.assign(n, 0);
     peer_addrs_.assign(n, FI_ADDR_NOTAVAIL);
     std::vector<const uint8_t *> names(nendpoints_);
@@ -250,6 +252,7 @@ status transport_ofi::connect(const std::vector<std::vector<uint8_t>> &peers)
         rd.header(blob_magic, blob_version);
         rd.expect(uint32_t(nendpoints_), "endpoints");
         rd.get(peer_base_[r]);
+        rd.get(peer_size_[r]);
         rd.array(&peer_keys_[size_t(r) * nendpoints_], nendpoints_);
         for (unsigned i = 0; i < nendpoints_; ++i) {
             size_t len = 0;

@@ -110,6 +110,7 @@ class transport_ofi final : public transport {
     status bind_mr(fid_mr *mr, unsigned vci, const char *what);
 
     uint64_t remote_address(int rank, uint64_t offset) const;
+    status out_of_segment(int rank, uint64_t offset, size_t n, const char *what) const;
     uint64_t remote_key(int rank, unsigned vci) const;
     fi_addr_t peer_address(int rank, unsigned vci) const;
     void *segment_descriptor(unsigned vci) const;
@@ -147,6 +148,7 @@ class transport_ofi final : public transport {
     std::vector<uint64_t> seg_keys_;
 
     std::vector<uint64_t> peer_base_;   // [rank]
+    std::vector<uint64_t> peer_size_;   // [rank]: segment lengths
     std::vector<uint64_t> peer_keys_;   // [rank * nendpoints_ + vci]
     std::vector<fi_addr_t> peer_addrs_; // [rank * nendpoints_ + vci]
 };

@@ -16,6 +16,8 @@ status transport_ofi::amo(unsigned vci, int rank, uint64_t offset, const amo_arg
     if (emulated_atomics_)
         return fail(PGDDS_ERR_UNSUPPORTED, "ofi: %s does not serve atomics here (%s)", name_.c_str(),
                     atomics_note_.c_str());
+    status st = out_of_segment(rank, offset, args.width, "atomic");
+    if (PGDDS_UNLIKELY(st != PGDDS_OK)) return st;
     endpoint &e = *eps_[vci];
     static const fi_op ops[AMO_COUNT] = {FI_SUM, FI_BAND, FI_BOR, FI_BXOR, FI_ATOMIC_WRITE, FI_CSWAP, FI_ATOMIC_READ};
     const fi_datatype dt = args.width == 4 ? FI_UINT32 : FI_UINT64;

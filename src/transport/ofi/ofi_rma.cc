@@ -7,9 +7,22 @@ namespace pgdds {
 // ---------------------------------------------------------------------------------------------
 // Put and get
 // ---------------------------------------------------------------------------------------------
+// The core checks every access before it calls; a range outside the peer's segment is still
+// refused here, since some providers (shm) would reach whatever memory lies beyond it, and
+// others (tcp;ofi_rxm) drop the connection.
+status transport_ofi::out_of_segment(int rank, uint64_t offset, size_t n, const char *what) const
+{
+    const uint64_t size = peer_size_[rank];
+    if (PGDDS_LIKELY(offset <= size && n <= size - offset)) return PGDDS_OK;
+    return fail(PGDDS_ERR_OUT_OF_BOUNDS, "ofi: %s of %zu bytes at offset %llu lies outside rank %d's segment of %llu "
+                "bytes", what, n, (unsigned long long)offset, rank, (unsigned long long)size);
+}
+
 status transport_ofi::put(unsigned vci, int rank, uint64_t offset, const void *src, size_t n, op_completion *done)
 {
     endpoint &e = *eps_[vci];
+    status st = out_of_segment(rank, offset, n, "put");
+    if (PGDDS_UNLIKELY(st != PGDDS_OK)) return st;
     if (n == 0) {
         if (done) done->complete(PGDDS_OK);
         return PGDDS_OK;
@@ -28,6 +41,8 @@ status transport_ofi::put(unsigned vci, int rank, uint64_t offset, const void *s
 
 status transport_ofi::get(unsigned vci, int rank, uint64_t offset, void *dst, size_t n, op_completion *done)
 {
+    status st = out_of_segment(rank, offset, n, "get");
+    if (PGDDS_UNLIKELY(st != PGDDS_OK)) return st;
     if (n == 0) {
         if (done) done->complete(PGDDS_OK);
         return PGDDS_OK;

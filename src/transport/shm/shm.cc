@@ -127,6 +127,7 @@ status transport_shm::alloc_segment(size_t size, void **base)
     me.base = file;
     me.length = length;
     me.segment = file + segment_offset;
+    me.segment_size = size;
     me.endpoints = endpoints;
     *base = me.segment;
     return PGDDS_OK;
@@ -162,6 +163,7 @@ status transport_shm::connect(const std::vector<std::vector<uint8_t>> &peers)
         if (h->magic != file_magic || h->segment_offset + h->segment_size > pm.length)
             return fail(PGDDS_ERR_TRANSPORT, "shm: rank %d's /dev/shm%s is not a pgdds segment", r, name.c_str());
         pm.segment = pm.base + h->segment_offset;
+        pm.segment_size = h->segment_size;
         pm.endpoints = h->endpoints;
     }
     return PGDDS_OK;
@@ -200,8 +202,20 @@ shm_mailbox *transport_shm::mailbox(int rank, unsigned vci)
 }
 
 // --- data path: direct access (the runtime normally does this itself) -------------------------
+// The core checks every access before it calls; the backend still refuses a range outside a
+// mapped segment rather than touch memory that is not the segment's.
+status transport_shm::check_range(int rank, uint64_t offset, size_t n, const char *what) const
+{
+    const size_t size = rank >= 0 && size_t(rank) < peers_.size() && peers_[rank].segment ? peers_[rank].segment_size : 0;
+    if (PGDDS_LIKELY(size && offset <= size && n <= size - offset)) return PGDDS_OK;
+    return fail(PGDDS_ERR_OUT_OF_BOUNDS, "shm: %s of %zu bytes at offset %llu of rank %d: %s", what, n,
+                (unsigned long long)offset, rank, size ? "outside its segment" : "not a mapped segment");
+}
+
 status transport_shm::put(unsigned, int rank, uint64_t offset, const void *src, size_t n, op_completion *done)
 {
+    status st = check_range(rank, offset, n, "put");
+    if (PGDDS_UNLIKELY(st != PGDDS_OK)) return st;
     memcpy(peers_[rank].segment + offset, src, n);
     if (done) done->complete(PGDDS_OK);
     return PGDDS_OK;
@@ -209,6 +223,8 @@ status transport_shm::put(unsigned, int rank, uint64_t offset, const void *src, 
 
 status transport_shm::get(unsigned, int rank, uint64_t offset, void *dst, size_t n, op_completion *done)
 {
+    status st = check_range(rank, offset, n, "get");
+    if (PGDDS_UNLIKELY(st != PGDDS_OK)) return st;
     memcpy(dst, peers_[rank].segment + offset, n);
     if (done) done->complete(PGDDS_OK);
     return PGDDS_OK;
@@ -216,6 +232,11 @@ status transport_shm::get(unsigned, int rank, uint64_t offset, void *dst, size_t
 
 status transport_shm::amo(unsigned, int rank, uint64_t offset, const amo_args &args, op_completion *done)
 {
+    if (PGDDS_UNLIKELY((args.width != 4 && args.width != 8) || offset % args.width))
+        return fail(PGDDS_ERR_INVALID_ARG, "shm: an atomic of width %u at offset %llu", args.width,
+                    (unsigned long long)offset);
+    status st = check_range(rank, offset, args.width, "atomic");
+    if (PGDDS_UNLIKELY(st != PGDDS_OK)) return st;
     cpu_amo(peers_[rank].segment + offset, args);
     if (done) done->complete(PGDDS_OK);
     return PGDDS_OK;
@@ -233,6 +254,9 @@ size_t transport_shm::am_max_packet() const { return sizeof(slot::data); }
 
 status transport_shm::am_send(unsigned vci, int rank, const void *packet, size_t len)
 {
+    if (PGDDS_UNLIKELY(len > sizeof(slot::data)))
+        return fail(PGDDS_ERR_INVALID_ARG, "shm: a packet of %zu bytes exceeds the %zu this transport carries", len,
+                    sizeof(slot::data));
     shm_mailbox *mb = mailbox(rank, vci);
     uint64_t pos = mb->tail.load(std::memory_order_relaxed);
     for (;;) {

@@ -52,8 +52,10 @@ class transport_shm final : public transport {
         uint8_t *base = nullptr;   // whole file
         size_t length = 0;
         uint8_t *segment = nullptr;
+        size_t segment_size = 0;
         unsigned endpoints = 0;
     };
+    status check_range(int rank, uint64_t offset, size_t n, const char *what) const;
     shm_mailbox *mailbox(int rank, unsigned vci);
     void unlink_own();
 

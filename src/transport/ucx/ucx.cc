@@ -434,6 +434,7 @@ status transport_ucx::connect(const std::vector<std::vector<uint8_t>> &peers)
                             ucs_status_string(s));
             }
             p.base = addrs[r].seg_base;
+            p.size = addrs[r].seg_size;
             void *mapped = nullptr;
             if (ucp_rkey_ptr(p.rkey, p.base, &mapped) == UCS_OK) p.direct = static_cast<uint8_t *>(mapped);
             // The fetching-bitwise defect needs the target mapped here and atomics on a

@@ -33,6 +33,7 @@ struct transport_ucx::vci_state {
         ucp_ep_h ep = nullptr;
         ucp_rkey_h rkey = nullptr;
         uint64_t base = 0;            // the peer's segment address
+        uint64_t size = 0;            // and its length
         uint8_t *direct = nullptr;    // its segment mapped here (ucp_rkey_ptr), else null
         bool emulate_fetch_bitwise = false;
         ucs_status_t failed = UCS_OK; // set by the endpoint's error handler

@@ -41,6 +41,15 @@ void on_am_data(void *request, ucs_status_t s, size_t, void *)
     ucp_request_free(request);
 }
 
+// The core checks every access before it calls; a range outside the peer's segment is still
+// refused here, since UCX would read or write whatever memory lies beyond it.
+status out_of_segment(const transport_ucx::vci_state::peer &p, uint64_t offset, size_t n, const char *what)
+{
+    if (PGDDS_LIKELY(offset <= p.size && n <= p.size - offset)) return PGDDS_OK;
+    return fail(PGDDS_ERR_OUT_OF_BOUNDS, "ucx: %s of %zu bytes at offset %llu lies outside rank %d's segment of %llu "
+                "bytes", what, n, (unsigned long long)offset, p.rank, (unsigned long long)p.size);
+}
+
 }  // namespace
 
 ucs_status_t ucx_on_am_message(void *arg, const void *, size_t, void *data, size_t length,
@@ -99,6 +108,8 @@ status transport_ucx::put(unsigned vci, int rank, uint64_t offset, const void *s
     vci_state &v = *vcis_[vci];
     vci_state::peer &p = v.peers[rank];
     if (PGDDS_UNLIKELY(p.failed != UCS_OK)) return v.error(rank, p.failed, "put");
+    status st = out_of_segment(p, offset, n, "put");
+    if (PGDDS_UNLIKELY(st != PGDDS_OK)) return st;
     ucp_request_param_t prm;
     prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK;
     prm.cb.send = on_send_done;
@@ -110,6 +121,8 @@ status transport_ucx::get(unsigned vci, int rank, uint64_t offset, void *dst, si
     vci_state &v = *vcis_[vci];
     vci_state::peer &p = v.peers[rank];
     if (PGDDS_UNLIKELY(p.failed != UCS_OK)) return v.error(rank, p.failed, "get");
+    status st = out_of_segment(p, offset, n, "get");
+    if (PGDDS_UNLIKELY(st != PGDDS_OK)) return st;
     ucp_request_param_t prm;
     prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK;
     prm.cb.send = on_send_done;
@@ -121,6 +134,10 @@ status transport_ucx::amo(unsigned vci, int rank, uint64_t offset, const amo_arg
     vci_state &v = *vcis_[vci];
     vci_state::peer &p = v.peers[rank];
     if (PGDDS_UNLIKELY(p.failed != UCS_OK)) return v.error(rank, p.failed, "atomic");
+    if (PGDDS_UNLIKELY(args.width != 4 && args.width != 8))
+        return fail(PGDDS_ERR_INVALID_ARG, "ucx: an atomic of width %u", args.width);
+    status st = out_of_segment(p, offset, args.width, "atomic");
+    if (PGDDS_UNLIKELY(st != PGDDS_OK)) return st;
     const bool bitwise = args.op == AMO_AND || args.op == AMO_OR || args.op == AMO_XOR;
     if (args.result && bitwise && p.emulate_fetch_bitwise) return cas_loop_start(v, rank, p.base + offset, args, done);
 
@@ -316,6 +333,9 @@ status transport_ucx::am_send(unsigned vci, int rank, const void *packet, size_t
     vci_state &v = *vcis_[vci];
     vci_state::peer &p = v.peers[rank];
     if (PGDDS_UNLIKELY(p.failed != UCS_OK)) return v.error(rank, p.failed, "active message");
+    if (PGDDS_UNLIKELY(len > am_max_packet()))
+        return fail(PGDDS_ERR_INVALID_ARG, "ucx: a packet of %zu bytes exceeds the %zu this transport carries", len,
+                    am_max_packet());
     if (v.am_in_flight && v.am_in_flight + len > am_in_flight_limit) return PGDDS_ERR_AGAIN;
     // The caller reuses the packet on return, but UCX may still read it later: send a copy.
     uint8_t *copy = v.take_buffer(len);
