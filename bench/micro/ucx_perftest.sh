@@ -2,9 +2,10 @@
 # The peer reference for the UCX transport: UCX's own ucx_perftest, two processes on this node,
 # over UCX's shared-memory transports and over TCP, 8-byte messages.
 #
-#   bench/micro/ucx_perftest.sh [--json] [--iters N] [--tls "sm tcp"]
+#   bench/micro/ucx_perftest.sh [--json BENCH_RECORD] [--iters N] [--tls "sm tcp"]
 #
-# Prints one line per measurement, or with --json one object per line:
+# Prints one line per measurement, or with --json one object per line, written by the build's
+# bench-record (bench/record.h):
 #   {"bench":"ucx_perftest","transport":"ucx/sm","ranks":2,"threads":1,"size":8,
 #    "metric":"put_latency","value":0.2,"unit":"us"}
 # Each test reports the overall average ("<op>_latency") and the median ("<op>_latency_p50").
@@ -27,7 +28,7 @@ iters=100000
 tls_list="sm tcp"
 while [ $# -gt 0 ]; do
     case "$1" in
-    --json) json=1 ;;
+    --json) json=1; record=$2; shift ;;
     --iters) iters="$2"; shift ;;
     --tls) tls_list="$2"; shift ;;
     -h | --help) sed -n '2,10p' "$0"; exit 0 ;;
@@ -65,7 +66,7 @@ run_test() {
 
 report() {  # transport metric value
     if [ "$json" = 1 ]; then
-        printf '{"bench":"ucx_perftest","transport":"%s","ranks":2,"threads":1,"size":8,"metric":"%s","value":%s,"unit":"us"}\n' "$1" "$2" "$3"
+        "$record" ucx_perftest "$1" 2 1 8 "$2" "$3" us
     else
         printf '%-8s %-26s %10s us\n' "$1" "$2" "$3"
     fi
