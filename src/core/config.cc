@@ -191,35 +191,35 @@ status config_load(const pgdds_init_params_t *params, config &out, std::vector<s
     }
 
     config c;
-    c.transport = lookup("PGDDS_TRANSPORT", warnings);
+    // Every variable's text, checked and with its default applied; the fields below parse the
+    // core's, and each backend parses its own (PGDDS_OFI_*, ...) through its host
+    // (transport/host.h).
+    for (const config_var &v : config_table()) c.texts[v.name] = lookup(v.name, warnings);
+    auto text = [&](const char *name) { return c.texts.at(name).c_str(); };
+    c.transport = text("PGDDS_TRANSPORT");
     for (auto &ch : c.transport) ch = char(tolower((unsigned char)ch));
-    // The backends' own variables (PGDDS_OFI_*, PGDDS_UCX_*, PGDDS_VERBS_*) are kept as text:
-    // each backend reads and parses its own through its host (transport/host.h).
-    for (const config_var &v : config_table())
-        for (const char *prefix : {"PGDDS_OFI_", "PGDDS_UCX_", "PGDDS_VERBS_"})
-            if (strncmp(v.name, prefix, strlen(prefix)) == 0) c.backend_settings[v.name] = lookup(v.name, warnings);
-    parse_size(lookup("PGDDS_SEGMENT_SIZE", warnings), c.segment_size);
-    parse_count(lookup("PGDDS_NUM_VCIS", warnings), c.num_vcis);
-    c.thread_level = parse_choice(lookup("PGDDS_THREAD_LEVEL", warnings), "single|funneled|multiple|serialized");
-    c.shm = shm_mode(parse_choice(lookup("PGDDS_SHM", warnings), "auto|on|off"));
-    c.atomics = atomics_mode(parse_choice(lookup("PGDDS_ATOMICS", warnings), "auto|cpu|transport|software"));
-    parse_bool(lookup("PGDDS_CONTAINER_DIRECT", warnings), c.container_direct);
+    parse_size(text("PGDDS_SEGMENT_SIZE"), c.segment_size);
+    parse_count(text("PGDDS_NUM_VCIS"), c.num_vcis);
+    c.thread_level = parse_choice(text("PGDDS_THREAD_LEVEL"), "single|funneled|multiple|serialized");
+    c.shm = shm_mode(parse_choice(text("PGDDS_SHM"), "auto|on|off"));
+    c.atomics = atomics_mode(parse_choice(text("PGDDS_ATOMICS"), "auto|cpu|transport|software"));
+    parse_bool(text("PGDDS_CONTAINER_DIRECT"), c.container_direct);
     c.container_protocol = container_protocol_mode(
-        parse_choice(lookup("PGDDS_CONTAINER_PROTOCOL", warnings), "auto|rdma|rpc"));
-    parse_bool(lookup("PGDDS_PROGRESS_THREAD", warnings), c.progress_thread);
-    c.log_level = parse_choice(lookup("PGDDS_LOG_LEVEL", warnings), "error|warn|info|debug|trace");
-    parse_seconds(lookup("PGDDS_TIMEOUT", warnings), c.timeout);
-    c.pmi = lookup("PGDDS_PMI", warnings);
+        parse_choice(text("PGDDS_CONTAINER_PROTOCOL"), "auto|rdma|rpc"));
+    parse_bool(text("PGDDS_PROGRESS_THREAD"), c.progress_thread);
+    c.log_level = parse_choice(text("PGDDS_LOG_LEVEL"), "error|warn|info|debug|trace");
+    parse_seconds(text("PGDDS_TIMEOUT"), c.timeout);
+    c.pmi = text("PGDDS_PMI");
     for (auto &ch : c.pmi) ch = char(tolower((unsigned char)ch));
-    c.job_id = lookup("PGDDS_JOBID", warnings);
+    c.job_id = text("PGDDS_JOBID");
     if (c.job_id.size() > max_job_id)
         return fail(PGDDS_ERR_INVALID_ARG, "pgdds_init: PGDDS_JOBID is %zu characters long; at most %zu (it "
                     "names the job's files in /dev/shm)", c.job_id.size(), max_job_id);
-    c.fault = lookup("PGDDS_FAULT", warnings);
-    parse_size(lookup("PGDDS_GPU_SEGMENT_SIZE", warnings), c.gpu_segment_size);
-    parse_size(lookup("PGDDS_RPC_AGGREGATE", warnings), c.rpc_aggregate);
-    c.gpu_device = lookup("PGDDS_GPU_DEVICE", warnings);
-    parse_bool(lookup("PGDDS_GPU_IPC", warnings), c.gpu_ipc);
+    c.fault = text("PGDDS_FAULT");
+    parse_size(text("PGDDS_GPU_SEGMENT_SIZE"), c.gpu_segment_size);
+    parse_size(text("PGDDS_RPC_AGGREGATE"), c.rpc_aggregate);
+    c.gpu_device = text("PGDDS_GPU_DEVICE");
+    parse_bool(text("PGDDS_GPU_IPC"), c.gpu_ipc);
 
     if (params) {
         uint64_t m = params->field_mask;

@@ -38,8 +38,9 @@ enum class container_protocol_mode { automatic, rdma, rpc };
 // The parsed configuration of one context.
 struct config {
     std::string transport = "auto";
-    // The text of every backend variable (PGDDS_OFI_PROVIDER, ...), by name, defaults applied.
-    std::map<std::string, std::string> backend_settings;
+    // The text of every variable of the table, by name, checked and with its default applied:
+    // the backends read theirs (PGDDS_OFI_PROVIDER, ...) from it through their host.
+    std::map<std::string, std::string> texts;
     size_t segment_size = 0;
     unsigned num_vcis = 1;
     int thread_level = PGDDS_THREAD_SINGLE;

@@ -21,7 +21,7 @@ class runtime_host final : public transport_host {
     bool same_node(int r) const override { return rt_.is_local(r); }
     std::string setting(const char *name) const override
     {
-        const auto &all = rt_.cfg().backend_settings;
+        const auto &all = rt_.cfg().texts;
         auto it = all.find(prefix_ + name);
         return it == all.end() ? std::string() : it->second;
     }
