@@ -63,6 +63,7 @@ struct matrix_layout {
     pgdds_dist_t distribution = PGDDS_DIST_BLOCK_CYCLIC;
     int grid_rows = 0, grid_cols = 0;
     uint64_t tile_rows = 0, tile_cols = 0;
+    memory where = memory::host;  // memory::cuda: dense tiles in the device segments (float, double)
 
     // The params of a rows x cols matrix of type t with this layout.
     pgdds_dmatrix_params_t params(uint64_t rows, uint64_t cols, pgdds_dtype_t t) const
@@ -81,6 +82,10 @@ struct matrix_layout {
             p.field_mask |= PGDDS_DMATRIX_FIELD_TILE;
             p.tile_rows = tile_rows;
             p.tile_cols = tile_cols;
+        }
+        if (where != memory::host) {
+            p.field_mask |= PGDDS_DMATRIX_FIELD_MEMORY;
+            p.memory = static_cast<pgdds_memory_kind_t>(where);
         }
         return p;
     }

@@ -51,7 +51,8 @@ typedef enum {
 /** The optional fields of pgdds_dmatrix_params_t, read only when their bit is set. */
 enum {
     PGDDS_DMATRIX_FIELD_GRID = 1u << 0,  /* grid_rows, grid_cols: their product is the job's size */
-    PGDDS_DMATRIX_FIELD_TILE = 1u << 1   /* tile_rows, tile_cols (0 in one of them: div) */
+    PGDDS_DMATRIX_FIELD_TILE = 1u << 1,  /* tile_rows, tile_cols (0 in one of them: div) */
+    PGDDS_DMATRIX_FIELD_MEMORY = 1u << 2 /* memory: where the tiles live (default PGDDS_MEMORY_HOST) */
 };
 
 typedef struct pgdds_dmatrix_params {
@@ -62,6 +63,11 @@ typedef struct pgdds_dmatrix_params {
     /* Optional fields. */
     int           grid_rows, grid_cols;
     uint64_t      tile_rows, tile_cols;
+    /* PGDDS_MEMORY_CUDA: a dense matrix of float or double with its tiles in the ranks' device
+     * segments (PGDDS_GPU_SEGMENT_SIZE), multiplied by cuBLAS; tile pointers (local_tile, the
+     * directory) are then device pointers, and caller buffers may be host or device memory.
+     * Sparse matrices are host-only. */
+    pgdds_memory_kind_t memory;
 } pgdds_dmatrix_params_t;
 
 /** What a matrix is: its shape, type and layout. */
@@ -76,14 +82,17 @@ typedef struct pgdds_dmatrix_info {
 
 /** Creates a matrix, every element zero; collective, with the same params on every rank.
  * The tiles live in one symmetric block (pgdds_alloc_all) of every rank's segment, sized for
- * the most tiles any rank holds, plus one lock word per tile slot for accumulation.
+ * the most tiles any rank holds, plus one lock word per tile slot for accumulation. With
+ * memory PGDDS_MEMORY_CUDA the tiles are one block of each rank's device segment instead (the
+ * lock words stay in host memory).
  * @param ctx      the context (pgdds_init)
  * @param params   shape, type, distribution and the optional fields set in field_mask
  * @param matrix   on success, the new matrix
  * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why), the same on every
  *         rank: PGDDS_ERR_INVALID_ARG (an empty shape, a type or distribution it does not
  *         know, a grid whose size is not the job's, params that differ between ranks),
- *         PGDDS_ERR_NO_MEMORY (a segment too small) */
+ *         PGDDS_ERR_NO_MEMORY (a segment too small), PGDDS_ERR_UNSUPPORTED (GPU memory for an
+ *         integer type, or in a build without CUDA or a context without a device segment) */
 PGDDS_API pgdds_status_t pgdds_dmatrix_create(pgdds_context_t ctx, const pgdds_dmatrix_params_t *params,
                                               pgdds_dmatrix_t *matrix);
 /** Destroys a matrix; collective (it first completes every rank's operations, as a barrier).
@@ -281,7 +290,8 @@ typedef enum {
  * @param algorithm a pgdds_gemm_algorithm_t
  * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
  *         PGDDS_ERR_INVALID_ARG (shapes, types or tilings that do not conform, C aliasing A or
- *         B, an unknown algorithm, SUMMA over different grids), PGDDS_ERR_NO_MEMORY,
+ *         B, an unknown algorithm, SUMMA over different grids, A, B and C not all in the same
+ *         memory kind), PGDDS_ERR_NO_MEMORY,
  *         PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_dmatrix_gemm(double alpha, pgdds_dmatrix_t a, pgdds_dmatrix_t b, double beta,
                                             pgdds_dmatrix_t c, pgdds_gemm_algorithm_t algorithm);

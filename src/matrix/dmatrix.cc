@@ -2,8 +2,9 @@
 // one-sided tile, slice and accumulate operations (dmatrix.h).
 #include "dmatrix.h"
 
-#include "kernels.h"
+#include "../gpu/gpu.h"
 
+#include <string>
 #include <thread>
 
 namespace pgdds::matrix {
@@ -13,6 +14,7 @@ status dmatrix::create(runtime *rt, const char *who, const pgdds_dmatrix_params_
     layout l;
     status st = layout::agreed(rt, who, p, l);
     if (st != PGDDS_OK) return st;
+    const bool gpu = l.memory == PGDDS_MEMORY_CUDA;
     uint64_t tiles_bytes = 0, bytes = 0;
     if (__builtin_mul_overflow(l.slots_per_rank, l.slot_bytes(), &tiles_bytes) ||
         __builtin_add_overflow(tiles_bytes, l.locks_bytes(), &bytes) || bytes > (uint64_t(1) << 40))
@@ -21,16 +23,38 @@ status dmatrix::create(runtime *rt, const char *who, const pgdds_dmatrix_params_
     dmatrix *m = new dmatrix(rt);
     m->lay_ = l;
     m->rank_ = rt->rank();
-    st = pgdds_alloc_all(m->ctx, size_t(bytes), cache_line, PGDDS_ALLOC_ZERO, &m->block_);
+    if (gpu) {
+        // The tiles in this rank's device segment (zeroed there), the lock words in host memory;
+        // every rank learns every rank's tile block, and every rank's failure.
+        m->at_.device = gpu::device(*rt);
+        st = pgdds_alloc_kind(m->ctx, PGDDS_MEMORY_CUDA, size_t(tiles_bytes ? tiles_bytes : 1), cache_line, &m->tiles_);
+        if (st == PGDDS_OK) st = kernels::scale(m->at_, l.dtype, 1, tiles_bytes / l.esize, 0, pgdds_gptr_to_local(m->ctx, m->tiles_),
+                                tiles_bytes / l.esize);
+        if (st != PGDDS_OK) st = fail_prefix(st, who);
+        bytes = l.locks_bytes();
+    }
+    st = containers::agree(rt, who, st);
+    if (st == PGDDS_OK) st = pgdds_alloc_all(m->ctx, size_t(bytes), cache_line, PGDDS_ALLOC_ZERO, &m->block_);
+    std::vector<pgdds_gptr_t> blocks(size_t(rt->nranks()));
+    if (st == PGDDS_OK && gpu) {
+        st = pgdds_allgather(m->ctx, &m->tiles_, blocks.data(), sizeof m->tiles_);
+        if (st != PGDDS_OK) pgdds_free_all(m->ctx, m->block_);
+    }
     if (st != PGDDS_OK) {
+        if (m->tiles_ != PGDDS_GPTR_NULL) pgdds_free(m->ctx, m->tiles_);
         delete m;
-        return fail_prefix(st, who);
+        return st == PGDDS_OK || std::string(pgdds_last_error()).rfind(who, 0) == 0 ? st : fail_prefix(st, who);
     }
     m->dir_.resize(l.tgrid_rows * l.tgrid_cols);
     for (uint64_t ti = 0; ti < l.tgrid_rows && st == PGDDS_OK; ++ti)
-        for (uint64_t tj = 0; tj < l.tgrid_cols && st == PGDDS_OK; ++tj)
-            st = pgdds_gptr_at(m->ctx, pgdds_gptr_add(m->block_, int64_t(l.locks_bytes() + l.slot(ti, tj) * l.slot_bytes())),
-                               l.owner(ti, tj), &m->dir_[ti * l.tgrid_cols + tj]);
+        for (uint64_t tj = 0; tj < l.tgrid_cols && st == PGDDS_OK; ++tj) {
+            pgdds_gptr_t &d = m->dir_[ti * l.tgrid_cols + tj];
+            if (gpu)
+                d = pgdds_gptr_add(blocks[size_t(l.owner(ti, tj))], int64_t(l.slot(ti, tj) * l.slot_bytes()));
+            else
+                st = pgdds_gptr_at(m->ctx, pgdds_gptr_add(m->block_, int64_t(l.locks_bytes() + l.slot(ti, tj) * l.slot_bytes())),
+                                   l.owner(ti, tj), &d);
+        }
     if (st != PGDDS_OK) {  // cannot happen for a live block; unwind all the same
         pgdds_free_all(m->ctx, m->block_);
         delete m;
@@ -42,7 +66,12 @@ status dmatrix::create(runtime *rt, const char *who, const pgdds_dmatrix_params_
 
 status dmatrix::destroy(const char *who)
 {
+    // free_all completes every rank's operations first, so no rank reads the tiles after.
     status st = pgdds_free_all(ctx, block_);
+    if (tiles_ != PGDDS_GPTR_NULL) {
+        status fr = pgdds_free(ctx, tiles_);
+        if (st == PGDDS_OK) st = fr;
+    }
     return st == PGDDS_OK ? st : fail_prefix(st, who);
 }
 
@@ -127,47 +156,62 @@ status dmatrix::accumulate_tile(const char *who, uint64_t ti, uint64_t tj, const
     const uint64_t rows = lay_.tile_rows_of(ti), cols = lay_.tile_cols_of(tj);
     const pgdds_gptr_t lock = lock_gptr(ti, tj);
     void *in_place = reachable(ti, tj);
-    std::vector<char> tmp(in_place ? 0 : rows * cols * lay_.esize);
-    status st = lock_tile(who, lock);
+    const size_t bytes = rows * cols * lay_.esize;
+    kernels::buffer tmp, staged;
+    status st = in_place ? PGDDS_OK : tmp.ensure(at_, bytes);
+    // Device kernels read a host buffer from a device copy of it.
+    if (st == PGDDS_OK && !at_.host() && !kernels::device::holds(buf)) {
+        const size_t span = ((rows - 1) * ld + cols) * lay_.esize;
+        st = staged.ensure(at_, span);
+        if (st == PGDDS_OK) st = kernels::copy(at_, staged.data(), buf, span);
+        buf = staged.data();
+    }
+    if (st != PGDDS_OK) return fail_prefix(st, who);
+    st = lock_tile(who, lock);
     if (st != PGDDS_OK) return st;
     if (in_place) {
-        kernels::add(lay_.dtype, rows, cols, buf, ld, in_place, cols);
+        st = kernels::add(at_, lay_.dtype, rows, cols, buf, ld, in_place, cols);
     } else {
         // Read, add, write back and complete before the lock goes: the next holder reads the sum.
-        st = pgdds_get(ctx, tmp.data(), tile_gptr(ti, tj), tmp.size());
-        if (st == PGDDS_OK) {
-            kernels::add(lay_.dtype, rows, cols, buf, ld, tmp.data(), cols);
-            st = pgdds_put(ctx, tile_gptr(ti, tj), tmp.data(), tmp.size());
-        }
+        st = pgdds_get(ctx, tmp.data(), tile_gptr(ti, tj), bytes);
+        if (st == PGDDS_OK) st = kernels::add(at_, lay_.dtype, rows, cols, buf, ld, tmp.data(), cols);
+        if (st == PGDDS_OK) st = pgdds_put(ctx, tile_gptr(ti, tj), tmp.data(), bytes);
         if (st == PGDDS_OK) st = pgdds_flush(ctx);
-        if (st != PGDDS_OK) st = fail_prefix(st, who);
     }
+    if (st != PGDDS_OK) st = fail_prefix(st, who);
     status un = unlock_tile(who, lock);
     return st != PGDDS_OK ? st : un;
 }
 
-status dmatrix::read_tile(const char *who, uint64_t ti, uint64_t tj, std::vector<char> &buf, const void *&data) const
+status dmatrix::read_tile(const char *who, uint64_t ti, uint64_t tj, kernels::buffer &buf, const void *&data) const
 {
     if ((data = reachable(ti, tj)) != nullptr) return PGDDS_OK;
-    buf.resize(lay_.tile_rows_of(ti) * lay_.tile_cols_of(tj) * lay_.esize);
+    const size_t bytes = lay_.tile_rows_of(ti) * lay_.tile_cols_of(tj) * lay_.esize;
+    status st = buf.ensure(at_, bytes);
     data = buf.data();
-    status st = pgdds_get(ctx, buf.data(), tile_gptr(ti, tj), buf.size());
+    if (st == PGDDS_OK) st = pgdds_get(ctx, buf.data(), tile_gptr(ti, tj), bytes);
     return st == PGDDS_OK ? st : fail_prefix(st, who);
 }
 
 status dmatrix::fill(const char *who, pgdds_dmatrix_generator_t gen, void *arg) const
 {
+    // The generator writes host memory: tiles in GPU memory are generated in a buffer and copied.
+    std::vector<char> staged(at_.host() ? 0 : lay_.tile_rows * lay_.tile_cols * lay_.esize);
+    status st = PGDDS_OK;
     for (uint64_t ti = 0; ti < lay_.tgrid_rows; ++ti)
-        for (uint64_t tj = 0; tj < lay_.tgrid_cols; ++tj) {
+        for (uint64_t tj = 0; tj < lay_.tgrid_cols && st == PGDDS_OK; ++tj) {
             if (!mine(ti, tj)) continue;
-            char *t = static_cast<char *>(pgdds_gptr_to_local(ctx, tile_gptr(ti, tj)));
+            char *tile = static_cast<char *>(pgdds_gptr_to_local(ctx, tile_gptr(ti, tj)));
+            char *t = at_.host() ? tile : staged.data();
             const uint64_t rows = lay_.tile_rows_of(ti), cols = lay_.tile_cols_of(tj);
             for (uint64_t r = 0; r < rows; ++r)
                 for (uint64_t c = 0; c < cols; ++c)
                     gen(ti * lay_.tile_rows + r, tj * lay_.tile_cols + c, t + (r * cols + c) * lay_.esize, arg);
+            if (!at_.host()) st = kernels::copy(at_, tile, t, rows * cols * lay_.esize);
         }
-    status st = pgdds_barrier(ctx);
-    return st == PGDDS_OK ? st : fail_prefix(st, who);
+    st = containers::agree(rt, who, st == PGDDS_OK ? st : fail_prefix(st, who));
+    status bar = pgdds_barrier(ctx);
+    return st != PGDDS_OK ? st : (bar == PGDDS_OK ? bar : fail_prefix(bar, who));
 }
 
 }  // namespace pgdds::matrix

@@ -6,6 +6,7 @@
 #include <pgdds/matrix.h>
 
 #include "../containers/common.h"
+#include "kernels.h"
 
 #include <vector>
 
@@ -20,6 +21,7 @@ struct layout {
     uint64_t tile_rows = 1, tile_cols = 1;
     uint64_t tgrid_rows = 1, tgrid_cols = 1;  // tiles down and across
     uint64_t slots_per_rank = 0;              // the most tiles any rank holds
+    pgdds_memory_kind_t memory = PGDDS_MEMORY_HOST;  // where the tiles live
 
     // Derives the layout from params for a job of nranks, or explains why it cannot.
     static status from_params(const char *who, const pgdds_dmatrix_params_t &p, int nranks, layout &out);
@@ -66,6 +68,8 @@ class dmatrix : public containers::container {
     // mapped here), else nullptr.
     void *reachable(uint64_t ti, uint64_t tj) const { return pgdds_gptr_to_local(ctx, tile_gptr(ti, tj)); }
     bool mine(uint64_t ti, uint64_t tj) const { return lay_.owner(ti, tj) == rank_; }
+    // Where the tiles are, and so where kernels on them and scratch buffers for them go.
+    kernels::place at() const { return at_; }
 
     // Tile transfers between a caller's row-major buffer (ld elements apart) and tile (ti, tj).
     status get_tile(const char *who, uint64_t ti, uint64_t tj, void *buf, uint64_t ld) const;
@@ -77,7 +81,7 @@ class dmatrix : public containers::container {
                  uint64_t ld, bool put) const;
     status fill(const char *who, pgdds_dmatrix_generator_t gen, void *arg) const;
     // Tile (ti, tj) to read: in place where this rank reaches it, else copied into buf.
-    status read_tile(const char *who, uint64_t ti, uint64_t tj, std::vector<char> &buf, const void *&data) const;
+    status read_tile(const char *who, uint64_t ti, uint64_t tj, kernels::buffer &buf, const void *&data) const;
 
   private:
     explicit dmatrix(runtime *r) : container(r) {}
@@ -87,7 +91,9 @@ class dmatrix : public containers::container {
 
     layout lay_;
     int rank_ = 0;
-    pgdds_gptr_t block_ = PGDDS_GPTR_NULL;  // this rank's copy of the symmetric block
+    kernels::place at_;
+    pgdds_gptr_t block_ = PGDDS_GPTR_NULL;  // this rank's copy of the symmetric block (lock words, host tiles)
+    pgdds_gptr_t tiles_ = PGDDS_GPTR_NULL;  // GPU memory: this rank's tiles in its device segment
     std::vector<pgdds_gptr_t> dir_;         // tile (ti, tj) at ti * tgrid_cols + tj
 };
 

@@ -1,6 +1,6 @@
 // C = alpha A B + beta C over distributed matrices: the one-sided stationary-C, -A and -B
 // algorithms of the BCL thesis (§7.3), and SUMMA on row and column teams as the bulk-synchronous
-// baseline. Local products are kernels::gemm (CBLAS).
+// baseline. Local products are kernels::gemm (CBLAS, or cuBLAS for tiles in GPU memory).
 #include "gemm.h"
 
 #include "kernels.h"
@@ -14,7 +14,7 @@ namespace {
 // A tile being read: in place where this rank reaches it by load/store, else into a buffer that
 // a get request fills.
 struct fetched {
-    std::vector<char> buf;
+    kernels::buffer buf;
     pgdds_request_t req = nullptr;
     const void *data = nullptr;
 };
@@ -26,9 +26,9 @@ status start_fetch(const dmatrix &m, uint64_t ti, uint64_t tj, fetched &f)
         return PGDDS_OK;
     }
     const size_t bytes = m.lay().tile_rows_of(ti) * m.lay().tile_cols_of(tj) * m.lay().esize;
-    f.buf.resize(bytes);
+    status st = f.buf.ensure(m.at(), bytes);
     f.data = f.buf.data();
-    return pgdds_get_nb(m.ctx, f.buf.data(), m.tile_gptr(ti, tj), bytes, &f.req);
+    return st == PGDDS_OK ? pgdds_get_nb(m.ctx, f.buf.data(), m.tile_gptr(ti, tj), bytes, &f.req) : st;
 }
 
 status finish_fetch(pgdds_context_t ctx, fetched &f)
@@ -76,7 +76,8 @@ status stationary_c(double alpha, const dmatrix &a, const dmatrix &b, double bet
         if (st != PGDDS_OK) return;
         void *ct = c.reachable(i, j);
         const uint64_t rows = lc.tile_rows_of(i), cols = lc.tile_cols_of(j);
-        kernels::scale(lc.dtype, rows, cols, beta, ct, cols);
+        st = kernels::scale(c.at(), lc.dtype, rows, cols, beta, ct, cols);
+        if (st != PGDDS_OK) return;
         // k starts at i + j, so the ranks do not all read the same A and B tiles at once.
         auto k_of = [&](uint64_t s) { return (i + j + s) % kt; };
         st = pipeline(
@@ -87,8 +88,8 @@ status stationary_c(double alpha, const dmatrix &a, const dmatrix &b, double bet
             },
             [&](uint64_t s, pair &p) {
                 const uint64_t kk = la.tile_cols_of(k_of(s));
-                kernels::gemm(lc.dtype, rows, cols, kk, alpha, p.a.data, kk, p.b.data, lb.tile_cols_of(j), 1, ct, cols);
-                return PGDDS_OK;
+                return kernels::gemm(c.at(), lc.dtype, rows, cols, kk, alpha, p.a.data, kk, p.b.data, lb.tile_cols_of(j),
+                                     1, ct, cols);
             });
     });
     return st;
@@ -99,8 +100,8 @@ status stationary_c(double alpha, const dmatrix &a, const dmatrix &b, double bet
 status stationary_ab(const char *who, double alpha, const dmatrix &a, const dmatrix &b, const dmatrix &c, bool by_b)
 {
     const layout &la = a.lay(), &lb = b.lay(), &lc = c.lay();
-    std::vector<char> prod(lc.tile_rows * lc.tile_cols * lc.esize);
-    status st = PGDDS_OK;
+    kernels::buffer prod;
+    status st = prod.ensure(c.at(), lc.tile_rows * lc.tile_cols * lc.esize);
     for_my_tiles(by_b ? b : a, [&](uint64_t x, uint64_t y) {
         if (st != PGDDS_OK) return;
         // By A: (x, y) = (i, k), step s visits j; by B: (x, y) = (k, j), step s visits i.
@@ -115,8 +116,8 @@ status stationary_ab(const char *who, double alpha, const dmatrix &a, const dmat
                 const uint64_t i = by_b ? other_of(s) : x, k = by_b ? x : y, j = by_b ? y : other_of(s);
                 const void *at = by_b ? p.a.data : a.reachable(i, k), *bt = by_b ? b.reachable(k, j) : p.b.data;
                 const uint64_t rows = lc.tile_rows_of(i), cols = lc.tile_cols_of(j), kk = la.tile_cols_of(k);
-                kernels::gemm(lc.dtype, rows, cols, kk, alpha, at, kk, bt, cols, 0, prod.data(), cols);
-                return c.accumulate_tile(who, i, j, prod.data(), cols);
+                status s1 = kernels::gemm(c.at(), lc.dtype, rows, cols, kk, alpha, at, kk, bt, cols, 0, prod.data(), cols);
+                return s1 == PGDDS_OK ? c.accumulate_tile(who, i, j, prod.data(), cols) : s1;
             });
     });
     return st;
@@ -135,8 +136,18 @@ status summa(const char *who, double alpha, const dmatrix &a, const dmatrix &b, 
     std::vector<uint64_t> is, js;
     for (uint64_t i = uint64_t(r); i < lc.tgrid_rows; i += uint64_t(pr)) is.push_back(i);
     for (uint64_t j = uint64_t(q); j < lc.tgrid_cols; j += uint64_t(pc)) js.push_back(j);
+    // The panels travel in host memory; for tiles in GPU memory, copies of them on the device
+    // (dapanel, dbpanel) feed the products. A local failure is kept, not acted on, until the
+    // loop's collectives are through (product_finish tells every rank).
+    const kernels::place at = c.at();
     std::vector<char> apanel(is.size() * la.tile_rows * la.tile_cols * la.esize);
     std::vector<char> bpanel(js.size() * lb.tile_rows * lb.tile_cols * lb.esize);
+    kernels::buffer dapanel, dbpanel;
+    status local = at.host() ? PGDDS_OK : dapanel.ensure(at, apanel.size());
+    if (local == PGDDS_OK && !at.host()) local = dbpanel.ensure(at, bpanel.size());
+    auto keep = [&](status s) {
+        if (local == PGDDS_OK) local = s;
+    };
     for (uint64_t k = 0; k < la.tgrid_cols && st == PGDDS_OK; ++k) {
         const uint64_t kk = la.tile_cols_of(k);
         std::vector<size_t> aoff, boff;
@@ -146,22 +157,30 @@ status summa(const char *who, double alpha, const dmatrix &a, const dmatrix &b, 
         // The root of a row holds A's tile column k there; the root of a column B's tile row k.
         if (q == int(k % uint64_t(pc)))
             for (size_t x = 0; x < is.size(); ++x)
-                memcpy(apanel.data() + aoff[x], a.reachable(is[x], k), la.tile_rows_of(is[x]) * kk * la.esize);
+                keep(kernels::copy(at, apanel.data() + aoff[x], a.reachable(is[x], k), la.tile_rows_of(is[x]) * kk * la.esize));
         if (r == int(k % uint64_t(pr)))
             for (size_t x = 0; x < js.size(); ++x)
-                memcpy(bpanel.data() + boff[x], b.reachable(k, js[x]), kk * lb.tile_cols_of(js[x]) * lb.esize);
+                keep(kernels::copy(at, bpanel.data() + boff[x], b.reachable(k, js[x]), kk * lb.tile_cols_of(js[x]) * lb.esize));
         // Every member of a row (column) has the same tile rows (columns): sizes agree, and an
         // empty panel is skipped by the whole team.
         if (an) st = pgdds_team_broadcast(row, apanel.data(), an, int(k % uint64_t(pc)));
         if (st == PGDDS_OK && bn) st = pgdds_team_broadcast(col, bpanel.data(), bn, int(k % uint64_t(pr)));
         if (st != PGDDS_OK) break;
-        for (size_t x = 0; x < is.size(); ++x)
-            for (size_t y = 0; y < js.size(); ++y) {
+        const char *ap = apanel.data(), *bp = bpanel.data();
+        if (!at.host()) {
+            keep(kernels::copy(at, dapanel.data(), apanel.data(), an));
+            keep(kernels::copy(at, dbpanel.data(), bpanel.data(), bn));
+            ap = static_cast<const char *>(dapanel.data());
+            bp = static_cast<const char *>(dbpanel.data());
+        }
+        for (size_t x = 0; x < is.size() && local == PGDDS_OK; ++x)
+            for (size_t y = 0; y < js.size() && local == PGDDS_OK; ++y) {
                 const uint64_t cols = lc.tile_cols_of(js[y]);
-                kernels::gemm(lc.dtype, lc.tile_rows_of(is[x]), cols, kk, alpha, apanel.data() + aoff[x], kk,
-                              bpanel.data() + boff[y], cols, 1, c.reachable(is[x], js[y]), cols);
+                keep(kernels::gemm(at, lc.dtype, lc.tile_rows_of(is[x]), cols, kk, alpha, ap + aoff[x], kk, bp + boff[y],
+                                   cols, 1, c.reachable(is[x], js[y]), cols));
             }
     }
+    if (st == PGDDS_OK) st = local;
     if (st != PGDDS_OK) st = fail_prefix(st, who);
     if (row) pgdds_team_destroy(row);
     if (col) pgdds_team_destroy(col);
@@ -172,12 +191,16 @@ bool whole(double x) { return std::isfinite(x) && x == std::trunc(x) && std::fab
 
 }  // namespace
 
-void scale_mine(const dmatrix &c, double beta)
+status scale_mine(const dmatrix &c, double beta)
 {
     const layout &l = c.lay();
+    status st = PGDDS_OK;
     for_my_tiles(c, [&](uint64_t i, uint64_t j) {
-        kernels::scale(l.dtype, l.tile_rows_of(i), l.tile_cols_of(j), beta, c.reachable(i, j), l.tile_cols_of(j));
+        if (st == PGDDS_OK)
+            st = kernels::scale(c.at(), l.dtype, l.tile_rows_of(i), l.tile_cols_of(j), beta, c.reachable(i, j),
+                                l.tile_cols_of(j));
     });
+    return st;
 }
 
 status check_conform(const char *who, const layout &la, const layout &lb, const layout &lc)
@@ -214,6 +237,9 @@ status check_gemm(const char *who, double alpha, const dmatrix &a, const dmatrix
         return fail(PGDDS_ERR_INVALID_ARG, "%s: algorithm %d is not a pgdds_gemm_algorithm_t", who, algorithm);
     status st = check_conform(who, la, lb, lc);
     if (st != PGDDS_OK) return st;
+    if (la.memory != lc.memory || lb.memory != lc.memory)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: A, B and C live in different memory kinds (%d, %d, %d): all host or all GPU",
+                    who, int(la.memory), int(lb.memory), int(lc.memory));
     if (algorithm == PGDDS_GEMM_SUMMA && (la.grid_rows != lc.grid_rows || la.grid_cols != lc.grid_cols ||
                                           lb.grid_rows != lc.grid_rows || lb.grid_cols != lc.grid_cols))
         return fail(PGDDS_ERR_INVALID_ARG, "%s: SUMMA needs one grid of ranks for A, B and C (A %d x %d, B %d x %d, C %d x %d)",

@@ -29,7 +29,7 @@ status steal(const char *who, const dmatrix &c, uint64_t steps, bool locality, c
 // Stationary C with work stealing for dense A and B: random victims, or locality-aware ones first.
 status gemm_steal(const char *who, double alpha, const dmatrix &a, const dmatrix &b, const dmatrix &c, bool locality);
 // Scales this rank's C tiles by beta (beta 0 zeroes them without reading).
-void scale_mine(const dmatrix &c, double beta);
+status scale_mine(const dmatrix &c, double beta);
 // The end of product_frame: names `who` in front of a failure that does not yet, a barrier, and
 // every rank learning any rank's failure.
 status product_finish(const char *who, const dmatrix &c, status st);
@@ -42,8 +42,11 @@ template <class Run> status product_frame(const char *who, const dmatrix &c, dou
     status st = pgdds_barrier(c.ctx);
     if (st != PGDDS_OK) return fail_prefix(st, who);
     if (scale_first) {
-        scale_mine(c, beta);
+        status scaled = scale_mine(c, beta);
         st = pgdds_barrier(c.ctx);
+        // run() may hold collectives: every rank runs it, or none.
+        if (st == PGDDS_OK) st = containers::agree(c.rt, who, scaled);
+        if (st != PGDDS_OK) return st;
     }
     if (st == PGDDS_OK) st = run();
     return product_finish(who, c, st);

@@ -1,8 +1,11 @@
-// Local tile kernels (kernels.h).
+// Local tile kernels (kernels.h): the host kernels, and the dispatch by place.
 #include "kernels.h"
+
+#include "../base/common.h"
 
 #include <cblas.h>
 
+#include <cstdlib>
 #include <cstring>
 
 namespace pgdds::matrix::kernels {
@@ -43,9 +46,7 @@ template <class T, class U> void scale_int(uint64_t rows, uint64_t cols, double 
     }
 }
 
-}  // namespace
-
-void gemm(pgdds_dtype_t t, uint64_t m, uint64_t n, uint64_t k, double alpha, const void *a, uint64_t lda,
+void host_gemm(pgdds_dtype_t t, uint64_t m, uint64_t n, uint64_t k, double alpha, const void *a, uint64_t lda,
           const void *b, uint64_t ldb, double beta, void *c, uint64_t ldc)
 {
     if (m == 0 || n == 0) return;
@@ -72,7 +73,7 @@ void gemm(pgdds_dtype_t t, uint64_t m, uint64_t n, uint64_t k, double alpha, con
     }
 }
 
-void add(pgdds_dtype_t t, uint64_t rows, uint64_t cols, const void *x, uint64_t ldx, void *y, uint64_t ldy)
+void host_add(pgdds_dtype_t t, uint64_t rows, uint64_t cols, const void *x, uint64_t ldx, void *y, uint64_t ldy)
 {
     switch (t) {
     case PGDDS_FLOAT:
@@ -92,7 +93,7 @@ void add(pgdds_dtype_t t, uint64_t rows, uint64_t cols, const void *x, uint64_t 
     }
 }
 
-void scale(pgdds_dtype_t t, uint64_t rows, uint64_t cols, double beta, void *y, uint64_t ldy)
+void host_scale(pgdds_dtype_t t, uint64_t rows, uint64_t cols, double beta, void *y, uint64_t ldy)
 {
     if (beta == 1) return;
     switch (t) {
@@ -117,6 +118,63 @@ void scale(pgdds_dtype_t t, uint64_t rows, uint64_t cols, double beta, void *y, 
         scale_int<int64_t, uint64_t>(rows, cols, beta, static_cast<int64_t *>(y), ldy);
         break;
     }
+}
+
+}  // namespace
+
+status gemm(place at, pgdds_dtype_t t, uint64_t m, uint64_t n, uint64_t k, double alpha, const void *a, uint64_t lda,
+            const void *b, uint64_t ldb, double beta, void *c, uint64_t ldc)
+{
+    if (!at.host()) return device::gemm(at.device, t, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    host_gemm(t, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return PGDDS_OK;
+}
+
+status add(place at, pgdds_dtype_t t, uint64_t rows, uint64_t cols, const void *x, uint64_t ldx, void *y, uint64_t ldy)
+{
+    if (!at.host()) return device::add(at.device, t, rows, cols, x, ldx, y, ldy);
+    host_add(t, rows, cols, x, ldx, y, ldy);
+    return PGDDS_OK;
+}
+
+status scale(place at, pgdds_dtype_t t, uint64_t rows, uint64_t cols, double beta, void *y, uint64_t ldy)
+{
+    if (!at.host()) return device::scale(at.device, t, rows, cols, beta, y, ldy);
+    host_scale(t, rows, cols, beta, y, ldy);
+    return PGDDS_OK;
+}
+
+status copy(place at, void *dst, const void *src, size_t n)
+{
+    if (!at.host()) return device::copy(at.device, dst, src, n);
+    if (n) memcpy(dst, src, n);
+    return PGDDS_OK;
+}
+
+status buffer::ensure(place at, size_t n)
+{
+    if (p_ && n <= n_ && at.device == at_.device) return PGDDS_OK;
+    release();
+    n = n ? n : 1;
+    if (at.host()) {
+        p_ = malloc(n);
+        if (!p_) return fail(PGDDS_ERR_NO_MEMORY, "no host memory for a %zu-byte tile buffer", n);
+    } else {
+        status st = device::alloc(at.device, n, p_);
+        if (st != PGDDS_OK) return st;
+    }
+    n_ = n;
+    at_ = at;
+    return PGDDS_OK;
+}
+
+void buffer::release()
+{
+    if (!p_) return;
+    if (at_.host()) ::free(p_);
+    else device::free(at_.device, p_);
+    p_ = nullptr;
+    n_ = 0;
 }
 
 }  // namespace pgdds::matrix::kernels

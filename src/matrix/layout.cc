@@ -48,9 +48,19 @@ status layout::from_params(const char *who, const pgdds_dmatrix_params_t &p, int
     if (dist < PGDDS_DIST_BLOCK_ROW || dist > PGDDS_DIST_CUSTOM)
         return fail(PGDDS_ERR_INVALID_ARG, "%s: distribution %d is not a pgdds_dist_t", who, dist);
     const bool grid_given = p.field_mask & PGDDS_DMATRIX_FIELD_GRID, tile_given = p.field_mask & PGDDS_DMATRIX_FIELD_TILE;
-    if (p.field_mask & ~uint64_t(PGDDS_DMATRIX_FIELD_GRID | PGDDS_DMATRIX_FIELD_TILE))
+    if (p.field_mask & ~uint64_t(PGDDS_DMATRIX_FIELD_GRID | PGDDS_DMATRIX_FIELD_TILE | PGDDS_DMATRIX_FIELD_MEMORY))
         return fail(PGDDS_ERR_INVALID_ARG, "%s: field_mask 0x%llx has bits it does not know", who,
                     (unsigned long long)p.field_mask);
+    if (p.field_mask & PGDDS_DMATRIX_FIELD_MEMORY) {
+        const int kind = enum_value(p.memory);
+        if (kind != PGDDS_MEMORY_HOST && kind != PGDDS_MEMORY_CUDA)
+            return fail(PGDDS_ERR_INVALID_ARG, "%s: memory %d is not a pgdds_memory_kind_t", who, kind);
+        // cuBLAS multiplies float and double only.
+        if (kind == PGDDS_MEMORY_CUDA && l.esize != 0 && p.dtype != PGDDS_FLOAT && p.dtype != PGDDS_DOUBLE)
+            return fail(PGDDS_ERR_UNSUPPORTED, "%s: matrices in GPU memory hold PGDDS_FLOAT or PGDDS_DOUBLE, not dtype %d",
+                        who, enum_value(p.dtype));
+        l.memory = p.memory;
+    }
     if (dist == PGDDS_DIST_CUSTOM && !(grid_given && tile_given))
         return fail(PGDDS_ERR_INVALID_ARG, "%s: PGDDS_DIST_CUSTOM needs both the grid and the tile size "
                     "(PGDDS_DMATRIX_FIELD_GRID | PGDDS_DMATRIX_FIELD_TILE)", who);
@@ -113,7 +123,8 @@ status layout::agreed(runtime *rt, const char *who, const pgdds_dmatrix_params_t
         {p.field_mask, p.rows, p.cols, uint64_t(enum_value(p.dtype)), uint64_t(enum_value(p.distribution)),
          uint64_t(p.field_mask & PGDDS_DMATRIX_FIELD_GRID ? p.grid_rows : 0),
          uint64_t(p.field_mask & PGDDS_DMATRIX_FIELD_GRID ? p.grid_cols : 0),
-         p.field_mask & PGDDS_DMATRIX_FIELD_TILE ? p.tile_rows : 0, p.field_mask & PGDDS_DMATRIX_FIELD_TILE ? p.tile_cols : 0});
+         p.field_mask & PGDDS_DMATRIX_FIELD_TILE ? p.tile_rows : 0, p.field_mask & PGDDS_DMATRIX_FIELD_TILE ? p.tile_cols : 0,
+         uint64_t(p.field_mask & PGDDS_DMATRIX_FIELD_MEMORY ? enum_value(p.memory) : 0)});
 }
 
 status layout::check_tile(const char *who, uint64_t ti, uint64_t tj) const

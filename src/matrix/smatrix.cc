@@ -28,6 +28,8 @@ status smatrix::create_coo(runtime *rt, const char *who, const pgdds_dmatrix_par
     layout l;
     status st = layout::agreed(rt, who, p, l);
     if (st != PGDDS_OK) return st;
+    if (l.memory != PGDDS_MEMORY_HOST)  // the same answer everywhere: the params agree
+        return fail(PGDDS_ERR_UNSUPPORTED, "%s: sparse matrices live in host memory (memory PGDDS_MEMORY_HOST)", who);
     if (count && (!rows || !cols || !values))
         st = fail(PGDDS_ERR_INVALID_ARG, "%s: %zu triples, but rows, cols or values is NULL", who, count);
     for (size_t x = 0; st == PGDDS_OK && x < count; ++x)
@@ -75,7 +77,7 @@ status smatrix::create_coo(runtime *rt, const char *who, const pgdds_dmatrix_par
     size_t kept = 0;
     for (size_t x = 0; x < mine.size(); ++x) {
         if (kept && mine[kept - 1].row == mine[x].row && mine[kept - 1].col == mine[x].col)
-            kernels::add(l.dtype, 1, 1, mine[x].value, 1, mine[kept - 1].value, 1);
+            kernels::add(kernels::place{}, l.dtype, 1, 1, mine[x].value, 1, mine[kept - 1].value, 1);
         else
             mine[kept++] = mine[x];
     }

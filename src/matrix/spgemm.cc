@@ -98,7 +98,7 @@ class tile_sums {
         });
         GrB_Matrix_free(&it->second);
         sums_.erase(it);
-        if (st == PGDDS_OK && alpha != 1 && out.nnz()) kernels::scale(lc_.dtype, 1, out.nnz(), alpha, out.values.data(), out.nnz());
+        if (st == PGDDS_OK && alpha != 1 && out.nnz()) kernels::scale(kernels::place{}, lc_.dtype, 1, out.nnz(), alpha, out.values.data(), out.nnz());
         return st;
     }
     // The C tiles (ti * tgrid_cols + tj) that have a sum.

@@ -45,8 +45,8 @@ status spmm_tile(const char *who, uint64_t rows, uint64_t kk, uint64_t cols, con
     for (uint64_t r = 0; r < rows; ++r) {
         std::vector<T> row(cols, T(0));
         for (GrB_Index e = pp[r]; e < pp[r + 1]; ++e) row[pi[e]] = px[e];
-        kernels::scale(grb<T>::dtype, 1, cols, alpha, row.data(), cols);
-        kernels::add(grb<T>::dtype, 1, cols, row.data(), cols, static_cast<T *>(c) + r * cols, cols);
+        kernels::scale(kernels::place{}, grb<T>::dtype, 1, cols, alpha, row.data(), cols);
+        kernels::add(kernels::place{}, grb<T>::dtype, 1, cols, row.data(), cols, static_cast<T *>(c) + r * cols, cols);
     }
     return PGDDS_OK;
 }
@@ -87,7 +87,7 @@ class spmm_step {
     csr_tile at_;
     bool held_ = false;
     uint64_t hi_ = 0, hk_ = 0;
-    std::vector<char> bbuf_;
+    kernels::buffer bbuf_;
 };
 
 }  // namespace
@@ -116,7 +116,7 @@ status spmm(const char *who, double alpha, const smatrix &a, const dmatrix &b, d
         case PGDDS_GEMM_STATIONARY_C:  // C(i, j), for every k from i + j (spreading the reads)
             lc.for_tiles_of(c.rank(), [&](uint64_t i, uint64_t j) {
                 void *ct = c.reachable(i, j);
-                kernels::scale(lc.dtype, lc.tile_rows_of(i), lc.tile_cols_of(j), beta, ct, lc.tile_cols_of(j));
+                kernels::scale(kernels::place{}, lc.dtype, lc.tile_rows_of(i), lc.tile_cols_of(j), beta, ct, lc.tile_cols_of(j));
                 for (uint64_t x = 0; x < kt && s == PGDDS_OK; ++x) s = step.add(i, (i + j + x) % kt, j, ct);
             });
             return s;

@@ -67,7 +67,8 @@ status gemm_steal(const char *who, double alpha, const dmatrix &a, const dmatrix
 {
     const layout &la = a.lay(), &lb = b.lay(), &lc = c.lay();
     const uint64_t kt = la.tgrid_cols;
-    std::vector<char> sum(lc.tile_rows * lc.tile_cols * lc.esize), abuf, bbuf;
+    kernels::buffer sum, abuf, bbuf;
+    status ready = sum.ensure(c.at(), lc.tile_rows * lc.tile_cols * lc.esize);
     // How many of a tile's operand tiles (A's tile row i, B's tile column j) this rank reads in place.
     auto near = [&](uint64_t i, uint64_t j) {
         uint64_t n = 0;
@@ -77,11 +78,12 @@ status gemm_steal(const char *who, double alpha, const dmatrix &a, const dmatrix
     auto step = [&](uint64_t i, uint64_t j, uint64_t s, bool first) {
         const uint64_t k = (i + j + s) % kt, kk = la.tile_cols_of(k), cols = lc.tile_cols_of(j);
         const void *at = nullptr, *bt = nullptr;
-        status st = a.read_tile(who, i, k, abuf, at);
+        status st = ready;
+        if (st == PGDDS_OK) st = a.read_tile(who, i, k, abuf, at);
         if (st == PGDDS_OK) st = b.read_tile(who, k, j, bbuf, bt);
         if (st == PGDDS_OK)
-            kernels::gemm(lc.dtype, lc.tile_rows_of(i), cols, kk, alpha, at, kk, bt, lb.tile_cols_of(j), first ? 0 : 1,
-                          sum.data(), cols);
+            st = kernels::gemm(c.at(), lc.dtype, lc.tile_rows_of(i), cols, kk, alpha, at, kk, bt, lb.tile_cols_of(j),
+                               first ? 0 : 1, sum.data(), cols);
         return st;
     };
     auto done = [&](uint64_t i, uint64_t j) { return c.accumulate_tile(who, i, j, sum.data(), lc.tile_cols_of(j)); };

@@ -5,6 +5,8 @@
  * otherwise. Runs on every machine (no skip). */
 #include "harness.h"
 
+#include <pgdds/matrix.h>
+
 #include <string.h>
 
 int main(void)
@@ -44,7 +46,28 @@ int main(void)
         T_OK(pgdds_alloc_kind(ctx, PGDDS_MEMORY_CUDA, 64, 0, &p));
         T_CHECK(pgdds_gptr_kind(p) == PGDDS_MEMORY_CUDA && pgdds_gptr_rank(p) == me);
         T_OK(pgdds_free(ctx, p));
+    }
+    /* A dense matrix in GPU memory: made where there is a device segment, refused otherwise. */
+    pgdds_dmatrix_params_t mp = {.field_mask = PGDDS_DMATRIX_FIELD_MEMORY, .rows = 10, .cols = 12, .dtype = PGDDS_DOUBLE,
+                                 .distribution = PGDDS_DIST_BLOCK_CYCLIC, .memory = PGDDS_MEMORY_CUDA};
+    pgdds_dmatrix_t m = NULL;
+    if (with_segment) {
+        T_OK(pgdds_dmatrix_create(ctx, &mp, &m));
+        pgdds_gptr_t tile = 0;
+        T_OK(pgdds_dmatrix_tile_gptr(m, 0, 0, &tile));
+        T_CHECK(pgdds_gptr_kind(tile) == PGDDS_MEMORY_CUDA);
+        T_OK(pgdds_dmatrix_destroy(m));
     } else {
+        T_STATUS(pgdds_dmatrix_create(ctx, &mp, &m), PGDDS_ERR_UNSUPPORTED);
+        T_CHECK(m == NULL);
+    }
+    mp.dtype = PGDDS_INT32; /* cuBLAS has no integer GEMM */
+    T_STATUS(pgdds_dmatrix_create(ctx, &mp, &m), PGDDS_ERR_UNSUPPORTED);
+    mp.dtype = PGDDS_DOUBLE;
+    mp.memory = (pgdds_memory_kind_t)7;
+    T_STATUS(pgdds_dmatrix_create(ctx, &mp, &m), PGDDS_ERR_INVALID_ARG);
+    T_CHECK(m == NULL);
+    if (!with_segment) {
         T_CHECK_MSG(device == -1, "pgdds_gpu_device gave %d without a device segment", device);
         T_STATUS(pgdds_alloc_kind(ctx, PGDDS_MEMORY_CUDA, 64, 0, &p), PGDDS_ERR_UNSUPPORTED);
         /* A device global pointer, as a peer with a device segment would make it. */

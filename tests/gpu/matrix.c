@@ -1,0 +1,199 @@
+/* Dense matrices in GPU memory: tiles in the device segments (their pointers device pointers),
+ * tile and slice transfers with host and device buffers, accumulation into a tile from every
+ * rank at once, and C = alpha A B + beta C by every algorithm, in float and double, on an even
+ * and an uneven (edge tiles) layout, checked element by element against the product computed
+ * on the host; bad input. Run with PGDDS_GPU_SEGMENT_SIZE set. */
+#include "gpu_check.h"
+
+#include <pgdds/matrix.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Small whole numbers: float and double products are exact. */
+static double a_of(uint64_t r, uint64_t c) { return (double)((r * 7 + c * 3) % 5) - 2; }
+static double b_of(uint64_t r, uint64_t c) { return (double)((r * 2 + c * 5) % 7) - 3; }
+static double c_of(uint64_t r, uint64_t c) { return (double)((r + c) % 3); }
+
+struct gen_arg {
+    pgdds_dtype_t t;
+    double (*f)(uint64_t, uint64_t);
+};
+static void gen(uint64_t r, uint64_t c, void *out, void *arg)
+{
+    const struct gen_arg *g = arg;
+    if (g->t == PGDDS_FLOAT) *(float *)out = (float)g->f(r, c);
+    else *(double *)out = g->f(r, c);
+}
+static double elem(pgdds_dtype_t t, const void *p, size_t i)
+{
+    return t == PGDDS_FLOAT ? ((const float *)p)[i] : ((const double *)p)[i];
+}
+
+static int is_device_pointer(const void *p)
+{
+    struct cudaPointerAttributes a;
+    return p && cudaPointerGetAttributes(&a, p) == cudaSuccess && a.type == cudaMemoryTypeDevice;
+}
+
+static pgdds_dmatrix_t make(pgdds_context_t ctx, uint64_t rows, uint64_t cols, pgdds_dtype_t t, uint64_t tile)
+{
+    pgdds_dmatrix_params_t p = {.field_mask = PGDDS_DMATRIX_FIELD_TILE | PGDDS_DMATRIX_FIELD_MEMORY, .rows = rows,
+                                .cols = cols, .dtype = t, .distribution = PGDDS_DIST_BLOCK_CYCLIC,
+                                .tile_rows = tile, .tile_cols = tile, .memory = PGDDS_MEMORY_CUDA};
+    pgdds_dmatrix_t m = NULL;
+    T_OK(pgdds_dmatrix_create(ctx, &p, &m));
+    return m;
+}
+
+/* C = 2 A B - C0 by algorithm alg, then every rank reads all of C and compares. */
+static void check_gemm(pgdds_context_t ctx, pgdds_dtype_t t, uint64_t m, uint64_t k, uint64_t n, uint64_t tile,
+                       pgdds_gemm_algorithm_t alg)
+{
+    pgdds_dmatrix_t a = make(ctx, m, k, t, tile), b = make(ctx, k, n, t, tile), c = make(ctx, m, n, t, tile);
+    if (!a || !b || !c) return;
+    struct gen_arg ga = {t, a_of}, gb = {t, b_of}, gc = {t, c_of};
+    T_OK(pgdds_dmatrix_fill(a, gen, &ga));
+    T_OK(pgdds_dmatrix_fill(b, gen, &gb));
+    T_OK(pgdds_dmatrix_fill(c, gen, &gc));
+    T_OK(pgdds_dmatrix_gemm(2.0, a, b, -1.0, c, alg));
+    const size_t es = t == PGDDS_FLOAT ? 4 : 8;
+    void *got = malloc(m * n * es);
+    T_OK(pgdds_dmatrix_get_slice(c, 0, 0, m, n, got, 0));
+    size_t bad = 0;
+    for (uint64_t i = 0; i < m; ++i)
+        for (uint64_t j = 0; j < n; ++j) {
+            double want = -c_of(i, j);
+            for (uint64_t x = 0; x < k; ++x) want += 2 * a_of(i, x) * b_of(x, j);
+            if (elem(t, got, i * n + j) != want && bad++ < 3)
+                fprintf(stderr, "rank %d: %s algorithm %d: C(%llu, %llu) = %g, not %g\n", t_rank,
+                        t == PGDDS_FLOAT ? "float" : "double", (int)alg, (unsigned long long)i, (unsigned long long)j,
+                        elem(t, got, i * n + j), want);
+        }
+    T_CHECK_MSG(bad == 0, "%zu wrong elements of C (algorithm %d, %llu x %llu x %llu, tile %llu)", bad, (int)alg,
+                (unsigned long long)m, (unsigned long long)k, (unsigned long long)n, (unsigned long long)tile);
+    free(got);
+    T_OK(pgdds_dmatrix_destroy(c));
+    T_OK(pgdds_dmatrix_destroy(b));
+    T_OK(pgdds_dmatrix_destroy(a));
+}
+
+/* Tiles: device pointers; a remote tile put and read back through host and device buffers;
+ * every rank adds its rank + 1 into every tile at once, from a host and a device buffer. */
+static void check_tiles(pgdds_context_t ctx, pgdds_dtype_t t)
+{
+    const int me = pgdds_rank(ctx), n = pgdds_nranks(ctx);
+    const uint64_t rows = 37, cols = 29, tile = 16;
+    pgdds_dmatrix_t m = make(ctx, rows, cols, t, tile);
+    if (!m) return;
+    pgdds_dmatrix_info_t info;
+    T_OK(pgdds_dmatrix_info(m, &info));
+    const size_t es = info.elem_size, tbytes = tile * tile * es;
+    for (uint64_t ti = 0; ti < info.tile_grid_rows; ++ti)
+        for (uint64_t tj = 0; tj < info.tile_grid_cols; ++tj) {
+            pgdds_gptr_t g = 0;
+            int owner = -1;
+            T_OK(pgdds_dmatrix_tile_gptr(m, ti, tj, &g));
+            T_OK(pgdds_dmatrix_tile_shape(m, ti, tj, NULL, NULL, &owner));
+            T_CHECK(pgdds_gptr_kind(g) == PGDDS_MEMORY_CUDA && pgdds_gptr_rank(g) == owner);
+            void *local = NULL;
+            if (owner == me) {
+                T_OK(pgdds_dmatrix_local_tile(m, ti, tj, &local));
+                T_CHECK_MSG(is_device_pointer(local), "local tile (%llu, %llu) is not device memory",
+                            (unsigned long long)ti, (unsigned long long)tj);
+            }
+        }
+    /* Every element starts zero; each rank accumulates (rank + 1) into every tile, half from a
+     * host buffer, half from a device one. */
+    void *ones = malloc(tbytes), *dev = NULL, *back = malloc(tbytes);
+    for (size_t i = 0; i < tile * tile; ++i) {
+        if (t == PGDDS_FLOAT) ((float *)ones)[i] = (float)(me + 1);
+        else ((double *)ones)[i] = me + 1;
+    }
+    G_CUDA(cudaMalloc(&dev, tbytes));
+    G_CUDA(cudaMemcpy(dev, ones, tbytes, cudaMemcpyHostToDevice));
+    for (uint64_t ti = 0; ti < info.tile_grid_rows; ++ti)
+        for (uint64_t tj = 0; tj < info.tile_grid_cols; ++tj)
+            T_OK(pgdds_dmatrix_accumulate_tile(m, ti, tj, (ti + tj) % 2 ? dev : ones, tile));
+    T_OK(pgdds_barrier(ctx));
+    const double sum = (double)n * (n + 1) / 2;
+    void *all = malloc(rows * cols * es);
+    T_OK(pgdds_dmatrix_get_slice(m, 0, 0, rows, cols, all, 0));
+    size_t bad = 0;
+    for (size_t i = 0; i < rows * cols; ++i) bad += elem(t, all, i) != sum;
+    T_CHECK_MSG(bad == 0, "%zu elements are not the sum %g of every rank's accumulation", bad, sum);
+    T_OK(pgdds_barrier(ctx));
+
+    /* The right-hand neighbour's first tile: put from a device buffer, read into a host one;
+     * then the other way round. Tile rows start at zero on the last edge. */
+    uint64_t ti = 0, tj = 0, trows = 0, tcols = 0;
+    for (uint64_t x = 0; x < info.tile_grid_rows * info.tile_grid_cols; ++x) {
+        int owner = -1;
+        T_OK(pgdds_dmatrix_tile_shape(m, x / info.tile_grid_cols, x % info.tile_grid_cols, NULL, NULL, &owner));
+        if (owner == (me + 1) % n) {
+            ti = x / info.tile_grid_cols, tj = x % info.tile_grid_cols;
+            break;
+        }
+    }
+    for (size_t i = 0; i < tile * tile; ++i) {
+        if (t == PGDDS_FLOAT) ((float *)ones)[i] = (float)(i % 97) + (float)me;
+        else ((double *)ones)[i] = (double)(i % 97) + me;
+    }
+    T_OK(pgdds_dmatrix_tile_shape(m, ti, tj, &trows, &tcols, NULL));
+    G_CUDA(cudaMemcpy(dev, ones, tbytes, cudaMemcpyHostToDevice));
+    T_OK(pgdds_dmatrix_put_tile(m, ti, tj, dev, tile));
+    memset(back, 0, tbytes);
+    T_OK(pgdds_dmatrix_get_tile(m, ti, tj, back, tile));
+    bad = 0;
+    for (uint64_t r = 0; r < trows; ++r) bad += memcmp((char *)back + r * tile * es, (char *)ones + r * tile * es, tcols * es) != 0;
+    T_CHECK_MSG(bad == 0, "%zu rows of a tile put from device memory read back wrong", bad);
+    T_OK(pgdds_dmatrix_put_tile(m, ti, tj, ones, tile));
+    G_CUDA(cudaMemset(dev, 0, tbytes));
+    T_OK(pgdds_dmatrix_get_tile(m, ti, tj, dev, tile));
+    G_CUDA(cudaMemcpy(back, dev, tbytes, cudaMemcpyDeviceToHost));
+    bad = 0;
+    for (uint64_t r = 0; r < trows; ++r) bad += memcmp((char *)back + r * tile * es, (char *)ones + r * tile * es, tcols * es) != 0;
+    T_CHECK_MSG(bad == 0, "%zu rows of a tile read into device memory are wrong", bad);
+    T_OK(pgdds_barrier(ctx));
+    free(all);
+    free(back);
+    free(ones);
+    G_CUDA(cudaFree(dev));
+    T_OK(pgdds_dmatrix_destroy(m));
+}
+
+int main(void)
+{
+    g_skip_without_device();
+    pgdds_context_t ctx = t_init(NULL);
+    static const pgdds_gemm_algorithm_t algs[] = {PGDDS_GEMM_STATIONARY_C, PGDDS_GEMM_STATIONARY_A,
+                                                  PGDDS_GEMM_STATIONARY_B, PGDDS_GEMM_SUMMA,
+                                                  PGDDS_GEMM_STEAL_RANDOM, PGDDS_GEMM_STEAL_LOCALITY};
+    static const pgdds_dtype_t types[] = {PGDDS_DOUBLE, PGDDS_FLOAT};
+    for (int x = 0; x < 2; ++x) {
+        check_tiles(ctx, types[x]);
+        for (size_t y = 0; y < sizeof algs / sizeof algs[0]; ++y) {
+            check_gemm(ctx, types[x], 64, 96, 48, 16, algs[y]); /* whole tiles */
+            check_gemm(ctx, types[x], 53, 41, 67, 16, algs[y]); /* edge tiles */
+        }
+    }
+
+    /* Bad input: operands in different memory kinds, integer types in GPU memory. */
+    pgdds_dmatrix_params_t hp = {.rows = 32, .cols = 32, .dtype = PGDDS_DOUBLE, .distribution = PGDDS_DIST_BLOCK_CYCLIC,
+                                 .field_mask = PGDDS_DMATRIX_FIELD_TILE, .tile_rows = 16, .tile_cols = 16};
+    pgdds_dmatrix_t host = NULL;
+    T_OK(pgdds_dmatrix_create(ctx, &hp, &host));
+    pgdds_dmatrix_t d1 = make(ctx, 32, 32, PGDDS_DOUBLE, 16), d2 = make(ctx, 32, 32, PGDDS_DOUBLE, 16);
+    T_STATUS(pgdds_dmatrix_gemm(1.0, host, d1, 0.0, d2, PGDDS_GEMM_STATIONARY_C), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_dmatrix_gemm(1.0, d1, d2, 0.0, host, PGDDS_GEMM_SUMMA), PGDDS_ERR_INVALID_ARG);
+    hp.field_mask |= PGDDS_DMATRIX_FIELD_MEMORY;
+    hp.memory = PGDDS_MEMORY_CUDA;
+    hp.dtype = PGDDS_INT64;
+    pgdds_dmatrix_t bad = NULL;
+    T_STATUS(pgdds_dmatrix_create(ctx, &hp, &bad), PGDDS_ERR_UNSUPPORTED);
+    T_CHECK(bad == NULL);
+    T_OK(pgdds_dmatrix_destroy(d2));
+    T_OK(pgdds_dmatrix_destroy(d1));
+    T_OK(pgdds_dmatrix_destroy(host));
+    return t_finish(ctx, "gpu matrix");
+}
