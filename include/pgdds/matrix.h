@@ -63,10 +63,10 @@ typedef struct pgdds_dmatrix_params {
     /* Optional fields. */
     int           grid_rows, grid_cols;
     uint64_t      tile_rows, tile_cols;
-    /* PGDDS_MEMORY_CUDA: a dense matrix of float or double with its tiles in the ranks' device
-     * segments (PGDDS_GPU_SEGMENT_SIZE), multiplied by cuBLAS; tile pointers (local_tile, the
-     * directory) are then device pointers, and caller buffers may be host or device memory.
-     * Sparse matrices are host-only. */
+    /* PGDDS_MEMORY_CUDA: a matrix of float or double with its tiles in the ranks' device
+     * segments (PGDDS_GPU_SEGMENT_SIZE): dense tiles multiplied by cuBLAS, CSR tiles by cuSPARSE
+     * (SpMM; SpGEMM stays in host memory). Tile pointers (local_tile, the directory) are then
+     * device pointers, and caller buffers may be host or device memory. */
     pgdds_memory_kind_t memory;
 } pgdds_dmatrix_params_t;
 
@@ -363,7 +363,8 @@ PGDDS_API pgdds_status_t pgdds_smatrix_tile_shape(pgdds_smatrix_t matrix, uint64
  *         something), PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_smatrix_get_tile(pgdds_smatrix_t matrix, uint64_t ti, uint64_t tj, uint64_t *row_offsets,
                                                 uint64_t *col_indices, void *values);
-/** The arrays of a CSR tile this rank holds, in place (read-only: the pattern is fixed).
+/** The arrays of a CSR tile this rank holds, in place (read-only: the pattern is fixed); device
+ * pointers for a matrix in GPU memory.
  * @param matrix   the matrix
  * @param ti       the tile row
  * @param tj       the tile column
@@ -391,8 +392,9 @@ PGDDS_API pgdds_status_t pgdds_smatrix_get_slice(pgdds_smatrix_t matrix, uint64_
                                                  uint64_t ncols, void *buf, uint64_t ld);
 /** C = alpha * A * B + beta * C with A sparse and B, C dense; collective. Stationary C: the
  * owner of each C tile fetches A(i, k) (three gets) and B(k, j) and multiplies them with
- * GraphBLAS (GrB_mxm, plus-times). Shapes, types and tilings must conform as for
- * pgdds_dmatrix_gemm; anything else is PGDDS_ERR_INVALID_ARG on every rank, C untouched.
+ * GraphBLAS (GrB_mxm, plus-times), or cuSPARSE (SpMM) when all three are in GPU memory. Shapes,
+ * types, tilings and memory kinds must conform as for pgdds_dmatrix_gemm; anything else is
+ * PGDDS_ERR_INVALID_ARG on every rank, C untouched.
  * @param alpha    the product's factor
  * @param a        A, sparse, m x k
  * @param b        B, dense, k x n
@@ -438,7 +440,8 @@ PGDDS_API pgdds_status_t pgdds_smatrix_spmm_algorithm(double alpha, pgdds_smatri
  * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why), the same on every
  *         rank: PGDDS_ERR_INVALID_ARG (NULL, shapes, types or tilings that do not conform, an
  *         algorithm it does not offer, params as for pgdds_smatrix_create_coo),
- *         PGDDS_ERR_NO_MEMORY, PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
+ *         PGDDS_ERR_UNSUPPORTED (A, B or C in GPU memory), PGDDS_ERR_NO_MEMORY,
+ *         PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_smatrix_spgemm(double alpha, pgdds_smatrix_t a, pgdds_smatrix_t b,
                                               const pgdds_dmatrix_params_t *params, pgdds_gemm_algorithm_t algorithm,
                                               pgdds_smatrix_t *c);

@@ -1,22 +1,22 @@
-// Device tile kernels through cuBLAS (kernels.h). cuBLAS is column-major: a row-major m x n
-// matrix with leading dimension ld is its column-major n x m transpose, so C = A B is computed as
-// C^T = B^T A^T with the operands swapped. Each call runs on the legacy default stream, which the
-// GPU layer's copy streams are ordered after, and waits for it: the result is there on return.
+// Device tile kernels (kernels.h): copies, allocation and zeroing through the CUDA runtime, which
+// libpgdds already links; products and sums through libpgdds-cuda.so (cuda_math.h), the cuBLAS
+// and cuSPARSE module, loaded at the first one from libpgdds's own directory (or the loader's
+// search path). Every call is complete on return.
 #include "kernels.h"
 
 #include "../base/common.h"
+#include "cuda_math.h"
 
-#include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 
-#include <map>
 #include <mutex>
+#include <string>
 
 namespace pgdds::matrix::kernels::device {
 namespace {
 
-std::mutex handles_mu;
-std::map<int, cublasHandle_t> handles;  // one per device, kept for the process's life
+constexpr const char *module_name = "libpgdds-cuda.so";
 
 status cuda_failed(const char *what, cudaError_t e)
 {
@@ -24,34 +24,45 @@ status cuda_failed(const char *what, cudaError_t e)
     return fail(PGDDS_ERR_TRANSPORT, "%s: %s", what, cudaGetErrorString(e));
 }
 
-status blas_failed(const char *what, cublasStatus_t e)
-{
-    return fail(PGDDS_ERR_TRANSPORT, "%s: %s", what, cublasGetStatusString(e));
-}
+std::once_flag load_once;
+const pgdds_cuda_math_v1 *math = nullptr;
+std::string load_error;
 
-// The calling thread on `dev`, with that device's handle (its stream: the legacy default one).
-status use(int dev, cublasHandle_t &h)
+void load()
 {
-    cudaError_t e = cudaSetDevice(dev);
-    if (e != cudaSuccess) return cuda_failed("cudaSetDevice", e);
-    std::lock_guard<std::mutex> g(handles_mu);
-    auto it = handles.find(dev);
-    if (it == handles.end()) {
-        cublasHandle_t nh = nullptr;
-        cublasStatus_t b = cublasCreate(&nh);
-        if (b != CUBLAS_STATUS_SUCCESS) return blas_failed("cublasCreate", b);
-        it = handles.emplace(dev, nh).first;
+    // Beside this library first (an installation, a build tree), then wherever the loader looks.
+    std::string path = module_name;
+    Dl_info self;
+    if (dladdr(reinterpret_cast<void *>(&load), &self) && self.dli_fname) {
+        std::string lib = self.dli_fname;
+        const size_t slash = lib.rfind('/');
+        if (slash != std::string::npos) path = lib.substr(0, slash + 1) + module_name;
     }
-    h = it->second;
-    return PGDDS_OK;
+    void *h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!h && path != module_name) h = dlopen(module_name, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *why = dlerror();
+        load_error = std::string("cannot load ") + module_name + " (cuBLAS and cuSPARSE kernels): " + (why ? why : "?");
+        return;
+    }
+    using entry_fn = const pgdds_cuda_math_v1 *(*)();
+    auto entry = reinterpret_cast<entry_fn>(dlsym(h, "pgdds_cuda_math_v1_table"));
+    if (!entry) {
+        load_error = std::string(module_name) + " has no pgdds_cuda_math_v1_table: not this version's module";
+        return;
+    }
+    math = entry();
 }
 
-status finish(const char *what, cublasStatus_t b)
+status module(const pgdds_cuda_math_v1 *&m)
 {
-    if (b != CUBLAS_STATUS_SUCCESS) return blas_failed(what, b);
-    cudaError_t e = cudaStreamSynchronize(nullptr);
-    return e == cudaSuccess ? PGDDS_OK : cuda_failed(what, e);
+    std::call_once(load_once, load);
+    m = math;
+    return m ? PGDDS_OK : fail(PGDDS_ERR_UNSUPPORTED, "%s", load_error.c_str());
 }
+
+// A module call's result: its message on failure.
+status result(int rc, const char *err) { return rc == 0 ? PGDDS_OK : fail(PGDDS_ERR_TRANSPORT, "%s", err); }
 
 }  // namespace
 
@@ -59,64 +70,53 @@ status gemm(int dev, pgdds_dtype_t t, uint64_t m, uint64_t n, uint64_t k, double
             const void *b, uint64_t ldb, double beta, void *c, uint64_t ldc)
 {
     if (m == 0 || n == 0) return PGDDS_OK;
-    cublasHandle_t h;
-    status st = use(dev, h);
+    const pgdds_cuda_math_v1 *mm;
+    status st = module(mm);
     if (st != PGDDS_OK) return st;
+    char err[256] = "";
     // The layout keeps every tile dimension within int (layout.cc).
-    if (t == PGDDS_FLOAT) {
-        const float al = float(alpha), be = float(beta);
-        return finish("cublasSgemm", cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(m), int(k), &al,
-                                                 static_cast<const float *>(b), int(ldb), static_cast<const float *>(a),
-                                                 int(lda), &be, static_cast<float *>(c), int(ldc)));
-    }
-    return finish("cublasDgemm", cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(m), int(k), &alpha,
-                                             static_cast<const double *>(b), int(ldb), static_cast<const double *>(a),
-                                             int(lda), &beta, static_cast<double *>(c), int(ldc)));
+    return result(mm->gemm(dev, int(t), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, err, sizeof err), err);
 }
 
-// Y = 1 X + 1 Y by geam, in place in Y (cuBLAS allows C = B with ldc = ldb, untransposed).
 status add(int dev, pgdds_dtype_t t, uint64_t rows, uint64_t cols, const void *x, uint64_t ldx, void *y, uint64_t ldy)
 {
     if (rows == 0 || cols == 0) return PGDDS_OK;
-    cublasHandle_t h;
-    status st = use(dev, h);
+    const pgdds_cuda_math_v1 *mm;
+    status st = module(mm);
     if (st != PGDDS_OK) return st;
-    if (t == PGDDS_FLOAT) {
-        const float one = 1;
-        float *yf = static_cast<float *>(y);
-        return finish("cublasSgeam", cublasSgeam(h, CUBLAS_OP_N, CUBLAS_OP_N, int(cols), int(rows), &one,
-                                                 static_cast<const float *>(x), int(ldx), &one, yf, int(ldy), yf, int(ldy)));
-    }
-    const double one = 1;
-    double *yd = static_cast<double *>(y);
-    return finish("cublasDgeam", cublasDgeam(h, CUBLAS_OP_N, CUBLAS_OP_N, int(cols), int(rows), &one,
-                                             static_cast<const double *>(x), int(ldx), &one, yd, int(ldy), yd, int(ldy)));
+    char err[256] = "";
+    return result(mm->geam(dev, int(t), rows, cols, 1, x, ldx, 1, y, ldy, err, sizeof err), err);
 }
 
 status scale(int dev, pgdds_dtype_t t, uint64_t rows, uint64_t cols, double beta, void *y, uint64_t ldy)
 {
     if (beta == 1 || rows == 0 || cols == 0) return PGDDS_OK;
-    const size_t es = t == PGDDS_FLOAT ? 4 : 8;
-    if (beta == 0) {
+    if (beta == 0) {  // no module needed
+        const size_t es = t == PGDDS_FLOAT ? 4 : 8;
         cudaError_t e = cudaSetDevice(dev);
         if (e == cudaSuccess) e = cudaMemset2D(y, ldy * es, 0, cols * es, rows);
         if (e == cudaSuccess) e = cudaStreamSynchronize(nullptr);
         return e == cudaSuccess ? PGDDS_OK : cuda_failed("cudaMemset2D", e);
     }
-    cublasHandle_t h;
-    status st = use(dev, h);
+    const pgdds_cuda_math_v1 *mm;
+    status st = module(mm);
     if (st != PGDDS_OK) return st;
-    // Y = beta Y + 0 Y, in place (C = A, ldc = lda).
-    if (t == PGDDS_FLOAT) {
-        const float be = float(beta), zero = 0;
-        float *yf = static_cast<float *>(y);
-        return finish("cublasSgeam", cublasSgeam(h, CUBLAS_OP_N, CUBLAS_OP_N, int(cols), int(rows), &be, yf, int(ldy),
-                                                 &zero, yf, int(ldy), yf, int(ldy)));
-    }
-    const double zero = 0;
-    double *yd = static_cast<double *>(y);
-    return finish("cublasDgeam", cublasDgeam(h, CUBLAS_OP_N, CUBLAS_OP_N, int(cols), int(rows), &beta, yd, int(ldy),
-                                             &zero, yd, int(ldy), yd, int(ldy)));
+    char err[256] = "";
+    return result(mm->geam(dev, int(t), rows, cols, beta, y, ldy, 0, y, ldy, err, sizeof err), err);
+}
+
+status spmm(int dev, pgdds_dtype_t t, uint64_t rows, uint64_t kk, uint64_t cols, const uint64_t *offsets,
+            const uint64_t *indices, const void *values, uint64_t nnz, const void *b, uint64_t ldb, double alpha, void *c,
+            uint64_t ldc)
+{
+    if (nnz == 0 || rows == 0 || cols == 0) return PGDDS_OK;
+    const pgdds_cuda_math_v1 *mm;
+    status st = module(mm);
+    if (st != PGDDS_OK) return st;
+    char err[256] = "";
+    return result(mm->spmm(dev, int(t), rows, kk, cols, offsets, indices, values, nnz, b, ldb, alpha, c, ldc, err,
+                           sizeof err),
+                  err);
 }
 
 status copy(int dev, void *dst, const void *src, size_t n)

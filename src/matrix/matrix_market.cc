@@ -216,13 +216,20 @@ status write_mm(const smatrix &m, const char *who, const char *path)
     // This rank's entries, as text.
     std::string text;
     char buf[96];
+    csr_tile copy;  // a tile in GPU memory, read into host memory
+    status got = PGDDS_OK;
     for (uint64_t ti = 0; ti < l.tgrid_rows; ++ti)
-        for (uint64_t tj = 0; tj < l.tgrid_cols; ++tj) {
+        for (uint64_t tj = 0; tj < l.tgrid_cols && got == PGDDS_OK; ++tj) {
             if (!m.mine(ti, tj)) continue;
             const smatrix::tile_entry &t = m.tile(ti, tj);
             const uint64_t *off = static_cast<const uint64_t *>(pgdds_gptr_to_local(m.ctx, t.offsets));
             const uint64_t *idx = static_cast<const uint64_t *>(pgdds_gptr_to_local(m.ctx, t.indices));
             const char *val = static_cast<const char *>(pgdds_gptr_to_local(m.ctx, t.values));
+            if (l.memory != PGDDS_MEMORY_HOST) {
+                got = m.fetch_tile(who, ti, tj, copy);
+                if (got != PGDDS_OK) break;
+                off = copy.offsets.data(), idx = copy.indices.data(), val = copy.values.data();
+            }
             for (uint64_t r = 0; r < l.tile_rows_of(ti); ++r)
                 for (uint64_t e = off[r]; e < off[r + 1]; ++e) {
                     const uint64_t i = ti * l.tile_rows + r + 1, j = tj * l.tile_cols + idx[e] + 1;
@@ -236,6 +243,8 @@ status write_mm(const smatrix &m, const char *who, const char *path)
                     text += buf;
                 }
         }
+    got = agree(m.rt, who, got);
+    if (got != PGDDS_OK) return got;
     char header[160];
     snprintf(header, sizeof header, "%%%%MatrixMarket matrix coordinate %s general\n%" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
              integer ? "integer" : "real", l.rows, l.cols, m.nnz());

@@ -4,6 +4,8 @@
 
 #include "kernels.h"
 
+#include "../gpu/gpu.h"
+
 #include <algorithm>
 
 namespace pgdds::matrix {
@@ -28,8 +30,6 @@ status smatrix::create_coo(runtime *rt, const char *who, const pgdds_dmatrix_par
     layout l;
     status st = layout::agreed(rt, who, p, l);
     if (st != PGDDS_OK) return st;
-    if (l.memory != PGDDS_MEMORY_HOST)  // the same answer everywhere: the params agree
-        return fail(PGDDS_ERR_UNSUPPORTED, "%s: sparse matrices live in host memory (memory PGDDS_MEMORY_HOST)", who);
     if (count && (!rows || !cols || !values))
         st = fail(PGDDS_ERR_INVALID_ARG, "%s: %zu triples, but rows, cols or values is NULL", who, count);
     for (size_t x = 0; st == PGDDS_OK && x < count; ++x)
@@ -120,15 +120,14 @@ status smatrix::from_tiles(runtime *rt, const char *who, const layout &l, const 
     smatrix *sm = new smatrix(rt);
     sm->lay_ = l;
     sm->rank_ = me;
-    status st = pgdds_alloc(ctx, std::max<uint64_t>(bytes, 64), 64, &sm->block_);
-    st = agree(rt, who, st == PGDDS_OK ? st : fail_prefix(st, who));
-    if (st != PGDDS_OK) {
-        if (sm->block_ != PGDDS_GPTR_NULL) pgdds_free(ctx, sm->block_);
-        delete sm;
-        return st;
-    }
-    char *base = static_cast<char *>(pgdds_gptr_to_local(ctx, sm->block_));
+    // In GPU memory, the block is laid out in host memory and copied to the device segment whole.
+    const bool gpu = l.memory == PGDDS_MEMORY_CUDA;
+    const uint64_t size = std::max<uint64_t>(bytes, 64);
+    status st = pgdds_alloc_kind(ctx, l.memory, size, 64, &sm->block_);
+    std::vector<char> staged(gpu ? size : 0);
+    char *base = gpu ? staged.data() : static_cast<char *>(pgdds_gptr_to_local(ctx, sm->block_));
     l.for_tiles_of(me, [&](uint64_t ti, uint64_t tj) {
+        if (st != PGDDS_OK) return;
         const uint64_t s = l.slot(ti, tj), *m = &meta[1 + 4 * s], orows = (l.tile_rows_of(ti) + 1) * 8;
         const csr_tile &c = tiles[s];
         if (c.offsets.empty()) memset(base + m[0], 0, orows);
@@ -138,6 +137,14 @@ status smatrix::from_tiles(runtime *rt, const char *who, const layout &l, const 
             memcpy(base + m[2], c.values.data(), m[3] * es);
         }
     });
+    if (st == PGDDS_OK && gpu)
+        st = kernels::copy(kernels::place{gpu::device(*rt)}, pgdds_gptr_to_local(ctx, sm->block_), base, size);
+    st = agree(rt, who, st == PGDDS_OK ? st : fail_prefix(st, who));
+    if (st != PGDDS_OK) {
+        if (sm->block_ != PGDDS_GPTR_NULL) pgdds_free(ctx, sm->block_);
+        delete sm;
+        return st;
+    }
     meta[0] = sm->block_;
 
     // The directory: every rank's block and slots.

@@ -266,6 +266,9 @@ status spgemm(const char *who, double alpha, const smatrix &a, const smatrix &b,
         return fail(PGDDS_ERR_INVALID_ARG, "%s: algorithm %d is not one SpGEMM offers (PGDDS_GEMM_STATIONARY_C, _A or _B)",
                     who, algorithm);
     st = check_conform(who, la, lb, lc);
+    if (st == PGDDS_OK && (la.memory != PGDDS_MEMORY_HOST || lb.memory != PGDDS_MEMORY_HOST || lc.memory != PGDDS_MEMORY_HOST))
+        st = fail(PGDDS_ERR_UNSUPPORTED, "%s: SpGEMM multiplies sparse matrices in host memory (GraphBLAS); in GPU "
+                  "memory, sparse matrices multiply dense ones (SpMM)", who);
     if (st == PGDDS_OK) st = check_scalars(who, lc.dtype, alpha, 0);
     if (st != PGDDS_OK) return st;
     st = containers::agree(rt, who, grb_start(who));

@@ -1,8 +1,9 @@
 // C = alpha A B + beta C with A sparse (CSR tiles) and B, C dense, by the dense algorithms'
 // schedules (gemm.cc, steal.cc): stationary C, A or B, and stationary C with random or
 // locality-aware work stealing. A step fetches A(i, k) with three gets (none when the tile is
-// empty: it adds nothing) and reads B(k, j), and multiplies them with SuiteSparse:GraphBLAS
-// (GrB_mxm over the plus-times semiring).
+// empty: it adds nothing, nor where this rank reaches it in GPU memory) and reads B(k, j), and
+// multiplies them with SuiteSparse:GraphBLAS (GrB_mxm over the plus-times semiring), or with
+// cuSPARSE for matrices in GPU memory.
 #include "smatrix.h"
 
 #include "gemm.h"
@@ -63,9 +64,10 @@ class spmm_step {
         const uint64_t nnz = a_.tile(i, k).nnz;
         if (nnz == 0) return PGDDS_OK;
         status st = PGDDS_OK;
+        const kernels::place at = b_.at();
         if (!(held_ && i == hi_ && k == hk_)) {
             held_ = false;
-            st = a_.fetch_tile(who_, i, k, at_);
+            st = at.host() ? a_.fetch_tile(who_, i, k, at_) : device_tile(i, k);
             if (st != PGDDS_OK) return st;
             held_ = true, hi_ = i, hk_ = k;
         }
@@ -73,6 +75,10 @@ class spmm_step {
         st = b_.read_tile(who_, k, j, bbuf_, bt);
         if (st != PGDDS_OK) return st;
         const layout &la = a_.lay();
+        if (!at.host())
+            return kernels::device::spmm(at.device, la.dtype, la.tile_rows_of(i), la.tile_cols_of(k), b_.lay().tile_cols_of(j),
+                                         doff_, didx_, dval_, nnz, bt, b_.lay().tile_cols_of(j), alpha_, out,
+                                         b_.lay().tile_cols_of(j));
         return typed(la.dtype, [&](auto x) {
             return spmm_tile<decltype(x)>(who_, la.tile_rows_of(i), la.tile_cols_of(k), b_.lay().tile_cols_of(j),
                                           at_.offsets.data(), at_.indices.data(), at_.values.data(), nnz, bt, alpha_, out);
@@ -80,11 +86,33 @@ class spmm_step {
     }
 
   private:
+    // A(i, k) in GPU memory: in place where this rank reaches it, else fetched into device buffers.
+    status device_tile(uint64_t i, uint64_t k)
+    {
+        const smatrix::tile_entry &t = a_.tile(i, k);
+        doff_ = static_cast<const uint64_t *>(pgdds_gptr_to_local(a_.ctx, t.offsets));
+        didx_ = static_cast<const uint64_t *>(pgdds_gptr_to_local(a_.ctx, t.indices));
+        dval_ = pgdds_gptr_to_local(a_.ctx, t.values);
+        if (doff_ && didx_ && dval_) return PGDDS_OK;
+        const kernels::place at = b_.at();
+        status st = off_.ensure(at, (a_.lay().tile_rows_of(i) + 1) * 8);
+        if (st == PGDDS_OK) st = idx_.ensure(at, t.nnz * 8);
+        if (st == PGDDS_OK) st = val_.ensure(at, t.nnz * a_.lay().esize);
+        if (st != PGDDS_OK) return fail_prefix(st, who_);
+        doff_ = static_cast<const uint64_t *>(off_.data()), didx_ = static_cast<const uint64_t *>(idx_.data());
+        dval_ = val_.data();
+        return a_.get_tile(who_, i, k, static_cast<uint64_t *>(off_.data()), static_cast<uint64_t *>(idx_.data()),
+                           val_.data());
+    }
+
     const char *who_;
     double alpha_;
     const smatrix &a_;
     const dmatrix &b_;
-    csr_tile at_;
+    csr_tile at_;                       // host: the A tile
+    kernels::buffer off_, idx_, val_;   // GPU memory: a fetched A tile
+    const uint64_t *doff_ = nullptr, *didx_ = nullptr;
+    const void *dval_ = nullptr;        // GPU memory: the A tile's arrays, in place or fetched
     bool held_ = false;
     uint64_t hi_ = 0, hk_ = 0;
     kernels::buffer bbuf_;
@@ -101,22 +129,23 @@ status spmm(const char *who, double alpha, const smatrix &a, const dmatrix &b, d
     const layout &la = a.lay(), &lb = b.lay(), &lc = c.lay();
     const uint64_t mt = la.tgrid_rows, kt = la.tgrid_cols, nt = lb.tgrid_cols;
     spmm_step step(who, alpha, a, b);
-    std::vector<char> sum(lc.tile_rows * lc.tile_cols * lc.esize);
+    kernels::buffer sum;
+    st = sum.ensure(c.at(), lc.tile_rows * lc.tile_cols * lc.esize);
     // sum = alpha A(i, k) B(k, j), accumulated into C(i, j) (stationary A and B).
     auto accumulate = [&](uint64_t i, uint64_t k, uint64_t j) {
         if (a.tile(i, k).nnz == 0) return PGDDS_OK;
         const uint64_t cols = lc.tile_cols_of(j);
-        memset(sum.data(), 0, lc.tile_rows_of(i) * cols * lc.esize);
-        status s = step.add(i, k, j, sum.data());
+        status s = kernels::scale(c.at(), lc.dtype, lc.tile_rows_of(i), cols, 0, sum.data(), cols);
+        if (s == PGDDS_OK) s = step.add(i, k, j, sum.data());
         return s == PGDDS_OK ? c.accumulate_tile(who, i, j, sum.data(), cols) : s;
     };
     return product_frame(who, c, beta, algorithm != PGDDS_GEMM_STATIONARY_C, [&] {
-        status s = PGDDS_OK;
+        status s = st;  // the sum buffer
         switch (algorithm) {
         case PGDDS_GEMM_STATIONARY_C:  // C(i, j), for every k from i + j (spreading the reads)
             lc.for_tiles_of(c.rank(), [&](uint64_t i, uint64_t j) {
                 void *ct = c.reachable(i, j);
-                kernels::scale(kernels::place{}, lc.dtype, lc.tile_rows_of(i), lc.tile_cols_of(j), beta, ct, lc.tile_cols_of(j));
+                if (s == PGDDS_OK) s = kernels::scale(c.at(), lc.dtype, lc.tile_rows_of(i), lc.tile_cols_of(j), beta, ct, lc.tile_cols_of(j));
                 for (uint64_t x = 0; x < kt && s == PGDDS_OK; ++x) s = step.add(i, (i + j + x) % kt, j, ct);
             });
             return s;
@@ -138,8 +167,10 @@ status spmm(const char *who, double alpha, const smatrix &a, const dmatrix &b, d
                 return n;
             };
             auto add = [&](uint64_t i, uint64_t j, uint64_t x, bool first) {
-                if (first) memset(sum.data(), 0, lc.tile_rows_of(i) * lc.tile_cols_of(j) * lc.esize);
-                return step.add(i, (i + j + x) % kt, j, sum.data());
+                status s1 = first ? kernels::scale(c.at(), lc.dtype, lc.tile_rows_of(i), lc.tile_cols_of(j), 0, sum.data(),
+                                                   lc.tile_cols_of(j))
+                                  : PGDDS_OK;
+                return s1 == PGDDS_OK ? step.add(i, (i + j + x) % kt, j, sum.data()) : s1;
             };
             auto done = [&](uint64_t i, uint64_t j) { return c.accumulate_tile(who, i, j, sum.data(), lc.tile_cols_of(j)); };
             return steal(who, c, kt, algorithm == PGDDS_GEMM_STEAL_LOCALITY, near, add, done);

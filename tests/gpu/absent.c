@@ -57,6 +57,7 @@ int main(void)
         T_OK(pgdds_dmatrix_tile_gptr(m, 0, 0, &tile));
         T_CHECK(pgdds_gptr_kind(tile) == PGDDS_MEMORY_CUDA);
         T_OK(pgdds_dmatrix_destroy(m));
+        m = NULL;
     } else {
         T_STATUS(pgdds_dmatrix_create(ctx, &mp, &m), PGDDS_ERR_UNSUPPORTED);
         T_CHECK(m == NULL);

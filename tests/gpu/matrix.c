@@ -1,14 +1,17 @@
-/* Dense matrices in GPU memory: tiles in the device segments (their pointers device pointers),
+/* Matrices in GPU memory: dense tiles in the device segments (their pointers device pointers),
  * tile and slice transfers with host and device buffers, accumulation into a tile from every
  * rank at once, and C = alpha A B + beta C by every algorithm, in float and double, on an even
  * and an uneven (edge tiles) layout, checked element by element against the product computed
- * on the host; bad input. Run with PGDDS_GPU_SEGMENT_SIZE set. */
+ * on the host; sparse CSR tiles there too, multiplied with dense matrices (SpMM, cuSPARSE) by
+ * every algorithm, and written to and read back from a Matrix Market file; bad input. Run with
+ * PGDDS_GPU_SEGMENT_SIZE set. */
 #include "gpu_check.h"
 
 #include <pgdds/matrix.h>
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Small whole numbers: float and double products are exact. */
 static double a_of(uint64_t r, uint64_t c) { return (double)((r * 7 + c * 3) % 5) - 2; }
@@ -162,6 +165,93 @@ static void check_tiles(pgdds_context_t ctx, pgdds_dtype_t t)
     T_OK(pgdds_dmatrix_destroy(m));
 }
 
+/* The sparse A of the SpMM checks: entry (i, j) where (3i + 5j) % 7 == 0, its value s_of. */
+static double s_of(uint64_t r, uint64_t c) { return (double)((r + 2 * c) % 5) - 2; }
+static int s_has(uint64_t r, uint64_t c) { return (r * 3 + c * 5) % 7 == 0; }
+
+/* A (m x k, sparse) in GPU memory from every rank's share of the triples (rows r with
+ * r % n == me), C = 2 A B - C0 by algorithm alg, checked against the host's product; the tiles'
+ * arrays are device pointers; A written as Matrix Market and read back into host memory. */
+static void check_spmm(pgdds_context_t ctx, pgdds_dtype_t t, uint64_t m, uint64_t k, uint64_t n, uint64_t tile,
+                       pgdds_gemm_algorithm_t alg)
+{
+    const int me = pgdds_rank(ctx), nr = pgdds_nranks(ctx);
+    const size_t es = t == PGDDS_FLOAT ? 4 : 8;
+    size_t count = 0;
+    uint64_t *rows = malloc(m * k * sizeof *rows), *cols = malloc(m * k * sizeof *cols);
+    char *vals = malloc(m * k * es);
+    for (uint64_t i = (uint64_t)me; i < m; i += (uint64_t)nr)
+        for (uint64_t j = 0; j < k; ++j)
+            if (s_has(i, j)) {
+                rows[count] = i, cols[count] = j;
+                struct gen_arg g = {t, s_of};
+                gen(i, j, vals + count * es, &g);
+                ++count;
+            }
+    pgdds_dmatrix_params_t p = {.field_mask = PGDDS_DMATRIX_FIELD_TILE | PGDDS_DMATRIX_FIELD_MEMORY, .rows = m,
+                                .cols = k, .dtype = t, .distribution = PGDDS_DIST_BLOCK_CYCLIC, .tile_rows = tile,
+                                .tile_cols = tile, .memory = PGDDS_MEMORY_CUDA};
+    pgdds_smatrix_t a = NULL;
+    T_OK(pgdds_smatrix_create_coo(ctx, &p, count, rows, cols, vals, &a));
+    free(rows);
+    free(cols);
+    free(vals);
+    pgdds_dmatrix_t b = make(ctx, k, n, t, tile), c = make(ctx, m, n, t, tile);
+    if (!a || !b || !c) return;
+    int owner = -1;
+    T_OK(pgdds_smatrix_tile_shape(a, 0, 0, NULL, NULL, NULL, &owner));
+    if (owner == me) {
+        const uint64_t *off = NULL, *idx = NULL;
+        const void *v = NULL;
+        T_OK(pgdds_smatrix_local_tile(a, 0, 0, &off, &idx, &v));
+        T_CHECK_MSG(is_device_pointer(off) && is_device_pointer(v), "a sparse tile's arrays are not device memory");
+    }
+    struct gen_arg gb = {t, b_of}, gc = {t, c_of};
+    T_OK(pgdds_dmatrix_fill(b, gen, &gb));
+    T_OK(pgdds_dmatrix_fill(c, gen, &gc));
+    T_OK(pgdds_smatrix_spmm_algorithm(2.0, a, b, -1.0, c, alg));
+    void *got = malloc(m * n * es);
+    T_OK(pgdds_dmatrix_get_slice(c, 0, 0, m, n, got, 0));
+    size_t bad = 0;
+    for (uint64_t i = 0; i < m; ++i)
+        for (uint64_t j = 0; j < n; ++j) {
+            double want = -c_of(i, j);
+            for (uint64_t x = 0; x < k; ++x)
+                if (s_has(i, x)) want += 2 * s_of(i, x) * b_of(x, j);
+            bad += elem(t, got, i * n + j) != want;
+        }
+    T_CHECK_MSG(bad == 0, "SpMM: %zu wrong elements of C (algorithm %d, %llu x %llu x %llu, tile %llu)", bad, (int)alg,
+                (unsigned long long)m, (unsigned long long)k, (unsigned long long)n, (unsigned long long)tile);
+    free(got);
+    if (alg == PGDDS_GEMM_STATIONARY_C) {
+        /* Written from GPU memory, read into host memory: the same entries. */
+        char path[64];
+        snprintf(path, sizeof path, "/tmp/pgdds-gpu-mm-%d.mtx", (int)getppid());
+        T_OK(pgdds_smatrix_write_mm(a, path));
+        pgdds_dmatrix_params_t hp = p;
+        hp.field_mask &= ~(uint64_t)PGDDS_DMATRIX_FIELD_MEMORY;
+        pgdds_smatrix_t h = NULL;
+        T_OK(pgdds_smatrix_read_mm(ctx, path, &hp, &h));
+        void *dense = calloc(m * k, es);
+        if (h) T_OK(pgdds_smatrix_get_slice(h, 0, 0, m, k, dense, 0));
+        bad = 0;
+        for (uint64_t i = 0; i < m; ++i)
+            for (uint64_t j = 0; j < k; ++j) bad += elem(t, dense, i * k + j) != (s_has(i, j) ? s_of(i, j) : 0);
+        T_CHECK_MSG(bad == 0, "%zu entries differ after write_mm from GPU memory and read_mm", bad);
+        free(dense);
+        if (h) T_OK(pgdds_smatrix_destroy(h));
+        T_OK(pgdds_barrier(ctx));
+        if (me == 0) unlink(path);
+        /* SpGEMM stays in host memory. */
+        pgdds_smatrix_t prod = NULL;
+        T_STATUS(pgdds_smatrix_spgemm(1.0, a, a, &p, PGDDS_GEMM_STATIONARY_C, &prod), m == k ? PGDDS_ERR_UNSUPPORTED
+                                                                                            : PGDDS_ERR_INVALID_ARG);
+    }
+    T_OK(pgdds_dmatrix_destroy(c));
+    T_OK(pgdds_dmatrix_destroy(b));
+    T_OK(pgdds_smatrix_destroy(a));
+}
+
 int main(void)
 {
     g_skip_without_device();
@@ -175,6 +265,9 @@ int main(void)
         for (size_t y = 0; y < sizeof algs / sizeof algs[0]; ++y) {
             check_gemm(ctx, types[x], 64, 96, 48, 16, algs[y]); /* whole tiles */
             check_gemm(ctx, types[x], 53, 41, 67, 16, algs[y]); /* edge tiles */
+            if (algs[y] == PGDDS_GEMM_SUMMA) continue;         /* SpMM has no SUMMA */
+            check_spmm(ctx, types[x], 64, 64, 24, 16, algs[y]);
+            check_spmm(ctx, types[x], 53, 41, 19, 16, algs[y]);
         }
     }
 
