@@ -269,12 +269,14 @@ typedef enum {
     PGDDS_GEMM_STATIONARY_B = 2,
     /* SUMMA: for each k, A's tile column is broadcast along grid rows and B's tile row along
      * grid columns (team collectives), then every rank updates its C tiles. A, B and C must
-     * share one grid. */
+     * share one grid. In GPU memory each rank takes the step's tiles from their owners instead
+     * (in place on a node, else by gets), as a host broadcast would cross PCIe twice. */
     PGDDS_GEMM_SUMMA = 3,
     /* Stationary C with work stealing (thesis §7.4): each C tile's k steps are claimed one at a
      * time by a fetch-add on the tile's counter, by its owner first; a rank that has finished
      * its own tiles claims steps of other ranks' tiles, sums its products privately and
-     * accumulates the sum into the tile. Victims are visited in a random order ... */
+     * accumulates the sum into the tile (or adds each product into the tile, under its lock,
+     * where it reaches the tile in place). Victims are visited in a random order ... */
     PGDDS_GEMM_STEAL_RANDOM = 4,
     /* ... or, locality-aware, those whose A and B tiles this rank reaches by load/store first
      * (its own, then its node's), randomly among equals. */

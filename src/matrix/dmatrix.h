@@ -76,6 +76,20 @@ class dmatrix : public containers::container {
     status put_tile(const char *who, uint64_t ti, uint64_t tj, const void *buf, uint64_t ld) const;
     // Adds buf into the tile under the tile's lock word; complete on return.
     status accumulate_tile(const char *who, uint64_t ti, uint64_t tj, const void *buf, uint64_t ld) const;
+    // Where this rank reaches tile (ti, tj) in place: add(tile), which accumulates into it (a
+    // product with beta 1, say), under the tile's lock, and `done` set; else nothing is done.
+    template <class Add> status accumulate_in_place(const char *who, uint64_t ti, uint64_t tj, bool &done, Add add) const
+    {
+        void *t = reachable(ti, tj);
+        done = t != nullptr;
+        if (!t) return PGDDS_OK;
+        const pgdds_gptr_t lock = lock_gptr(ti, tj);
+        status st = lock_tile(who, lock);
+        if (st != PGDDS_OK) return st;
+        st = add(t);
+        status un = unlock_tile(who, lock);
+        return st != PGDDS_OK ? st : un;
+    }
     // Copies the slice [row0, +nrows) x [col0, +ncols) to/from buf (ld elements apart).
     status slice(const char *who, uint64_t row0, uint64_t col0, uint64_t nrows, uint64_t ncols, void *buf,
                  uint64_t ld, bool put) const;

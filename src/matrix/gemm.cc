@@ -116,10 +116,48 @@ status stationary_ab(const char *who, double alpha, const dmatrix &a, const dmat
                 const uint64_t i = by_b ? other_of(s) : x, k = by_b ? x : y, j = by_b ? y : other_of(s);
                 const void *at = by_b ? p.a.data : a.reachable(i, k), *bt = by_b ? b.reachable(k, j) : p.b.data;
                 const uint64_t rows = lc.tile_rows_of(i), cols = lc.tile_cols_of(j), kk = la.tile_cols_of(k);
-                status s1 = kernels::gemm(c.at(), lc.dtype, rows, cols, kk, alpha, at, kk, bt, cols, 0, prod.data(), cols);
+                // Into C(i, j) itself where this rank reaches it, else through a product buffer.
+                bool done = false;
+                status s1 = c.accumulate_in_place(who, i, j, done, [&](void *ct) {
+                    return kernels::gemm(c.at(), lc.dtype, rows, cols, kk, alpha, at, kk, bt, cols, 1, ct, cols);
+                });
+                if (s1 != PGDDS_OK || done) return s1;
+                s1 = kernels::gemm(c.at(), lc.dtype, rows, cols, kk, alpha, at, kk, bt, cols, 0, prod.data(), cols);
                 return s1 == PGDDS_OK ? c.accumulate_tile(who, i, j, prod.data(), cols) : s1;
             });
     });
+    return st;
+}
+
+// SUMMA for tiles in GPU memory: no host broadcast (panels would cross PCIe twice); step k, each
+// rank takes A's tile column k for its rows and B's tile row k for its columns from their owners,
+// in place where it reaches them (CUDA IPC on a node), else by gets into device buffers, all in
+// flight together. The operands do not change during the product, so no step waits for another.
+status summa_pull(double alpha, const dmatrix &a, const dmatrix &b, const dmatrix &c, const std::vector<uint64_t> &is,
+                  const std::vector<uint64_t> &js)
+{
+    const layout &la = a.lay(), &lc = c.lay();
+    std::vector<fetched> as(is.size()), bs(js.size());
+    status st = PGDDS_OK;
+    for (uint64_t k = 0; k < la.tgrid_cols && st == PGDDS_OK; ++k) {
+        const uint64_t kk = la.tile_cols_of(k);
+        for (size_t x = 0; x < is.size() && st == PGDDS_OK; ++x) st = start_fetch(a, is[x], k, as[x]);
+        for (size_t y = 0; y < js.size() && st == PGDDS_OK; ++y) st = start_fetch(b, k, js[y], bs[y]);
+        for (fetched &f : as) {
+            status s = finish_fetch(c.ctx, f);
+            if (st == PGDDS_OK) st = s;
+        }
+        for (fetched &f : bs) {
+            status s = finish_fetch(c.ctx, f);
+            if (st == PGDDS_OK) st = s;
+        }
+        for (size_t x = 0; x < is.size() && st == PGDDS_OK; ++x)
+            for (size_t y = 0; y < js.size() && st == PGDDS_OK; ++y) {
+                const uint64_t cols = lc.tile_cols_of(js[y]);
+                st = kernels::gemm(c.at(), lc.dtype, lc.tile_rows_of(is[x]), cols, kk, alpha, as[x].data, kk,
+                                   bs[y].data, cols, 1, c.reachable(is[x], js[y]), cols);
+            }
+    }
     return st;
 }
 
@@ -127,27 +165,21 @@ status summa(const char *who, double alpha, const dmatrix &a, const dmatrix &b, 
 {
     const layout &la = a.lay(), &lb = b.lay(), &lc = c.lay();
     const int pr = lc.grid_rows, pc = lc.grid_cols, r = c.rank() / pc, q = c.rank() % pc;
-    pgdds_team_t world = nullptr, row = nullptr, col = nullptr;
-    status st = pgdds_team_world(c.ctx, &world);
-    if (st == PGDDS_OK) st = pgdds_team_split_2d(world, pc, &row, &col);
-    if (st != PGDDS_OK) return fail_prefix(st, who);
     // This rank's C tile rows and columns; the A panel holds A(i, k) for its rows, the B panel
     // B(k, j) for its columns, each tile packed, in order.
     std::vector<uint64_t> is, js;
     for (uint64_t i = uint64_t(r); i < lc.tgrid_rows; i += uint64_t(pr)) is.push_back(i);
     for (uint64_t j = uint64_t(q); j < lc.tgrid_cols; j += uint64_t(pc)) js.push_back(j);
-    // The panels travel in host memory; for tiles in GPU memory, copies of them on the device
-    // (dapanel, dbpanel) feed the products. A local failure is kept, not acted on, until the
-    // loop's collectives are through (product_finish tells every rank).
-    const kernels::place at = c.at();
+    if (!c.at().host()) {
+        status st = summa_pull(alpha, a, b, c, is, js);
+        return st == PGDDS_OK ? st : fail_prefix(st, who);
+    }
+    pgdds_team_t world = nullptr, row = nullptr, col = nullptr;
+    status st = pgdds_team_world(c.ctx, &world);
+    if (st == PGDDS_OK) st = pgdds_team_split_2d(world, pc, &row, &col);
+    if (st != PGDDS_OK) return fail_prefix(st, who);
     std::vector<char> apanel(is.size() * la.tile_rows * la.tile_cols * la.esize);
     std::vector<char> bpanel(js.size() * lb.tile_rows * lb.tile_cols * lb.esize);
-    kernels::buffer dapanel, dbpanel;
-    status local = at.host() ? PGDDS_OK : dapanel.ensure(at, apanel.size());
-    if (local == PGDDS_OK && !at.host()) local = dbpanel.ensure(at, bpanel.size());
-    auto keep = [&](status s) {
-        if (local == PGDDS_OK) local = s;
-    };
     for (uint64_t k = 0; k < la.tgrid_cols && st == PGDDS_OK; ++k) {
         const uint64_t kk = la.tile_cols_of(k);
         std::vector<size_t> aoff, boff;
@@ -157,30 +189,22 @@ status summa(const char *who, double alpha, const dmatrix &a, const dmatrix &b, 
         // The root of a row holds A's tile column k there; the root of a column B's tile row k.
         if (q == int(k % uint64_t(pc)))
             for (size_t x = 0; x < is.size(); ++x)
-                keep(kernels::copy(at, apanel.data() + aoff[x], a.reachable(is[x], k), la.tile_rows_of(is[x]) * kk * la.esize));
+                memcpy(apanel.data() + aoff[x], a.reachable(is[x], k), la.tile_rows_of(is[x]) * kk * la.esize);
         if (r == int(k % uint64_t(pr)))
             for (size_t x = 0; x < js.size(); ++x)
-                keep(kernels::copy(at, bpanel.data() + boff[x], b.reachable(k, js[x]), kk * lb.tile_cols_of(js[x]) * lb.esize));
+                memcpy(bpanel.data() + boff[x], b.reachable(k, js[x]), kk * lb.tile_cols_of(js[x]) * lb.esize);
         // Every member of a row (column) has the same tile rows (columns): sizes agree, and an
         // empty panel is skipped by the whole team.
         if (an) st = pgdds_team_broadcast(row, apanel.data(), an, int(k % uint64_t(pc)));
         if (st == PGDDS_OK && bn) st = pgdds_team_broadcast(col, bpanel.data(), bn, int(k % uint64_t(pr)));
         if (st != PGDDS_OK) break;
-        const char *ap = apanel.data(), *bp = bpanel.data();
-        if (!at.host()) {
-            keep(kernels::copy(at, dapanel.data(), apanel.data(), an));
-            keep(kernels::copy(at, dbpanel.data(), bpanel.data(), bn));
-            ap = static_cast<const char *>(dapanel.data());
-            bp = static_cast<const char *>(dbpanel.data());
-        }
-        for (size_t x = 0; x < is.size() && local == PGDDS_OK; ++x)
-            for (size_t y = 0; y < js.size() && local == PGDDS_OK; ++y) {
+        for (size_t x = 0; x < is.size(); ++x)
+            for (size_t y = 0; y < js.size(); ++y) {
                 const uint64_t cols = lc.tile_cols_of(js[y]);
-                keep(kernels::gemm(at, lc.dtype, lc.tile_rows_of(is[x]), cols, kk, alpha, ap + aoff[x], kk, bp + boff[y],
-                                   cols, 1, c.reachable(is[x], js[y]), cols));
+                kernels::gemm(c.at(), lc.dtype, lc.tile_rows_of(is[x]), cols, kk, alpha, apanel.data() + aoff[x], kk,
+                              bpanel.data() + boff[y], cols, 1, c.reachable(is[x], js[y]), cols);
             }
     }
-    if (st == PGDDS_OK) st = local;
     if (st != PGDDS_OK) st = fail_prefix(st, who);
     if (row) pgdds_team_destroy(row);
     if (col) pgdds_team_destroy(col);

@@ -3,8 +3,9 @@
 // tiles' steps first; a rank that has run out claims steps of other ranks' tiles, visiting them
 // at random or, locality-aware, those whose operands it reaches by load/store first. Whoever
 // claims a step adds its product into a private sum for the tile and, once the tile has no
-// steps left, accumulates the sum into it under the tile's lock. steal() is the schedule, for
-// dense (gemm_steal, here) and sparse A (spmm.cc) alike.
+// steps left, accumulates the sum into it under the tile's lock (gemm_steal adds each product
+// straight into the tile, under the lock, where it reaches the tile in place). steal() is the
+// schedule, for dense (gemm_steal, here) and sparse A (spmm.cc) alike.
 #include "gemm.h"
 
 #include "kernels.h"
@@ -75,18 +76,27 @@ status gemm_steal(const char *who, double alpha, const dmatrix &a, const dmatrix
         for (uint64_t k = 0; k < kt; ++k) n += (a.reachable(i, k) != nullptr) + (b.reachable(k, j) != nullptr);
         return n;
     };
+    // A step adds its product into C(i, j) itself where this rank reaches it (under the tile's
+    // lock), else into the private sum that done() accumulates.
     auto step = [&](uint64_t i, uint64_t j, uint64_t s, bool first) {
-        const uint64_t k = (i + j + s) % kt, kk = la.tile_cols_of(k), cols = lc.tile_cols_of(j);
+        const uint64_t k = (i + j + s) % kt, kk = la.tile_cols_of(k), rows = lc.tile_rows_of(i), cols = lc.tile_cols_of(j);
         const void *at = nullptr, *bt = nullptr;
         status st = ready;
         if (st == PGDDS_OK) st = a.read_tile(who, i, k, abuf, at);
         if (st == PGDDS_OK) st = b.read_tile(who, k, j, bbuf, bt);
+        bool in_place = false;
         if (st == PGDDS_OK)
-            st = kernels::gemm(c.at(), lc.dtype, lc.tile_rows_of(i), cols, kk, alpha, at, kk, bt, lb.tile_cols_of(j),
-                               first ? 0 : 1, sum.data(), cols);
+            st = c.accumulate_in_place(who, i, j, in_place, [&](void *ct) {
+                return kernels::gemm(c.at(), lc.dtype, rows, cols, kk, alpha, at, kk, bt, lb.tile_cols_of(j), 1, ct, cols);
+            });
+        if (st == PGDDS_OK && !in_place)
+            st = kernels::gemm(c.at(), lc.dtype, rows, cols, kk, alpha, at, kk, bt, lb.tile_cols_of(j), first ? 0 : 1,
+                               sum.data(), cols);
         return st;
     };
-    auto done = [&](uint64_t i, uint64_t j) { return c.accumulate_tile(who, i, j, sum.data(), lc.tile_cols_of(j)); };
+    auto done = [&](uint64_t i, uint64_t j) {
+        return c.reachable(i, j) ? PGDDS_OK : c.accumulate_tile(who, i, j, sum.data(), lc.tile_cols_of(j));
+    };
     return steal(who, c, kt, locality, near, step, done);
 }
 
