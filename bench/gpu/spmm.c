@@ -53,7 +53,7 @@ static void gather(pgdds_smatrix_t a, uint64_t **off, uint64_t **idx, void **val
     *off = calloc(in.rows + 1, 8);
     *idx = malloc(total * 8 + 8);
     *val = malloc(total * es + es);
-    uint64_t *toff = malloc((in.tile_rows + 1) * 8), at = 0;
+    uint64_t at = 0;
     for (uint64_t ti = 0; ti < in.tile_grid_rows; ++ti) {
         uint64_t trows = 0;
         check(pgdds_smatrix_tile_shape(a, ti, 0, &trows, NULL, NULL, NULL), "tile_shape");
@@ -80,7 +80,6 @@ static void gather(pgdds_smatrix_t a, uint64_t **off, uint64_t **idx, void **val
         for (uint64_t tj = 0; tj < in.tile_grid_cols; ++tj) free(toffs[tj]), free(tidx[tj]), free(tval[tj]);
         free(toffs), free(tidx), free(tval);
     }
-    free(toff);
     *nnz = at;
 }
 

@@ -23,11 +23,15 @@ struct layout {
     uint64_t slots_per_rank = 0;              // the most tiles any rank holds
     pgdds_memory_kind_t memory = PGDDS_MEMORY_HOST;  // where the tiles live
 
-    // Derives the layout from params for a job of nranks, or explains why it cannot.
-    static status from_params(const char *who, const pgdds_dmatrix_params_t &p, int nranks, layout &out);
+    // Derives the layout from params for a job of nranks, or explains why it cannot. A dense tile
+    // holds at most 2^31 elements (BLAS takes int sizes); a sparse one only keeps each side
+    // within int.
+    static status from_params(const char *who, const pgdds_dmatrix_params_t &p, int nranks, layout &out,
+                              bool sparse = false);
     // Collective: from_params on every rank, whose statuses agree, and every rank passed the same
     // params (each derives the layout on its own).
-    static status agreed(runtime *rt, const char *who, const pgdds_dmatrix_params_t &p, layout &out);
+    static status agreed(runtime *rt, const char *who, const pgdds_dmatrix_params_t &p, layout &out,
+                         bool sparse = false);
 
     uint64_t tile_rows_of(uint64_t ti) const { return ti + 1 < tgrid_rows ? tile_rows : rows - ti * tile_rows; }
     uint64_t tile_cols_of(uint64_t tj) const { return tj + 1 < tgrid_cols ? tile_cols : cols - tj * tile_cols; }

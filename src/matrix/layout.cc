@@ -31,7 +31,7 @@ size_t elem_size(pgdds_dtype_t t)
 
 }  // namespace
 
-status layout::from_params(const char *who, const pgdds_dmatrix_params_t &p, int nranks, layout &out)
+status layout::from_params(const char *who, const pgdds_dmatrix_params_t &p, int nranks, layout &out, bool sparse)
 {
     layout l;
     l.rows = p.rows;
@@ -104,10 +104,11 @@ status layout::from_params(const char *who, const pgdds_dmatrix_params_t &p, int
     if (tc == 0) tc = div_up(p.cols, uint64_t(l.grid_cols));
     l.tile_rows = tr < p.rows ? tr : p.rows;
     l.tile_cols = tc < p.cols ? tc : p.cols;
-    // CBLAS takes int dimensions; a tile of 2^31 elements is far beyond any segment anyway.
-    if (l.tile_rows > INT_MAX || l.tile_cols > INT_MAX || l.tile_rows * l.tile_cols > (uint64_t(1) << 31))
-        return fail(PGDDS_ERR_INVALID_ARG, "%s: a %llu x %llu tile is too large (at most 2^31 elements)", who,
-                    (unsigned long long)l.tile_rows, (unsigned long long)l.tile_cols);
+    // CBLAS takes int dimensions; a dense tile of 2^31 elements is far beyond any segment anyway.
+    if (l.tile_rows > INT_MAX || l.tile_cols > INT_MAX || (!sparse && l.tile_rows * l.tile_cols > (uint64_t(1) << 31)))
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: a %llu x %llu tile is too large (%s)", who,
+                    (unsigned long long)l.tile_rows, (unsigned long long)l.tile_cols,
+                    sparse ? "each side at most 2^31 - 1" : "at most 2^31 elements, each side at most 2^31 - 1");
     l.tgrid_rows = div_up(p.rows, l.tile_rows);
     l.tgrid_cols = div_up(p.cols, l.tile_cols);
     l.slots_per_rank = div_up(l.tgrid_rows, uint64_t(l.grid_rows)) * div_up(l.tgrid_cols, uint64_t(l.grid_cols));
@@ -115,9 +116,9 @@ status layout::from_params(const char *who, const pgdds_dmatrix_params_t &p, int
     return PGDDS_OK;
 }
 
-status layout::agreed(runtime *rt, const char *who, const pgdds_dmatrix_params_t &p, layout &out)
+status layout::agreed(runtime *rt, const char *who, const pgdds_dmatrix_params_t &p, layout &out, bool sparse)
 {
-    status st = from_params(who, p, rt->nranks(), out);
+    status st = from_params(who, p, rt->nranks(), out, sparse);
     return containers::agree_arguments(
         rt, who, st,
         {p.field_mask, p.rows, p.cols, uint64_t(enum_value(p.dtype)), uint64_t(enum_value(p.distribution)),

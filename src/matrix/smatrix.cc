@@ -28,7 +28,7 @@ status smatrix::create_coo(runtime *rt, const char *who, const pgdds_dmatrix_par
                            const uint64_t *rows, const uint64_t *cols, const void *values, smatrix *&out)
 {
     layout l;
-    status st = layout::agreed(rt, who, p, l);
+    status st = layout::agreed(rt, who, p, l, true);
     if (st != PGDDS_OK) return st;
     if (count && (!rows || !cols || !values))
         st = fail(PGDDS_ERR_INVALID_ARG, "%s: %zu triples, but rows, cols or values is NULL", who, count);

@@ -259,7 +259,7 @@ status spgemm(const char *who, double alpha, const smatrix &a, const smatrix &b,
     if (pc.rows == 0) pc.rows = la.rows;
     if (pc.cols == 0) pc.cols = lb.cols;
     layout lc;
-    status st = layout::agreed(rt, who, pc, lc);
+    status st = layout::agreed(rt, who, pc, lc, true);
     if (st != PGDDS_OK) return st;
     // Every rank holds the same layouts, so these checks answer alike everywhere.
     if (algorithm != PGDDS_GEMM_STATIONARY_C && algorithm != PGDDS_GEMM_STATIONARY_A && algorithm != PGDDS_GEMM_STATIONARY_B)
