@@ -1,11 +1,13 @@
 /* Distributed SpMM on matrices in GPU memory: C = A B with A the 27-point stencil of an
  * n x n x n grid (the HPCG matrix) and B, C dense with --cols columns, tile rows dealt to the
- * ranks (a ranks x 1 grid), by every algorithm pgdds_smatrix_spmm_algorithm offers; beside one
+ * ranks (a ranks x 1 grid), by every algorithm pgdds_smatrix_spmm_algorithm offers. The layout
+ * "rows" (default) gives each rank one tile of A's rows, all columns, and B is one tile; "tiles"
+ * cuts A into square tiles (a rank's tile row meets every B tile). Beside one
  * process's cuSPARSE SpMM of the same problem (the whole A, gathered from the tiles, the same
  * CSR format, 64-bit indices and algorithm) on the same device, measured by rank 0 in the same
  * run while the others wait. Reports GFLOP/s (2 nnz cols per product) and the ratio.
  * Run: PGDDS_GPU_SEGMENT_SIZE=4G pgdds-run -n 2 pgdds-gpu-spmm [--json] [--n N] [--cols W]
- *      [--dtype double|float] [--reps R] */
+ *      [--dtype double|float] [--layout rows|tiles] [--reps R] */
 #include "../micro/report.h"
 
 #include <cuda_runtime_api.h>
@@ -140,6 +142,7 @@ int main(int argc, char **argv)
     uint64_t side = 96, w = 64;
     int reps = 7;
     pgdds_dtype_t dtype = PGDDS_DOUBLE;
+    int square = 0;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--json") == 0) report_json = 1;
         else if (strcmp(argv[i], "--n") == 0 && i + 1 < argc) side = strtoull(argv[++i], NULL, 0);
@@ -148,8 +151,12 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--dtype") == 0 && i + 1 < argc) {
             ++i;
             dtype = strcmp(argv[i], "float") == 0 ? PGDDS_FLOAT : PGDDS_DOUBLE;
+        } else if (strcmp(argv[i], "--layout") == 0 && i + 1 < argc) {
+            ++i;
+            square = strcmp(argv[i], "tiles") == 0;
         } else {
-            fprintf(stderr, "usage: pgdds-gpu-spmm [--json] [--n N] [--cols W] [--dtype double|float] [--reps R]\n");
+            fprintf(stderr, "usage: pgdds-gpu-spmm [--json] [--n N] [--cols W] [--dtype double|float] "
+                            "[--layout rows|tiles] [--reps R]\n");
             return 2;
         }
     }
@@ -161,22 +168,26 @@ int main(int argc, char **argv)
     check(pgdds_init(NULL, &ctx), "pgdds_init");
     const int me = pgdds_rank(ctx), nr = pgdds_nranks(ctx);
     const char *transport = pgdds_transport_name(ctx);
-    const char *tname = dtype == PGDDS_FLOAT ? "float" : "double";
+    char tname[32];
+    snprintf(tname, sizeof tname, "%s_%s", dtype == PGDDS_FLOAT ? "float" : "double", square ? "tiles" : "rows");
     const uint64_t n = side * side * side, tile = (n + (uint64_t)nr - 1) / (uint64_t)nr;
 
-    /* A: tile rows of n / ranks, dealt one per rank; B and C: the same tile rows, one tile column. */
+    /* A: tile rows of n / ranks, dealt one per rank, each one tile ("rows") or ranks square tiles
+     * ("tiles") wide; B: as many tile rows as A has tile columns; C: A's tile rows; one tile
+     * column of w for both. */
     pgdds_dmatrix_params_t pa = {.field_mask = PGDDS_DMATRIX_FIELD_GRID | PGDDS_DMATRIX_FIELD_TILE | PGDDS_DMATRIX_FIELD_MEMORY,
                                  .rows = n, .cols = n, .dtype = dtype, .distribution = PGDDS_DIST_CUSTOM,
-                                 .grid_rows = nr, .grid_cols = 1, .tile_rows = tile, .tile_cols = tile,
+                                 .grid_rows = nr, .grid_cols = 1, .tile_rows = tile, .tile_cols = square ? tile : n,
                                  .memory = PGDDS_MEMORY_CUDA};
-    pgdds_dmatrix_params_t pb = pa;
-    pb.cols = w;
-    pb.tile_cols = w;
+    pgdds_dmatrix_params_t pb = pa, pc = pa;
+    pb.cols = pc.cols = w;
+    pb.tile_cols = pc.tile_cols = w;
+    pb.tile_rows = pa.tile_cols;
     pgdds_smatrix_t a;
     pgdds_dmatrix_t b, c;
     check(pgdds_smatrix_stencil(ctx, &pa, side, side, side, 27, &a), "pgdds_smatrix_stencil");
     check(pgdds_dmatrix_create(ctx, &pb, &b), "pgdds_dmatrix_create B");
-    check(pgdds_dmatrix_create(ctx, &pb, &c), "pgdds_dmatrix_create C");
+    check(pgdds_dmatrix_create(ctx, &pc, &c), "pgdds_dmatrix_create C");
     check(pgdds_dmatrix_fill(b, gen, &dtype), "pgdds_dmatrix_fill B");
     uint64_t nnz = 0;
     check(pgdds_smatrix_info(a, &(pgdds_dmatrix_info_t){0}, &nnz), "pgdds_smatrix_info");

@@ -103,8 +103,8 @@ int geam(int dev, int dtype, uint64_t rows, uint64_t cols, double alpha, const v
 }
 
 int spmm(int dev, int dtype, uint64_t rows, uint64_t kk, uint64_t cols, const uint64_t *offsets, const uint64_t *indices,
-         const void *values, uint64_t nnz, const void *b, uint64_t ldb, double alpha, void *c, uint64_t ldc, char *err,
-         size_t len)
+         const void *values, uint64_t nnz, const void *b, uint64_t ldb, double alpha, double beta, void *c, uint64_t ldc,
+         char *err, size_t len)
 {
     std::lock_guard<std::mutex> g(mu);  // the handle and workspace are the device's
     handle_set *hs;
@@ -114,10 +114,9 @@ int spmm(int dev, int dtype, uint64_t rows, uint64_t kk, uint64_t cols, const ui
         if (s != CUSPARSE_STATUS_SUCCESS) return failed(err, len, "cusparseCreate", cusparseGetErrorString(s));
     }
     const cudaDataType dt = dtype == PGDDS_FLOAT ? CUDA_R_32F : CUDA_R_64F;
-    const float af = float(alpha), one_f = 1;
-    const double one_d = 1;
+    const float af = float(alpha), bf = float(beta);
     const void *al = dtype == PGDDS_FLOAT ? static_cast<const void *>(&af) : &alpha;
-    const void *be = dtype == PGDDS_FLOAT ? static_cast<const void *>(&one_f) : &one_d;
+    const void *be = dtype == PGDDS_FLOAT ? static_cast<const void *>(&bf) : &beta;
     cusparseSpMatDescr_t A = nullptr;
     cusparseDnMatDescr_t B = nullptr, C = nullptr;
     const char *what = "cusparseCreateCsr";

@@ -17,10 +17,10 @@ struct pgdds_cuda_math_v1 {
     // Y (rows x cols) = alpha X + beta Y (X may be Y).
     int (*geam)(int dev, int dtype, uint64_t rows, uint64_t cols, double alpha, const void *x, uint64_t ldx, double beta,
                 void *y, uint64_t ldy, char *err, size_t errlen);
-    // C += alpha A B, A CSR with 64-bit offsets and indices (cuSPARSE SpMM).
+    // C = alpha A B + beta C, A CSR with 64-bit offsets and indices (cuSPARSE SpMM).
     int (*spmm)(int dev, int dtype, uint64_t rows, uint64_t kk, uint64_t cols, const uint64_t *offsets,
                 const uint64_t *indices, const void *values, uint64_t nnz, const void *b, uint64_t ldb, double alpha,
-                void *c, uint64_t ldc, char *err, size_t errlen);
+                double beta, void *c, uint64_t ldc, char *err, size_t errlen);
 };
 
 // The one symbol the module exports.

@@ -76,8 +76,6 @@ status stationary_c(double alpha, const dmatrix &a, const dmatrix &b, double bet
         if (st != PGDDS_OK) return;
         void *ct = c.reachable(i, j);
         const uint64_t rows = lc.tile_rows_of(i), cols = lc.tile_cols_of(j);
-        st = kernels::scale(c.at(), lc.dtype, rows, cols, beta, ct, cols);
-        if (st != PGDDS_OK) return;
         // k starts at i + j, so the ranks do not all read the same A and B tiles at once.
         auto k_of = [&](uint64_t s) { return (i + j + s) % kt; };
         st = pipeline(
@@ -87,9 +85,10 @@ status stationary_c(double alpha, const dmatrix &a, const dmatrix &b, double bet
                 return s1 == PGDDS_OK ? start_fetch(b, k_of(s), j, p.b) : s1;
             },
             [&](uint64_t s, pair &p) {
+                // beta enters with the first product: C is read at most once.
                 const uint64_t kk = la.tile_cols_of(k_of(s));
                 return kernels::gemm(c.at(), lc.dtype, rows, cols, kk, alpha, p.a.data, kk, p.b.data, lb.tile_cols_of(j),
-                                     1, ct, cols);
+                                     s ? 1 : beta, ct, cols);
             });
     });
     return st;

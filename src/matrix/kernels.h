@@ -59,11 +59,12 @@ pgdds_status_t alloc(int dev, size_t n, void *&out);
 void free(int dev, void *p);
 // Whether p is device memory (a caller's buffer may be either).
 bool holds(const void *p);
-// C (rows x cols, ldc) += alpha A B, A CSR (rows x kk: rows + 1 offsets, nnz column indices, all
-// 64-bit, and the values) and B dense (kk x cols, ldb), all in device memory; by cuSPARSE SpMM.
+// C (rows x cols, ldc) = alpha A B + beta C, A CSR (rows x kk: rows + 1 offsets, nnz column
+// indices, all 64-bit, and the values) and B dense (kk x cols, ldb), all in device memory; by
+// cuSPARSE SpMM. beta 0 sets C without reading it.
 pgdds_status_t spmm(int dev, pgdds_dtype_t t, uint64_t rows, uint64_t kk, uint64_t cols, const uint64_t *offsets,
                     const uint64_t *indices, const void *values, uint64_t nnz, const void *b, uint64_t ldb,
-                    double alpha, void *c, uint64_t ldc);
+                    double alpha, double beta, void *c, uint64_t ldc);
 }  // namespace device
 
 }  // namespace pgdds::matrix::kernels

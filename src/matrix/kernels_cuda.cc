@@ -106,15 +106,16 @@ status scale(int dev, pgdds_dtype_t t, uint64_t rows, uint64_t cols, double beta
 }
 
 status spmm(int dev, pgdds_dtype_t t, uint64_t rows, uint64_t kk, uint64_t cols, const uint64_t *offsets,
-            const uint64_t *indices, const void *values, uint64_t nnz, const void *b, uint64_t ldb, double alpha, void *c,
-            uint64_t ldc)
+            const uint64_t *indices, const void *values, uint64_t nnz, const void *b, uint64_t ldb, double alpha,
+            double beta, void *c, uint64_t ldc)
 {
-    if (nnz == 0 || rows == 0 || cols == 0) return PGDDS_OK;
+    if (rows == 0 || cols == 0) return PGDDS_OK;
+    if (nnz == 0) return scale(dev, t, rows, cols, beta, c, ldc);
     const pgdds_cuda_math_v1 *mm;
     status st = module(mm);
     if (st != PGDDS_OK) return st;
     char err[256] = "";
-    return result(mm->spmm(dev, int(t), rows, kk, cols, offsets, indices, values, nnz, b, ldb, alpha, c, ldc, err,
+    return result(mm->spmm(dev, int(t), rows, kk, cols, offsets, indices, values, nnz, b, ldb, alpha, beta, c, ldc, err,
                            sizeof err),
                   err);
 }

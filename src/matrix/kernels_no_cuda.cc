@@ -21,7 +21,7 @@ status alloc(int, size_t, void *&) { return refuse(); }
 void free(int, void *) {}
 bool holds(const void *) { return false; }
 status spmm(int, pgdds_dtype_t, uint64_t, uint64_t, uint64_t, const uint64_t *, const uint64_t *, const void *, uint64_t,
-            const void *, uint64_t, double, void *, uint64_t)
+            const void *, uint64_t, double, double, void *, uint64_t)
 {
     return refuse();
 }

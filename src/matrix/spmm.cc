@@ -59,12 +59,19 @@ class spmm_step {
   public:
     spmm_step(const char *who, double alpha, const smatrix &a, const dmatrix &b)
         : who_(who), alpha_(alpha), a_(a), b_(b) {}
-    status add(uint64_t i, uint64_t k, uint64_t j, void *out)
+    // out = alpha A(i, k) B(k, j) + keep out (keep 0: out is set without being read).
+    status add(uint64_t i, uint64_t k, uint64_t j, void *out, double keep = 1)
     {
         const uint64_t nnz = a_.tile(i, k).nnz;
-        if (nnz == 0) return PGDDS_OK;
-        status st = PGDDS_OK;
         const kernels::place at = b_.at();
+        const layout &la = a_.lay();
+        const uint64_t rows = la.tile_rows_of(i), cols = b_.lay().tile_cols_of(j);
+        // GraphBLAS adds into out: scale it first; cuSPARSE takes keep as its beta.
+        if (nnz == 0 || at.host()) {
+            status st = kernels::scale(at, la.dtype, rows, cols, keep, out, cols);
+            if (st != PGDDS_OK || nnz == 0) return st;
+        }
+        status st = PGDDS_OK;
         if (!(held_ && i == hi_ && k == hk_)) {
             held_ = false;
             st = at.host() ? a_.fetch_tile(who_, i, k, at_) : device_tile(i, k);
@@ -74,14 +81,12 @@ class spmm_step {
         const void *bt = nullptr;
         st = b_.read_tile(who_, k, j, bbuf_, bt);
         if (st != PGDDS_OK) return st;
-        const layout &la = a_.lay();
         if (!at.host())
-            return kernels::device::spmm(at.device, la.dtype, la.tile_rows_of(i), la.tile_cols_of(k), b_.lay().tile_cols_of(j),
-                                         doff_, didx_, dval_, nnz, bt, b_.lay().tile_cols_of(j), alpha_, out,
-                                         b_.lay().tile_cols_of(j));
+            return kernels::device::spmm(at.device, la.dtype, rows, la.tile_cols_of(k), cols, doff_, didx_, dval_, nnz, bt,
+                                         cols, alpha_, keep, out, cols);
         return typed(la.dtype, [&](auto x) {
-            return spmm_tile<decltype(x)>(who_, la.tile_rows_of(i), la.tile_cols_of(k), b_.lay().tile_cols_of(j),
-                                          at_.offsets.data(), at_.indices.data(), at_.values.data(), nnz, bt, alpha_, out);
+            return spmm_tile<decltype(x)>(who_, rows, la.tile_cols_of(k), cols, at_.offsets.data(), at_.indices.data(),
+                                          at_.values.data(), nnz, bt, alpha_, out);
         });
     }
 
@@ -131,22 +136,24 @@ status spmm(const char *who, double alpha, const smatrix &a, const dmatrix &b, d
     spmm_step step(who, alpha, a, b);
     kernels::buffer sum;
     st = sum.ensure(c.at(), lc.tile_rows * lc.tile_cols * lc.esize);
-    // sum = alpha A(i, k) B(k, j), accumulated into C(i, j) (stationary A and B).
+    // alpha A(i, k) B(k, j) into C(i, j) (stationary A and B): straight into the tile, under its
+    // lock, where this rank reaches it in place, else through sum.
     auto accumulate = [&](uint64_t i, uint64_t k, uint64_t j) {
         if (a.tile(i, k).nnz == 0) return PGDDS_OK;
-        const uint64_t cols = lc.tile_cols_of(j);
-        status s = kernels::scale(c.at(), lc.dtype, lc.tile_rows_of(i), cols, 0, sum.data(), cols);
-        if (s == PGDDS_OK) s = step.add(i, k, j, sum.data());
-        return s == PGDDS_OK ? c.accumulate_tile(who, i, j, sum.data(), cols) : s;
+        bool done = false;
+        status s = c.accumulate_in_place(who, i, j, done, [&](void *ct) { return step.add(i, k, j, ct); });
+        if (s != PGDDS_OK || done) return s;
+        s = step.add(i, k, j, sum.data(), 0);
+        return s == PGDDS_OK ? c.accumulate_tile(who, i, j, sum.data(), lc.tile_cols_of(j)) : s;
     };
     return product_frame(who, c, beta, algorithm != PGDDS_GEMM_STATIONARY_C, [&] {
         status s = st;  // the sum buffer
         switch (algorithm) {
-        case PGDDS_GEMM_STATIONARY_C:  // C(i, j), for every k from i + j (spreading the reads)
+        case PGDDS_GEMM_STATIONARY_C:  // C(i, j), for every k from i + j (spreading the reads); beta
+                                       // enters with the first product, so C is read at most once
             lc.for_tiles_of(c.rank(), [&](uint64_t i, uint64_t j) {
                 void *ct = c.reachable(i, j);
-                if (s == PGDDS_OK) s = kernels::scale(c.at(), lc.dtype, lc.tile_rows_of(i), lc.tile_cols_of(j), beta, ct, lc.tile_cols_of(j));
-                for (uint64_t x = 0; x < kt && s == PGDDS_OK; ++x) s = step.add(i, (i + j + x) % kt, j, ct);
+                for (uint64_t x = 0; x < kt && s == PGDDS_OK; ++x) s = step.add(i, (i + j + x) % kt, j, ct, x ? 1 : beta);
             });
             return s;
         case PGDDS_GEMM_STATIONARY_A:  // A(i, k), for every j
@@ -166,13 +173,17 @@ status spmm(const char *who, double alpha, const smatrix &a, const dmatrix &b, d
                     n += (pgdds_gptr_to_local(c.ctx, a.tile(i, k).offsets) != nullptr) + (b.reachable(k, j) != nullptr);
                 return n;
             };
+            // Each product straight into C(i, j), under its lock, where this rank reaches it in
+            // place, else into sum, which done() accumulates.
             auto add = [&](uint64_t i, uint64_t j, uint64_t x, bool first) {
-                status s1 = first ? kernels::scale(c.at(), lc.dtype, lc.tile_rows_of(i), lc.tile_cols_of(j), 0, sum.data(),
-                                                   lc.tile_cols_of(j))
-                                  : PGDDS_OK;
-                return s1 == PGDDS_OK ? step.add(i, (i + j + x) % kt, j, sum.data()) : s1;
+                const uint64_t k = (i + j + x) % kt;
+                bool in_place = false;
+                status s1 = c.accumulate_in_place(who, i, j, in_place, [&](void *ct) { return step.add(i, k, j, ct); });
+                return s1 != PGDDS_OK || in_place ? s1 : step.add(i, k, j, sum.data(), first ? 0 : 1);
             };
-            auto done = [&](uint64_t i, uint64_t j) { return c.accumulate_tile(who, i, j, sum.data(), lc.tile_cols_of(j)); };
+            auto done = [&](uint64_t i, uint64_t j) {
+                return c.reachable(i, j) ? PGDDS_OK : c.accumulate_tile(who, i, j, sum.data(), lc.tile_cols_of(j));
+            };
             return steal(who, c, kt, algorithm == PGDDS_GEMM_STEAL_LOCALITY, near, add, done);
         }
         }
