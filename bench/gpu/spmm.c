@@ -139,7 +139,7 @@ static double cusparse_seconds(pgdds_smatrix_t a, uint64_t w, pgdds_dtype_t t, i
 
 int main(int argc, char **argv)
 {
-    uint64_t side = 96, w = 64;
+    uint64_t side = 128, w = 64;
     int reps = 7;
     pgdds_dtype_t dtype = PGDDS_DOUBLE;
     int square = 0;
