@@ -4,12 +4,10 @@
  * peer figure for ranks that share one GPU. Reports TFLOP/s and the ratio to cuBLAS.
  * Run: PGDDS_GPU_SEGMENT_SIZE=4G pgdds-run -n 2 pgdds-gpu-gemm [--json] [--n N] [--tile T]
  *      [--dtype double|float] [--reps R] */
-#include "../micro/report.h"
+#include "products.h"
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
-#include <pgdds/matrix.h>
-#include <pgdds/pgdds.h>
 
 static void check(pgdds_status_t st, const char *what)
 {
@@ -76,6 +74,12 @@ static double cublas_seconds(uint64_t n, pgdds_dtype_t t, int reps)
     return sec;
 }
 
+static pgdds_status_t gemm_once(pgdds_gemm_algorithm_t alg, void *arg)
+{
+    pgdds_dmatrix_t *m = arg;
+    return pgdds_dmatrix_gemm(1.0, m[0], m[1], 0.0, m[2], alg);
+}
+
 int main(int argc, char **argv)
 {
     uint64_t n = 8192, tile = 4096;
@@ -100,8 +104,7 @@ int main(int argc, char **argv)
     }
     pgdds_context_t ctx;
     check(pgdds_init(NULL, &ctx), "pgdds_init");
-    const int me = pgdds_rank(ctx), nr = pgdds_nranks(ctx);
-    const char *transport = pgdds_transport_name(ctx);
+    const int me = pgdds_rank(ctx);
     const char *tname = dtype == PGDDS_FLOAT ? "float" : "double";
     const double flops = 2.0 * (double)n * (double)n * (double)n;
 
@@ -119,34 +122,15 @@ int main(int argc, char **argv)
     check(pgdds_dmatrix_fill(a, gen, &dtype), "pgdds_dmatrix_fill A");
     check(pgdds_dmatrix_fill(b, gen, &dtype), "pgdds_dmatrix_fill B");
 
-    static const struct {
-        pgdds_gemm_algorithm_t alg;
-        const char *name;
-    } algs[] = {{PGDDS_GEMM_STATIONARY_C, "stationary_c"}, {PGDDS_GEMM_STATIONARY_A, "stationary_a"},
-                {PGDDS_GEMM_STATIONARY_B, "stationary_b"}, {PGDDS_GEMM_SUMMA, "summa"},
-                {PGDDS_GEMM_STEAL_RANDOM, "steal_random"}, {PGDDS_GEMM_STEAL_LOCALITY, "steal_locality"}};
-    char metric[96];
-    double *s = malloc((size_t)(reps + 1) * sizeof *s);
-    if (me == 0) {
-        snprintf(metric, sizeof metric, "cublas_single_process_%s_tflops", tname);
-        report("gpu_gemm", transport, nr, 1, (size_t)n, metric, flops / single * 1e-12, "TFLOP/s");
-    }
-    for (size_t x = 0; x < sizeof algs / sizeof algs[0]; ++x) {
-        for (int r = 0; r <= reps; ++r) {
-            check(pgdds_barrier(ctx), "pgdds_barrier");
-            const double t0 = now_us();
-            check(pgdds_dmatrix_gemm(1.0, a, b, 0.0, c, algs[x].alg), algs[x].name);
-            s[r] = (now_us() - t0) * 1e-6; /* gemm ends in a barrier: every rank's share is done */
-        }
-        const double sec = median_us(s + 1, reps);
-        if (me == 0) {
-            snprintf(metric, sizeof metric, "%s_%s_tflops", algs[x].name, tname);
-            report("gpu_gemm", transport, nr, 1, (size_t)n, metric, flops / sec * 1e-12, "TFLOP/s");
-            snprintf(metric, sizeof metric, "%s_%s_ratio_to_cublas", algs[x].name, tname);
-            report("gpu_gemm", transport, nr, 1, (size_t)n, metric, single / sec, "x");
-        }
-    }
-    free(s);
+    static const struct product_alg algs[] = {
+        {PGDDS_GEMM_STATIONARY_C, "stationary_c"}, {PGDDS_GEMM_STATIONARY_A, "stationary_a"},
+        {PGDDS_GEMM_STATIONARY_B, "stationary_b"}, {PGDDS_GEMM_SUMMA, "summa"},
+        {PGDDS_GEMM_STEAL_RANDOM, "steal_random"}, {PGDDS_GEMM_STEAL_LOCALITY, "steal_locality"}};
+    pgdds_dmatrix_t abc[3] = {a, b, c};
+    const struct product_report r = {.bench = "gpu_gemm", .peer = "cublas", .type = tname, .rate_name = "tflops",
+                                     .unit = "TFLOP/s", .size = (size_t)n, .flops = flops, .peer_seconds = single,
+                                     .scale = 1e-12};
+    time_products(ctx, algs, sizeof algs / sizeof algs[0], gemm_once, abc, reps, &r);
     check(pgdds_dmatrix_destroy(c), "destroy");
     check(pgdds_dmatrix_destroy(b), "destroy");
     check(pgdds_dmatrix_destroy(a), "destroy");

@@ -8,13 +8,11 @@
  * run while the others wait. Reports GFLOP/s (2 nnz cols per product) and the ratio.
  * Run: PGDDS_GPU_SEGMENT_SIZE=4G pgdds-run -n 2 pgdds-gpu-spmm [--json] [--n N] [--cols W]
  *      [--dtype double|float] [--layout rows|tiles] [--reps R] */
-#include "../micro/report.h"
+#include "products.h"
 
 #include <cuda_runtime_api.h>
 #define DISABLE_CUSPARSE_DEPRECATED /* its deprecated types warn in C on every include */
 #include <cusparse.h>
-#include <pgdds/matrix.h>
-#include <pgdds/pgdds.h>
 
 static void check(pgdds_status_t st, const char *what)
 {
@@ -137,6 +135,16 @@ static double cusparse_seconds(pgdds_smatrix_t a, uint64_t w, pgdds_dtype_t t, i
     return sec;
 }
 
+struct operands {
+    pgdds_smatrix_t a;
+    pgdds_dmatrix_t b, c;
+};
+static pgdds_status_t spmm_once(pgdds_gemm_algorithm_t alg, void *arg)
+{
+    struct operands *o = arg;
+    return pgdds_smatrix_spmm_algorithm(1.0, o->a, o->b, 0.0, o->c, alg);
+}
+
 int main(int argc, char **argv)
 {
     uint64_t side = 128, w = 64;
@@ -167,7 +175,6 @@ int main(int argc, char **argv)
     pgdds_context_t ctx;
     check(pgdds_init(NULL, &ctx), "pgdds_init");
     const int me = pgdds_rank(ctx), nr = pgdds_nranks(ctx);
-    const char *transport = pgdds_transport_name(ctx);
     char tname[32];
     snprintf(tname, sizeof tname, "%s_%s", dtype == PGDDS_FLOAT ? "float" : "double", square ? "tiles" : "rows");
     const uint64_t n = side * side * side, tile = (n + (uint64_t)nr - 1) / (uint64_t)nr;
@@ -197,34 +204,15 @@ int main(int argc, char **argv)
     if (me == 0) single = cusparse_seconds(a, w, dtype, reps);
     check(pgdds_barrier(ctx), "pgdds_barrier");
 
-    static const struct {
-        pgdds_gemm_algorithm_t alg;
-        const char *name;
-    } algs[] = {{PGDDS_GEMM_STATIONARY_C, "stationary_c"}, {PGDDS_GEMM_STATIONARY_A, "stationary_a"},
-                {PGDDS_GEMM_STATIONARY_B, "stationary_b"}, {PGDDS_GEMM_STEAL_RANDOM, "steal_random"},
-                {PGDDS_GEMM_STEAL_LOCALITY, "steal_locality"}};
-    char metric[96];
-    double *s = malloc((size_t)(reps + 1) * sizeof *s);
-    if (me == 0) {
-        snprintf(metric, sizeof metric, "cusparse_single_process_%s_gflops", tname);
-        report("gpu_spmm", transport, nr, 1, (size_t)n, metric, flops / single * 1e-9, "GFLOP/s");
-    }
-    for (size_t x = 0; x < sizeof algs / sizeof algs[0]; ++x) {
-        for (int r = 0; r <= reps; ++r) {
-            check(pgdds_barrier(ctx), "pgdds_barrier");
-            const double t0 = now_us();
-            check(pgdds_smatrix_spmm_algorithm(1.0, a, b, 0.0, c, algs[x].alg), algs[x].name);
-            s[r] = (now_us() - t0) * 1e-6; /* SpMM ends in a barrier: every rank's share is done */
-        }
-        const double sec = median_us(s + 1, reps);
-        if (me == 0) {
-            snprintf(metric, sizeof metric, "%s_%s_gflops", algs[x].name, tname);
-            report("gpu_spmm", transport, nr, 1, (size_t)n, metric, flops / sec * 1e-9, "GFLOP/s");
-            snprintf(metric, sizeof metric, "%s_%s_ratio_to_cusparse", algs[x].name, tname);
-            report("gpu_spmm", transport, nr, 1, (size_t)n, metric, single / sec, "x");
-        }
-    }
-    free(s);
+    static const struct product_alg algs[] = {
+        {PGDDS_GEMM_STATIONARY_C, "stationary_c"}, {PGDDS_GEMM_STATIONARY_A, "stationary_a"},
+        {PGDDS_GEMM_STATIONARY_B, "stationary_b"}, {PGDDS_GEMM_STEAL_RANDOM, "steal_random"},
+        {PGDDS_GEMM_STEAL_LOCALITY, "steal_locality"}};
+    struct operands ops = {a, b, c};
+    const struct product_report r = {.bench = "gpu_spmm", .peer = "cusparse", .type = tname, .rate_name = "gflops",
+                                     .unit = "GFLOP/s", .size = (size_t)n, .flops = flops, .peer_seconds = single,
+                                     .scale = 1e-9};
+    time_products(ctx, algs, sizeof algs / sizeof algs[0], spmm_once, &ops, reps, &r);
     check(pgdds_dmatrix_destroy(c), "destroy");
     check(pgdds_dmatrix_destroy(b), "destroy");
     check(pgdds_smatrix_destroy(a), "destroy");

@@ -49,6 +49,31 @@ static pgdds_dmatrix_t make(pgdds_context_t ctx, uint64_t rows, uint64_t cols, p
     return m;
 }
 
+/* The sparse A of the SpMM checks: entry (i, j) where (3i + 5j) % 7 == 0, its value s_of. */
+static double s_of(uint64_t r, uint64_t c) { return (double)((r + 2 * c) % 5) - 2; }
+static int s_has(uint64_t r, uint64_t c) { return (r * 3 + c * 5) % 7 == 0; }
+
+/* The elements of C (m x n) that are not 2 A B - C0, for the dense A of a_of or the sparse one
+ * of s_of; every rank reads all of C. */
+static size_t wrong_products(pgdds_dmatrix_t c, pgdds_dtype_t t, uint64_t m, uint64_t k, uint64_t n, int sparse)
+{
+    const size_t es = t == PGDDS_FLOAT ? 4 : 8;
+    void *got = malloc(m * n * es);
+    T_OK(pgdds_dmatrix_get_slice(c, 0, 0, m, n, got, 0));
+    size_t bad = 0;
+    for (uint64_t i = 0; i < m; ++i)
+        for (uint64_t j = 0; j < n; ++j) {
+            double want = -c_of(i, j);
+            for (uint64_t x = 0; x < k; ++x)
+                want += 2 * (sparse ? (s_has(i, x) ? s_of(i, x) : 0) : a_of(i, x)) * b_of(x, j);
+            if (elem(t, got, i * n + j) != want && bad++ < 3)
+                fprintf(stderr, "rank %d: %s: C(%llu, %llu) = %g, not %g\n", t_rank, t == PGDDS_FLOAT ? "float" : "double",
+                        (unsigned long long)i, (unsigned long long)j, elem(t, got, i * n + j), want);
+        }
+    free(got);
+    return bad;
+}
+
 /* C = 2 A B - C0 by algorithm alg, then every rank reads all of C and compares. */
 static void check_gemm(pgdds_context_t ctx, pgdds_dtype_t t, uint64_t m, uint64_t k, uint64_t n, uint64_t tile,
                        pgdds_gemm_algorithm_t alg)
@@ -60,22 +85,9 @@ static void check_gemm(pgdds_context_t ctx, pgdds_dtype_t t, uint64_t m, uint64_
     T_OK(pgdds_dmatrix_fill(b, gen, &gb));
     T_OK(pgdds_dmatrix_fill(c, gen, &gc));
     T_OK(pgdds_dmatrix_gemm(2.0, a, b, -1.0, c, alg));
-    const size_t es = t == PGDDS_FLOAT ? 4 : 8;
-    void *got = malloc(m * n * es);
-    T_OK(pgdds_dmatrix_get_slice(c, 0, 0, m, n, got, 0));
-    size_t bad = 0;
-    for (uint64_t i = 0; i < m; ++i)
-        for (uint64_t j = 0; j < n; ++j) {
-            double want = -c_of(i, j);
-            for (uint64_t x = 0; x < k; ++x) want += 2 * a_of(i, x) * b_of(x, j);
-            if (elem(t, got, i * n + j) != want && bad++ < 3)
-                fprintf(stderr, "rank %d: %s algorithm %d: C(%llu, %llu) = %g, not %g\n", t_rank,
-                        t == PGDDS_FLOAT ? "float" : "double", (int)alg, (unsigned long long)i, (unsigned long long)j,
-                        elem(t, got, i * n + j), want);
-        }
+    const size_t bad = wrong_products(c, t, m, k, n, 0);
     T_CHECK_MSG(bad == 0, "%zu wrong elements of C (algorithm %d, %llu x %llu x %llu, tile %llu)", bad, (int)alg,
                 (unsigned long long)m, (unsigned long long)k, (unsigned long long)n, (unsigned long long)tile);
-    free(got);
     T_OK(pgdds_dmatrix_destroy(c));
     T_OK(pgdds_dmatrix_destroy(b));
     T_OK(pgdds_dmatrix_destroy(a));
@@ -165,10 +177,6 @@ static void check_tiles(pgdds_context_t ctx, pgdds_dtype_t t)
     T_OK(pgdds_dmatrix_destroy(m));
 }
 
-/* The sparse A of the SpMM checks: entry (i, j) where (3i + 5j) % 7 == 0, its value s_of. */
-static double s_of(uint64_t r, uint64_t c) { return (double)((r + 2 * c) % 5) - 2; }
-static int s_has(uint64_t r, uint64_t c) { return (r * 3 + c * 5) % 7 == 0; }
-
 /* A (m x k, sparse) in GPU memory from every rank's share of the triples (rows r with
  * r % n == me), C = 2 A B - C0 by algorithm alg, checked against the host's product; the tiles'
  * arrays are device pointers; A written as Matrix Market and read back into host memory. */
@@ -210,19 +218,9 @@ static void check_spmm(pgdds_context_t ctx, pgdds_dtype_t t, uint64_t m, uint64_
     T_OK(pgdds_dmatrix_fill(b, gen, &gb));
     T_OK(pgdds_dmatrix_fill(c, gen, &gc));
     T_OK(pgdds_smatrix_spmm_algorithm(2.0, a, b, -1.0, c, alg));
-    void *got = malloc(m * n * es);
-    T_OK(pgdds_dmatrix_get_slice(c, 0, 0, m, n, got, 0));
-    size_t bad = 0;
-    for (uint64_t i = 0; i < m; ++i)
-        for (uint64_t j = 0; j < n; ++j) {
-            double want = -c_of(i, j);
-            for (uint64_t x = 0; x < k; ++x)
-                if (s_has(i, x)) want += 2 * s_of(i, x) * b_of(x, j);
-            bad += elem(t, got, i * n + j) != want;
-        }
+    size_t bad = wrong_products(c, t, m, k, n, 1);
     T_CHECK_MSG(bad == 0, "SpMM: %zu wrong elements of C (algorithm %d, %llu x %llu x %llu, tile %llu)", bad, (int)alg,
                 (unsigned long long)m, (unsigned long long)k, (unsigned long long)n, (unsigned long long)tile);
-    free(got);
     if (alg == PGDDS_GEMM_STATIONARY_C) {
         /* Written from GPU memory, read into host memory: the same entries. */
         char path[64];
