@@ -3,9 +3,9 @@
 ! Thin wrappers over the C ABI (pgdds.h) through iso_c_binding. Every routine that can fail is an
 ! integer(c_int) function returning PGDDS_OK or a negative PGDDS_ERR_* status, as in C, and on
 ! failure pgdds_last_error() gives the explanation. Handles are derived types (pgdds_context,
-! pgdds_hashmap, pgdds_darray); global pointers are integer(PGDDS_GPTR_KIND) values; byte counts,
-! capacities and indexes are integer(int64); ranks and element indexes of distributed arrays start
-! at 0, as in C.
+! pgdds_hashmap, pgdds_darray, pgdds_dmatrix); global pointers are integer(PGDDS_GPTR_KIND)
+! values; byte counts, capacities and indexes are integer(int64); ranks, element indexes of
+! distributed arrays and tile, row and column indexes of matrices start at 0, as in C.
 !
 ! Data arguments (put, get, broadcast, allreduce, allgather, container keys and values) accept
 ! integer(int32), integer(int64), real(real32) and real(real64), as scalars or rank-1 arrays.
@@ -21,7 +21,8 @@
 !   if (pgdds_allreduce(ctx, x, total, PGDDS_OP_SUM) /= PGDDS_OK) print *, pgdds_last_error()
 !   if (pgdds_finalize(ctx) /= PGDDS_OK) print *, pgdds_last_error()
 !
-! The HashMap and DArray routines are implemented in the submodule pgdds_containers.
+! The HashMap and DArray routines are implemented in the submodule pgdds_containers, the dense
+! matrix routines in pgdds_matrices.
 module pgdds
   use, intrinsic :: iso_c_binding
   use, intrinsic :: iso_fortran_env, only: int32, int64, real32, real64
@@ -57,6 +58,15 @@ module pgdds
 
   integer(c_int), parameter, public :: PGDDS_ALLOC_ZERO = 1
   integer(c_int), parameter, public :: PGDDS_MEMORY_HOST = 0, PGDDS_MEMORY_CUDA = 1
+
+  ! Distributed dense matrices (matrix.h).
+  integer(c_int), parameter, public :: PGDDS_DIST_BLOCK_ROW = 0, PGDDS_DIST_BLOCK_COL = 1, PGDDS_DIST_BLOCK_2D = 2, &
+    PGDDS_DIST_BLOCK_CYCLIC = 3, PGDDS_DIST_CUSTOM = 4
+  integer(c_int), parameter, public :: PGDDS_DMATRIX_DEFAULT_TILE = 64
+  integer(c_int), parameter, public :: PGDDS_DMATRIX_FIELD_GRID = 1, PGDDS_DMATRIX_FIELD_TILE = 2, &
+    PGDDS_DMATRIX_FIELD_MEMORY = 4
+  integer(c_int), parameter, public :: PGDDS_GEMM_STATIONARY_C = 0, PGDDS_GEMM_STATIONARY_A = 1, &
+    PGDDS_GEMM_STATIONARY_B = 2, PGDDS_GEMM_SUMMA = 3, PGDDS_GEMM_STEAL_RANDOM = 4, PGDDS_GEMM_STEAL_LOCALITY = 5
   integer(c_int), parameter, public :: PGDDS_SIGNAL_SET = 0, PGDDS_SIGNAL_ADD = 1
   integer(c_int), parameter, public :: PGDDS_CMP_EQ = 0, PGDDS_CMP_NE = 1, PGDDS_CMP_GT = 2, PGDDS_CMP_GE = 3, &
     PGDDS_CMP_LT = 4, PGDDS_CMP_LE = 5
@@ -93,6 +103,12 @@ module pgdds
     integer(c_int) :: elem_type = -1
   end type
 
+  ! A distributed dense matrix (pgdds_dmatrix_t) of elements of elem_type.
+  type, public :: pgdds_dmatrix
+    type(c_ptr) :: handle = c_null_ptr
+    integer(c_int) :: elem_type = -1
+  end type
+
   ! A non-blocking operation in flight (pgdds_request_t): pgdds_test or pgdds_wait completes it.
   type, public :: pgdds_request
     type(c_ptr) :: handle = c_null_ptr
@@ -112,6 +128,9 @@ module pgdds
   public :: pgdds_hashmap_erase, pgdds_hashmap_size, pgdds_hashmap_local_next
   public :: pgdds_darray_create, pgdds_darray_destroy, pgdds_darray_gptr, pgdds_darray_put, pgdds_darray_get
   public :: pgdds_darray_local
+  public :: pgdds_dmatrix_create, pgdds_dmatrix_destroy, pgdds_dmatrix_info, pgdds_dmatrix_tile_shape
+  public :: pgdds_dmatrix_get_tile, pgdds_dmatrix_put_tile, pgdds_dmatrix_accumulate_tile
+  public :: pgdds_dmatrix_get_slice, pgdds_dmatrix_put_slice, pgdds_dmatrix_gemm
   public :: pgdds_team_world, pgdds_team_node, pgdds_team_split_strided, pgdds_team_split_2d, pgdds_team_rank
   public :: pgdds_team_size, pgdds_team_translate_rank, pgdds_team_destroy, pgdds_team_is_null
   public :: pgdds_team_barrier, pgdds_team_broadcast, pgdds_team_allreduce, pgdds_team_reduce
@@ -161,6 +180,23 @@ module pgdds
   end type
 
   ! --- pgdds_hashmap_params_t -----------------------------------------------------------------
+  type, bind(C) :: c_dmatrix_params
+    integer(c_int64_t) :: field_mask = 0
+    integer(c_int64_t) :: rows = 0, cols = 0
+    integer(c_int) :: dtype = 0, distribution = 0
+    integer(c_int) :: grid_rows = 0, grid_cols = 0
+    integer(c_int64_t) :: tile_rows = 0, tile_cols = 0
+    integer(c_int) :: memory = 0
+  end type
+
+  type, bind(C) :: c_dmatrix_info_record
+    integer(c_int64_t) :: rows, cols
+    integer(c_int) :: dtype
+    integer(c_size_t) :: elem_size
+    integer(c_int) :: grid_rows, grid_cols
+    integer(c_int64_t) :: tile_rows, tile_cols, tile_grid_rows, tile_grid_cols
+  end type
+
   type, bind(C) :: c_hashmap_params
     integer(c_int64_t) :: field_mask = 0
     integer(c_size_t) :: key_size = 0, value_size = 0
@@ -678,6 +714,70 @@ module pgdds
       integer(c_int64_t), intent(out) :: first_index, count
       integer(c_int) :: st
     end function
+
+    function c_dmatrix_create(ctx, params, matrix) bind(C, name='pgdds_dmatrix_create') result(st)
+      import :: c_ptr, c_int, c_dmatrix_params
+      type(c_ptr), value :: ctx
+      type(c_dmatrix_params), intent(in) :: params
+      type(c_ptr), intent(out) :: matrix
+      integer(c_int) :: st
+    end function
+    function c_dmatrix_destroy(matrix) bind(C, name='pgdds_dmatrix_destroy') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: matrix
+      integer(c_int) :: st
+    end function
+    function c_dmatrix_info(matrix, info) bind(C, name='pgdds_dmatrix_info') result(st)
+      import :: c_ptr, c_int, c_dmatrix_info_record
+      type(c_ptr), value :: matrix
+      type(c_dmatrix_info_record), intent(out) :: info
+      integer(c_int) :: st
+    end function
+    function c_dmatrix_tile_shape(matrix, ti, tj, rows, cols, owner) bind(C, name='pgdds_dmatrix_tile_shape') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: matrix
+      integer(c_int64_t), value :: ti, tj
+      integer(c_int64_t), intent(out) :: rows, cols
+      integer(c_int), intent(out) :: owner
+      integer(c_int) :: st
+    end function
+    function c_dmatrix_get_tile(matrix, ti, tj, buf, ld) bind(C, name='pgdds_dmatrix_get_tile') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: matrix, buf
+      integer(c_int64_t), value :: ti, tj, ld
+      integer(c_int) :: st
+    end function
+    function c_dmatrix_put_tile(matrix, ti, tj, buf, ld) bind(C, name='pgdds_dmatrix_put_tile') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: matrix, buf
+      integer(c_int64_t), value :: ti, tj, ld
+      integer(c_int) :: st
+    end function
+    function c_dmatrix_accumulate_tile(matrix, ti, tj, buf, ld) bind(C, name='pgdds_dmatrix_accumulate_tile') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: matrix, buf
+      integer(c_int64_t), value :: ti, tj, ld
+      integer(c_int) :: st
+    end function
+    function c_dmatrix_get_slice(matrix, row0, col0, nrows, ncols, buf, ld) bind(C, name='pgdds_dmatrix_get_slice') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: matrix, buf
+      integer(c_int64_t), value :: row0, col0, nrows, ncols, ld
+      integer(c_int) :: st
+    end function
+    function c_dmatrix_put_slice(matrix, row0, col0, nrows, ncols, buf, ld) bind(C, name='pgdds_dmatrix_put_slice') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: matrix, buf
+      integer(c_int64_t), value :: row0, col0, nrows, ncols, ld
+      integer(c_int) :: st
+    end function
+    function c_dmatrix_gemm(alpha, a, b, beta, c, algorithm) bind(C, name='pgdds_dmatrix_gemm') result(st)
+      import :: c_ptr, c_int, c_double
+      real(c_double), value :: alpha, beta
+      type(c_ptr), value :: a, b, c
+      integer(c_int), value :: algorithm
+      integer(c_int) :: st
+    end function
   end interface
 
   ! --- Helpers shared with the containers submodule: implemented in the submodule pgdds_helpers,
@@ -694,6 +794,13 @@ module pgdds
     ! for any other type.
     module subroutine describe_scalar(x, addr, bytes, dtype)
       class(*), intent(in), target :: x
+      type(c_ptr), intent(out) :: addr
+      integer(c_size_t), intent(out) :: bytes
+      integer(c_int), intent(out) :: dtype
+    end subroutine
+    ! The same for a contiguous rank-1 array; addr is null for an empty one.
+    module subroutine describe_array(x, addr, bytes, dtype)
+      class(*), intent(in), target, contiguous :: x(:)
       type(c_ptr), intent(out) :: addr
       integer(c_size_t), intent(out) :: bytes
       integer(c_int), intent(out) :: dtype
@@ -811,6 +918,93 @@ module pgdds
     end function
   end interface
 
+  ! --- Dense matrices: implemented in the submodule pgdds_matrices -------------------------------
+  ! Tiles, rows and columns are counted from 0, as in C. A buffer is a contiguous rank-1 array of
+  ! the matrix's element type holding its rows one after another (C's row-major order, ld elements
+  ! apart; ld left out: the tile's or slice's columns); one too small for them is refused.
+  interface
+    ! A rows x cols matrix of elem_type (PGDDS_INT32, PGDDS_INT64, PGDDS_FLOAT, PGDDS_DOUBLE),
+    ! every element zero, cut and dealt by distribution (PGDDS_DIST_*); grid_rows and grid_cols
+    ! (both or neither), tile_rows and tile_cols (both or neither) and memory (PGDDS_MEMORY_*) as
+    ! pgdds_dmatrix_params_t's optional fields. Collective, with the same arguments everywhere.
+    module function pgdds_dmatrix_create(ctx, matrix, rows, cols, elem_type, distribution, grid_rows, grid_cols, &
+                                         tile_rows, tile_cols, memory) result(st)
+      type(pgdds_context), intent(in) :: ctx
+      type(pgdds_dmatrix), intent(out) :: matrix
+      integer(int64), intent(in) :: rows, cols
+      integer(c_int), intent(in) :: elem_type, distribution
+      integer, intent(in), optional :: grid_rows, grid_cols, memory
+      integer(int64), intent(in), optional :: tile_rows, tile_cols
+      integer(c_int) :: st
+    end function
+    ! Collective (it completes every rank's operations first).
+    module function pgdds_dmatrix_destroy(matrix) result(st)
+      type(pgdds_dmatrix), intent(inout) :: matrix
+      integer(c_int) :: st
+    end function
+    ! The shape and layout; every argument but matrix may be left out.
+    module function pgdds_dmatrix_info(matrix, rows, cols, tile_rows, tile_cols, tile_grid_rows, tile_grid_cols, &
+                                       grid_rows, grid_cols) result(st)
+      type(pgdds_dmatrix), intent(in) :: matrix
+      integer(int64), intent(out), optional :: rows, cols, tile_rows, tile_cols, tile_grid_rows, tile_grid_cols
+      integer, intent(out), optional :: grid_rows, grid_cols
+      integer(c_int) :: st
+    end function
+    ! Tile (ti, tj)'s rows, columns and owner; each may be left out.
+    module function pgdds_dmatrix_tile_shape(matrix, ti, tj, rows, cols, owner) result(st)
+      type(pgdds_dmatrix), intent(in) :: matrix
+      integer(int64), intent(in) :: ti, tj
+      integer(int64), intent(out), optional :: rows, cols
+      integer, intent(out), optional :: owner
+      integer(c_int) :: st
+    end function
+    ! Tile (ti, tj) into buf, from buf, or added into the tile under its lock (complete on return).
+    module function pgdds_dmatrix_get_tile(matrix, ti, tj, buf, ld) result(st)
+      type(pgdds_dmatrix), intent(in) :: matrix
+      integer(int64), intent(in) :: ti, tj
+      class(*), intent(inout), target, contiguous :: buf(:)
+      integer(int64), intent(in), optional :: ld
+      integer(c_int) :: st
+    end function
+    module function pgdds_dmatrix_put_tile(matrix, ti, tj, buf, ld) result(st)
+      type(pgdds_dmatrix), intent(in) :: matrix
+      integer(int64), intent(in) :: ti, tj
+      class(*), intent(in), target, contiguous :: buf(:)
+      integer(int64), intent(in), optional :: ld
+      integer(c_int) :: st
+    end function
+    module function pgdds_dmatrix_accumulate_tile(matrix, ti, tj, buf, ld) result(st)
+      type(pgdds_dmatrix), intent(in) :: matrix
+      integer(int64), intent(in) :: ti, tj
+      class(*), intent(in), target, contiguous :: buf(:)
+      integer(int64), intent(in), optional :: ld
+      integer(c_int) :: st
+    end function
+    ! Rows [row0, row0 + nrows) x columns [col0, col0 + ncols), across tiles, into or from buf.
+    module function pgdds_dmatrix_get_slice(matrix, row0, col0, nrows, ncols, buf, ld) result(st)
+      type(pgdds_dmatrix), intent(in) :: matrix
+      integer(int64), intent(in) :: row0, col0, nrows, ncols
+      class(*), intent(inout), target, contiguous :: buf(:)
+      integer(int64), intent(in), optional :: ld
+      integer(c_int) :: st
+    end function
+    module function pgdds_dmatrix_put_slice(matrix, row0, col0, nrows, ncols, buf, ld) result(st)
+      type(pgdds_dmatrix), intent(in) :: matrix
+      integer(int64), intent(in) :: row0, col0, nrows, ncols
+      class(*), intent(in), target, contiguous :: buf(:)
+      integer(int64), intent(in), optional :: ld
+      integer(c_int) :: st
+    end function
+    ! c = alpha a b + beta c by algorithm (PGDDS_GEMM_*; left out: PGDDS_GEMM_STATIONARY_C).
+    ! Collective.
+    module function pgdds_dmatrix_gemm(alpha, a, b, beta, c, algorithm) result(st)
+      real(real64), intent(in) :: alpha, beta
+      type(pgdds_dmatrix), intent(in) :: a, b, c
+      integer(c_int), intent(in), optional :: algorithm
+      integer(c_int) :: st
+    end function
+  end interface
+
 contains
 
   ! --- Strings and errors ---------------------------------------------------------------------
@@ -851,32 +1045,6 @@ contains
   end function
 
   ! --- Data arguments -----------------------------------------------------------------------
-
-  ! The same for a contiguous rank-1 array; addr is null for an empty one.
-  subroutine describe_array(x, addr, bytes, dtype)
-    class(*), intent(in), target, contiguous :: x(:)
-    type(c_ptr), intent(out) :: addr
-    integer(c_size_t), intent(out) :: bytes
-    integer(c_int), intent(out) :: dtype
-    addr = c_null_ptr
-    bytes = int(storage_size(x) / 8, c_size_t) * int(size(x), c_size_t)
-    select type (x)
-    type is (integer(int32))
-      dtype = PGDDS_INT32
-      if (size(x) > 0) addr = c_loc(x(1))
-    type is (integer(int64))
-      dtype = PGDDS_INT64
-      if (size(x) > 0) addr = c_loc(x(1))
-    type is (real(real32))
-      dtype = PGDDS_FLOAT
-      if (size(x) > 0) addr = c_loc(x(1))
-    type is (real(real64))
-      dtype = PGDDS_DOUBLE
-      if (size(x) > 0) addr = c_loc(x(1))
-    class default
-      dtype = -1
-    end select
-  end subroutine
 
   ! The address of an optional output argument of a supported type (c_null_ptr when absent), for
   ! a C function to write.

@@ -29,4 +29,25 @@ contains
     end select
   end procedure
 
+  module procedure describe_array
+    addr = c_null_ptr
+    bytes = int(storage_size(x) / 8, c_size_t) * int(size(x), c_size_t)
+    select type (x)
+    type is (integer(int32))
+      dtype = PGDDS_INT32
+      if (size(x) > 0) addr = c_loc(x(1))
+    type is (integer(int64))
+      dtype = PGDDS_INT64
+      if (size(x) > 0) addr = c_loc(x(1))
+    type is (real(real32))
+      dtype = PGDDS_FLOAT
+      if (size(x) > 0) addr = c_loc(x(1))
+    type is (real(real64))
+      dtype = PGDDS_DOUBLE
+      if (size(x) > 0) addr = c_loc(x(1))
+    class default
+      dtype = -1
+    end select
+  end procedure
+
 end submodule pgdds_helpers

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""The constants of the Fortran module are those of pgdds.h: every PGDDS_* parameter of
-pgdds.f90 has the value pgdds.h gives it, and every constant of pgdds.h that Fortran programs
-use (status codes, thread levels, init fields, atomic ops, data types, reduction ops,
-concurrency promises, version, global-pointer layout) is in the module.
+"""The constants of the Fortran module are those of the C headers: every PGDDS_* parameter of
+pgdds.f90 has the value pgdds.h (or another header given, matrix.h) gives it, and every
+constant of them that Fortran programs use (status codes, thread levels, init fields, atomic
+ops, data types, reduction ops, concurrency promises, version, global-pointer layout, matrix
+distributions, fields and algorithms) is in the module.
 
-usage: check_constants.py PGDDS_H PGDDS_F90
+usage: check_constants.py PGDDS_H PGDDS_F90 [HEADER...]
 """
 import re
 import sys
@@ -42,8 +43,10 @@ def c_constants(text):
 
 
 def main():
-    with open(sys.argv[1], encoding="utf-8") as f:
-        c = c_constants(f.read())
+    c = {}
+    for header in [sys.argv[1]] + sys.argv[3:]:
+        with open(header, encoding="utf-8") as f:
+            c.update(c_constants(f.read()))
     with open(sys.argv[2], encoding="utf-8") as f:
         fortran = {n: int(v) for n, v in re.findall(r"\b(PGDDS_[A-Z0-9_]+)\s*=\s*(-?\d+)\b", f.read())}
     problems = []
@@ -51,15 +54,15 @@ def main():
         if name == "PGDDS_GPTR_NULL":
             continue  # ((pgdds_gptr_t)0) in C
         if name not in c:
-            problems.append(f"{name} is in the Fortran module but not in pgdds.h")
+            problems.append(f"{name} is in the Fortran module but not in the headers")
         elif c[name] != value:
-            problems.append(f"{name} is {value} in the Fortran module but {c[name]} in pgdds.h")
+            problems.append(f"{name} is {value} in the Fortran module but {c[name]} in the headers")
     for name in sorted(c):
         if name not in fortran and not NOT_BOUND.match(name):
-            problems.append(f"{name} = {c[name]} of pgdds.h is missing from the Fortran module")
+            problems.append(f"{name} = {c[name]} of the headers is missing from the Fortran module")
     for p in problems:
         print(p)
-    print(f"{len(fortran)} Fortran constants checked against {len(c)} of pgdds.h")
+    print(f"{len(fortran)} Fortran constants checked against {len(c)} of the headers")
     return 1 if problems else 0
 
 

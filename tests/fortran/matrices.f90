@@ -1,0 +1,178 @@
+! Dense matrices from Fortran: creation and layout, tiles and slices through rank-1 buffers in C's
+! row-major order, accumulation from every rank at once (exact sums), C = alpha A B + beta C by
+! every algorithm against the product computed here (small whole numbers: exact in double and in
+! int64), and bad input: buffers of the wrong type or too small, negative indexes, tiles outside
+! the grid, half of an optional pair.
+program fortran_matrices
+  use pgdds
+  use harness
+  implicit none
+
+  integer, parameter :: m = 13, k = 11, nc = 9
+  type(pgdds_context) :: ctx
+  type(pgdds_dmatrix) :: a, b, c, t, ia, ib, ic, refused
+  integer :: me, n, owner, alg, gr, gc
+  integer(int64) :: rows, cols, trows, tcols, tgr, tgc, i, j, x, bad
+  real(real64) :: abuf(m * k), bbuf(k * nc), cbuf(m * nc), want, tile(16)
+  integer(int64) :: iabuf(m * k), ibbuf(k * nc), icbuf(m * nc), iwant
+  real(real32) :: wrong_type(16)
+  real(real64) :: small(3)
+
+  call start(ctx, 32_int64 * 1024 * 1024)
+  me = pgdds_rank(ctx)
+  n = pgdds_nranks(ctx)
+
+  ! Layout: 13 x 11 in 4 x 4 tiles, block-cyclic over the near-square grid.
+  call check_ok(pgdds_dmatrix_create(ctx, a, int(m, int64), int(k, int64), PGDDS_DOUBLE, PGDDS_DIST_BLOCK_CYCLIC, &
+                                     tile_rows=4_int64, tile_cols=4_int64), 'create A')
+  call check_ok(pgdds_dmatrix_info(a, rows=rows, cols=cols, tile_rows=trows, tile_cols=tcols, tile_grid_rows=tgr, &
+                                   tile_grid_cols=tgc, grid_rows=gr, grid_cols=gc), 'info')
+  call check(rows == m .and. cols == k .and. trows == 4 .and. tcols == 4, 'shape and tile size')
+  call check(tgr == 4 .and. tgc == 3 .and. gr * gc == n, 'tile grid and grid of ranks')
+  call check_ok(pgdds_dmatrix_tile_shape(a, 3_int64, 2_int64, rows, cols, owner), 'tile_shape')
+  call check(rows == 1 .and. cols == 3 .and. owner >= 0 .and. owner < n, 'edge tile shape and owner')
+  call check_ok(pgdds_dmatrix_create(ctx, b, int(k, int64), int(nc, int64), PGDDS_DOUBLE, PGDDS_DIST_BLOCK_CYCLIC, &
+                                     tile_rows=4_int64, tile_cols=4_int64), 'create B')
+  call check_ok(pgdds_dmatrix_create(ctx, c, int(m, int64), int(nc, int64), PGDDS_DOUBLE, PGDDS_DIST_BLOCK_CYCLIC, &
+                                     tile_rows=4_int64, tile_cols=4_int64), 'create C')
+
+  ! Rank 0 writes A and B whole (row-major); the last rank C.
+  do i = 0, m - 1
+    do j = 0, k - 1
+      abuf(i * k + j + 1) = real(mod(i * 7 + j * 3, 5_int64) - 2, real64)
+    end do
+  end do
+  do i = 0, k - 1
+    do j = 0, nc - 1
+      bbuf(i * nc + j + 1) = real(mod(i * 2 + j * 5, 7_int64) - 3, real64)
+    end do
+  end do
+  if (me == 0) then
+    call check_ok(pgdds_dmatrix_put_slice(a, 0_int64, 0_int64, int(m, int64), int(k, int64), abuf), 'put A')
+    call check_ok(pgdds_dmatrix_put_slice(b, 0_int64, 0_int64, int(k, int64), int(nc, int64), bbuf), 'put B')
+  end if
+  call check_ok(pgdds_barrier(ctx), 'barrier')
+
+  ! Every algorithm: C = 2 A B - C0, C0(i, j) = mod(i + j, 3_int64), read back whole by every rank.
+  do alg = PGDDS_GEMM_STATIONARY_C, PGDDS_GEMM_STEAL_LOCALITY
+    if (me == n - 1) then
+      do i = 0, m - 1
+        do j = 0, nc - 1
+          cbuf(i * nc + j + 1) = real(mod(i + j, 3_int64), real64)
+        end do
+      end do
+      call check_ok(pgdds_dmatrix_put_slice(c, 0_int64, 0_int64, int(m, int64), int(nc, int64), cbuf), 'put C')
+    end if
+    call check_ok(pgdds_barrier(ctx), 'barrier')
+    call check_ok(pgdds_dmatrix_gemm(2.0_real64, a, b, -1.0_real64, c, alg), 'gemm')
+    cbuf = -99
+    call check_ok(pgdds_dmatrix_get_slice(c, 0_int64, 0_int64, int(m, int64), int(nc, int64), cbuf), 'get C')
+    bad = 0
+    do i = 0, m - 1
+      do j = 0, nc - 1
+        want = -real(mod(i + j, 3_int64), real64)
+        do x = 0, k - 1
+          want = want + 2 * abuf(i * k + x + 1) * bbuf(x * nc + j + 1)
+        end do
+        if (cbuf(i * nc + j + 1) /= want) bad = bad + 1
+      end do
+    end do
+    call check(bad == 0, 'C = 2 A B - C0 by every algorithm')
+    call check_ok(pgdds_barrier(ctx), 'barrier')
+  end do
+
+  ! int64: the same product, exact.
+  call check_ok(pgdds_dmatrix_create(ctx, ia, int(m, int64), int(k, int64), PGDDS_INT64, PGDDS_DIST_BLOCK_ROW), 'int A')
+  call check_ok(pgdds_dmatrix_create(ctx, ib, int(k, int64), int(nc, int64), PGDDS_INT64, PGDDS_DIST_BLOCK_ROW, &
+                                     grid_rows=n, grid_cols=1), 'int B')
+  call check_ok(pgdds_dmatrix_create(ctx, ic, int(m, int64), int(nc, int64), PGDDS_INT64, PGDDS_DIST_CUSTOM, &
+                                     grid_rows=n, grid_cols=1, tile_rows=(m + n - 1) / int(n, int64), &
+                                     tile_cols=int(nc, int64)), 'int C')
+  iabuf = int(abuf, int64)
+  ibbuf = int(bbuf, int64)
+  if (me == 0) then
+    call check_ok(pgdds_dmatrix_put_slice(ia, 0_int64, 0_int64, int(m, int64), int(k, int64), iabuf), 'put int A')
+    call check_ok(pgdds_dmatrix_put_slice(ib, 0_int64, 0_int64, int(k, int64), int(nc, int64), ibbuf), 'put int B')
+  end if
+  call check_ok(pgdds_barrier(ctx), 'barrier')
+  ! A's tile columns must be B's tile rows: block-row tiles of A span all k columns, and so do
+  ! B's tiles only with one tile row, which a grid of one rank row gives.
+  call check_status(pgdds_dmatrix_gemm(1.0_real64, ia, ib, 0.0_real64, ic), merge(PGDDS_OK, PGDDS_ERR_INVALID_ARG, n == 1), &
+                    'int gemm conforms only where the tilings do')
+  call check_ok(pgdds_dmatrix_destroy(ib), 'destroy int B')
+  call check_ok(pgdds_dmatrix_create(ctx, ib, int(k, int64), int(nc, int64), PGDDS_INT64, PGDDS_DIST_CUSTOM, &
+                                     grid_rows=n, grid_cols=1, tile_rows=int(k, int64), tile_cols=int(nc, int64)), &
+                'int B, one tile row')
+  if (me == 0) call check_ok(pgdds_dmatrix_put_slice(ib, 0_int64, 0_int64, int(k, int64), int(nc, int64), ibbuf), &
+                             'put int B')
+  call check_ok(pgdds_barrier(ctx), 'barrier')
+  call check_ok(pgdds_dmatrix_gemm(1.0_real64, ia, ib, 0.0_real64, ic, PGDDS_GEMM_STATIONARY_A), 'int gemm')
+  call check_ok(pgdds_dmatrix_get_slice(ic, 0_int64, 0_int64, int(m, int64), int(nc, int64), icbuf), 'get int C')
+  bad = 0
+  do i = 0, m - 1
+    do j = 0, nc - 1
+      iwant = 0
+      do x = 0, k - 1
+        iwant = iwant + iabuf(i * k + x + 1) * ibbuf(x * nc + j + 1)
+      end do
+      if (icbuf(i * nc + j + 1) /= iwant) bad = bad + 1
+    end do
+  end do
+  call check(bad == 0, 'int64 C = A B')
+
+  ! Accumulation: every rank adds rank + 1 into every tile of a 10 x 10 matrix of 4 x 4 tiles.
+  call check_ok(pgdds_dmatrix_create(ctx, t, 10_int64, 10_int64, PGDDS_DOUBLE, PGDDS_DIST_BLOCK_CYCLIC, &
+                                     tile_rows=4_int64, tile_cols=4_int64), 'create T')
+  tile = real(me + 1, real64)
+  do i = 0, 2
+    do j = 0, 2
+      call check_ok(pgdds_dmatrix_accumulate_tile(t, i, j, tile, 4_int64), 'accumulate')
+    end do
+  end do
+  call check_ok(pgdds_barrier(ctx), 'barrier')
+  call check_ok(pgdds_dmatrix_get_tile(t, 2_int64, 2_int64, tile, 4_int64), 'get edge tile')
+  call check(all(tile([1, 2, 5, 6]) == real(n * (n + 1) / 2, real64)), 'every rank''s addition in the edge tile')
+  tile = 0
+  call check_ok(pgdds_dmatrix_get_tile(t, 0_int64, 1_int64, tile), 'get tile, ld left out')
+  call check(all(tile == real(n * (n + 1) / 2, real64)), 'every rank''s addition in a whole tile')
+  call check_ok(pgdds_barrier(ctx), 'barrier')
+  if (me == 0) then
+    tile = [(real(x, real64), x = 1, 16)]
+    call check_ok(pgdds_dmatrix_put_tile(t, 1_int64, 1_int64, tile), 'put tile')
+    tile = 0
+    call check_ok(pgdds_dmatrix_get_tile(t, 1_int64, 1_int64, tile), 'get tile')
+    call check(all(tile == [(real(x, real64), x = 1, 16)]), 'a tile put and read back')
+  end if
+
+  ! Bad input: nothing is read or written past a buffer, nothing of the wrong type.
+  call check_status(pgdds_dmatrix_get_tile(t, 0_int64, 0_int64, wrong_type), PGDDS_ERR_INVALID_ARG, 'real32 buffer')
+  call check_status(pgdds_dmatrix_get_tile(t, 0_int64, 0_int64, small), PGDDS_ERR_INVALID_ARG, 'buffer too small')
+  call check_status(pgdds_dmatrix_put_slice(t, 0_int64, 0_int64, 2_int64, 2_int64, small), PGDDS_ERR_INVALID_ARG, &
+                    'slice buffer too small')
+  call check_status(pgdds_dmatrix_get_tile(t, 0_int64, 0_int64, tile, 2_int64), PGDDS_ERR_INVALID_ARG, 'ld below columns')
+  call check_status(pgdds_dmatrix_get_tile(t, 0_int64, 0_int64, tile, -1_int64), PGDDS_ERR_INVALID_ARG, 'negative ld')
+  call check_status(pgdds_dmatrix_get_tile(t, 3_int64, 0_int64, tile), PGDDS_ERR_OUT_OF_BOUNDS, 'tile outside the grid')
+  call check_status(pgdds_dmatrix_get_tile(t, -1_int64, 0_int64, tile), PGDDS_ERR_OUT_OF_BOUNDS, 'negative tile index')
+  call check_status(pgdds_dmatrix_get_slice(t, 8_int64, 0_int64, 3_int64, 1_int64, tile), PGDDS_ERR_OUT_OF_BOUNDS, &
+                    'slice leaving the matrix')
+  call check_status(pgdds_dmatrix_get_slice(t, -1_int64, 0_int64, 1_int64, 1_int64, tile), PGDDS_ERR_OUT_OF_BOUNDS, &
+                    'negative row')
+  call check_status(pgdds_dmatrix_tile_shape(t, 0_int64, 3_int64), PGDDS_ERR_OUT_OF_BOUNDS, 'tile_shape outside')
+  call check_status(pgdds_dmatrix_create(ctx, refused, 4_int64, 4_int64, PGDDS_DOUBLE, PGDDS_DIST_CUSTOM, grid_rows=n), &
+                    PGDDS_ERR_INVALID_ARG, 'grid_rows without grid_cols')
+  call check_status(pgdds_dmatrix_create(ctx, refused, -4_int64, 4_int64, PGDDS_DOUBLE, PGDDS_DIST_BLOCK_ROW), &
+                    PGDDS_ERR_INVALID_ARG, 'negative rows')
+  call check_status(pgdds_dmatrix_create(ctx, refused, 4_int64, 4_int64, 9, PGDDS_DIST_BLOCK_ROW), PGDDS_ERR_INVALID_ARG, &
+                    'unknown type')
+  call check_status(pgdds_dmatrix_gemm(1.0_real64, a, b, 0.0_real64, a), PGDDS_ERR_INVALID_ARG, 'C is A')
+
+  call check_ok(pgdds_dmatrix_destroy(t), 'destroy T')
+  call check_ok(pgdds_dmatrix_destroy(ic), 'destroy int C')
+  call check_ok(pgdds_dmatrix_destroy(ib), 'destroy int B')
+  call check_ok(pgdds_dmatrix_destroy(ia), 'destroy int A')
+  call check_ok(pgdds_dmatrix_destroy(c), 'destroy C')
+  call check_ok(pgdds_dmatrix_destroy(b), 'destroy B')
+  call check_ok(pgdds_dmatrix_destroy(a), 'destroy A')
+  call check_status(pgdds_dmatrix_destroy(a), PGDDS_ERR_INVALID_ARG, 'destroyed twice')
+  call finish(ctx, 'fortran matrices')
+end program
