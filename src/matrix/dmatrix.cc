@@ -43,7 +43,7 @@ status dmatrix::create(runtime *rt, const char *who, const pgdds_dmatrix_params_
     if (st != PGDDS_OK) {
         if (m->tiles_ != PGDDS_GPTR_NULL) pgdds_free(m->ctx, m->tiles_);
         delete m;
-        return st == PGDDS_OK || std::string(pgdds_last_error()).rfind(who, 0) == 0 ? st : fail_prefix(st, who);
+        return std::string(pgdds_last_error()).rfind(who, 0) == 0 ? st : fail_prefix(st, who);
     }
     m->dir_.resize(l.tgrid_rows * l.tgrid_cols);
     for (uint64_t ti = 0; ti < l.tgrid_rows && st == PGDDS_OK; ++ti)
