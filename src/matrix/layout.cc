@@ -18,9 +18,11 @@ void near_square(int n, int &r, int &c)
     c = n / r;
 }
 
-size_t elem_size(pgdds_dtype_t t)
+// t is the int value of a caller's pgdds_dtype_t (enum_value): one outside the enum is no
+// pgdds_dtype_t to copy.
+size_t elem_size(int t)
 {
-    switch (enum_value(t)) {
+    switch (t) {
     case PGDDS_FLOAT:
     case PGDDS_INT32: return 4;
     case PGDDS_DOUBLE:
@@ -36,7 +38,7 @@ status layout::from_params(const char *who, const pgdds_dmatrix_params_t &p, int
     layout l;
     l.rows = p.rows;
     l.cols = p.cols;
-    l.esize = elem_size(p.dtype);
+    l.esize = elem_size(enum_value(p.dtype));
     if (l.esize == 0)
         return fail(PGDDS_ERR_INVALID_ARG, "%s: dtype %d is not one of PGDDS_FLOAT, PGDDS_DOUBLE, PGDDS_INT32, PGDDS_INT64",
                     who, enum_value(p.dtype));
