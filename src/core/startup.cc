@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <fstream>
+#include <sched.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -124,7 +125,6 @@ status runtime::init(const pgdds_init_params_t *params)
 
     st = exchange_node_info();
     if (st == PGDDS_OK) {
-        vcis_.set_node(peers_.local_nranks());
         phase_done("node information exchanged");
         st = choose_transports();
     }
@@ -178,10 +178,15 @@ status runtime::init(const pgdds_init_params_t *params)
 
 status runtime::exchange_node_info()
 {
+    // The CPUs this rank may run on: their union over a node's ranks is the cores they share
+    // (ranks bound one per core by the launcher, or a node's ranks confined together by a cgroup
+    // or a cpuset, count alike); an empty set where the affinity is unknown.
     struct {
         int32_t pid;
         uint32_t nvcis;
-    } me{int32_t(getpid()), num_vcis()};
+        cpu_set_t cpus;
+    } me{int32_t(getpid()), num_vcis(), {}};
+    if (sched_getaffinity(0, sizeof me.cpus, &me.cpus) != 0) CPU_ZERO(&me.cpus);
     std::string node = node_identity();
     std::string blob(reinterpret_cast<const char *>(&me), sizeof me);
     blob += node;
@@ -209,6 +214,7 @@ status runtime::exchange_node_info()
     std::map<std::string, int> nodes;
     std::vector<int> node_of(nranks());
     std::vector<pid_t> pid_of(nranks());
+    std::vector<cpu_set_t> cpus_of(static_cast<size_t>(nranks()));
     for (int r = 0; r < nranks(); ++r) {
         st = bootstrap_get_blob(*boot_, r, "node", v);
         if (st != PGDDS_OK) return st;
@@ -219,10 +225,20 @@ status runtime::exchange_node_info()
             return fail(PGDDS_ERR_INVALID_ARG, "rank %d asks for %u VCIs but rank %d for %u: every rank "
                         "must use the same PGDDS_NUM_VCIS", r, peer.nvcis, rank(), me.nvcis);
         pid_of[r] = peer.pid;
+        cpus_of[size_t(r)] = peer.cpus;
         std::string id(v.begin() + sizeof me, v.end());
         auto it = nodes.emplace(id, int(nodes.size())).first;
         node_of[r] = it->second;
     }
+    cpu_set_t node_cpus;
+    CPU_ZERO(&node_cpus);
+    int local = 0;
+    for (int r = 0; r < nranks(); ++r)
+        if (node_of[r] == node_of[rank()]) {
+            CPU_OR(&node_cpus, &node_cpus, &cpus_of[size_t(r)]);
+            ++local;
+        }
+    vcis_.set_node(local, CPU_COUNT(&node_cpus));
     peers_.set_placement(std::move(node_of), std::move(pid_of), int(nodes.size()));
     return PGDDS_OK;
 }

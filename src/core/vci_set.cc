@@ -61,13 +61,9 @@ void vci_set::configure(unsigned num_vcis, bool threaded, double timeout)
     timeout_ = timeout;
 }
 
-void vci_set::set_node(int local_nranks)
+void vci_set::set_node(int local_nranks, int node_cores)
 {
-    cpu_set_t cpus;
-    int usable = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
-    int online = int(sysconf(_SC_NPROCESSORS_ONLN));
-    // Bound to fewer cores than the node has: the launcher placed us; trust the placement.
-    node_cores_ = usable < online ? online : usable;
+    node_cores_ = node_cores > 0 ? node_cores : std::max(1, int(sysconf(_SC_NPROCESSORS_ONLN)));
     local_nranks_ = local_nranks;
     oversubscribed_ = local_nranks_ > node_cores_;
 }

@@ -33,8 +33,9 @@ class vci_set {
     // num_vcis user VCIs; threaded: VCIs shared by threads take locks (MULTIPLE, or a progress
     // thread); timeout: PGDDS_TIMEOUT, which bounds every wait.
     void configure(unsigned num_vcis, bool threaded, double timeout);
-    // The node's cores and this node's ranks, for cores_oversubscribed.
-    void set_node(int local_nranks);
+    // This node's ranks and the cores they may run on together (the union of their CPU sets; 0:
+    // unknown, then the node's online cores), for cores_oversubscribed.
+    void set_node(int local_nranks, int node_cores);
     // Creates the VCIs once the transports are connected: the service VCI, every VCI with a
     // progress thread, and every VCI when membarrier(2) is missing under MULTIPLE take locks.
     void create(bool progress_thread, bool thread_multiple);

@@ -319,6 +319,18 @@ int main(void)
         T_CHECK_MSG(strcmp(hashmap, rpc < rdma ? "rpc" : "rdma") == 0, "hashmap takes %s at RDMA %.2f, RPC %.2f us",
                     hashmap, rdma, rpc);
     T_CHECK(container_line(text, "circular_queue", queue, &rdma, &rpc));
+    /* The Bloom filter is decided by its insert and its batched insert, a group of 16 fetch-ors
+     * one after another against one call: 17 A against 2 calls. */
+    T_CHECK_MSG(strstr(text, "op bloom insert_many 16A+0R+0W+0M/16keys ") != NULL, "no batched Bloom insert: %s", text);
+    char bloom[16] = "";
+    T_CHECK(container_line(text, "bloom", bloom, &rdma, &rpc));
+    if (automatic && ranks > 0) {
+        T_CHECK_MSG(rdma > 17 * c[0] - 0.01 && rdma < 17 * c[0] + 0.01 && rpc > 2 * c[3] - 0.002 &&
+                    rpc < 2 * c[3] + 0.002, "bloom priced RDMA %.3f, RPC %.3f us at A %.3f, RPC %.3f us", rdma, rpc,
+                    c[0], c[3]);
+        T_CHECK_MSG(strcmp(bloom, rpc < rdma ? "rpc" : "rdma") == 0, "bloom takes %s at RDMA %.2f, RPC %.2f us", bloom,
+                    rdma, rpc);
+    }
     check_report_rule(text, automatic, ranks > 0);
 
     /* Every rank got the same report: the choice is the job's. */
