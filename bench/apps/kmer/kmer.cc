@@ -31,13 +31,16 @@
 // reads contain, where the pass-1 filter can be read cheaply) and then "I have one neighbour on
 // this side" to that neighbour, each through an update-only adding buffer (two aggregated
 // exchanges, no round trips), so that every owner knows its k-mers' neighbours and links. Then
-// each path is walked from both of its ends with batched one-read finds (CP_FIND), many walks in
-// step so that every step is one batched find; the walk that starts at the smaller end emits the
-// contig. Cycles are found only if the paths do not account for every
+// each path is walked from both of its ends with one-read finds (CP_FIND), many walks in step:
+// a walk goes on at once through k-mers whose owners' memory it maps, and every k-mer of another
+// node is one batched find for all the walks, so the rounds are the remote steps of the longest
+// walk; the walk that starts at the smaller end emits the contig. Cycles are found only if the paths do not account for every
 // solid k-mer: their k-mers are marked through an update-only buffer, and a cycle is emitted by
 // the walk from its smallest k-mer. Contigs are written in canonical form: a path as the smaller
 // of its sequence and its reverse complement, a cycle read forwards from its smallest k-mer.
 #include "kmer.hpp"
+
+#include <numeric>
 
 #include <pgdds/containers.hpp>
 
@@ -107,15 +110,17 @@ uint64_t distinct_estimate(pgdds::context_ref ctx, const std::vector<uint64_t> &
 
 // Whether every rank's segment is load/store-reachable from every rank (one node, shared memory
 // on): then a remote read costs a cache miss, not a round trip. Collective.
-bool all_load_store(pgdds::context_ref ctx)
+// Which ranks' segments this rank reaches by load/store (itself and its node's peers, unless
+// PGDDS_SHM=off).
+std::vector<char> load_store_ranks(pgdds::context_ref ctx)
 {
     pgdds_gptr_t mine = PGDDS_GPTR_NULL;
     pgdds::check(pgdds_alloc(ctx.handle(), 8, 8, &mine));
-    bool near = true;
-    for (pgdds_gptr_t p : ctx.allgather(mine)) near = near && pgdds_gptr_to_local(ctx.handle(), p) != nullptr;
+    std::vector<char> near;
+    for (pgdds_gptr_t p : ctx.allgather(mine)) near.push_back(pgdds_gptr_to_local(ctx.handle(), p) != nullptr);
     ctx.barrier();
     pgdds::check(pgdds_free(ctx.handle(), mine));
-    return ctx.min(int(near)) == 1;
+    return near;
 }
 
 // Everything every rank holds, in rank order, on rank 0; a DArray is the meeting place.
@@ -183,7 +188,8 @@ class kmer_job {
     std::string transport_;
     uint64_t total_ = 0;  // k-mer occurrences in all reads
     uint64_t solid_ = 0;  // k-mers in the graph
-    bool near_ = false;   // every segment load/store-reachable (all_load_store)
+    std::vector<char> near_ranks_;  // load_store_ranks
+    bool near_ = false;             // every segment load/store-reachable, on every rank
     // Every k-mer of the reads is in it (none without --min-count 1); kept for the contigs.
     std::unique_ptr<pgdds::bloom_filter<uint64_t>> seen_;
     struct timing {
@@ -468,35 +474,68 @@ struct walk {
 
 // Runs the walks, a bounded number in step, until each has stopped: a walk goes on while
 // step(w, canonical k-mer it reached) says so; step sees w.at and w.graph already moved there.
-template <class Step> void advance(const table &t, int k, std::vector<walk> pending, Step step, progress &p)
+// Each round, the walks step through k-mers in memory this rank maps (near, by owner) in batched
+// finds until each has stopped or reached a k-mer of another node; one batched find then takes
+// every walk one step across the network. The network rounds are the remote steps of the longest
+// walk, not all of its steps.
+template <class Step>
+void advance(const table &t, int k, const std::vector<char> &near, std::vector<walk> pending, Step step, progress &p)
 {
     std::vector<walk> walks;
-    std::vector<uint64_t> keys;
+    std::vector<uint64_t> next, keys;
     std::vector<entry> values;
-    std::vector<unsigned char> found;
+    std::vector<unsigned char> found, going;
+    std::vector<size_t> active, stepping, remote;
     uint64_t steps = 0;
+    const bool all_near = std::count(near.begin(), near.end(), 1) == std::ptrdiff_t(near.size());
+    auto move = [&](walk &w) {
+        w.at = successor(w.at, only_base(w.graph >> out_shift), k);
+        w.seq.push_back(base_char[w.at & 3]);
+        ++steps;
+        return canonical(w.at, k);
+    };
+    // Batched finds of the keys of walks `which`, each walk then stepped; those that go on move.
+    auto find_and_step = [&](const std::vector<size_t> &which, std::vector<size_t> &on) {
+        keys.clear();
+        for (size_t i : which) keys.push_back(next[i]);
+        find_all(t, keys, values, found);
+        for (size_t n = 0; n < which.size(); ++n) {
+            walk &w = walks[which[n]];
+            w.graph = oriented(values[n].graph, w.at != keys[n]);
+            if (!(going[which[n]] = step(w, keys[n]))) continue;
+            next[which[n]] = move(w);
+            on.push_back(which[n]);
+        }
+    };
     while (!walks.empty() || !pending.empty()) {
         while (walks.size() < batch && !pending.empty()) {
             walks.push_back(std::move(pending.back()));
             pending.pop_back();
+            next.push_back(move(walks.back()));
         }
-        keys.clear();
-        for (walk &w : walks) {
-            w.at = successor(w.at, only_base(w.graph >> out_shift), k);
-            w.seq.push_back(base_char[w.at & 3]);
-            keys.push_back(canonical(w.at, k));
+        going.assign(walks.size(), 1);
+        active.resize(walks.size());
+        std::iota(active.begin(), active.end(), size_t(0));
+        remote.clear();
+        while (!active.empty()) {
+            stepping.clear();
+            for (size_t i : active) (all_near || near[size_t(t.owner(next[i]))] ? stepping : remote).push_back(i);
+            active.clear();
+            if (!stepping.empty()) find_and_step(stepping, active);
         }
-        find_all(t, keys, values, found);
+        find_and_step(remote, active);
         size_t kept = 0;
-        for (size_t j = 0; j < walks.size(); ++j) {
-            walk &w = walks[j];
-            w.graph = oriented(values[j].graph, w.at != keys[j]);
-            if (!step(w, keys[j])) continue;
-            if (kept != j) walks[kept] = std::move(w);
+        for (size_t i = 0; i < walks.size(); ++i) {
+            if (!going[i]) continue;
+            if (kept != i) {
+                walks[kept] = std::move(walks[i]);
+                next[kept] = next[i];
+            }
             ++kept;
         }
         walks.resize(kept);
-        p.update(steps += keys.size());
+        next.resize(kept);
+        p.update(steps);
     }
 }
 
@@ -515,7 +554,7 @@ void kmer_job::walk_paths(const table &t, std::vector<std::string> &out)
         }
     });
     progress p = progress_of("contigs (walking paths, k-mer steps)", 0);
-    advance(t, k, std::move(ends), [&](walk &w, uint64_t x) {
+    advance(t, k, near_ranks_, std::move(ends), [&](walk &w, uint64_t x) {
         if (w.graph & right_link) return true;
         if (w.start < x) out.push_back(canonical_contig(w.seq));  // the walk from the other end finds the same path
         return false;
@@ -533,7 +572,7 @@ void kmer_job::walk_cycles(const table &t, std::vector<std::string> &out)
             walks.push_back(walk{x, x, e.graph, to_string(x, k)});
     });
     progress p = progress_of("contigs (walking cycles, k-mer steps)", 0);
-    advance(t, k, std::move(walks), [&](walk &w, uint64_t x) {
+    advance(t, k, near_ranks_, std::move(walks), [&](walk &w, uint64_t x) {
         if (x > w.start) return (w.graph & right_link) != 0;
         if (x == w.start) {
             w.seq.resize(w.seq.size() - 1);  // back at the start: its last base is already there
@@ -568,7 +607,8 @@ std::vector<std::string> kmer_job::contigs(const table &t)
 int kmer_job::run(double started)
 {
     std::vector<uint64_t> kmers;
-    near_ = all_load_store(ctx_);
+    near_ranks_ = load_store_ranks(ctx_);
+    near_ = ctx_.min(int(std::count(near_ranks_.begin(), near_ranks_.end(), 1) == n_)) == 1;
     if (!phase("read", [&] { return read(kmers); })) return 1;
     total_ = ctx_.sum(uint64_t(kmers.size()));
     rate(total_, "k-mers");
