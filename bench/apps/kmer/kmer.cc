@@ -147,7 +147,8 @@ class kmer_job {
         : ctx_(ctx), o_(o), me_(ctx.rank()), n_(ctx.nranks()), transport_(ctx.transport_name())
     {
     }
-    int run(double started);
+    // started: when the process started; initialized: when pgdds_init returned.
+    int run(double started, double initialized);
 
   private:
     bool read(std::vector<uint64_t> &kmers);
@@ -604,7 +605,7 @@ std::vector<std::string> kmer_job::contigs(const table &t)
     return out;
 }
 
-int kmer_job::run(double started)
+int kmer_job::run(double started, double initialized)
 {
     std::vector<uint64_t> kmers;
     near_ranks_ = load_store_ranks(ctx_);
@@ -658,6 +659,7 @@ int kmer_job::run(double started)
                             (std::string(p.what) + "/s").c_str());
         }
         json_record("kmer", transport_, n_, c.total, "count_time", counting, "s");
+        json_record("kmer", transport_, n_, c.total, "startup_time", initialized - started, "s");
         json_record("kmer", transport_, n_, c.total, "total_time", total_time, "s");
         json_record("kmer", transport_, n_, c.total, "kmers_per_s", double(c.total) / counting, "k-mers/s");
         json_record("kmer", transport_, n_, c.total, "distinct", double(c.distinct), "k-mers");
@@ -675,8 +677,8 @@ int kmer_job::run(double started)
         if (p.items) std::printf("  (%.2f M %s/s)", double(p.items) / p.seconds / 1e6, p.what);
         std::printf("\n");
     }
-    std::printf("time counting   %8.3f s  (%.1f M k-mers/s)\ntime total      %8.3f s\n", counting,
-                double(c.total) / counting / 1e6, total_time);
+    std::printf("time counting   %8.3f s  (%.1f M k-mers/s)\ntime start-up   %8.3f s\ntime total      %8.3f s\n",
+                counting, double(c.total) / counting / 1e6, initialized - started, total_time);
     return 0;
 }
 
@@ -713,6 +715,7 @@ int main(int argc, char **argv)
         size_t need = segment_for(estimated_bases(o.reads), launched_ranks());
         if (bad.empty() && !std::getenv("PGDDS_SEGMENT_SIZE") && need > (size_t(256) << 20)) init.segment_size(need);
         pgdds::context ctx(init);
+        const double initialized = now();
         rank = ctx.rank();
         if (bad == "help" || bad == "version") {
             if (rank == 0 && bad == "help") std::printf(usage_text(), "pgdds-kmer");
@@ -727,7 +730,7 @@ int main(int argc, char **argv)
             return 2;
         }
         kmer_job job(ctx, o);
-        return job.run(started);
+        return job.run(started, initialized);
     } catch (const std::exception &e) {
         if (rank < 0) std::fprintf(stderr, "pgdds-kmer: %s\n", e.what());
         else std::fprintf(stderr, "pgdds-kmer: rank %d: %s\n", rank, e.what());
