@@ -7,8 +7,10 @@
 ! values; byte counts, capacities and indexes are integer(int64); ranks, element indexes of
 ! distributed arrays and tile, row and column indexes of matrices start at 0, as in C.
 !
-! Data arguments (put, get, broadcast, allreduce, allgather, container keys and values) accept
-! integer(int32), integer(int64), real(real32) and real(real64), as scalars or rank-1 arrays.
+! Data arguments (put, get and their non-blocking forms, broadcast, allreduce, allgather, RPC
+! arguments and results, container keys and values) accept integer(int32), integer(int64),
+! real(real32) and real(real64), as scalars or rank-1 arrays. RPC functions and their reply
+! callbacks are bind(C) subroutines of the abstract interfaces pgdds_rpc_fn and pgdds_rpc_done.
 !
 !   use pgdds
 !   type(pgdds_context) :: ctx
@@ -31,6 +33,8 @@ module pgdds
 
   public :: int32, int64, real32, real64
   public :: c_int, c_ptr, c_null_ptr, c_associated, c_f_pointer
+  ! For RPC functions and callbacks (bind(C) procedures; c_funloc, c_loc of an arg).
+  public :: c_size_t, c_funptr, c_null_funptr, c_funloc, c_loc
 
   ! --- Constants of pgdds.h -----------------------------------------------------------------
   integer(c_int), parameter, public :: PGDDS_VERSION_MAJOR = 0, PGDDS_VERSION_MINOR = 1, PGDDS_VERSION_PATCH = 0
@@ -82,6 +86,16 @@ module pgdds
   integer(c_int), parameter, public :: PGDDS_HASHMAP_BUFFER_OPTION_COMBINE = 1, &
     PGDDS_HASHMAP_BUFFER_OPTION_UPDATE_ONLY = 2
 
+  ! How operations reach a rank's part of a container (pgdds_hashmap_protocol), and the
+  ! operations the per-operation query names (pgdds_hashmap_op_protocol).
+  integer(c_int), parameter, public :: PGDDS_PROTOCOL_AUTO = 0, PGDDS_PROTOCOL_RDMA = 1, PGDDS_PROTOCOL_RPC = 2, &
+    PGDDS_PROTOCOL_DIRECT = 3
+  integer(c_int), parameter, public :: PGDDS_CONTAINER_OP_INSERT = 1, PGDDS_CONTAINER_OP_FIND = 2, &
+    PGDDS_CONTAINER_OP_ERASE = 3, PGDDS_CONTAINER_OP_INSERT_MANY = 4, PGDDS_CONTAINER_OP_FIND_MANY = 5, &
+    PGDDS_CONTAINER_OP_PUSH = 6, PGDDS_CONTAINER_OP_POP = 7, PGDDS_CONTAINER_OP_SIZE = 8, &
+    PGDDS_CONTAINER_OP_CONTAINS = 9, PGDDS_CONTAINER_OP_GET = 10, PGDDS_CONTAINER_OP_PUT = 11, &
+    PGDDS_CONTAINER_OP_ATOMIC_U64 = 12, PGDDS_CONTAINER_OP_REMOVE = 13
+
   ! --- Handles -------------------------------------------------------------------------------
   type, public :: pgdds_context
     type(c_ptr) :: handle = c_null_ptr
@@ -121,11 +135,16 @@ module pgdds
   public :: pgdds_alloc, pgdds_free, pgdds_gptr_rank, pgdds_gptr_offset, pgdds_gptr_add, pgdds_gptr_to_local
   public :: pgdds_alloc_all, pgdds_free_all, pgdds_gptr_at, pgdds_alloc_kind, pgdds_gptr_memory
   public :: pgdds_put, pgdds_get, pgdds_flush, pgdds_fence
+  public :: pgdds_put_nb, pgdds_get_nb, pgdds_put_nbi, pgdds_get_nbi
   public :: pgdds_put_signal, pgdds_put_signal_nbi, pgdds_signal_fetch, pgdds_wait_until, pgdds_test_until
   public :: pgdds_atomic, pgdds_atomic_fetch_add, pgdds_atomic_cswap, pgdds_atomic_load
   public :: pgdds_atomic_nb, pgdds_atomic_cswap_nb, pgdds_test, pgdds_wait
+  public :: pgdds_atomic_unsigned, pgdds_atomic_cswap_unsigned, pgdds_atomic_nbi
+  public :: pgdds_gpu_device, pgdds_gpu_probe
+  public :: pgdds_rpc_fn, pgdds_rpc_done, pgdds_rpc_register, pgdds_rpc_call, pgdds_rpc_reply, pgdds_progress
   public :: pgdds_hashmap_create, pgdds_hashmap_destroy, pgdds_hashmap_insert, pgdds_hashmap_find
   public :: pgdds_hashmap_erase, pgdds_hashmap_size, pgdds_hashmap_local_next
+  public :: pgdds_hashmap_protocol, pgdds_hashmap_op_protocol
   public :: pgdds_darray_create, pgdds_darray_destroy, pgdds_darray_gptr, pgdds_darray_put, pgdds_darray_get
   public :: pgdds_darray_local
   public :: pgdds_dmatrix_create, pgdds_dmatrix_destroy, pgdds_dmatrix_info, pgdds_dmatrix_tile_shape
@@ -153,6 +172,73 @@ module pgdds
   end interface
   interface pgdds_atomic_cswap
     module procedure cswap_int64, cswap_int32, cswap_real32, cswap_real64
+  end interface
+  interface pgdds_atomic_load
+    module procedure atomic_load_int64, atomic_load_int32
+  end interface
+  interface pgdds_atomic_unsigned
+    module procedure atomic_unsigned_int64, atomic_unsigned_int32
+  end interface
+  interface pgdds_atomic_cswap_unsigned
+    module procedure cswap_unsigned_int64, cswap_unsigned_int32
+  end interface
+  interface pgdds_atomic_nbi
+    module procedure atomic_nbi_int64, atomic_nbi_int32
+  end interface
+  interface pgdds_atomic_nb
+    module procedure atomic_nb_int64, atomic_nb_int32
+  end interface
+  interface pgdds_atomic_cswap_nb
+    module procedure cswap_nb_int64, cswap_nb_int32
+  end interface
+  interface pgdds_put_nb
+    module procedure put_nb_scalar, put_nb_array
+  end interface
+  interface pgdds_get_nb
+    module procedure get_nb_scalar, get_nb_array
+  end interface
+  interface pgdds_put_nbi
+    module procedure put_nbi_scalar, put_nbi_array
+  end interface
+  interface pgdds_get_nbi
+    module procedure get_nbi_scalar, get_nbi_array
+  end interface
+  interface pgdds_rpc_register
+    module procedure rpc_register_procedure, rpc_register_funptr
+  end interface
+  interface pgdds_rpc_call
+    module procedure rpc_call_scalar, rpc_call_array, rpc_call_scalar_funptr, rpc_call_array_funptr
+  end interface
+  interface pgdds_rpc_reply
+    module procedure rpc_reply_scalar, rpc_reply_array
+  end interface
+
+  ! --- RPC callbacks (pgdds_rpc_fn_t, pgdds_rpc_done_t) ------------------------------------------
+  ! Write them as bind(C) subroutines with these interfaces; ctx is the context's C handle
+  ! (pgdds_context(ctx) makes a type(pgdds_context) of it), args and result point at size bytes,
+  ! which may be unaligned (copy them out, e.g. with transfer), valid during the call only.
+  abstract interface
+    ! The function run on the target, inside a progress call there: it must not block (no flush,
+    ! wait, barrier or waiting for an RPC). It answers with pgdds_rpc_reply (else an empty success).
+    subroutine pgdds_rpc_fn(ctx, src_rank, args, size, reply) bind(C)
+      import :: c_ptr, c_int, c_size_t
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: src_rank
+      type(c_ptr), value :: args
+      integer(c_size_t), value :: size
+      type(c_ptr), value :: reply
+    end subroutine
+    ! The caller's side, run once inside a progress call of the caller: status PGDDS_OK with the
+    ! function's result bytes, or the failure (with the target's message in pgdds_last_error()
+    ! and no bytes). arg is the one given to pgdds_rpc_call.
+    subroutine pgdds_rpc_done(ctx, status, result, size, arg) bind(C)
+      import :: c_ptr, c_int, c_size_t
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: status
+      type(c_ptr), value :: result
+      integer(c_size_t), value :: size
+      type(c_ptr), value :: arg
+    end subroutine
   end interface
   interface pgdds_put_signal
     module procedure put_signal_scalar, put_signal_array
@@ -643,6 +729,140 @@ module pgdds
       integer(c_int64_t), intent(out) :: value
       integer(c_int) :: st
     end function
+    function c_atomic_load_u32(ctx, target, value) bind(C, name='pgdds_atomic_load_u32') result(st)
+      import :: c_ptr, c_int, c_int32_t, c_int64_t
+      type(c_ptr), value :: ctx
+      integer(c_int64_t), value :: target
+      integer(c_int32_t), intent(out) :: value
+      integer(c_int) :: st
+    end function
+    function c_atomic_u32(ctx, target, op, operand, fetched) bind(C, name='pgdds_atomic_u32') result(st)
+      import :: c_ptr, c_int, c_int32_t, c_int64_t
+      type(c_ptr), value :: ctx, fetched
+      integer(c_int64_t), value :: target
+      integer(c_int32_t), value :: operand
+      integer(c_int), value :: op
+      integer(c_int) :: st
+    end function
+    function c_atomic_cswap_u32(ctx, target, expected, desired, old) bind(C, name='pgdds_atomic_cswap_u32') result(st)
+      import :: c_ptr, c_int, c_int32_t, c_int64_t
+      type(c_ptr), value :: ctx
+      integer(c_int64_t), value :: target
+      integer(c_int32_t), value :: expected, desired
+      integer(c_int32_t), intent(out) :: old
+      integer(c_int) :: st
+    end function
+    function c_atomic_cswap_i64(ctx, target, expected, desired, old) bind(C, name='pgdds_atomic_cswap_i64') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: ctx
+      integer(c_int64_t), value :: target, expected, desired
+      integer(c_int64_t), intent(out) :: old
+      integer(c_int) :: st
+    end function
+    function c_atomic_u64_nbi(ctx, target, op, operand) bind(C, name='pgdds_atomic_u64_nbi') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: ctx
+      integer(c_int64_t), value :: target, operand
+      integer(c_int), value :: op
+      integer(c_int) :: st
+    end function
+    function c_atomic_u32_nbi(ctx, target, op, operand) bind(C, name='pgdds_atomic_u32_nbi') result(st)
+      import :: c_ptr, c_int, c_int32_t, c_int64_t
+      type(c_ptr), value :: ctx
+      integer(c_int64_t), value :: target
+      integer(c_int32_t), value :: operand
+      integer(c_int), value :: op
+      integer(c_int) :: st
+    end function
+    function c_atomic_u32_nb(ctx, target, op, operand, fetched, req) bind(C, name='pgdds_atomic_u32_nb') result(st)
+      import :: c_ptr, c_int, c_int32_t, c_int64_t
+      type(c_ptr), value :: ctx, fetched
+      integer(c_int64_t), value :: target
+      integer(c_int32_t), value :: operand
+      integer(c_int), value :: op
+      type(c_ptr), intent(out) :: req
+      integer(c_int) :: st
+    end function
+    function c_atomic_cswap_u32_nb(ctx, target, expected, desired, old, req) &
+        bind(C, name='pgdds_atomic_cswap_u32_nb') result(st)
+      import :: c_ptr, c_int, c_int32_t, c_int64_t
+      type(c_ptr), value :: ctx, old
+      integer(c_int64_t), value :: target
+      integer(c_int32_t), value :: expected, desired
+      type(c_ptr), intent(out) :: req
+      integer(c_int) :: st
+    end function
+    function c_put_nb(ctx, dst, src, n, req) bind(C, name='pgdds_put_nb') result(st)
+      import :: c_ptr, c_int, c_size_t, c_int64_t
+      type(c_ptr), value :: ctx, src
+      integer(c_int64_t), value :: dst
+      integer(c_size_t), value :: n
+      type(c_ptr), intent(out) :: req
+      integer(c_int) :: st
+    end function
+    function c_get_nb(ctx, dst, src, n, req) bind(C, name='pgdds_get_nb') result(st)
+      import :: c_ptr, c_int, c_size_t, c_int64_t
+      type(c_ptr), value :: ctx, dst
+      integer(c_int64_t), value :: src
+      integer(c_size_t), value :: n
+      type(c_ptr), intent(out) :: req
+      integer(c_int) :: st
+    end function
+    function c_put_nbi(ctx, dst, src, n) bind(C, name='pgdds_put_nbi') result(st)
+      import :: c_ptr, c_int, c_size_t, c_int64_t
+      type(c_ptr), value :: ctx, src
+      integer(c_int64_t), value :: dst
+      integer(c_size_t), value :: n
+      integer(c_int) :: st
+    end function
+    function c_get_nbi(ctx, dst, src, n) bind(C, name='pgdds_get_nbi') result(st)
+      import :: c_ptr, c_int, c_size_t, c_int64_t
+      type(c_ptr), value :: ctx, dst
+      integer(c_int64_t), value :: src
+      integer(c_size_t), value :: n
+      integer(c_int) :: st
+    end function
+
+    function c_gpu_device(ctx, device) bind(C, name='pgdds_gpu_device') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: ctx
+      integer(c_int), intent(out) :: device
+      integer(c_int) :: st
+    end function
+    function c_gpu_probe(devices) bind(C, name='pgdds_gpu_probe') result(st)
+      import :: c_int
+      integer(c_int), intent(out) :: devices
+      integer(c_int) :: st
+    end function
+
+    function c_rpc_register(id, fn) bind(C, name='pgdds_rpc_register') result(st)
+      import :: c_int, c_int64_t, c_funptr
+      integer(c_int64_t), value :: id
+      type(c_funptr), value :: fn
+      integer(c_int) :: st
+    end function
+    function c_rpc_call(ctx, rank, id, args, size, done, arg) bind(C, name='pgdds_rpc_call') result(st)
+      import :: c_ptr, c_int, c_int64_t, c_size_t, c_funptr
+      type(c_ptr), value :: ctx, args, arg
+      integer(c_int), value :: rank
+      integer(c_int64_t), value :: id
+      integer(c_size_t), value :: size
+      type(c_funptr), value :: done
+      integer(c_int) :: st
+    end function
+    function c_rpc_reply(reply, status, result, size, message) bind(C, name='pgdds_rpc_reply') result(st)
+      import :: c_ptr, c_int, c_size_t, c_char
+      type(c_ptr), value :: reply, result
+      integer(c_int), value :: status
+      integer(c_size_t), value :: size
+      character(kind=c_char), intent(in) :: message(*)
+      integer(c_int) :: st
+    end function
+    function c_progress(ctx) bind(C, name='pgdds_progress') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: ctx
+      integer(c_int) :: st
+    end function
 
     function c_hashmap_create(ctx, params, map) bind(C, name='pgdds_hashmap_create') result(st)
       import :: c_ptr, c_int, c_hashmap_params
@@ -684,6 +904,21 @@ module pgdds
       import :: c_ptr, c_int, c_int64_t
       type(c_ptr), value :: map, key, value
       integer(c_int64_t), intent(inout) :: cursor
+      integer(c_int) :: st
+    end function
+    function c_hashmap_protocol(map, rank, protocol) bind(C, name='pgdds_hashmap_protocol') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: map
+      integer(c_int), value :: rank
+      integer(c_int), intent(out) :: protocol
+      integer(c_int) :: st
+    end function
+    function c_hashmap_op_protocol(map, rank, op, concurrent, protocol) bind(C, name='pgdds_hashmap_op_protocol') &
+        result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: map
+      integer(c_int), value :: rank, op, concurrent
+      integer(c_int), intent(out) :: protocol
       integer(c_int) :: st
     end function
 
@@ -856,6 +1091,25 @@ module pgdds
       type(pgdds_hashmap), intent(in) :: map
       integer(int64), intent(inout) :: cursor
       class(*), intent(inout), target :: key, value
+      integer(c_int) :: st
+    end function
+    ! How this rank's insert, erase and fully atomic find reach rank's part of the map (the map's
+    ! protocol): PGDDS_PROTOCOL_DIRECT (load/store), PGDDS_PROTOCOL_RDMA or PGDDS_PROTOCOL_RPC.
+    module function pgdds_hashmap_protocol(map, rank, protocol) result(st)
+      type(pgdds_hashmap), intent(in) :: map
+      integer, intent(in) :: rank
+      integer, intent(out) :: protocol
+      integer(c_int) :: st
+    end function
+    ! How this rank's operation op (PGDDS_CONTAINER_OP_INSERT, FIND, ERASE, INSERT_MANY or
+    ! FIND_MANY), called with the promise concurrent (PGDDS_CP_* bits; default 0: anything),
+    ! reaches rank's part: a CP_FIND find may read one-sidedly (RDMA) in a map served by RPC.
+    module function pgdds_hashmap_op_protocol(map, rank, op, protocol, concurrent) result(st)
+      type(pgdds_hashmap), intent(in) :: map
+      integer, intent(in) :: rank
+      integer(c_int), intent(in) :: op
+      integer, intent(out) :: protocol
+      integer, intent(in), optional :: concurrent
       integer(c_int) :: st
     end function
 
@@ -1066,6 +1320,57 @@ contains
     st = PGDDS_OK
     if (dtype < 0) st = fail(PGDDS_ERR_INVALID_ARG, who // ': ' // what // ' is not integer(int32), ' // &
                              'integer(int64), real(real32) or real(real64)')
+  end function
+
+  ! The address and size in bytes of a rank-1 array of a supported type that the library reads or
+  ! writes after the call returns (the non-blocking forms): it must be contiguous, since a copy
+  ! made for the call would be gone by then. Else the failure, recorded with who and what.
+  function async_array(who, what, x, addr, bytes) result(st)
+    character(len=*), intent(in) :: who, what
+    class(*), intent(in), target :: x(:)
+    type(c_ptr), intent(out) :: addr
+    integer(c_size_t), intent(out) :: bytes
+    integer(c_int) :: st
+    integer(c_intptr_t) :: elem, stride
+    addr = c_null_ptr
+    elem = storage_size(x) / 8
+    bytes = int(elem, c_size_t) * int(size(x), c_size_t)
+    stride = elem
+    st = PGDDS_OK
+    select type (x)
+    type is (integer(int32))
+      if (size(x) > 0) addr = c_loc(x(1))
+      if (size(x) > 1) stride = distance(addr, c_loc(x(2)))
+    type is (integer(int64))
+      if (size(x) > 0) addr = c_loc(x(1))
+      if (size(x) > 1) stride = distance(addr, c_loc(x(2)))
+    type is (real(real32))
+      if (size(x) > 0) addr = c_loc(x(1))
+      if (size(x) > 1) stride = distance(addr, c_loc(x(2)))
+    type is (real(real64))
+      if (size(x) > 0) addr = c_loc(x(1))
+      if (size(x) > 1) stride = distance(addr, c_loc(x(2)))
+    class default
+      st = type_status(-1_c_int, who, what)
+      return
+    end select
+    if (stride /= elem) then
+      addr = c_null_ptr
+      st = fail(PGDDS_ERR_INVALID_ARG, who // ': ' // what // ' is not contiguous (a section with a stride); ' // &
+                'a non-blocking call needs the array itself')
+    end if
+  end function
+
+  integer(c_intptr_t) function distance(from, to)
+    type(c_ptr), intent(in) :: from, to
+    distance = transfer(to, 0_c_intptr_t) - transfer(from, 0_c_intptr_t)
+  end function
+
+  ! arg, or c_null_ptr when it is absent.
+  type(c_ptr) function optional_ptr(arg)
+    type(c_ptr), intent(in), optional :: arg
+    optional_ptr = c_null_ptr
+    if (present(arg)) optional_ptr = arg
   end function
 
   ! --- Start-up and identity ------------------------------------------------------------------
@@ -1665,6 +1970,109 @@ contains
     if (st == PGDDS_OK) st = c_get(ctx%handle, addr, src, bytes)
   end function
 
+  ! pgdds_put and pgdds_get returning a request (type(pgdds_request)), complete when src may be
+  ! reused, or when dst holds the data (pgdds_test, pgdds_wait). The library reads src and writes
+  ! dst after the call returns: declare them asynchronous (and target), leave them in place,
+  ! untouched, until then; an array must be contiguous (a section with a stride is refused).
+  function put_nb_scalar(ctx, dst, src, req) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: dst
+    class(*), intent(in), target, asynchronous :: src
+    type(pgdds_request), intent(out) :: req
+    integer(c_int) :: st, dtype
+    type(c_ptr) :: addr
+    integer(c_size_t) :: bytes
+    call describe_scalar(src, addr, bytes, dtype)
+    st = type_status(dtype, 'pgdds_put_nb', 'src')
+    if (st == PGDDS_OK) st = c_put_nb(ctx%handle, dst, addr, bytes, req%handle)
+  end function
+
+  function put_nb_array(ctx, dst, src, req) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: dst
+    class(*), intent(in), target, asynchronous :: src(:)
+    type(pgdds_request), intent(out) :: req
+    integer(c_int) :: st
+    type(c_ptr) :: addr
+    integer(c_size_t) :: bytes
+    st = async_array('pgdds_put_nb', 'src', src, addr, bytes)
+    if (st == PGDDS_OK) st = c_put_nb(ctx%handle, dst, addr, bytes, req%handle)
+  end function
+
+  function get_nb_scalar(ctx, dst, src, req) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    class(*), intent(inout), target, asynchronous :: dst
+    integer(PGDDS_GPTR_KIND), intent(in) :: src
+    type(pgdds_request), intent(out) :: req
+    integer(c_int) :: st, dtype
+    type(c_ptr) :: addr
+    integer(c_size_t) :: bytes
+    call describe_scalar(dst, addr, bytes, dtype)
+    st = type_status(dtype, 'pgdds_get_nb', 'dst')
+    if (st == PGDDS_OK) st = c_get_nb(ctx%handle, addr, src, bytes, req%handle)
+  end function
+
+  function get_nb_array(ctx, dst, src, req) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    class(*), intent(inout), target, asynchronous :: dst(:)
+    integer(PGDDS_GPTR_KIND), intent(in) :: src
+    type(pgdds_request), intent(out) :: req
+    integer(c_int) :: st
+    type(c_ptr) :: addr
+    integer(c_size_t) :: bytes
+    st = async_array('pgdds_get_nb', 'dst', dst, addr, bytes)
+    if (st == PGDDS_OK) st = c_get_nb(ctx%handle, addr, src, bytes, req%handle)
+  end function
+
+  ! pgdds_put and pgdds_get without waiting: complete (src reusable, dst holding the data) at the
+  ! calling thread's next pgdds_flush, which reports a failure after issue. src and dst as for
+  ! pgdds_put_nb.
+  function put_nbi_scalar(ctx, dst, src) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: dst
+    class(*), intent(in), target, asynchronous :: src
+    integer(c_int) :: st, dtype
+    type(c_ptr) :: addr
+    integer(c_size_t) :: bytes
+    call describe_scalar(src, addr, bytes, dtype)
+    st = type_status(dtype, 'pgdds_put_nbi', 'src')
+    if (st == PGDDS_OK) st = c_put_nbi(ctx%handle, dst, addr, bytes)
+  end function
+
+  function put_nbi_array(ctx, dst, src) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: dst
+    class(*), intent(in), target, asynchronous :: src(:)
+    integer(c_int) :: st
+    type(c_ptr) :: addr
+    integer(c_size_t) :: bytes
+    st = async_array('pgdds_put_nbi', 'src', src, addr, bytes)
+    if (st == PGDDS_OK) st = c_put_nbi(ctx%handle, dst, addr, bytes)
+  end function
+
+  function get_nbi_scalar(ctx, dst, src) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    class(*), intent(inout), target, asynchronous :: dst
+    integer(PGDDS_GPTR_KIND), intent(in) :: src
+    integer(c_int) :: st, dtype
+    type(c_ptr) :: addr
+    integer(c_size_t) :: bytes
+    call describe_scalar(dst, addr, bytes, dtype)
+    st = type_status(dtype, 'pgdds_get_nbi', 'dst')
+    if (st == PGDDS_OK) st = c_get_nbi(ctx%handle, addr, src, bytes)
+  end function
+
+  function get_nbi_array(ctx, dst, src) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    class(*), intent(inout), target, asynchronous :: dst(:)
+    integer(PGDDS_GPTR_KIND), intent(in) :: src
+    integer(c_int) :: st
+    type(c_ptr) :: addr
+    integer(c_size_t) :: bytes
+    st = async_array('pgdds_get_nbi', 'dst', dst, addr, bytes)
+    if (st == PGDDS_OK) st = c_get_nbi(ctx%handle, addr, src, bytes)
+  end function
+
   ! Completes, locally and at the targets, every operation the calling thread issued.
   function pgdds_flush(ctx) result(st)
     type(pgdds_context), intent(in) :: ctx
@@ -1725,10 +2133,11 @@ contains
     st = c_atomic_double(ctx%handle, target, op, operand, address_of(fetched))
   end function
 
-  ! pgdds_atomic on a 64-bit word without waiting (pgdds_atomic_u64_nb): op is ADD, AND, OR, XOR
-  ! or SWAP (MIN and MAX: PGDDS_ERR_UNSUPPORTED). fetched, when present, gets the old value once
-  ! req completes (pgdds_test, pgdds_wait); it must stay in place, untouched, until then.
-  function pgdds_atomic_nb(ctx, target, op, operand, req, fetched) result(st)
+  ! pgdds_atomic without waiting, on a 64-bit word for integer(int64) (pgdds_atomic_u64_nb), a
+  ! 32-bit one for integer(int32) (pgdds_atomic_u32_nb): op is ADD, AND, OR, XOR or SWAP (MIN and
+  ! MAX: PGDDS_ERR_UNSUPPORTED). fetched, when present, gets the old value once req completes
+  ! (pgdds_test, pgdds_wait); it must stay in place, untouched, until then.
+  function atomic_nb_int64(ctx, target, op, operand, req, fetched) result(st)
     type(pgdds_context), intent(in) :: ctx
     integer(PGDDS_GPTR_KIND), intent(in) :: target
     integer(c_int), intent(in) :: op
@@ -1742,9 +2151,67 @@ contains
     st = c_atomic_u64_nb(ctx%handle, target, op, operand, addr, req%handle)
   end function
 
-  ! pgdds_atomic_cswap on a 64-bit word without waiting: old gets the old value once req
-  ! completes; it must stay in place, untouched, until then.
-  function pgdds_atomic_cswap_nb(ctx, target, expected, desired, old, req) result(st)
+  function atomic_nb_int32(ctx, target, op, operand, req, fetched) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: target
+    integer(c_int), intent(in) :: op
+    integer(int32), intent(in) :: operand
+    type(pgdds_request), intent(out) :: req
+    integer(int32), intent(inout), optional, target, asynchronous :: fetched
+    integer(c_int) :: st
+    type(c_ptr) :: addr
+    addr = c_null_ptr
+    if (present(fetched)) addr = c_loc(fetched)
+    st = c_atomic_u32_nb(ctx%handle, target, op, operand, addr, req%handle)
+  end function
+
+  ! A non-fetching atomic that returns once issued (pgdds_atomic_u64_nbi, pgdds_atomic_u32_nbi):
+  ! applied at the target by the calling thread's next pgdds_flush (or pgdds_barrier), which
+  ! reports its failure. op is ADD, AND, OR, XOR or SWAP.
+  function atomic_nbi_int64(ctx, target, op, operand) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: target
+    integer(c_int), intent(in) :: op
+    integer(int64), intent(in) :: operand
+    integer(c_int) :: st
+    st = c_atomic_u64_nbi(ctx%handle, target, op, operand)
+  end function
+
+  function atomic_nbi_int32(ctx, target, op, operand) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: target
+    integer(c_int), intent(in) :: op
+    integer(int32), intent(in) :: operand
+    integer(c_int) :: st
+    st = c_atomic_u32_nbi(ctx%handle, target, op, operand)
+  end function
+
+  ! pgdds_atomic on the bits of the word taken as unsigned (pgdds_atomic_u64, pgdds_atomic_u32):
+  ! the same as pgdds_atomic but for MIN and MAX, which compare unsigned (-1 is the largest).
+  function atomic_unsigned_int64(ctx, target, op, operand, fetched) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: target
+    integer(c_int), intent(in) :: op
+    integer(int64), intent(in) :: operand
+    integer(int64), intent(out), optional, target :: fetched
+    integer(c_int) :: st
+    st = c_atomic_u64(ctx%handle, target, op, operand, address_of(fetched))
+  end function
+
+  function atomic_unsigned_int32(ctx, target, op, operand, fetched) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: target
+    integer(c_int), intent(in) :: op
+    integer(int32), intent(in) :: operand
+    integer(int32), intent(out), optional, target :: fetched
+    integer(c_int) :: st
+    st = c_atomic_u32(ctx%handle, target, op, operand, address_of(fetched))
+  end function
+
+  ! pgdds_atomic_cswap without waiting, on a 64-bit word for integer(int64), a 32-bit one for
+  ! integer(int32): old gets the old value once req completes; it must stay in place, untouched,
+  ! until then.
+  function cswap_nb_int64(ctx, target, expected, desired, old, req) result(st)
     type(pgdds_context), intent(in) :: ctx
     integer(PGDDS_GPTR_KIND), intent(in) :: target
     integer(int64), intent(in) :: expected, desired
@@ -1752,6 +2219,16 @@ contains
     type(pgdds_request), intent(out) :: req
     integer(c_int) :: st
     st = c_atomic_cswap_u64_nb(ctx%handle, target, expected, desired, c_loc(old), req%handle)
+  end function
+
+  function cswap_nb_int32(ctx, target, expected, desired, old, req) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: target
+    integer(int32), intent(in) :: expected, desired
+    integer(int32), intent(inout), target, asynchronous :: old
+    type(pgdds_request), intent(out) :: req
+    integer(c_int) :: st
+    st = c_atomic_cswap_u32_nb(ctx%handle, target, expected, desired, c_loc(old), req%handle)
   end function
 
   ! done becomes .true. once req has completed, which frees it.
@@ -1786,13 +2263,15 @@ contains
   end function
 
   ! old = *target; if (old == expected) *target = desired. Reals compare bits (0.0 and -0.0 differ).
+  ! Integers: the signed forms (pgdds_atomic_cswap_i64, _i32), which compare the same bits as the
+  ! unsigned ones (pgdds_atomic_cswap_unsigned).
   function cswap_int64(ctx, target, expected, desired, old) result(st)
     type(pgdds_context), intent(in) :: ctx
     integer(PGDDS_GPTR_KIND), intent(in) :: target
     integer(int64), intent(in) :: expected, desired
     integer(int64), intent(out) :: old
     integer(c_int) :: st
-    st = c_atomic_cswap_u64(ctx%handle, target, expected, desired, old)
+    st = c_atomic_cswap_i64(ctx%handle, target, expected, desired, old)
   end function
 
   function cswap_int32(ctx, target, expected, desired, old) result(st)
@@ -1822,12 +2301,192 @@ contains
     st = c_atomic_cswap_double(ctx%handle, target, expected, desired, old)
   end function
 
-  function pgdds_atomic_load(ctx, target, value) result(st)
+  ! C's unsigned compare-and-swap (pgdds_atomic_cswap_u64, _u32): the same bits compared as by
+  ! pgdds_atomic_cswap.
+  function cswap_unsigned_int64(ctx, target, expected, desired, old) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: target
+    integer(int64), intent(in) :: expected, desired
+    integer(int64), intent(out) :: old
+    integer(c_int) :: st
+    st = c_atomic_cswap_u64(ctx%handle, target, expected, desired, old)
+  end function
+
+  function cswap_unsigned_int32(ctx, target, expected, desired, old) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: target
+    integer(int32), intent(in) :: expected, desired
+    integer(int32), intent(out) :: old
+    integer(c_int) :: st
+    st = c_atomic_cswap_u32(ctx%handle, target, expected, desired, old)
+  end function
+
+  ! An atomic read of a 64-bit word (integer(int64) value) or a 32-bit one (integer(int32)).
+  function atomic_load_int64(ctx, target, value) result(st)
     type(pgdds_context), intent(in) :: ctx
     integer(PGDDS_GPTR_KIND), intent(in) :: target
     integer(int64), intent(out) :: value
     integer(c_int) :: st
     st = c_atomic_load_u64(ctx%handle, target, value)
+  end function
+
+  function atomic_load_int32(ctx, target, value) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(PGDDS_GPTR_KIND), intent(in) :: target
+    integer(int32), intent(out) :: value
+    integer(c_int) :: st
+    st = c_atomic_load_u32(ctx%handle, target, value)
+  end function
+
+  ! --- GPUs -------------------------------------------------------------------------------------
+  ! The CUDA device of this rank's device segment (-1 without one).
+  function pgdds_gpu_device(ctx, device) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer, intent(out) :: device
+    integer(c_int) :: st, d
+    d = -1
+    st = c_gpu_device(ctx%handle, d)
+    device = int(d)
+  end function
+
+  ! How many CUDA devices this process sees (0, with pgdds_last_error() saying why, when none);
+  ! PGDDS_ERR_UNSUPPORTED (devices = 0) for a library built without CUDA.
+  function pgdds_gpu_probe(devices) result(st)
+    integer, intent(out) :: devices
+    integer(c_int) :: st, d
+    d = 0
+    st = c_gpu_probe(d)
+    devices = int(d)
+  end function
+
+  ! --- Remote procedure calls -------------------------------------------------------------------
+  ! Registers fn, a bind(C) subroutine of interface pgdds_rpc_fn (checked when passed as a
+  ! procedure; or its c_funloc), under id (not 0) in this process; PGDDS_ERR_EXISTS when id names
+  ! another function. Every rank that is to run it registers it before calls arrive.
+  function rpc_register_procedure(id, fn) result(st)
+    integer(int64), intent(in) :: id
+    procedure(pgdds_rpc_fn) :: fn
+    integer(c_int) :: st
+    st = c_rpc_register(id, c_funloc(fn))
+  end function
+
+  function rpc_register_funptr(id, fn) result(st)
+    integer(int64), intent(in) :: id
+    type(c_funptr), value :: fn
+    integer(c_int) :: st
+    st = c_rpc_register(id, fn)
+  end function
+
+  ! Calls function id on rank with the bytes of args (a scalar or rank-1 array of a supported
+  ! type, copied; left out: none); done (a bind(C) subroutine of interface pgdds_rpc_done, or its
+  ! c_funloc; c_null_funptr: no reply) runs once with the reply, in a progress call of this rank
+  ! (pgdds_progress, any wait), with arg (default c_null_ptr). On failure done never runs.
+  function rpc_call_scalar(ctx, rank, id, args, done, arg) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer, intent(in) :: rank
+    integer(int64), intent(in) :: id
+    class(*), intent(in), target :: args
+    procedure(pgdds_rpc_done) :: done
+    type(c_ptr), intent(in), optional :: arg
+    integer(c_int) :: st
+    st = rpc_call_scalar_funptr(ctx, rank, id, args, c_funloc(done), arg)
+  end function
+
+  function rpc_call_array(ctx, rank, id, args, done, arg) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer, intent(in) :: rank
+    integer(int64), intent(in) :: id
+    class(*), intent(in), target, contiguous, optional :: args(:)
+    procedure(pgdds_rpc_done) :: done
+    type(c_ptr), intent(in), optional :: arg
+    integer(c_int) :: st
+    st = rpc_call_array_funptr(ctx, rank, id, args, c_funloc(done), arg)
+  end function
+
+  function rpc_call_scalar_funptr(ctx, rank, id, args, done, arg) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer, intent(in) :: rank
+    integer(int64), intent(in) :: id
+    class(*), intent(in), target :: args
+    type(c_funptr), value :: done
+    type(c_ptr), intent(in), optional :: arg
+    integer(c_int) :: st, dtype
+    type(c_ptr) :: addr
+    integer(c_size_t) :: bytes
+    call describe_scalar(args, addr, bytes, dtype)
+    st = type_status(dtype, 'pgdds_rpc_call', 'args')
+    if (st == PGDDS_OK) st = c_rpc_call(ctx%handle, int(rank, c_int), id, addr, bytes, done, optional_ptr(arg))
+  end function
+
+  function rpc_call_array_funptr(ctx, rank, id, args, done, arg) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer, intent(in) :: rank
+    integer(int64), intent(in) :: id
+    class(*), intent(in), target, contiguous, optional :: args(:)
+    type(c_funptr), value :: done
+    type(c_ptr), intent(in), optional :: arg
+    integer(c_int) :: st, dtype
+    type(c_ptr) :: addr
+    integer(c_size_t) :: bytes
+    addr = c_null_ptr
+    bytes = 0
+    st = PGDDS_OK
+    if (present(args)) then
+      call describe_array(args, addr, bytes, dtype)
+      st = type_status(dtype, 'pgdds_rpc_call', 'args')
+    end if
+    if (st == PGDDS_OK) st = c_rpc_call(ctx%handle, int(rank, c_int), id, addr, bytes, done, optional_ptr(arg))
+  end function
+
+  ! In a function (pgdds_rpc_fn), sets its answer: status and, for PGDDS_OK, the bytes of result (a
+  ! scalar or rank-1 array of a supported type, copied; left out: none); for a failure, message
+  ! (default: the status's pgdds_strerror) becomes the caller's pgdds_last_error().
+  function rpc_reply_scalar(reply, status, result, message) result(st)
+    type(c_ptr), intent(in) :: reply
+    integer(c_int), intent(in) :: status
+    class(*), intent(in), target :: result
+    character(len=*), intent(in), optional :: message
+    integer(c_int) :: st, dtype
+    type(c_ptr) :: addr
+    integer(c_size_t) :: bytes
+    call describe_scalar(result, addr, bytes, dtype)
+    st = type_status(dtype, 'pgdds_rpc_reply', 'result')
+    if (st /= PGDDS_OK) return
+    if (present(message)) then
+      st = c_rpc_reply(reply, status, addr, bytes, message // c_null_char)
+    else
+      st = c_rpc_reply(reply, status, addr, bytes, c_null_char)
+    end if
+  end function
+
+  function rpc_reply_array(reply, status, result, message) result(st)
+    type(c_ptr), intent(in) :: reply
+    integer(c_int), intent(in) :: status
+    class(*), intent(in), target, contiguous, optional :: result(:)
+    character(len=*), intent(in), optional :: message
+    integer(c_int) :: st, dtype
+    type(c_ptr) :: addr
+    integer(c_size_t) :: bytes
+    addr = c_null_ptr
+    bytes = 0
+    if (present(result)) then
+      call describe_array(result, addr, bytes, dtype)
+      st = type_status(dtype, 'pgdds_rpc_reply', 'result')
+      if (st /= PGDDS_OK) return
+    end if
+    if (present(message)) then
+      st = c_rpc_reply(reply, status, addr, bytes, message // c_null_char)
+    else
+      st = c_rpc_reply(reply, status, addr, bytes, c_null_char)
+    end if
+  end function
+
+  ! Progresses this rank's communication: runs the functions called on it and the replies'
+  ! callbacks that have arrived.
+  function pgdds_progress(ctx) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer(c_int) :: st
+    st = c_progress(ctx%handle)
   end function
 
   ! --- Point-to-point synchronization ---------------------------------------------------------

@@ -124,6 +124,20 @@ contains
     cursor = c
   end procedure
 
+  module procedure pgdds_hashmap_protocol
+    integer(c_int) :: p
+    p = -1
+    st = c_hashmap_protocol(map%handle, int(rank, c_int), p)
+    protocol = int(p)
+  end procedure
+
+  module procedure pgdds_hashmap_op_protocol
+    integer(c_int) :: p
+    p = -1
+    st = c_hashmap_op_protocol(map%handle, int(rank, c_int), op, concurrency(concurrent), p)
+    protocol = int(p)
+  end procedure
+
   ! --- DArray ---------------------------------------------------------------------------------
   module procedure pgdds_darray_create
     if (type_bytes(elem_type) == 0) then

@@ -1,7 +1,7 @@
 ! The container part of the Fortran module: a HashMap with integer keys and real values (and
 ! one with integer values), filled by every rank and read back from every rank, and a DArray
-! written through local views and read element by element from everywhere. Built once the
-! containers are.
+! written through local views and read element by element from everywhere, and the protocols by
+! which the map's operations reach each rank's part. Built once the containers are.
 program fortran_containers
   use pgdds
   use harness
@@ -16,6 +16,7 @@ program fortran_containers
 
   call test_hashmap()
   call test_hashmap_int32()
+  call test_hashmap_protocols()
   call test_darray()
   call finish(ctx, 'fortran/containers')
 
@@ -95,6 +96,60 @@ contains
     call check_ok(pgdds_hashmap_destroy(map), 'destroy int32 map')
     call check_status(pgdds_hashmap_create(ctx, bad, 64_int64, PGDDS_UINT64, PGDDS_INT32), PGDDS_ERR_INVALID_ARG, &
                       'a key type Fortran has no variable of')
+  end subroutine
+
+  ! The protocol of every rank's part, per operation: insert, erase, insert_many and a fully atomic
+  ! find take the map's; a CP_FIND find may read one-sidedly only where the map calls the owner;
+  ! this rank's own part, promised CP_LOCAL, is load/store. Then bad ranks, operations and promises.
+  subroutine test_hashmap_protocols()
+    type(pgdds_hashmap) :: map, never_created
+    integer(c_int), parameter :: ops(5) = [PGDDS_CONTAINER_OP_INSERT, PGDDS_CONTAINER_OP_FIND, &
+      PGDDS_CONTAINER_OP_ERASE, PGDDS_CONTAINER_OP_INSERT_MANY, PGDDS_CONTAINER_OP_FIND_MANY]
+    integer :: r, k, base, p
+    character(len=64) :: transport
+
+    call get_environment_variable('PGDDS_TRANSPORT', transport)
+    call check_ok(pgdds_hashmap_create(ctx, map, 64_int64, PGDDS_INT64, PGDDS_INT64), 'create a map for protocols')
+    do r = 0, n - 1
+      base = -1
+      call check_ok(pgdds_hashmap_protocol(map, r, base), 'pgdds_hashmap_protocol')
+      call check(base == PGDDS_PROTOCOL_DIRECT .or. base == PGDDS_PROTOCOL_RDMA .or. base == PGDDS_PROTOCOL_RPC, &
+                 'a part is reached by DIRECT, RDMA or RPC')
+      if (transport == 'shm') call check(base == PGDDS_PROTOCOL_DIRECT, 'over shm every part is load/store')
+      do k = 1, size(ops)
+        p = -1
+        call check_ok(pgdds_hashmap_op_protocol(map, r, ops(k), p), 'pgdds_hashmap_op_protocol')
+        call check(p == base, 'an operation under no promise takes the map''s protocol')
+      end do
+      p = -1
+      call check_ok(pgdds_hashmap_op_protocol(map, r, PGDDS_CONTAINER_OP_FIND, p, concurrent=PGDDS_CP_FIND), &
+                    'the protocol of a CP_FIND find')
+      call check(p == base .or. (base == PGDDS_PROTOCOL_RPC .and. p == PGDDS_PROTOCOL_RDMA), &
+                 'a CP_FIND find reads one-sidedly or as the map does')
+    end do
+    call check_ok(pgdds_hashmap_protocol(map, me, p), 'the protocol of this rank''s part')
+    call check(p == PGDDS_PROTOCOL_DIRECT .or. p == PGDDS_PROTOCOL_RDMA, 'this rank''s part is not reached by RPC')
+    call check_ok(pgdds_hashmap_op_protocol(map, me, PGDDS_CONTAINER_OP_INSERT, p, PGDDS_CP_LOCAL), &
+                  'the protocol of a CP_LOCAL insert')
+    call check(p == PGDDS_PROTOCOL_DIRECT, 'a CP_LOCAL insert into this rank''s part is load/store')
+
+    call check_status(pgdds_hashmap_protocol(map, n, p), PGDDS_ERR_OUT_OF_BOUNDS, 'the protocol of a rank past the job')
+    call check_status(pgdds_hashmap_protocol(map, -1, p), PGDDS_ERR_OUT_OF_BOUNDS, 'the protocol of rank -1')
+    call check_status(pgdds_hashmap_op_protocol(map, n, PGDDS_CONTAINER_OP_FIND, p), PGDDS_ERR_OUT_OF_BOUNDS, &
+                      'the operation protocol of a rank past the job')
+    call check_status(pgdds_hashmap_op_protocol(map, -1, PGDDS_CONTAINER_OP_FIND, p), PGDDS_ERR_OUT_OF_BOUNDS, &
+                      'the operation protocol of rank -1')
+    call check_status(pgdds_hashmap_op_protocol(map, 0, PGDDS_CONTAINER_OP_PUSH, p), PGDDS_ERR_INVALID_ARG, &
+                      'a queue operation on a hash map')
+    call check_status(pgdds_hashmap_op_protocol(map, 0, 0_c_int, p), PGDDS_ERR_INVALID_ARG, 'operation 0')
+    call check_status(pgdds_hashmap_op_protocol(map, 0, PGDDS_CONTAINER_OP_FIND, p, concurrent=PGDDS_CP_PUSH), &
+                      PGDDS_ERR_INVALID_ARG, 'a promise of queue operations')
+    call check_status(pgdds_hashmap_protocol(never_created, 0, p), PGDDS_ERR_INVALID_ARG, &
+                      'the protocol of a map never created')
+    call check_status(pgdds_hashmap_op_protocol(never_created, 0, PGDDS_CONTAINER_OP_FIND, p), PGDDS_ERR_INVALID_ARG, &
+                      'the operation protocol of a map never created')
+    call check_ok(pgdds_barrier(ctx), 'barrier before destroying the protocol map')
+    call check_ok(pgdds_hashmap_destroy(map), 'destroy the protocol map')
   end subroutine
 
   subroutine test_darray()

@@ -1,9 +1,126 @@
 ! The core of the Fortran module on every rank of a job: identity, collectives of every type,
-! the segment, put and get of integer and real data, 64-bit atomics with exact totals under
-! contention, and the errors a Fortran program gets for bad input.
+! the segment, put and get of integer and real data (blocking, with requests, and completed by a
+! flush), atomics of 64 and 32 bits, signed and unsigned, blocking and not, with exact totals
+! under contention, the GPU queries, typed RPC to a neighbour with Fortran functions and
+! callbacks, and the errors a Fortran program gets for bad input.
+
+! The RPC functions and reply callbacks: bind(C) subroutines of the module's abstract interfaces
+! pgdds_rpc_fn and pgdds_rpc_done.
+module core_rpc
+  use, intrinsic :: iso_c_binding, only: c_char
+  use pgdds
+  implicit none
+  private
+  public :: combine, refuse_odd, count_call, store_answer
+
+  ! What a reply's callback stores for its caller (arg points at it).
+  type, public :: rpc_answer
+    integer :: calls = 0
+    integer(c_int) :: status = 1
+    integer(c_size_t) :: size = 0
+    integer(int64) :: values(2) = -1
+    character(len=300) :: why = ''
+  end type
+
+  ! What the calls without reply added on this rank.
+  integer, public, volatile :: received = 0
+
+contains
+
+  ! args: two integer(int32) a, b; answers the integer(int64) a * 10000 + b * 100 + the rank that
+  ! runs it, or PGDDS_ERR_STATE when a is not the caller's rank.
+  subroutine combine(ctx, src_rank, args, size, reply) bind(C)
+    type(c_ptr), value :: ctx
+    integer(c_int), value :: src_rank
+    type(c_ptr), value :: args
+    integer(c_size_t), value :: size
+    type(c_ptr), value :: reply
+    character(kind=c_char), pointer :: bytes(:)
+    integer(int32) :: ab(2)
+    integer(c_int) :: st
+    if (size /= 8) then
+      st = pgdds_rpc_reply(reply, PGDDS_ERR_INVALID_ARG, message='combine: expected two integer(int32)')
+      return
+    end if
+    call c_f_pointer(args, bytes, [size])
+    ab = transfer(bytes, ab)
+    if (ab(1) /= src_rank) then
+      st = pgdds_rpc_reply(reply, PGDDS_ERR_STATE, message='combine: the argument is not the caller''s rank')
+      return
+    end if
+    st = pgdds_rpc_reply(reply, PGDDS_OK, int(ab(1), int64) * 10000 + ab(2) * 100 + pgdds_rank(pgdds_context(ctx)))
+  end subroutine
+
+  ! args: one integer(int64) x; answers [x, -x], or PGDDS_ERR_NOT_FOUND for an odd x.
+  subroutine refuse_odd(ctx, src_rank, args, size, reply) bind(C)
+    type(c_ptr), value :: ctx
+    integer(c_int), value :: src_rank
+    type(c_ptr), value :: args
+    integer(c_size_t), value :: size
+    type(c_ptr), value :: reply
+    character(kind=c_char), pointer :: bytes(:)
+    integer(int64) :: x
+    character(len=24) :: text
+    integer(c_int) :: st
+    if (size /= 8 .or. .not. c_associated(ctx) .or. src_rank < 0) then
+      st = pgdds_rpc_reply(reply, PGDDS_ERR_INVALID_ARG, message='refuse_odd: expected one integer(int64)')
+      return
+    end if
+    call c_f_pointer(args, bytes, [size])
+    x = transfer(bytes, x)
+    if (mod(x, 2_int64) /= 0) then
+      write (text, '(i0)') x
+      st = pgdds_rpc_reply(reply, PGDDS_ERR_NOT_FOUND, message='refuse_odd: ' // trim(text) // ' is odd')
+      return
+    end if
+    st = pgdds_rpc_reply(reply, PGDDS_OK, [x, -x])
+  end subroutine
+
+  ! No answer (an empty success): adds the integer(int32) argument to received, or 1000 for a call
+  ! without arguments.
+  subroutine count_call(ctx, src_rank, args, size, reply) bind(C)
+    type(c_ptr), value :: ctx
+    integer(c_int), value :: src_rank
+    type(c_ptr), value :: args
+    integer(c_size_t), value :: size
+    type(c_ptr), value :: reply
+    character(kind=c_char), pointer :: bytes(:)
+    if (size == 4) then
+      call c_f_pointer(args, bytes, [size])
+      received = received + transfer(bytes, 0_int32)
+    else if (size == 0 .and. c_associated(ctx) .and. src_rank >= 0 .and. c_associated(reply)) then
+      received = received + 1000
+    end if
+  end subroutine
+
+  ! Stores the reply in the rpc_answer arg points at: up to two integer(int64), or the failure's
+  ! message.
+  subroutine store_answer(ctx, status, result, size, arg) bind(C)
+    type(c_ptr), value :: ctx
+    integer(c_int), value :: status
+    type(c_ptr), value :: result
+    integer(c_size_t), value :: size
+    type(c_ptr), value :: arg
+    type(rpc_answer), pointer :: answer
+    character(kind=c_char), pointer :: bytes(:)
+    call c_f_pointer(arg, answer)
+    answer%calls = answer%calls + 1
+    answer%status = status
+    answer%size = size
+    if (status /= PGDDS_OK .or. .not. c_associated(ctx)) then
+      answer%why = pgdds_last_error()
+    else if (size > 0 .and. size <= 16 .and. mod(size, 8_c_size_t) == 0) then
+      call c_f_pointer(result, bytes, [size])
+      answer%values(1:size / 8) = transfer(bytes, answer%values, size / 8)
+    end if
+  end subroutine
+
+end module core_rpc
+
 program fortran_core
   use pgdds
   use harness
+  use core_rpc
   implicit none
 
   type(pgdds_context) :: ctx
@@ -19,6 +136,10 @@ program fortran_core
   call test_put_get()
   call test_atomics()
   call test_symmetric_and_signals()
+  call test_nonblocking_put_get()
+  call test_atomics_32_and_unsigned()
+  call test_gpu()
+  call test_rpc()
   call test_bad_input()
   call finish(ctx, 'fortran/core')
 
@@ -301,6 +422,303 @@ contains
     call check_ok(pgdds_free_all(ctx, sig), 'free_all the signals')
     call check_ok(pgdds_free_all(ctx, buf), 'free_all the blocks')
   end subroutine
+
+  ! Requests and flush-completed transfers around the ring: each rank writes into its right
+  ! neighbour's copy of a symmetric block with pgdds_put_nb and pgdds_put_nbi, then reads its own
+  ! copy and its neighbour's back with pgdds_get_nb and pgdds_get_nbi.
+  subroutine test_nonblocking_put_get()
+    integer(PGDDS_GPTR_KIND) :: buf, rbuf
+    integer(int64), target, asynchronous :: out(16), back(16), one, one_back, nbi_one, nbi_back
+    real(real32), target, asynchronous :: r4(4), r4_back(4)
+    logical, target, asynchronous :: flag
+    type(pgdds_request) :: req, req2
+    logical :: done
+    integer :: right, left, k
+
+    flag = .false.
+    right = mod(me + 1, n)
+    left = mod(me + n - 1, n)
+    call check_ok(pgdds_alloc_all(ctx, 256_int64, buf, alignment=8_int64, zero=.true.), 'alloc_all the nb block')
+    call check_ok(pgdds_gptr_at(ctx, buf, right, rbuf), 'the right neighbour''s nb block')
+
+    ! Bytes 0-127: an int64 array (put_nb); 128: an int64 (put_nb); 136: an int64 (put_nbi);
+    ! 144-159: a real32 array (put_nbi).
+    out = [(int(me, int64) * 100 + k, k = 1, 16)]
+    one = int(me, int64) + 7
+    nbi_one = -1_int64 - me
+    r4 = [(real(me, real32) + 0.5_real32 * k, k = 1, 4)]
+    call check_ok(pgdds_put_nb(ctx, rbuf, out, req), 'put_nb an int64 array')
+    call check_ok(pgdds_put_nb(ctx, pgdds_gptr_add(rbuf, 128_int64), one, req2), 'put_nb an int64')
+    call check_ok(pgdds_wait(ctx, req), 'wait for put_nb')
+    call check(.not. c_associated(req%handle), 'a completed request is freed')
+    done = .false.
+    do while (.not. done)
+      call check_ok(pgdds_test(ctx, req2, done), 'test put_nb')
+    end do
+    call check_ok(pgdds_put_nbi(ctx, pgdds_gptr_add(rbuf, 136_int64), nbi_one), 'put_nbi an int64')
+    call check_ok(pgdds_put_nbi(ctx, pgdds_gptr_add(rbuf, 144_int64), r4), 'put_nbi a real32 array')
+    call check_ok(pgdds_flush(ctx), 'flush the put_nbi')
+    call check_ok(pgdds_barrier(ctx), 'barrier after the non-blocking puts')
+
+    back = -1
+    one_back = -1
+    call check_ok(pgdds_get_nb(ctx, back, buf, req), 'get_nb an int64 array')
+    call check_ok(pgdds_get_nb(ctx, one_back, pgdds_gptr_add(buf, 128_int64), req2), 'get_nb an int64')
+    call check_ok(pgdds_wait(ctx, req2), 'wait for get_nb')
+    done = .false.
+    do while (.not. done)
+      call check_ok(pgdds_test(ctx, req, done), 'test get_nb')
+    end do
+    call check(all(back == [(int(left, int64) * 100 + k, k = 1, 16)]), 'the left neighbour''s put_nb array arrived')
+    call check(one_back == int(left, int64) + 7, 'the left neighbour''s put_nb scalar arrived')
+    ! The right neighbour's copy holds what this rank put there.
+    back = -1
+    call check_ok(pgdds_get_nb(ctx, back, rbuf, req), 'get_nb from the right neighbour')
+    call check_ok(pgdds_wait(ctx, req), 'wait for the remote get_nb')
+    call check(all(back == out), 'get_nb reads back the put_nb array')
+    nbi_back = 0
+    r4_back = -1
+    call check_ok(pgdds_get_nbi(ctx, nbi_back, pgdds_gptr_add(buf, 136_int64)), 'get_nbi an int64')
+    call check_ok(pgdds_get_nbi(ctx, r4_back, pgdds_gptr_add(buf, 144_int64)), 'get_nbi a real32 array')
+    call check_ok(pgdds_flush(ctx), 'flush the get_nbi')
+    call check(nbi_back == -1_int64 - left, 'the left neighbour''s put_nbi scalar arrived')
+    call check(all(r4_back == [(real(left, real32) + 0.5_real32 * k, k = 1, 4)]), &
+               'the left neighbour''s put_nbi array arrived')
+
+    ! Bad input: a type no transfer takes, an array with a stride, memory past the segment.
+    call check_status(pgdds_put_nb(ctx, rbuf, flag, req), PGDDS_ERR_INVALID_ARG, 'put_nb of a logical')
+    call check_status(pgdds_get_nb(ctx, flag, buf, req), PGDDS_ERR_INVALID_ARG, 'get_nb into a logical')
+    call check_status(pgdds_put_nbi(ctx, rbuf, flag), PGDDS_ERR_INVALID_ARG, 'put_nbi of a logical')
+    call check_status(pgdds_get_nbi(ctx, flag, buf), PGDDS_ERR_INVALID_ARG, 'get_nbi into a logical')
+    call check_status(pgdds_put_nb(ctx, rbuf, out(1:16:2), req), PGDDS_ERR_INVALID_ARG, 'put_nb of a strided section')
+    call check(index(pgdds_last_error(), 'contiguous') > 0, 'the message says the array is not contiguous')
+    call check_status(pgdds_get_nb(ctx, back(2:16:3), buf, req), PGDDS_ERR_INVALID_ARG, 'get_nb into a strided section')
+    call check_status(pgdds_put_nbi(ctx, rbuf, out(16:1:-1)), PGDDS_ERR_INVALID_ARG, 'put_nbi of a reversed section')
+    call check_status(pgdds_get_nbi(ctx, r4_back(1:4:2), buf), PGDDS_ERR_INVALID_ARG, 'get_nbi into a strided section')
+    call check_status(pgdds_put_nb(ctx, pgdds_gptr_add(buf, 2_int64**38), one, req), PGDDS_ERR_OUT_OF_BOUNDS, &
+                      'put_nb past the segment')
+    call check_status(pgdds_get_nb(ctx, one_back, pgdds_gptr_add(buf, 2_int64**38), req), PGDDS_ERR_OUT_OF_BOUNDS, &
+                      'get_nb past the segment')
+    call check_status(pgdds_put_nbi(ctx, pgdds_gptr_add(buf, 2_int64**38), out), PGDDS_ERR_OUT_OF_BOUNDS, &
+                      'put_nbi past the segment')
+    call check_status(pgdds_get_nbi(ctx, back, pgdds_gptr_add(buf, 2_int64**38)), PGDDS_ERR_OUT_OF_BOUNDS, &
+                      'get_nbi past the segment')
+    call check_ok(pgdds_flush(ctx), 'flush after the refused transfers')
+    call check_ok(pgdds_barrier(ctx), 'barrier before freeing the nb block')
+    call check_ok(pgdds_free_all(ctx, buf), 'free_all the nb block')
+  end subroutine
+
+  ! 32-bit and unsigned atomics on rank 0's copy of symmetric words, each with its exact result:
+  ! counts, unsigned maxima, non-fetching and non-blocking adds, and compare-and-swaps of negative
+  ! values that exactly one rank wins.
+  subroutine test_atomics_32_and_unsigned()
+    integer(PGDDS_GPTR_KIND) :: words, at0
+    integer(int32) :: i4, old32, fetched32
+    integer(int32), target, asynchronous :: nb32, nb_old32
+    integer(int32) :: nb_all(n)
+    integer(int64) :: i8, old64, old_u64, wins, wins_all
+    type(pgdds_request) :: req
+    logical :: won64, won32, won_u64
+
+    ! Offsets: 0 u32 count, 4 u32 max, 8 u64 max, 16 u32 nbi, 24 u64 nbi, 32 u32 nb, 40 i64 cswap,
+    ! 48 u32 cswap, 56 u64 cswap.
+    call check_ok(pgdds_alloc_all(ctx, 64_int64, words, alignment=8_int64, zero=.true.), 'alloc_all the 32-bit words')
+    call check_ok(pgdds_gptr_at(ctx, words, 0, at0), 'rank 0''s 32-bit words')
+    if (me == 0) then
+      call check_ok(pgdds_put(ctx, pgdds_gptr_add(at0, 40_int64), -100_int64), 'set the i64 cswap word')
+      call check_ok(pgdds_put(ctx, pgdds_gptr_add(at0, 48_int64), -5_int32), 'set the u32 cswap word')
+      call check_ok(pgdds_put(ctx, pgdds_gptr_add(at0, 56_int64), -9_int64), 'set the u64 cswap word')
+    end if
+    call check_ok(pgdds_barrier(ctx), 'barrier before the 32-bit atomics')
+
+    call check_ok(pgdds_atomic_unsigned(ctx, at0, PGDDS_AOP_ADD, 1_int32), 'u32 add')
+    fetched32 = -7
+    call check_ok(pgdds_atomic_unsigned(ctx, pgdds_gptr_add(at0, 4_int64), PGDDS_AOP_MAX, &
+                                        merge(-2_int32, int(me, int32), me == n - 1), fetched32), 'u32 max')
+    call check(fetched32 /= -7, 'u32 max fetches the old value')
+    call check_ok(pgdds_atomic_unsigned(ctx, pgdds_gptr_add(at0, 8_int64), PGDDS_AOP_MAX, &
+                                        merge(-2_int64, int(me, int64), me == n - 1)), 'u64 max')
+    call check_ok(pgdds_atomic_nbi(ctx, pgdds_gptr_add(at0, 16_int64), PGDDS_AOP_ADD, 2_int32), 'u32 nbi add')
+    call check_ok(pgdds_atomic_nbi(ctx, pgdds_gptr_add(at0, 24_int64), PGDDS_AOP_ADD, 3_int64), 'u64 nbi add')
+    call check_ok(pgdds_flush(ctx), 'flush the nbi adds')
+    nb_old32 = -1
+    call check_ok(pgdds_atomic_nb(ctx, pgdds_gptr_add(at0, 32_int64), PGDDS_AOP_ADD, 1_int32, req, nb_old32), &
+                  'u32 nb add')
+    call check_ok(pgdds_wait(ctx, req), 'wait for the u32 nb add')
+    call check_ok(pgdds_atomic_cswap(ctx, pgdds_gptr_add(at0, 40_int64), -100_int64, -1_int64 - me, old64), &
+                  'i64 cswap of negative values')
+    won64 = old64 == -100
+    call check(won64 .or. (old64 <= -1 .and. old64 >= -n), 'i64 cswap returns the old value')
+    call check_ok(pgdds_atomic_cswap_unsigned(ctx, pgdds_gptr_add(at0, 48_int64), -5_int32, -10_int32 - me, old32), &
+                  'u32 cswap')
+    won32 = old32 == -5
+    call check(won32 .or. (old32 <= -10 .and. old32 > -10 - n), 'u32 cswap returns the old value')
+    call check_ok(pgdds_atomic_cswap_unsigned(ctx, pgdds_gptr_add(at0, 56_int64), -9_int64, -20_int64 - me, old_u64), &
+                  'u64 cswap')
+    won_u64 = old_u64 == -9
+    call check_ok(pgdds_barrier(ctx), 'barrier after the 32-bit atomics')
+
+    wins = merge(1_int64, 0_int64, won64) + merge(100_int64, 0_int64, won32) + merge(10000_int64, 0_int64, won_u64)
+    call check_ok(pgdds_allreduce(ctx, wins, wins_all, PGDDS_OP_SUM), 'count the cswap winners')
+    call check(wins_all == 10101, 'exactly one rank wins each compare-and-swap')
+    call check_ok(pgdds_allgather(ctx, nb_old32, nb_all), 'gather the nb fetched values')
+    call check(all([(count(nb_all == i4), i4 = 0, n - 1)] == 1), 'each u32 nb add fetched its own value')
+
+    if (me == 0) then
+      call check_ok(pgdds_atomic_load(ctx, at0, i4), 'u32 load of the count')
+      call check(i4 == n, 'no u32 add was lost')
+      call check_ok(pgdds_atomic_load(ctx, pgdds_gptr_add(at0, 4_int64), i4), 'u32 load of the max')
+      call check(i4 == -2, 'u32 max compares unsigned')
+      call check_ok(pgdds_atomic_load(ctx, pgdds_gptr_add(at0, 8_int64), i8), 'u64 load of the max')
+      call check(i8 == -2, 'u64 max compares unsigned')
+      call check_ok(pgdds_atomic_load(ctx, pgdds_gptr_add(at0, 16_int64), i4), 'u32 load of the nbi sum')
+      call check(i4 == 2 * n, 'every u32 nbi add arrived')
+      call check_ok(pgdds_atomic_load(ctx, pgdds_gptr_add(at0, 24_int64), i8), 'u64 load of the nbi sum')
+      call check(i8 == 3 * n, 'every u64 nbi add arrived')
+      call check_ok(pgdds_atomic_load(ctx, pgdds_gptr_add(at0, 32_int64), i4), 'u32 load of the nb sum')
+      call check(i4 == n, 'every u32 nb add arrived')
+      call check_ok(pgdds_atomic_load(ctx, pgdds_gptr_add(at0, 40_int64), i8), 'load the i64 cswap word')
+      call check(i8 <= -1 .and. i8 >= -n, 'the i64 cswap winner''s value')
+      call check_ok(pgdds_atomic_load(ctx, pgdds_gptr_add(at0, 48_int64), i4), 'load the u32 cswap word')
+      call check(i4 <= -10 .and. i4 > -10 - n, 'the u32 cswap winner''s value')
+      call check_ok(pgdds_atomic_load(ctx, pgdds_gptr_add(at0, 56_int64), i8), 'load the u64 cswap word')
+      call check(i8 <= -20 .and. i8 > -20 - n, 'the u64 cswap winner''s value')
+    end if
+    ! A failing non-blocking 32-bit compare-and-swap fetches the word.
+    nb32 = -1
+    call check_ok(pgdds_atomic_cswap_nb(ctx, pgdds_gptr_add(at0, 32_int64), -77_int32, 0_int32, nb32, req), &
+                  'u32 nb cswap')
+    call check_ok(pgdds_wait(ctx, req), 'wait for the u32 nb cswap')
+    call check(nb32 == n, 'a failed u32 nb cswap fetches the word')
+    call check_ok(pgdds_barrier(ctx), 'barrier after the u32 nb cswap')
+
+    ! Misaligned words, an operation not allowed, MIN without a non-blocking form.
+    call check_status(pgdds_atomic_unsigned(ctx, pgdds_gptr_add(at0, 2_int64), PGDDS_AOP_ADD, 1_int32), &
+                      PGDDS_ERR_INVALID_ARG, 'a misaligned u32 atomic')
+    call check_status(pgdds_atomic_unsigned(ctx, pgdds_gptr_add(at0, 4_int64), PGDDS_AOP_ADD, 1_int64), &
+                      PGDDS_ERR_INVALID_ARG, 'a misaligned u64 atomic')
+    call check_status(pgdds_atomic_cswap_unsigned(ctx, pgdds_gptr_add(at0, 2_int64), 0_int32, 1_int32, old32), &
+                      PGDDS_ERR_INVALID_ARG, 'a misaligned u32 cswap')
+    call check_status(pgdds_atomic_cswap_unsigned(ctx, pgdds_gptr_add(at0, 4_int64), 0_int64, 1_int64, old64), &
+                      PGDDS_ERR_INVALID_ARG, 'a misaligned u64 cswap')
+    call check_status(pgdds_atomic_cswap(ctx, pgdds_gptr_add(at0, 4_int64), 0_int64, 1_int64, old64), &
+                      PGDDS_ERR_INVALID_ARG, 'a misaligned i64 cswap')
+    call check_status(pgdds_atomic_nbi(ctx, pgdds_gptr_add(at0, 2_int64), PGDDS_AOP_ADD, 1_int32), &
+                      PGDDS_ERR_INVALID_ARG, 'a misaligned u32 nbi atomic')
+    call check_status(pgdds_atomic_nbi(ctx, pgdds_gptr_add(at0, 4_int64), PGDDS_AOP_ADD, 1_int64), &
+                      PGDDS_ERR_INVALID_ARG, 'a misaligned u64 nbi atomic')
+    call check_status(pgdds_atomic_nbi(ctx, at0, 99_c_int, 1_int32), PGDDS_ERR_INVALID_ARG, 'a u32 nbi of no operation')
+    call check_status(pgdds_atomic_nb(ctx, at0, PGDDS_AOP_MIN, 1_int32, req), PGDDS_ERR_UNSUPPORTED, &
+                      'u32 MIN has no non-blocking form')
+    call check_status(pgdds_atomic_nb(ctx, pgdds_gptr_add(at0, 2_int64), PGDDS_AOP_ADD, 1_int32, req), &
+                      PGDDS_ERR_INVALID_ARG, 'a misaligned u32 nb atomic')
+    call check_status(pgdds_atomic_cswap_nb(ctx, pgdds_gptr_add(at0, 2_int64), 0_int32, 1_int32, nb32, req), &
+                      PGDDS_ERR_INVALID_ARG, 'a misaligned u32 nb cswap')
+    call check_status(pgdds_atomic_load(ctx, pgdds_gptr_add(at0, 2_int64), i4), PGDDS_ERR_INVALID_ARG, &
+                      'a misaligned u32 load')
+    call check_ok(pgdds_flush(ctx), 'flush after the refused atomics')
+    call check_ok(pgdds_barrier(ctx), 'barrier before freeing the 32-bit words')
+    call check_ok(pgdds_free_all(ctx, words), 'free_all the 32-bit words')
+  end subroutine
+
+  ! The GPU queries answer on any machine: a count (0 without devices or CUDA), and the device of
+  ! this rank's device segment (-1 without one).
+  subroutine test_gpu()
+    type(pgdds_context) :: never_initialized
+    integer :: devices, device
+    integer(c_int) :: st
+    devices = -5
+    st = pgdds_gpu_probe(devices)
+    call check(st == PGDDS_OK .or. (st == PGDDS_ERR_UNSUPPORTED .and. devices == 0), &
+               'pgdds_gpu_probe: OK, or unsupported with no device; returned ' // pgdds_strerror(st))
+    call check(devices >= 0, 'pgdds_gpu_probe gives a count of devices')
+    if (st == PGDDS_ERR_UNSUPPORTED) call check(len(pgdds_last_error()) > 0, 'pgdds_gpu_probe says why unsupported')
+    device = -5
+    call check_ok(pgdds_gpu_device(ctx, device), 'pgdds_gpu_device')
+    if (len_trim(env('PGDDS_GPU_SEGMENT_SIZE')) == 0) then
+      call check(device == -1, 'no device without a device segment')
+    else
+      call check(device >= 0 .and. device < devices, 'the device segment''s device is a visible one')
+    end if
+    call check_status(pgdds_gpu_device(never_initialized, device), PGDDS_ERR_INVALID_ARG, &
+                      'pgdds_gpu_device of a context never initialized')
+  end subroutine
+
+  ! Typed RPC with Fortran functions and callbacks: a call to the right neighbour answered from
+  ! its arguments, an array answer, failures with the target's message, a function nobody
+  ! registered, calls without reply, and bad input.
+  subroutine test_rpc()
+    integer(int64), parameter :: id_combine = 1001, id_odd = 1002, id_count = 1003, id_nobody = 1999
+    type(rpc_answer), target, volatile :: mine, liar, even, odd, nobody, empty
+    logical :: flag
+    integer :: right, left
+    integer :: deadline
+
+    flag = .false.
+    right = mod(me + 1, n)
+    left = mod(me + n - 1, n)
+    ! A procedure (its interface checked against pgdds_rpc_fn), or its c_funloc.
+    call check_ok(pgdds_rpc_register(id_combine, combine), 'register combine')
+    call check_ok(pgdds_rpc_register(id_odd, c_funloc(refuse_odd)), 'register refuse_odd by c_funloc')
+    call check_ok(pgdds_rpc_register(id_count, count_call), 'register count_call')
+    call check_ok(pgdds_rpc_register(id_combine, c_funloc(combine)), 'register combine again')
+    call check_status(pgdds_rpc_register(id_combine, refuse_odd), PGDDS_ERR_EXISTS, 'an id that names another function')
+    call check_status(pgdds_rpc_register(0_int64, combine), PGDDS_ERR_INVALID_ARG, 'register id 0')
+    call check_status(pgdds_rpc_register(1004_int64, c_null_funptr), PGDDS_ERR_INVALID_ARG, 'register a null function')
+    call check_ok(pgdds_barrier(ctx), 'barrier after registration')
+
+    call check_ok(pgdds_rpc_call(ctx, right, id_combine, [int(me, int32), 7_int32], store_answer, c_loc(mine)), &
+                  'call combine on the right neighbour')
+    call check_ok(pgdds_rpc_call(ctx, right, id_combine, [int(me + 1, int32), 7_int32], c_funloc(store_answer), &
+                                 c_loc(liar)), 'call combine with another rank''s number')
+    call check_ok(pgdds_rpc_call(ctx, left, id_odd, 2_int64 * me + 4, store_answer, c_loc(even)), 'call refuse_odd')
+    call check_ok(pgdds_rpc_call(ctx, me, id_odd, 2_int64 * me + 3, c_funloc(store_answer), c_loc(odd)), &
+                  'call refuse_odd on this rank with an odd number')
+    call check_ok(pgdds_rpc_call(ctx, right, id_nobody, 1_int32, store_answer, c_loc(nobody)), &
+                  'call a function nobody registered')
+    call check_ok(pgdds_rpc_call(ctx, right, id_count, done=store_answer, arg=c_loc(empty)), 'call without arguments')
+    call check_ok(pgdds_rpc_call(ctx, right, id_count, 5_int32, c_null_funptr), 'call without reply')
+
+    call system_clock(deadline)
+    do while (mine%calls + liar%calls + even%calls + odd%calls + nobody%calls + empty%calls < 6 .or. received < 1005)
+      call check_ok(pgdds_progress(ctx), 'progress while the replies come')
+      if (seconds_since(deadline) > 60) exit
+    end do
+    call check(mine%calls == 1 .and. mine%status == PGDDS_OK .and. mine%size == 8, 'combine answered once')
+    call check(mine%values(1) == int(me, int64) * 10000 + 700 + right, 'combine''s answer is computed from the call')
+    call check(liar%calls == 1 .and. liar%status == PGDDS_ERR_STATE, 'combine refused another rank''s number')
+    call check(index(liar%why, 'not the caller''s rank') > 0, 'the caller gets the function''s message: ' // &
+               trim(liar%why))
+    call check(even%calls == 1 .and. even%status == PGDDS_OK .and. even%size == 16, 'refuse_odd answered an array')
+    call check(all(even%values == [2_int64 * me + 4, -(2_int64 * me + 4)]), 'the array answer')
+    call check(odd%calls == 1 .and. odd%status == PGDDS_ERR_NOT_FOUND, 'refuse_odd refused an odd number')
+    call check(index(odd%why, 'is odd') > 0, 'the odd number''s message: ' // trim(odd%why))
+    call check(nobody%calls == 1 .and. nobody%status == PGDDS_ERR_INVALID_ARG, 'a function nobody registered fails')
+    call check(index(nobody%why, 'no function') > 0, 'the message names the missing function: ' // trim(nobody%why))
+    call check(empty%calls == 1 .and. empty%status == PGDDS_OK .and. empty%size == 0, 'an empty success')
+    call check(received == 1005, 'the calls without reply and without arguments arrived')
+    call check_ok(pgdds_barrier(ctx), 'barrier after the calls')
+    call check(mine%calls + liar%calls + even%calls + odd%calls + nobody%calls + empty%calls == 6, &
+               'each callback ran once')
+
+    ! Bad input: ranks outside the job, arguments of no supported type, a null reply.
+    call check_status(pgdds_rpc_call(ctx, -1, id_combine, 1_int32, store_answer), PGDDS_ERR_OUT_OF_BOUNDS, &
+                      'call rank -1')
+    call check_status(pgdds_rpc_call(ctx, n, id_combine, [1_int32], c_null_funptr), PGDDS_ERR_OUT_OF_BOUNDS, &
+                      'call a rank past the job')
+    call check_status(pgdds_rpc_call(ctx, right, id_combine, flag, store_answer), PGDDS_ERR_INVALID_ARG, &
+                      'call with a logical argument')
+    call check_status(pgdds_rpc_reply(c_null_ptr, PGDDS_OK, 1_int32), PGDDS_ERR_INVALID_ARG, 'reply to no call')
+    call check_status(pgdds_rpc_reply(c_null_ptr, PGDDS_OK, [flag]), PGDDS_ERR_INVALID_ARG, 'reply with logicals')
+    call check_ok(pgdds_barrier(ctx), 'barrier after the RPC checks')
+  end subroutine
+
+  real function seconds_since(start)
+    integer, intent(in) :: start
+    integer :: now, rate
+    call system_clock(now, rate)
+    seconds_since = real(now - start) / real(rate)
+  end function
 
   subroutine test_bad_input()
     integer(PGDDS_GPTR_KIND) :: p
