@@ -30,6 +30,23 @@ template <class Issue> status issue_with_request(runtime *rt, const char *who, v
     return PGDDS_OK;
 }
 
+// A put or get through a mapped peer, the calls' common case on a node: a checked copy,
+// complete on return. False where the general path (rma below) must take the call: another
+// route, GPU memory in the job, a thread the level does not allow, bad input (which it then
+// reports). Small on purpose: no frame for the general path's cases.
+inline bool copy_on_node(pgdds_context_t ctx, bool is_put, pgdds_gptr_t remote, void *local, size_t n)
+{
+    runtime *rt = runtime::from(ctx);
+    if (PGDDS_UNLIKELY(!rt || rt->gpu() || !local || !rt->thread_allowed_here())) return false;
+    uint8_t *p = rt->direct_access(remote, n);
+    if (!p) return false;
+    uint8_t *to = is_put ? p : static_cast<uint8_t *>(local);
+    const uint8_t *from = is_put ? static_cast<const uint8_t *>(local) : p;
+    if (n == 8) memcpy(to, from, 8);  // a word: a move, not a call
+    else memcpy(to, from, n);
+    return true;
+}
+
 // Blocking (neither req nor implicit), non-blocking with a request (req), or implicit (the
 // _nbi forms: complete at the caller's next flush).
 status rma(pgdds_context_t ctx, const char *who, bool is_put, pgdds_gptr_t remote, void *local, size_t n,
@@ -55,6 +72,14 @@ status rma(pgdds_context_t ctx, const char *who, bool is_put, pgdds_gptr_t remot
     return issue_with_request(rt, who, v, req, [&](op_completion *done) {
         return access::transfer(*rt, who, v, is_put, remote, local, n, done);
     });
+}
+
+// rma for the calls without a request, after copy_on_node declined: five register arguments,
+// so that those calls reach it by a jump.
+template <bool is_put, bool implicit>
+PGDDS_NOINLINE status rma_general(pgdds_context_t ctx, const char *who, pgdds_gptr_t remote, void *local, size_t n)
+{
+    return rma(ctx, who, is_put, remote, local, n, nullptr, implicit);
 }
 
 status check_request(runtime *rt, const char *who, pgdds_request_t req)
@@ -269,19 +294,23 @@ extern "C" {
 // ---------------------------------------------------------------------------------------------
 PGDDS_API pgdds_status_t pgdds_put(pgdds_context_t ctx, pgdds_gptr_t dst, const void *src, size_t n)
 {
-    return rma(ctx, "pgdds_put", true, dst, const_cast<void *>(src), n, nullptr, false);
+    if (PGDDS_LIKELY(copy_on_node(ctx, true, dst, const_cast<void *>(src), n))) return PGDDS_OK;
+    return rma_general<true, false>(ctx, "pgdds_put", dst, const_cast<void *>(src), n);
 }
 PGDDS_API pgdds_status_t pgdds_get(pgdds_context_t ctx, void *dst, pgdds_gptr_t src, size_t n)
 {
-    return rma(ctx, "pgdds_get", false, src, dst, n, nullptr, false);
+    if (PGDDS_LIKELY(copy_on_node(ctx, false, src, dst, n))) return PGDDS_OK;
+    return rma_general<false, false>(ctx, "pgdds_get", src, dst, n);
 }
 PGDDS_API pgdds_status_t pgdds_put_nbi(pgdds_context_t ctx, pgdds_gptr_t dst, const void *src, size_t n)
 {
-    return rma(ctx, "pgdds_put_nbi", true, dst, const_cast<void *>(src), n, nullptr, true);
+    if (PGDDS_LIKELY(copy_on_node(ctx, true, dst, const_cast<void *>(src), n))) return PGDDS_OK;
+    return rma_general<true, true>(ctx, "pgdds_put_nbi", dst, const_cast<void *>(src), n);
 }
 PGDDS_API pgdds_status_t pgdds_get_nbi(pgdds_context_t ctx, void *dst, pgdds_gptr_t src, size_t n)
 {
-    return rma(ctx, "pgdds_get_nbi", false, src, dst, n, nullptr, true);
+    if (PGDDS_LIKELY(copy_on_node(ctx, false, src, dst, n))) return PGDDS_OK;
+    return rma_general<false, true>(ctx, "pgdds_get_nbi", src, dst, n);
 }
 PGDDS_API pgdds_status_t pgdds_put_nb(pgdds_context_t ctx, pgdds_gptr_t dst, const void *src, size_t n, pgdds_request_t *req)
 {

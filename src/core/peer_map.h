@@ -44,16 +44,21 @@ class peer_map {
 
     // Checks that [p, p+n) lies in the target's segment (and that an atomic of width bytes is
     // aligned), explaining failures as "who: ...".
-    status check_access(const char *who, pgdds_gptr_t p, size_t n, unsigned atomic_width = 0) const
+    // Whether p names n bytes of its rank's segment, past the reserved start.
+    bool in_segment(pgdds_gptr_t p, size_t n) const
     {
         int r = gptr::rank(p);
         uint64_t off = gptr::offset(p);
-        if (PGDDS_UNLIKELY(r >= nranks_ || gptr::segment(p) != 0 || off < segment_reserved ||
-                           off + n > peer_size_[r] || off + n < off))
-            return access_error(who, p, n);
+        return r < nranks_ && gptr::segment(p) == 0 && off >= segment_reserved && off + n <= peer_size_[r] &&
+               off + n >= off;
+    }
+    status check_access(const char *who, pgdds_gptr_t p, size_t n, unsigned atomic_width = 0) const
+    {
+        if (PGDDS_UNLIKELY(!in_segment(p, n))) return access_error(who, p, n);
+        uint64_t off = gptr::offset(p);
         if (PGDDS_UNLIKELY(atomic_width && (off & (atomic_width - 1))))
             return fail(PGDDS_ERR_INVALID_ARG, "%s: target offset 0x%llx on rank %d is not %u-byte aligned",
-                        who, (unsigned long long)off, r, atomic_width);
+                        who, (unsigned long long)off, gptr::rank(p), atomic_width);
         return PGDDS_OK;
     }
     // The load/store address of a checked global pointer, or nullptr if it must go through
@@ -63,6 +68,9 @@ class peer_map {
         uint8_t *b = peer_base_[gptr::rank(p)];
         return b ? b + gptr::offset(p) : nullptr;
     }
+    // The load/store address of n bytes at p if they are a valid access through a mapped peer;
+    // nullptr otherwise (check_access then says what is wrong, or the transport carries it).
+    uint8_t *direct_access(pgdds_gptr_t p, size_t n) const { return in_segment(p, n) ? direct(p) : nullptr; }
 
     // --- filled in by the start-up steps (startup.cc) ---------------------------------------
     void set_identity(int rank, int nranks)

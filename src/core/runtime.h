@@ -145,6 +145,7 @@ class runtime {
         return peers_.check_access(who, p, n, atomic_width);
     }
     uint8_t *direct(pgdds_gptr_t p) const { return peers_.direct(p); }
+    uint8_t *direct_access(pgdds_gptr_t p, size_t n) const { return peers_.direct_access(p, n); }
 
     // --- VCIs ----------------------------------------------------------------------------------
     vci &current_vci() { return vcis_.current(); }
@@ -158,6 +159,9 @@ class runtime {
     {
         return any_thread() || pthread_equal(pthread_self(), init_pthread_) || vci_set::on_library_thread();
     }
+    // Its common cases without a call, for the hot paths: any thread may call, or this is the
+    // thread that initialized the runtime. False says nothing: thread_allowed decides then.
+    bool thread_allowed_here() const { return any_thread() || init_thread_serial == serial_; }
     // Whether any thread may call (SERIALIZED: one at a time, MULTIPLE: at once).
     bool any_thread() const
     {
@@ -334,6 +338,8 @@ class runtime {
     std::unique_ptr<soft_atomics> soft_;
     gpu::memory *gpu_ = nullptr;
     pthread_t init_pthread_{};
+    uint64_t serial_ = 0;  // unique among the process's runtimes, never reused
+    static __thread uint64_t init_thread_serial;  // the serial of the last runtime this thread initialized
 
     uint8_t *seg_base_ = nullptr;
     size_t seg_size_ = 0;

@@ -75,9 +75,14 @@ static status agree(bootstrap &boot, const char *step, status mine)
     return PGDDS_OK;
 }
 
+__thread uint64_t runtime::init_thread_serial = 0;
+
 status runtime::init(const pgdds_init_params_t *params)
 {
+    static std::atomic<uint64_t> serials{0};
     init_pthread_ = pthread_self();
+    serial_ = ++serials;
+    init_thread_serial = serial_;
     std::vector<std::string> warnings;
     status st = config_load(params, cfg_, warnings);
     if (st != PGDDS_OK) return st;

@@ -34,11 +34,10 @@ _Noreturn void shmem_fatal_msg(const char *routine, const char *fmt, ...)
     _exit(1);
 }
 
-void shmem_require_init(const char *routine)
+void shmem_not_initialized(const char *routine)
 {
-    if (!shmem_g.initialized || shmem_g.finalized)
-        shmem_fatal_msg(routine, "the library is %s (call shmem_init first)",
-                        shmem_g.finalized ? "finalized" : "not initialized");
+    shmem_fatal_msg(routine, "the library is %s (call shmem_init first)",
+                    shmem_g.finalized ? "finalized" : "not initialized");
 }
 
 /* "512M", "2G", "1048576", "64KiB": bytes; 0 when ill-formed. */
@@ -228,7 +227,7 @@ int shmem_world_pe(shmem_ctx_t ctx, int pe)
     return world;
 }
 
-pgdds_gptr_t shmem_target(shmem_ctx_t ctx, const void *addr, int pe, const char *routine)
+pgdds_gptr_t shmem_target_checked(shmem_ctx_t ctx, const void *addr, int pe, const char *routine)
 {
     shmem_require_init(routine);
     if (ctx == SHMEM_CTX_INVALID) shmem_fatal_msg(routine, "the context is SHMEM_CTX_INVALID");
@@ -243,18 +242,18 @@ pgdds_gptr_t shmem_target(shmem_ctx_t ctx, const void *addr, int pe, const char 
     return gptr_of(world, off);
 }
 
-unsigned shmem_ctx_enter(shmem_ctx_t ctx, const char *routine)
+unsigned shmem_ctx_bind(shmem_ctx_t ctx, const char *routine)
 {
     if (ctx == SHMEM_CTX_INVALID) shmem_fatal_msg(routine, "the context is SHMEM_CTX_INVALID");
-    if (ctx == SHMEM_CTX_DEFAULT || shmem_g.nvcis < 2) return 0;
+    if (shmem_g.nvcis < 2) return 0;
     int current = pgdds_vci_current(shmem_g.ctx);
     if ((unsigned)current != ctx->vci) shmem_check(pgdds_vci_bind(shmem_g.ctx, ctx->vci), routine);
     return (unsigned)current;
 }
 
-void shmem_ctx_leave(shmem_ctx_t ctx, unsigned previous)
+void shmem_ctx_unbind(shmem_ctx_t ctx, unsigned previous)
 {
-    if (ctx == SHMEM_CTX_DEFAULT || shmem_g.nvcis < 2 || previous == ctx->vci) return;
+    if (shmem_g.nvcis < 2 || previous == ctx->vci) return;
     shmem_check(pgdds_vci_bind(shmem_g.ctx, previous), "shmem_ctx");
 }
 

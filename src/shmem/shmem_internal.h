@@ -44,19 +44,43 @@ extern struct shmem_state shmem_g;
 _Noreturn void shmem_fatal(const char *routine, pgdds_status_t st);
 /* The same with a message of this layer's own. */
 _Noreturn void shmem_fatal_msg(const char *routine, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Ends the job: the library is not initialized, or finalized. */
+_Noreturn void shmem_not_initialized(const char *routine);
 /* Ends the job unless the library is initialized. */
-void shmem_require_init(const char *routine);
+static inline void shmem_require_init(const char *routine)
+{
+    if (__builtin_expect(!shmem_g.initialized || shmem_g.finalized, 0)) shmem_not_initialized(routine);
+}
 
 /* The global pointer of symmetric address addr on pe (a PE number of ctx's team): one home for
  * the address check of every remote routine. Fatal for an address outside the symmetric heap
  * or a PE outside the team. */
-pgdds_gptr_t shmem_target(shmem_ctx_t ctx, const void *addr, int pe, const char *routine);
+pgdds_gptr_t shmem_target_checked(shmem_ctx_t ctx, const void *addr, int pe, const char *routine);
+/* Its common case inline, as every put, get and atomic takes it: the default context, a PE of
+ * the job and an address in the symmetric heap. */
+static inline pgdds_gptr_t shmem_target(shmem_ctx_t ctx, const void *addr, int pe, const char *routine)
+{
+    const char *a = (const char *)addr;
+    if (ctx == SHMEM_CTX_DEFAULT && shmem_g.initialized && !shmem_g.finalized && pe >= 0 && pe < shmem_g.npes &&
+        a > shmem_g.heap_base && a < shmem_g.heap_base + shmem_g.heap_size)
+        return ((uint64_t)pe << (PGDDS_GPTR_OFFSET_BITS + PGDDS_GPTR_SEGMENT_BITS)) | (uint64_t)(a - shmem_g.heap_base);
+    return shmem_target_checked(ctx, addr, pe, routine);
+}
 /* The world PE of ctx's team PE pe (pe itself on the default context); -1 if outside. */
 int shmem_world_pe(shmem_ctx_t ctx, int pe);
 
-/* Runs one core call on ctx's VCI: binds the calling thread to it for the call, then back. */
-unsigned shmem_ctx_enter(shmem_ctx_t ctx, const char *routine);
-void shmem_ctx_leave(shmem_ctx_t ctx, unsigned previous);
+/* Runs one core call on ctx's VCI: binds the calling thread to it for the call, then back.
+ * The default context, and every context with one VCI, use the caller's VCI: nothing to do. */
+unsigned shmem_ctx_bind(shmem_ctx_t ctx, const char *routine);
+void shmem_ctx_unbind(shmem_ctx_t ctx, unsigned previous);
+static inline unsigned shmem_ctx_enter(shmem_ctx_t ctx, const char *routine)
+{
+    return ctx == SHMEM_CTX_DEFAULT ? 0 : shmem_ctx_bind(ctx, routine);
+}
+static inline void shmem_ctx_leave(shmem_ctx_t ctx, unsigned previous)
+{
+    if (ctx != SHMEM_CTX_DEFAULT) shmem_ctx_unbind(ctx, previous);
+}
 
 /* Checks a core status: fatal unless PGDDS_OK. */
 static inline void shmem_check(pgdds_status_t st, const char *routine)
