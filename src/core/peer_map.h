@@ -42,8 +42,6 @@ class peer_map {
     bool cpu_atomics_on(int r) const { return node_cpu_atomics_ && peer_base_[r]; }
     bool node_cpu_atomics() const { return node_cpu_atomics_; }
 
-    // Checks that [p, p+n) lies in the target's segment (and that an atomic of width bytes is
-    // aligned), explaining failures as "who: ...".
     // Whether p names n bytes of its rank's segment, past the reserved start.
     bool in_segment(pgdds_gptr_t p, size_t n) const
     {
@@ -52,6 +50,8 @@ class peer_map {
         return r < nranks_ && gptr::segment(p) == 0 && off >= segment_reserved && off + n <= peer_size_[r] &&
                off + n >= off;
     }
+    // Checks that [p, p+n) lies in the target's segment (and that an atomic of width bytes is
+    // aligned), explaining failures as "who: ...".
     status check_access(const char *who, pgdds_gptr_t p, size_t n, unsigned atomic_width = 0) const
     {
         if (PGDDS_UNLIKELY(!in_segment(p, n))) return access_error(who, p, n);
