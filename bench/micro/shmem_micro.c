@@ -9,6 +9,10 @@
  * latency, non-fetching add rate. Every PE: shmem_barrier_all, shmem_alltoall64 (+ a barrier,
  * before pSync is used again) by block size, and an all-to-all key exchange as ISx's (reserve a
  * range in each destination's receive buffer with a fetch-add, put the keys there, barrier).
+ * PEs 0 and 1: half the round trip of 8 bytes put with a signal, answered the same way (each PE
+ * waits on its signal word): put_signal_pingpong_latency. Every PE: the sum of one double and of
+ * 1 KiB of doubles (shmem_double_sum_reduce on SHMEM_TEAM_WORLD; under 1.4, shmem_double_sum_to_all
+ * on every PE, alternating two pSync arrays): allreduce_latency.
  * usage: oshrun -np N shmem-micro [--json] [--iters N] [--max-size BYTES]   (N >= 2) */
 #include <shmem.h>
 
@@ -25,8 +29,11 @@
 
 enum { WINDOW = 64, ISX_KEYS = 1 << 16 };
 
-/* Symmetric static data: pSync arrays and the ISx receive offset. */
+/* Symmetric static data: pSync arrays, the 1.4 reduction's work array and the ISx receive offset. */
 static long psync[SHMEM_ALLTOALL_SYNC_SIZE];
+enum { REDUCE_MAX = 1024 / sizeof(double) };
+static long psync_reduce[2][SHMEM_REDUCE_SYNC_SIZE];
+static double pwrk_reduce[REDUCE_MAX / 2 + 1 + SHMEM_REDUCE_MIN_WRKDATA_SIZE];
 static long isx_recv_offset;
 
 /* The implementation, for the records' "transport" field. */
@@ -47,14 +54,14 @@ static long reps_for(long iters, size_t size)
     return reps < 20 ? 20 : reps;
 }
 
-static void put_signal(void *dest, const void *src, size_t size, uint64_t *sig, int pe)
+static void put_signal(void *dest, const void *src, size_t size, uint64_t *sig, uint64_t value, int pe)
 {
 #if HAVE_PUT_SIGNAL
-    shmem_putmem_signal(dest, src, size, sig, 1, SHMEM_SIGNAL_SET, pe);
+    shmem_putmem_signal(dest, src, size, sig, value, SHMEM_SIGNAL_SET, pe);
 #else
     shmem_putmem(dest, src, size, pe);
     shmem_fence();
-    shmem_ulong_atomic_set((unsigned long *)sig, 1, pe);
+    shmem_ulong_atomic_set((unsigned long *)sig, (unsigned long)value, pe);
 #endif
 }
 
@@ -78,7 +85,7 @@ static void point_to_point(const char *tp, int npes, long iters, size_t max_size
         TIME_PER_ITER(us, rounds, for (int w = 0; w < WINDOW; ++w) shmem_getmem_nbi(buf, seg, size, 1);
                       shmem_quiet());
         report("shmem_micro", tp, npes, 1, size, "get_rate", WINDOW / us, "Mmsg/s");
-        TIME_PER_ITER(us, reps, put_signal(seg, buf, size, word + 8, 1); shmem_quiet());
+        TIME_PER_ITER(us, reps, put_signal(seg, buf, size, word + 8, 1, 1); shmem_quiet());
         report("shmem_micro", tp, npes, 1, size, "put_signal_latency", us, "us");
     }
     unsigned long *w = (unsigned long *)word;
@@ -94,6 +101,64 @@ static void point_to_point(const char *tp, int npes, long iters, size_t max_size
                   shmem_quiet());
     report("shmem_micro", tp, npes, 1, 8, "amo_add_rate", WINDOW / us, "Mmsg/s");
     (void)f;
+}
+
+/* PEs 0 and 1: half a ping-pong of 8 bytes put with a signal (word[16] the signal, word[24] the data). */
+static void put_signal_pingpong(const char *tp, int me, int npes, long iters, uint64_t *word)
+{
+    if (me > 1) return;
+    uint64_t v = 0;
+    double samples[BATCHES];
+    long per = (iters + iters / 10) / BATCHES + 1;
+    for (int b = -1; b < BATCHES; ++b) {   /* batch -1 warms up */
+        double t0 = now_us();
+        for (long i = 0; i < per; ++i) {
+            ++v;
+            if (me == 0) {
+                put_signal(word + 24, &v, 8, word + 16, v, 1 - me);
+                shmem_quiet();
+                shmem_uint64_wait_until(word + 16, SHMEM_CMP_GE, v);
+            } else {
+                shmem_uint64_wait_until(word + 16, SHMEM_CMP_GE, v);
+                put_signal(word + 24, &v, 8, word + 16, v, 1 - me);
+                shmem_quiet();
+            }
+        }
+        if (b >= 0) samples[b] = (now_us() - t0) / (double)per / 2;
+    }
+    if (me == 0) report("shmem_micro", tp, npes, 1, 8, "put_signal_pingpong_latency", median_us(samples, BATCHES), "us");
+}
+
+/* Every PE: the sum of 1 double and of 1 KiB of doubles. */
+static void allreduce(const char *tp, int me, int npes, long iters)
+{
+    double *in = shmem_malloc(REDUCE_MAX * sizeof(double)), *out = shmem_malloc(REDUCE_MAX * sizeof(double));
+    if (!in || !out) shmem_global_exit(1);
+    for (int k = 0; k < REDUCE_MAX; ++k) in[k] = (double)(me + 1);
+    shmem_barrier_all();
+    const int counts[] = {1, REDUCE_MAX};
+    for (size_t c = 0; c < sizeof counts / sizeof *counts; ++c) {
+        int count = counts[c];
+        double us;
+        long call = 0;
+#if SHMEM_MAJOR_VERSION * 100 + SHMEM_MINOR_VERSION >= 105
+#define SUM_REDUCE() shmem_double_sum_reduce(SHMEM_TEAM_WORLD, out, in, (size_t)count)
+#else
+#define SUM_REDUCE() shmem_double_sum_to_all(out, in, count, 0, 0, npes, pwrk_reduce, psync_reduce[call++ & 1])
+#endif
+        SUM_REDUCE();
+        if (out[0] != (double)npes * (npes + 1) / 2 || out[count - 1] != out[0]) {
+            fprintf(stderr, "shmem-micro: PE %d: a wrong sum\n", me);
+            shmem_global_exit(1);
+        }
+        TIME_PER_ITER(us, iters, SUM_REDUCE());
+#undef SUM_REDUCE
+        (void)call;
+        if (me == 0) report("shmem_micro", tp, npes, 1, (size_t)count * sizeof(double), "allreduce_latency", us, "us");
+        shmem_barrier_all();
+    }
+    shmem_free(out);
+    shmem_free(in);
 }
 
 /* ISx's exchange: keys bucketed by destination PE; each PE reserves room in every
@@ -158,6 +223,7 @@ int main(int argc, char **argv)
     if (micro_options(argc, argv, "shmem-micro", &iters, &max_size) != 0) return 2;
     if (max_size < 8) max_size = 8;
     for (int i = 0; i < SHMEM_ALLTOALL_SYNC_SIZE; ++i) psync[i] = SHMEM_SYNC_VALUE;
+    for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; ++i) psync_reduce[0][i] = psync_reduce[1][i] = SHMEM_SYNC_VALUE;
     shmem_init();
     int me = shmem_my_pe(), npes = shmem_n_pes();
     if (npes < 2) {
@@ -182,6 +248,9 @@ int main(int argc, char **argv)
     long coll_iters = iters / 10 + 8;
     TIME_PER_ITER(us, coll_iters, shmem_barrier_all());
     if (me == 0) report("shmem_micro", tp, npes, 1, 0, "barrier_all_latency", us, "us");
+    put_signal_pingpong(tp, me, npes, coll_iters, word);
+    shmem_barrier_all();
+    allreduce(tp, me, npes, coll_iters);
 
     /* Blocks of 8 bytes up to max_size / npes: the whole exchange fits the buffers. */
     size_t a2a_bytes = max_size / (size_t)npes;
