@@ -157,7 +157,7 @@ class runtime {
     // and the library's own progress thread, which runs active-message handlers).
     bool thread_allowed() const
     {
-        return any_thread() || pthread_equal(pthread_self(), init_pthread_) || vci_set::on_library_thread();
+        return thread_allowed_here() || pthread_equal(pthread_self(), init_pthread_) || vci_set::on_library_thread();
     }
     // Its common cases without a call, for the hot paths: any thread may call, or this is the
     // thread that initialized the runtime. False says nothing: thread_allowed decides then.

@@ -147,7 +147,7 @@ void start_pes(int npes)
 
 void shmem_finalize(void)
 {
-    if (!shmem_g.initialized || shmem_g.finalized) return;
+    if (!shmem_ready()) return;
     /* An implicit barrier first: every PE's operations complete before any PE leaves. */
     shmem_check(pgdds_barrier(shmem_g.ctx), "shmem_finalize");
     shmem_check(pgdds_finalize(shmem_g.ctx), "shmem_finalize");
@@ -165,15 +165,15 @@ void shmem_global_exit(int status)
     _exit(status);
 }
 
-int shmem_my_pe(void) { return shmem_g.initialized && !shmem_g.finalized ? shmem_g.me : -1; }
-int shmem_n_pes(void) { return shmem_g.initialized && !shmem_g.finalized ? shmem_g.npes : -1; }
+int shmem_my_pe(void) { return shmem_ready() ? shmem_g.me : -1; }
+int shmem_n_pes(void) { return shmem_ready() ? shmem_g.npes : -1; }
 int _my_pe(void) { return shmem_my_pe(); }
 int _num_pes(void) { return shmem_n_pes(); }
 int shmem_num_pes(void) { return shmem_n_pes(); }
 
 int shmem_pe_accessible(int pe)
 {
-    return shmem_g.initialized && !shmem_g.finalized && pe >= 0 && pe < shmem_g.npes;
+    return shmem_ready() && pe >= 0 && pe < shmem_g.npes;
 }
 
 /* The segment offset of symmetric address addr: in this PE's symmetric heap (the segment) or
@@ -181,17 +181,12 @@ int shmem_pe_accessible(int pe)
  * 0 of a segment is never symmetric). */
 static uint64_t sym_offset(const void *addr)
 {
-    const char *a = (const char *)addr;
-    if (a > shmem_g.heap_base && a < shmem_g.heap_base + shmem_g.heap_size) return (uint64_t)(a - shmem_g.heap_base);
+    uint64_t off = shmem_heap_offset(addr);
+    if (off != 0) return off;
     pgdds_gptr_t g;
     if (addr && pgdds_gptr_from_local(shmem_g.ctx, addr, &g) == PGDDS_OK && pgdds_gptr_rank(g) == shmem_g.me)
         return pgdds_gptr_offset(g);
     return 0;
-}
-
-static pgdds_gptr_t gptr_of(int world_pe, uint64_t offset)
-{
-    return ((uint64_t)world_pe << (PGDDS_GPTR_OFFSET_BITS + PGDDS_GPTR_SEGMENT_BITS)) | offset;
 }
 
 int shmem_addr_accessible(const void *addr, int pe)
@@ -205,7 +200,7 @@ void *shmem_ptr(const void *dest, int pe)
     uint64_t off = sym_offset(dest);
     if (off == 0) return NULL;
     if (pe == shmem_g.me) return (void *)(uintptr_t)dest;
-    return pgdds_gptr_to_local(shmem_g.ctx, gptr_of(pe, off));
+    return pgdds_gptr_to_local(shmem_g.ctx, shmem_gptr_of(pe, off));
 }
 
 void shmem_info_get_version(int *major, int *minor)
@@ -239,7 +234,7 @@ pgdds_gptr_t shmem_target_checked(shmem_ctx_t ctx, const void *addr, int pe, con
                         "%p is not symmetric: neither in the symmetric heap (shmem_malloc and its kin) nor "
                         "a global or static variable of the program",
                         addr);
-    return gptr_of(world, off);
+    return shmem_gptr_of(world, off);
 }
 
 unsigned shmem_ctx_bind(shmem_ctx_t ctx, const char *routine)

@@ -46,10 +46,24 @@ _Noreturn void shmem_fatal(const char *routine, pgdds_status_t st);
 _Noreturn void shmem_fatal_msg(const char *routine, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Ends the job: the library is not initialized, or finalized. */
 _Noreturn void shmem_not_initialized(const char *routine);
+/* Whether the library is initialized and not finalized. */
+static inline int shmem_ready(void) { return shmem_g.initialized && !shmem_g.finalized; }
 /* Ends the job unless the library is initialized. */
 static inline void shmem_require_init(const char *routine)
 {
-    if (__builtin_expect(!shmem_g.initialized || shmem_g.finalized, 0)) shmem_not_initialized(routine);
+    if (__builtin_expect(!shmem_ready(), 0)) shmem_not_initialized(routine);
+}
+
+/* The offset of addr in this PE's symmetric heap; 0 outside it (offset 0 is never symmetric). */
+static inline uint64_t shmem_heap_offset(const void *addr)
+{
+    const char *a = (const char *)addr;
+    return a > shmem_g.heap_base && a < shmem_g.heap_base + shmem_g.heap_size ? (uint64_t)(a - shmem_g.heap_base) : 0;
+}
+/* The global pointer of offset in world PE world_pe's segment. */
+static inline pgdds_gptr_t shmem_gptr_of(int world_pe, uint64_t offset)
+{
+    return ((uint64_t)world_pe << (PGDDS_GPTR_OFFSET_BITS + PGDDS_GPTR_SEGMENT_BITS)) | offset;
 }
 
 /* The global pointer of symmetric address addr on pe (a PE number of ctx's team): one home for
@@ -60,10 +74,9 @@ pgdds_gptr_t shmem_target_checked(shmem_ctx_t ctx, const void *addr, int pe, con
  * the job and an address in the symmetric heap. */
 static inline pgdds_gptr_t shmem_target(shmem_ctx_t ctx, const void *addr, int pe, const char *routine)
 {
-    const char *a = (const char *)addr;
-    if (ctx == SHMEM_CTX_DEFAULT && shmem_g.initialized && !shmem_g.finalized && pe >= 0 && pe < shmem_g.npes &&
-        a > shmem_g.heap_base && a < shmem_g.heap_base + shmem_g.heap_size)
-        return ((uint64_t)pe << (PGDDS_GPTR_OFFSET_BITS + PGDDS_GPTR_SEGMENT_BITS)) | (uint64_t)(a - shmem_g.heap_base);
+    uint64_t off = shmem_heap_offset(addr);
+    if (ctx == SHMEM_CTX_DEFAULT && shmem_ready() && pe >= 0 && pe < shmem_g.npes && off != 0)
+        return shmem_gptr_of(pe, off);
     return shmem_target_checked(ctx, addr, pe, routine);
 }
 /* The world PE of ctx's team PE pe (pe itself on the default context); -1 if outside. */
