@@ -9,6 +9,9 @@
 // algorithm is arranged so that no rank completes before it has heard, directly or through
 // ranks that checked, from every other rank, and so that no output is written before then: a
 // call either completes alike everywhere or fails everywhere with outputs untouched.
+//
+// Ranks that all map each other's segments (the node team; the world team of a one-node job)
+// meet in slots instead of messages: see "Slots" below.
 #include "runtime.h"
 
 #include <algorithm>
@@ -141,6 +144,7 @@ status runtime::coll_begin(const char *who, team &t, const coll_desc &d, uint64_
         {
             std::lock_guard<std::mutex> guard(coll_lock_);
             if (coll_poison_.empty()) coll_poison_ = why;
+            coll_poisoned_.store(true, std::memory_order_release);
         }
         coll_notify(who, 0, coll_flag_poison, why);
         return fail(PGDDS_ERR_STATE, "%s: %s", who, why);
@@ -183,6 +187,7 @@ void runtime::coll_deliver(int src, const void *payload, size_t size)
     std::lock_guard<std::mutex> guard(coll_lock_);
     if (h.flags & coll_flag_poison) {
         if (coll_poison_.empty()) coll_poison_.assign(reinterpret_cast<const char *>(data), n);
+        coll_poisoned_.store(true, std::memory_order_release);
         return;
     }
     auto done = coll_done_.find(h.team);
@@ -295,6 +300,89 @@ status runtime::coll_recv(const char *who, int src, uint64_t seq, uint64_t tag, 
 }
 
 namespace {
+// --- Slots --------------------------------------------------------------------------------------
+// Each rank has two slots per team (world and node) in its segment's header. A rank arriving at a
+// call writes its call's description and, when small, its data into its own slot, then marks the
+// slot with the call's number; it reads every other rank's slot once marked. Any difference
+// between the descriptions is seen by every rank, since some rank's differs from each one's own:
+// every rank fails the call, outputs untouched, with no message. The slot of call s is written
+// again at call s + 2, after every rank has arrived at call s + 1, which each did only once it
+// had finished reading the slots of call s.
+constexpr size_t slot_payload = 8192;
+}  // namespace
+
+struct alignas(64) coll_slot {
+    std::atomic<uint64_t> arrived;  // the call whose description and payload these are: stored last
+    std::atomic<uint64_t> done;     // the call whose writes into the other ranks' segments are done
+    runtime::coll_desc desc;
+    alignas(64) uint8_t payload[slot_payload];
+};
+
+namespace {
+constexpr uint32_t slot_teams = 2;  // the world (id 0) and the node (id 1)
+static_assert(segment_guard + slot_teams * 2 * sizeof(coll_slot) <= segment_reserved, "the slots fit the header");
+}  // namespace
+
+bool runtime::uses_slots(team &t)
+{
+    if (PGDDS_LIKELY(t.slots >= 0)) return t.slots;
+    bool mapped = t.id < slot_teams;
+    for (int r : t.members) mapped = mapped && peers_.peer_base(r);
+    t.slots = mapped;
+    return mapped;
+}
+
+coll_slot &runtime::slot_of(int team_rank, uint64_t seq) const
+{
+    const team &t = *coll_team_;
+    uint8_t *base = peers_.peer_base(t.members[size_t(team_rank)]);
+    return reinterpret_cast<coll_slot *>(base + segment_guard)[t.id * 2 + (seq & 1)];
+}
+
+void runtime::slots_arrive(uint64_t seq, const void *payload, size_t n)
+{
+    coll_slot &mine = slot_of(coll_team_->me, seq);
+    mine.desc = coll_cur_;
+    if (n) memcpy(mine.payload, payload, n);
+    mine.arrived.store(seq, std::memory_order_release);
+}
+
+status runtime::slots_wait(const char *who, uint64_t seq, std::atomic<uint64_t> coll_slot::*word)
+{
+    const int n = coll_team_->size();
+    int next = 0;  // the ranks before it have marked theirs
+    bool poisoned = false;
+    auto marked = [&] {
+        while (next < n && (slot_of(next, seq).*word).load(std::memory_order_acquire) == seq) ++next;
+        // Collectives disabled elsewhere: a rank refused may never arrive.
+        poisoned = next < n && coll_poisoned_.load(std::memory_order_acquire);
+        return next == n || poisoned;
+    };
+    if (marked()) return PGDDS_OK;
+    status st = wait(who, vci_at(service_vci()), marked);
+    if (st != PGDDS_OK || !poisoned) return st;
+    std::string why;
+    {
+        std::lock_guard<std::mutex> guard(coll_lock_);
+        why = coll_poison_;
+    }
+    return fail(PGDDS_ERR_STATE, "%s: %s", who, why.c_str());
+}
+
+status runtime::slots_check(const char *who, uint64_t seq)
+{
+    status st = slots_wait(who, seq, &coll_slot::arrived);
+    if (st != PGDDS_OK) return st;
+    for (int r = 0; r < coll_team_->size(); ++r) {
+        const coll_desc &theirs = slot_of(r, seq).desc;
+        if (theirs == coll_cur_) continue;
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: collectives do not match: rank %d called %s where rank %d called %s",
+                    who, coll_team_->members[size_t(r)], describe(theirs).c_str(), rank(), describe(coll_cur_).c_str());
+    }
+    return PGDDS_OK;
+}
+
+namespace {
 // Up the binomial tree rooted at rank 0 (the same tree whatever the call, so that calls that
 // differ still meet): receives each child's message and hands it to take(child, msg), then
 // sends what up() gives to the parent. Rank 0 ends having heard from every rank.
@@ -367,6 +455,15 @@ status runtime::barrier(const char *who, team &t)
     status st = coll_begin(who, t, d, seq);  // first: a disabled context must not wait in the flush
     if (st != PGDDS_OK) return st;
     st = flush_all(who);
+    if (uses_slots(t)) {
+        slots_arrive(seq, nullptr, 0);
+        fault_here(fault_point::barrier);
+        status met = slots_check(who, seq);
+        if (st == PGDDS_OK) st = met;
+        coll_end(seq);
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+        return st;
+    }
     std::vector<uint8_t> msg;
     const int me = t.me, n = t.size();
     for (int k = 1, step = 0; k < n && st == PGDDS_OK; k <<= 1, ++step) {
@@ -392,9 +489,16 @@ status runtime::broadcast(const char *who, team &t, void *buf, size_t n, int roo
     status st = coll_begin(who, t, d, seq);
     if (st != PGDDS_OK) return st;
     uint8_t *base = static_cast<uint8_t *>(buf);
+    if (uses_slots(t) && n <= slot_payload) {
+        st = slots_meet(who, seq, base, t.me == root ? n : 0);
+        if (st == PGDDS_OK && t.me != root && n) memcpy(base, slot_of(root, seq).payload, n);
+        coll_end(seq);
+        return st;
+    }
+    if (uses_slots(t)) st = slots_meet(who, seq, nullptr, 0);
     std::vector<uint8_t> carried, msg;
     size_t piece = 0, off = 0;
-    do {
+    while (st == PGDDS_OK) {
         size_t len = std::min(piece_bytes, n - off);
         const void *mine = t.me == root ? base + off : nullptr;  // the piece, if this rank has it
         st = tree_up(*this, who, seq, tag_of(piece, 0, 0),
@@ -407,7 +511,8 @@ status runtime::broadcast(const char *who, team &t, void *buf, size_t n, int roo
         if (t.me != root && len) memcpy(base + off, t.me == 0 ? mine : msg.data(), len);
         off += len;
         ++piece;
-    } while (off < n);
+        if (off >= n) break;
+    }
     coll_end(seq);
     return st;
 }
@@ -428,11 +533,22 @@ status runtime::reduce(const char *who, team &t, const void *in, void *out, size
     status st = coll_begin(who, t, d, seq);
     if (st != PGDDS_OK) return st;
     size_t es = dtype_size(dt);
+    const bool receives = root < 0 || t.me == root;
+    if (uses_slots(t) && count <= slot_payload / es) {
+        // Every rank that receives reduces the inputs in team rank order: the same result on each.
+        st = slots_meet(who, seq, in, count * es);
+        if (st == PGDDS_OK && receives && count) {
+            memcpy(out, slot_of(0, seq).payload, count * es);
+            for (int r = 1; r < t.size(); ++r) reduce_values(out, slot_of(r, seq).payload, count, dt, op);
+        }
+        coll_end(seq);
+        return st;
+    }
+    if (uses_slots(t)) st = slots_meet(who, seq, nullptr, 0);
     size_t per_piece = piece_bytes / es;
     std::vector<uint8_t> acc, msg;
     size_t piece = 0;
-    const bool receives = root < 0 || t.me == root;
-    for (size_t first = 0; first < count || (count == 0 && first == 0); first += per_piece, ++piece) {
+    for (size_t first = 0; st == PGDDS_OK && (first < count || (count == 0 && first == 0)); first += per_piece, ++piece) {
         size_t cnt = std::min(per_piece, count - first);
         const uint8_t *src = static_cast<const uint8_t *>(in) + first * es;
         acc.assign(src, src + cnt * es);
@@ -459,7 +575,7 @@ status runtime::allgather(const char *who, team &t, const void *in, void *out, s
     uint64_t seq;
     status st = coll_begin(who, t, d, seq);
     if (st != PGDDS_OK) return st;
-    st = gather_ring(who, seq, in, out, counts.data(), nullptr);
+    st = gather(who, seq, in, out, counts.data(), nullptr);
     coll_end(seq);
     return st;
 }
@@ -474,9 +590,29 @@ status runtime::allgatherv(const char *who, team &t, const void *in, void *out, 
     uint64_t seq;
     status st = coll_begin(who, t, d, seq);
     if (st != PGDDS_OK) return st;
-    st = gather_ring(who, seq, in, out, counts, displs);
+    st = gather(who, seq, in, out, counts, displs);
     coll_end(seq);
     return st;
+}
+
+// Through the slots when every block fits one, else around the ring.
+status runtime::gather(const char *who, uint64_t seq, const void *in, void *out, const size_t *counts,
+                       const size_t *displs)
+{
+    team &t = *coll_team_;
+    if (!uses_slots(t)) return gather_ring(who, seq, in, out, counts, displs);
+    if (*std::max_element(counts, counts + t.size()) > slot_payload) {
+        status st = slots_meet(who, seq, nullptr, 0);
+        return st == PGDDS_OK ? gather_ring(who, seq, in, out, counts, displs) : st;
+    }
+    status st = slots_meet(who, seq, in, counts[t.me]);
+    if (st != PGDDS_OK) return st;
+    size_t at = 0;
+    for (int r = 0; r < t.size(); ++r) {
+        if (counts[r]) memcpy(static_cast<uint8_t *>(out) + (displs ? displs[r] : at), slot_of(r, seq).payload, counts[r]);
+        at += counts[r];
+    }
+    return PGDDS_OK;
 }
 
 // A ring: step s passes on the block received at step s - 1, so a rank's last block has passed
@@ -530,6 +666,11 @@ status runtime::alltoall(const char *who, team &t, const void *in, void *out, si
     uint64_t seq;
     status st = coll_begin(who, t, d, seq);
     if (st != PGDDS_OK) return st;
+    if (uses_slots(t)) {
+        st = slots_alltoall(who, seq, in, out, bytes);
+        coll_end(seq);
+        return st;
+    }
     uint64_t at = not_symmetric;
     if (bytes >= direct_alltoall_min && t.size() > 1) st = agree_symmetric(who, seq, in, out, bytes * t.size(), at);
     if (st == PGDDS_OK && at != not_symmetric) {
@@ -542,18 +683,25 @@ status runtime::alltoall(const char *who, team &t, const void *in, void *out, si
     return st;
 }
 
-// Whether every rank's `out` (total bytes) is the same block of its own segment, as memory of
-// pgdds_alloc_all or OpenSHMEM's symmetric heap is, apart from its `in`: at gets the block's
-// offset then, else not_symmetric. A round up and down the tree, which also checks every rank's
-// call before any rank writes to another's memory.
-status runtime::agree_symmetric(const char *who, uint64_t seq, const void *in, const void *out, size_t total,
-                                uint64_t &at)
+// The offset of `out` (total bytes) in this rank's segment if it lies there apart from `in`, as
+// memory of pgdds_alloc_all or OpenSHMEM's symmetric heap does; else not_symmetric.
+uint64_t runtime::segment_offset_of(const void *in, const void *out, size_t total) const
 {
     const uint8_t *o = static_cast<const uint8_t *>(out), *i = static_cast<const uint8_t *>(in);
     const bool mine = o >= seg_base_ + segment_reserved && o <= seg_base_ + seg_size_ &&
                       total <= size_t(seg_base_ + seg_size_ - o) && (i + total <= o || o + total <= i);
+    return mine ? uint64_t(o - seg_base_) : not_symmetric;
+}
+
+// Whether every rank's `out` (total bytes) is the same block of its own segment, apart from its
+// `in`: at gets the block's offset then, else not_symmetric. A round up and down the tree, which
+// also checks every rank's call before any rank writes to another's memory.
+status runtime::agree_symmetric(const char *who, uint64_t seq, const void *in, const void *out, size_t total,
+                                uint64_t &at)
+{
+    const uint64_t mine = segment_offset_of(in, out, total);
     // The least and the greatest offset of any rank; a rank without one widens them to everything.
-    uint64_t range[2] = {mine ? uint64_t(o - seg_base_) : 0, mine ? uint64_t(o - seg_base_) : not_symmetric};
+    uint64_t range[2] = {mine == not_symmetric ? 0 : mine, mine};
     status st = tree_up(*this, who, seq, tag_of(0, 2, 0),
                         [&](int, std::vector<uint8_t> &m) {
                             uint64_t theirs[2];
@@ -600,6 +748,43 @@ status runtime::alltoall_puts(const char *who, uint64_t seq, const void *in, voi
     return st;
 }
 
+// On a team that meets in slots: blocks that fit a slot together go through it, each rank taking
+// its block from every slot. Larger ones, into the same block of every segment, are copied
+// straight into the other ranks' outputs, and the ranks wait for each other's `done` mark; any
+// other all-to-all exchanges messages.
+status runtime::slots_alltoall(const char *who, uint64_t seq, const void *in, void *out, size_t bytes)
+{
+    const team &t = *coll_team_;
+    const int me = t.me, n = t.size();
+    if (bytes <= slot_payload / size_t(n)) {
+        status st = slots_meet(who, seq, in, bytes * size_t(n));
+        if (st != PGDDS_OK) return st;
+        for (int r = 0; r < n; ++r)
+            if (bytes) memcpy(static_cast<uint8_t *>(out) + size_t(r) * bytes, slot_of(r, seq).payload + size_t(me) * bytes, bytes);
+        return PGDDS_OK;
+    }
+    const uint64_t mine = segment_offset_of(in, out, bytes * size_t(n));
+    status st = slots_meet(who, seq, &mine, sizeof mine);
+    if (st != PGDDS_OK) return st;
+    bool symmetric = true;
+    for (int r = 0; r < n; ++r) {
+        uint64_t theirs;
+        memcpy(&theirs, slot_of(r, seq).payload, sizeof theirs);
+        symmetric = symmetric && theirs == mine && mine != not_symmetric;
+    }
+    if (!symmetric) {
+        std::vector<size_t> counts(size_t(n), bytes);
+        return exchange(who, seq, in, counts.data(), nullptr, out, counts.data(), nullptr);
+    }
+    const uint8_t *src = static_cast<const uint8_t *>(in);
+    for (int s = 0; s < n; ++s) {
+        const int to = (me + s) % n;
+        memcpy(peers_.peer_base(t.members[size_t(to)]) + mine + size_t(me) * bytes, src + size_t(to) * bytes, bytes);
+    }
+    slot_of(me, seq).done.store(seq, std::memory_order_release);
+    return slots_wait(who, seq, &coll_slot::done);
+}
+
 status runtime::alltoallv(const char *who, team &t, const void *in, const size_t *send_counts,
                           const size_t *send_displs, void *out, const size_t *recv_counts, const size_t *recv_displs)
 {
@@ -608,7 +793,8 @@ status runtime::alltoallv(const char *who, team &t, const void *in, const size_t
     uint64_t seq;
     status st = coll_begin(who, t, d, seq);
     if (st != PGDDS_OK) return st;
-    st = exchange(who, seq, in, send_counts, send_displs, out, recv_counts, recv_displs);
+    if (uses_slots(t)) st = slots_meet(who, seq, nullptr, 0);
+    if (st == PGDDS_OK) st = exchange(who, seq, in, send_counts, send_displs, out, recv_counts, recv_displs);
     coll_end(seq);
     return st;
 }

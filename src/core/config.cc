@@ -38,7 +38,7 @@ const std::vector<config_var> &config_table()
          "first active port."},
         {"PGDDS_SEGMENT_SIZE", var_type::size, "256M", nullptr,
          "Bytes of registered segment per rank (suffixes K, M, G, T), rounded up to whole "
-         "pages; a size below the minimum (one page beyond the library's 4 KiB header) is raised "
+         "pages; a size below the minimum (one page beyond the library's 40 KiB header) is raised "
          "to it, with a warning. Where segments are shared through /dev/shm (PGDDS_SHM not off) "
          "the whole segment is reserved there at start-up, and pgdds_init fails with "
          "PGDDS_ERR_NO_MEMORY, naming /dev/shm's free space, when it does not fit; elsewhere "
@@ -94,7 +94,7 @@ const std::vector<config_var> &config_table()
         {"PGDDS_FAULT", var_type::string, "", nullptr,
          "Fault injection, for testing how a job survives a rank's death: POINT:RANK kills rank "
          "RANK (SIGKILL, as kill -9 would) at POINT: barrier (inside a barrier, after its first "
-         "message), hashmap-chain-lock (inside a hash map insert, holding a bucket's chain "
+         "message or its slot's mark), hashmap-chain-lock (inside a hash map insert, holding a bucket's chain "
          "lock), queue-reservation (inside a circular queue push, its slots reserved but not "
          "published). Empty: none."},
         {"PGDDS_JOBID", var_type::string, "", nullptr,

@@ -35,7 +35,7 @@ status peer_map::access_error(const char *who, pgdds_gptr_t p, size_t n) const
         return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: global pointer 0x%llx names segment %u, which does not exist",
                     who, (unsigned long long)p, gptr::segment(p));
     if (off < segment_reserved)
-        return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: offset 0x%llx lies in the reserved first page of rank %d's "
+        return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: offset 0x%llx lies in the library's reserved header of rank %d's "
                     "segment (a null or corrupt global pointer?)", who, off, r);
     return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: %zu bytes at offset 0x%llx overrun rank %d's segment (size 0x%llx)",
                 who, n, off, r, (unsigned long long)peer_size_[r]);

@@ -15,9 +15,12 @@ namespace pgdds {
 
 class transport;
 
-// The first page of every segment is never handed out nor addressable, so no valid global
-// pointer is ever PGDDS_GPTR_NULL or close to it.
-constexpr uint64_t segment_reserved = 4096;
+// The segment's header, never handed out nor addressable: its first page, so that no valid global
+// pointer is ever PGDDS_GPTR_NULL or close to it (network flushes read a word of it), then the
+// collective slots of the world and node teams (collectives.cc), which the ranks of a node read
+// and write by load and store.
+constexpr uint64_t segment_guard = 4096;
+constexpr uint64_t segment_reserved = 40960;
 
 class peer_map {
   public:

@@ -44,8 +44,10 @@ struct team {
     std::vector<int> members;  // the job rank of each team rank
     int me = -1;               // this rank's team rank
     uint64_t seq = 0;          // collective calls made on it so far
+    int8_t slots = -1;         // 1: its ranks meet in their segments' slots (collectives.cc); -1: not known yet
     int size() const { return int(members.size()); }
 };
+struct coll_slot;
 }  // namespace pgdds
 
 namespace pgdds {
@@ -354,6 +356,9 @@ class runtime {
     // Tells every other rank of the current team why collective `seq` failed (or, poison, every
     // rank of the job that every collective will).
     void coll_notify(const char *who, uint64_t seq, uint8_t flags, const std::string &why);
+    // Allgather(-v) inside a call: through the slots or around a ring.
+    status gather(const char *who, uint64_t seq, const void *in, void *out, const size_t *counts,
+                  const size_t *displs);
     // The ring of allgather(-v) and the pairwise exchange of all-to-all(-v), inside a call.
     status gather_ring(const char *who, uint64_t seq, const void *in, void *out, const size_t *counts,
                        const size_t *displs);
@@ -363,7 +368,24 @@ class runtime {
     // block of its segment, and the puts.
     status agree_symmetric(const char *who, uint64_t seq, const void *in, const void *out, size_t total,
                            uint64_t &at);
+    uint64_t segment_offset_of(const void *in, const void *out, size_t total) const;
     status alltoall_puts(const char *who, uint64_t seq, const void *in, void *out, size_t bytes, uint64_t at);
+    // Collectives of a team whose ranks all map each other's segments: they meet in slots of the
+    // segments' headers instead of exchanging messages (collectives.cc).
+    bool uses_slots(team &t);
+    coll_slot &slot_of(int team_rank, uint64_t seq) const;
+    // Writes this rank's call and n bytes of payload into its slot and marks it with seq.
+    void slots_arrive(uint64_t seq, const void *payload, size_t n);
+    // Waits until every rank of the team has marked `word` of its slot with seq.
+    status slots_wait(const char *who, uint64_t seq, std::atomic<uint64_t> coll_slot::*word);
+    // Waits for every rank's arrival and checks their calls against this rank's.
+    status slots_check(const char *who, uint64_t seq);
+    status slots_meet(const char *who, uint64_t seq, const void *payload, size_t n)
+    {
+        slots_arrive(seq, payload, n);
+        return slots_check(who, seq);
+    }
+    status slots_alltoall(const char *who, uint64_t seq, const void *in, void *out, size_t bytes);
     status coll_post(const char *who, int dst, uint32_t team_id, uint64_t seq, uint64_t tag, const void *data,
                      size_t n, uint8_t flags);
     struct coll_msg {
@@ -382,6 +404,7 @@ class runtime {
     std::map<coll_key, coll_msg> coll_inbox_;
     std::map<std::pair<uint32_t, uint64_t>, std::string> coll_aborts_;  // a rank found call (team, seq) mismatched: why
     std::string coll_poison_;                   // non-empty: collectives ran concurrently; why
+    std::atomic<bool> coll_poisoned_{false};    // coll_poison_ is set (read without the lock)
 
     std::unique_ptr<rpc_held_calls, void (*)(rpc_held_calls *)> rpc_held_{nullptr, rpc_held_calls_delete};
     std::atomic<double> last_peer_check_{0};

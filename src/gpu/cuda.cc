@@ -90,7 +90,7 @@ class memory {
             return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: global pointer 0x%llx names rank %d, but the job has %d ranks",
                         who, (unsigned long long)p, r, rt.nranks());
         if (off < segment_reserved)
-            return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: offset 0x%llx lies in the reserved first page of rank %d's "
+            return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: offset 0x%llx lies in the library's reserved header of rank %d's "
                         "device segment (a null or corrupt global pointer?)", who, (unsigned long long)off, r);
         if (off + n > peer_size[size_t(r)] || off + n < off)
             return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: %zu bytes at offset 0x%llx overrun rank %d's device segment "

@@ -76,7 +76,7 @@ static void test_segment(void)
     T_CHECK(g == PGDDS_GPTR_NULL);
     size_t seg = 0;
     T_OK(pgdds_segment_size(ctx, me, &seg));
-    T_STATUS(pgdds_alloc(ctx, seg, 0, &g), PGDDS_ERR_NO_MEMORY); /* the first page is reserved */
+    T_STATUS(pgdds_alloc(ctx, seg, 0, &g), PGDDS_ERR_NO_MEMORY); /* the header is reserved */
     T_STATUS(pgdds_segment_size(ctx, n, &seg), PGDDS_ERR_OUT_OF_BOUNDS);
     T_STATUS(pgdds_segment_size(ctx, 0, NULL), PGDDS_ERR_INVALID_ARG);
 

@@ -61,6 +61,27 @@ int main(void)
     expect_mismatch(pgdds_allgather(ctx, in, all, me == 0 ? 16 : 8), "allgather with different sizes", "per rank");
     for (int i = 0; i < 2 * n; ++i) T_CHECK(all[i] == sentinel);
 
+    /* Calls of which one is small and the other large: on a node the small one goes through the
+     * segments' slots and the large one exchanges messages, and they must still meet. */
+    enum { LARGE = 1 << 17 };
+    int64_t *big_in = malloc(sizeof(int64_t) * LARGE), *big_out = malloc(sizeof(int64_t) * LARGE * (size_t)n);
+    for (size_t i = 0; i < LARGE; ++i) big_in[i] = me;
+    for (size_t i = 0; i < (size_t)LARGE * (size_t)n; ++i) big_out[i] = sentinel;
+    expect_mismatch(pgdds_allreduce(ctx, big_in, big_out, me == 0 ? 1 : LARGE, PGDDS_INT64, PGDDS_OP_SUM),
+                    "allreduce of 1 and of many elements", "int64");
+    T_CHECK(big_out[0] == sentinel && big_out[LARGE - 1] == sentinel);
+    expect_mismatch(pgdds_broadcast(ctx, big_out, me == n - 1 ? 8 : sizeof(int64_t) * LARGE, 0),
+                    "broadcast of 8 and of many bytes", "bytes");
+    T_CHECK(big_out[0] == sentinel && big_out[LARGE - 1] == sentinel);
+    expect_mismatch(pgdds_allgather(ctx, big_in, big_out, me == 0 ? 8 : sizeof(int64_t) * LARGE),
+                    "allgather of 8 and of many bytes per rank", "per rank");
+    for (size_t i = 0; i < (size_t)LARGE * (size_t)n; i += LARGE / 4) T_CHECK(big_out[i] == sentinel);
+    st = me == 0 ? pgdds_barrier(ctx) : pgdds_allgather(ctx, big_in, big_out, sizeof(int64_t) * LARGE);
+    expect_mismatch(st, "a barrier matched with a large allgather", "barrier");
+    for (size_t i = 0; i < (size_t)LARGE * (size_t)n; i += LARGE / 4) T_CHECK(big_out[i] == sentinel);
+    free(big_in);
+    free(big_out);
+
     /* and matching calls still give the right answers */
     T_OK(pgdds_allgather(ctx, in, all, 8));
     for (int i = 0; i < n; ++i) T_CHECK(all[i] == i + 1);
