@@ -320,6 +320,7 @@ struct alignas(64) coll_slot {
 
 namespace {
 constexpr uint32_t slot_teams = 2;  // the world (id 0) and the node (id 1)
+constexpr int slot_spins = 4096;     // looks at the marks before progressing (a few microseconds)
 static_assert(segment_guard + slot_teams * 2 * sizeof(coll_slot) <= segment_reserved, "the slots fit the header");
 }  // namespace
 
@@ -358,6 +359,10 @@ status runtime::slots_wait(const char *who, uint64_t seq, std::atomic<uint64_t> 
         poisoned = next < n && coll_poisoned_.load(std::memory_order_acquire);
         return next == n || poisoned;
     };
+    // A while on the marks alone first: a progress call between two looks would delay each
+    // arrival seen by its length, which is most of a barrier's. Not where ranks share cores.
+    if (!cores_oversubscribed())
+        for (int spins = 0; spins < slot_spins && !marked(); ++spins) cpu_relax();
     if (marked()) return PGDDS_OK;
     status st = wait(who, vci_at(service_vci()), marked);
     if (st != PGDDS_OK || !poisoned) return st;
