@@ -49,6 +49,9 @@ struct transport_ucx::vci_state {
     size_t am_in_flight = 0;          // bytes of sent packets not yet released by UCX
     std::vector<uint8_t *> am_pool;   // free buffers of am_small_bytes
     uint64_t discard = 0;             // reply buffer of non-fetching swaps
+    // Puts and atomics issued on it, and how many of them a completed flush covers: while they
+    // are equal, a get from a peer whose segment UCX maps here may read it directly.
+    uint64_t writes = 0, writes_flushed = 0;
     deferred_failure deferred;
 
     // Explains a failed operation and returns its status.
@@ -105,6 +108,7 @@ struct request_info {
     uint8_t *buffer;   // active-message packet copy (send) or landing buffer (receive)
     size_t len;
     transport_ucx::cas_loop *loop;
+    uint64_t flushed_upto;  // a flush: the writes it covers
 };
 
 // Receives the active messages of one VCI (arg: its vci_state); ucp_worker_set_am_recv_handler's

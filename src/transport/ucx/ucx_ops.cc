@@ -1,6 +1,7 @@
 #include "ucx_internal.h"
 
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 
@@ -15,6 +16,13 @@ void on_send_done(void *request, ucs_status_t s, void *)
     if (info->done) info->done->complete(st);
     else info->v->deferred.keep(st);
     ucp_request_free(request);
+}
+
+void on_flush_done(void *request, ucs_status_t s, void *arg)
+{
+    auto *info = static_cast<request_info *>(request);
+    if (s == UCS_OK) info->v->writes_flushed = std::max(info->v->writes_flushed, info->flushed_upto);
+    on_send_done(request, s, arg);
 }
 
 void on_am_sent(void *request, ucs_status_t s, void *)
@@ -80,7 +88,7 @@ ucs_status_t ucx_on_am_message(void *arg, const void *, size_t, void *data, size
         free(buf);
         return UCS_OK;
     }
-    *static_cast<request_info *>(r) = request_info{&v, nullptr, -1, "active message", buf, length, nullptr};
+    *static_cast<request_info *>(r) = request_info{&v, nullptr, -1, "active message", buf, length, nullptr, 0};
     return UCS_INPROGRESS;
 }
 
@@ -99,7 +107,7 @@ status transport_ucx::issued(ucs_status_ptr_t r, vci_state &v, int rank, const c
         ucs_status_t s = UCS_PTR_STATUS(r);
         return s == UCS_ERR_NO_RESOURCE ? PGDDS_ERR_AGAIN : v.error(rank, s, what);
     }
-    *static_cast<request_info *>(r) = request_info{&v, done, rank, what, nullptr, 0, nullptr};
+    *static_cast<request_info *>(r) = request_info{&v, done, rank, what, nullptr, 0, nullptr, 0};
     return PGDDS_OK;
 }
 
@@ -110,6 +118,7 @@ status transport_ucx::put(unsigned vci, int rank, uint64_t offset, const void *s
     if (PGDDS_UNLIKELY(p.failed != UCS_OK)) return v.error(rank, p.failed, "put");
     status st = out_of_segment(p, offset, n, "put");
     if (PGDDS_UNLIKELY(st != PGDDS_OK)) return st;
+    ++v.writes;
     ucp_request_param_t prm;
     prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK;
     prm.cb.send = on_send_done;
@@ -123,6 +132,14 @@ status transport_ucx::get(unsigned vci, int rank, uint64_t offset, void *dst, si
     if (PGDDS_UNLIKELY(p.failed != UCS_OK)) return v.error(rank, p.failed, "get");
     status st = out_of_segment(p, offset, n, "get");
     if (PGDDS_UNLIKELY(st != PGDDS_OK)) return st;
+    // UCX carries a get on its shared-memory transports as a request that the target's progress
+    // answers (UCX 1.13): where it maps the peer's segment, and no write of this VCI could still
+    // be on its way to it, the get is a copy.
+    if (p.direct && v.writes == v.writes_flushed) {
+        memcpy(dst, p.direct + offset, n);
+        if (done) done->complete(PGDDS_OK);
+        return PGDDS_OK;
+    }
     ucp_request_param_t prm;
     prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK;
     prm.cb.send = on_send_done;
@@ -138,6 +155,7 @@ status transport_ucx::amo(unsigned vci, int rank, uint64_t offset, const amo_arg
         return fail(PGDDS_ERR_INVALID_ARG, "ucx: an atomic of width %u", args.width);
     status st = out_of_segment(p, offset, args.width, "atomic");
     if (PGDDS_UNLIKELY(st != PGDDS_OK)) return st;
+    ++v.writes;
     const bool bitwise = args.op == AMO_AND || args.op == AMO_OR || args.op == AMO_XOR;
     if (args.result && bitwise && p.emulate_fetch_bitwise) return cas_loop_start(v, rank, p.base + offset, args, done);
 
@@ -219,7 +237,7 @@ status cas_run(transport_ucx::cas_loop &c, bool &finished)
             return s == UCS_ERR_NO_RESOURCE ? PGDDS_ERR_AGAIN : c.v->error(c.rank, s, "atomic");
         }
         if (r != nullptr) {
-            *static_cast<request_info *>(r) = request_info{c.v, nullptr, c.rank, "atomic", nullptr, 0, &c};
+            *static_cast<request_info *>(r) = request_info{c.v, nullptr, c.rank, "atomic", nullptr, 0, &c, 0};
             finished = false;
             return PGDDS_OK;
         }
@@ -291,14 +309,18 @@ status transport_ucx::flush(unsigned vci, op_completion *done)
     }
     ucp_request_param_t prm;
     prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK;
-    prm.cb.send = on_send_done;
+    prm.cb.send = on_flush_done;
     // Emulated atomics still running may issue attempts this worker flush does not cover; the
-    // flush completes when they have finished too.
+    // flush completes when they have finished too (and then covers no write for direct gets).
     if (v.cas_loops) {
         done->add();
         v.loop_waiters.push_back(done);
     }
-    status st = issued(ucp_worker_flush_nbx(v.worker, &prm), v, -1, "flush", done);
+    const uint64_t upto = v.cas_loops ? v.writes_flushed : v.writes;
+    ucs_status_ptr_t r = ucp_worker_flush_nbx(v.worker, &prm);
+    status st = issued(r, v, -1, "flush", done);
+    if (st == PGDDS_OK && r == nullptr) v.writes_flushed = upto;
+    else if (st == PGDDS_OK) static_cast<request_info *>(r)->flushed_upto = upto;
     if (st != PGDDS_OK && v.cas_loops) {
         v.loop_waiters.pop_back();
         done->pending.fetch_sub(1, std::memory_order_relaxed);
@@ -351,7 +373,7 @@ status transport_ucx::am_send(unsigned vci, int rank, const void *packet, size_t
         ucs_status_t s = UCS_PTR_STATUS(r);
         return s == UCS_ERR_NO_RESOURCE ? PGDDS_ERR_AGAIN : v.error(rank, s, "active message");
     }
-    *static_cast<request_info *>(r) = request_info{&v, nullptr, rank, "active message", copy, len, nullptr};
+    *static_cast<request_info *>(r) = request_info{&v, nullptr, rank, "active message", copy, len, nullptr, 0};
     v.am_in_flight += len;
     return PGDDS_OK;
 }
