@@ -947,7 +947,9 @@ PGDDS_API pgdds_status_t pgdds_team_split_strided(pgdds_team_t parent, int start
 PGDDS_API pgdds_status_t pgdds_team_split_2d(pgdds_team_t parent, int xrange, pgdds_team_t *xaxis_team,
                                              pgdds_team_t *yaxis_team);
 /** Frees a team made by a split; local. Call it after the rank's last collective on the team;
- * the handle is then stale.
+ * the handle is then stale. The collective slots in the segment of a team whose ranks share
+ * memory (about 16 KiB, for the first 16 such split teams of a rank) stay allocated until
+ * pgdds_finalize: another rank may still be reading them.
  * @param team  a team made by a split
  * @return PGDDS_OK; PGDDS_ERR_INVALID_ARG for a bad team or the world or node team. */
 PGDDS_API pgdds_status_t pgdds_team_destroy(pgdds_team_t team);

@@ -319,7 +319,9 @@ struct alignas(64) coll_slot {
 };
 
 namespace {
-constexpr uint32_t slot_teams = 2;  // the world (id 0) and the node (id 1)
+constexpr uint32_t slot_teams = 2;  // the world (id 0) and the node (id 1) have theirs in the header
+constexpr unsigned split_slot_teams = 16;  // split teams with slots of their own, per rank
+constexpr uint64_t no_slots = ~uint64_t(0);
 constexpr int slot_spins = 4096;     // looks at the marks before progressing (a few microseconds)
 static_assert(segment_guard + slot_teams * 2 * sizeof(coll_slot) <= segment_reserved, "the slots fit the header");
 }  // namespace
@@ -333,11 +335,35 @@ bool runtime::uses_slots(team &t)
     return mapped;
 }
 
+// A team made by a split meets in slots when every one of its ranks maps every other's segment
+// and has an area left: each allocates two slots in its own segment and the ranks exchange where.
+// The areas are kept until pgdds_finalize, since a slower rank may still read a team's slots
+// after this one destroyed it (pgdds_team_destroy is local).
+status runtime::attach_slots(const char *who, team &t)
+{
+    bool mapped = split_slot_areas_ < split_slot_teams;
+    for (int r : t.members) mapped = mapped && peers_.peer_base(r);
+    uint64_t mine = no_slots;
+    if (mapped && alloc_->alloc(2 * sizeof(coll_slot), alignof(coll_slot), mine) != PGDDS_OK) mine = no_slots;
+    if (mine != no_slots) memset(seg_base_ + mine, 0, 2 * sizeof(coll_slot));  // no call marked yet
+    t.slots = 0;  // the exchange goes by messages
+    std::vector<uint64_t> all(size_t(t.size()));
+    status st = allgather(who, t, &mine, all.data(), sizeof mine);
+    if (st == PGDDS_OK && std::find(all.begin(), all.end(), no_slots) == all.end()) {
+        t.slot_at = std::move(all);
+        t.slots = 1;
+        ++split_slot_areas_;
+    } else if (mine != no_slots) {
+        alloc_->free(mine);  // no rank uses it
+    }
+    return st;
+}
+
 coll_slot &runtime::slot_of(int team_rank, uint64_t seq) const
 {
     const team &t = *coll_team_;
-    uint8_t *base = peers_.peer_base(t.members[size_t(team_rank)]);
-    return reinterpret_cast<coll_slot *>(base + segment_guard)[t.id * 2 + (seq & 1)];
+    const uint64_t at = t.slot_at.empty() ? segment_guard + t.id * 2 * sizeof(coll_slot) : t.slot_at[size_t(team_rank)];
+    return reinterpret_cast<coll_slot *>(peers_.peer_base(t.members[size_t(team_rank)]) + at)[seq & 1];
 }
 
 void runtime::slots_arrive(uint64_t seq, const void *payload, size_t n)

@@ -45,6 +45,7 @@ struct team {
     int me = -1;               // this rank's team rank
     uint64_t seq = 0;          // collective calls made on it so far
     int8_t slots = -1;         // 1: its ranks meet in their segments' slots (collectives.cc); -1: not known yet
+    std::vector<uint64_t> slot_at;  // a split team's: where each team rank's slots lie in its segment
     int size() const { return int(members.size()); }
 };
 struct coll_slot;
@@ -279,6 +280,8 @@ class runtime {
     // used (teams made by one split that share an id have no rank in common).
     status team_split_agree(const char *who, team &parent, const std::vector<int64_t> &params, uint32_t n_ids,
                             uint32_t &base);
+    // After a split, collective over the new team t: gives it slots where its ranks can.
+    status attach_slots(const char *who, team &t);
     // Starts collective call `d` on team t: refuses a second thread of this rank (and makes
     // every later collective of the job fail: the ranks' calls no longer pair up), else gives it
     // its sequence number in t. coll_end() closes it, whatever its outcome.
@@ -405,6 +408,7 @@ class runtime {
     std::map<std::pair<uint32_t, uint64_t>, std::string> coll_aborts_;  // a rank found call (team, seq) mismatched: why
     std::string coll_poison_;                   // non-empty: collectives ran concurrently; why
     std::atomic<bool> coll_poisoned_{false};    // coll_poison_ is set (read without the lock)
+    unsigned split_slot_areas_ = 0;             // slot areas given to split teams so far
 
     std::unique_ptr<rpc_held_calls, void (*)(rpc_held_calls *)> rpc_held_{nullptr, rpc_held_calls_delete};
     std::atomic<double> last_peer_check_{0};

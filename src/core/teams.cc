@@ -212,8 +212,15 @@ PGDDS_API pgdds_status_t pgdds_team_split_strided(pgdds_team_t parent, int start
     }
     *new_team_out = nullptr;
     if (t.me < 0) return PGDDS_OK;  // not a member
-    *new_team_out = new_team(parent, std::move(t));
-    return *new_team_out ? PGDDS_OK : PGDDS_ERR_NO_MEMORY;
+    pgdds_team *cell = new_team(parent, std::move(t));
+    if (!cell) return PGDDS_ERR_NO_MEMORY;
+    st = rt->attach_slots(who, cell->t);
+    if (st != PGDDS_OK) {
+        delete cell;
+        return st;
+    }
+    *new_team_out = cell;
+    return PGDDS_OK;
 }
 
 PGDDS_API pgdds_status_t pgdds_team_split_2d(pgdds_team_t parent, int xrange, pgdds_team_t *xaxis_team,
@@ -246,6 +253,13 @@ PGDDS_API pgdds_status_t pgdds_team_split_2d(pgdds_team_t parent, int xrange, pg
     if (!c) {
         delete r;
         return PGDDS_ERR_NO_MEMORY;
+    }
+    st = rt->attach_slots(who, r->t);
+    if (st == PGDDS_OK) st = rt->attach_slots(who, c->t);
+    if (st != PGDDS_OK) {
+        delete r;
+        delete c;
+        return st;
     }
     *xaxis_team = r;
     *yaxis_team = c;

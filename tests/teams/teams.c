@@ -117,6 +117,44 @@ static void test_2d(int xrange)
     T_OK(pgdds_team_destroy(col));
 }
 
+/* Many teams, one after the other, each destroyed after use: beyond the split teams that get
+ * slots of their own (16 per rank), the others exchange messages, with the same results. The
+ * first stays alive and works after all of them. */
+static void test_many_teams(void)
+{
+    enum { TEAMS = 24 };
+    pgdds_team_t first = PGDDS_TEAM_NULL;
+    for (int round = 0; round < TEAMS; ++round) {
+        const int start = round % n, size = n - start;
+        pgdds_team_t t;
+        T_OK(pgdds_team_split_strided(world, start, 1, size, &t));
+        T_CHECK((t != PGDDS_TEAM_NULL) == (me >= start));
+        if (!t) continue;
+        int64_t v = me + round, sum = -1, want = 0;
+        for (int r = start; r < n; ++r) want += r + round;
+        T_OK(pgdds_team_allreduce(t, &v, &sum, 1, PGDDS_INT64, PGDDS_OP_SUM));
+        T_CHECK_MSG(sum == want, "team %d: sum %lld, expected %lld", round, (long long)sum, (long long)want);
+        int64_t in[64], out[64];
+        for (int k = 0; k < size; ++k) in[k] = (int64_t)me << 16 | k;
+        T_OK(pgdds_team_alltoall(t, in, out, sizeof(int64_t)));
+        for (int k = 0; k < size; ++k) T_CHECK(out[k] == ((int64_t)(start + k) << 16 | (me - start)));
+        if (size > 1 && round % 5 == 0) {
+            int64_t o[2] = {-9, -9}, two[2] = {1, 1};
+            pgdds_status_t st = pgdds_team_allreduce(t, two, o, me == n - 1 ? 1 : 2, PGDDS_INT64, PGDDS_OP_SUM);
+            T_CHECK_MSG(st == PGDDS_ERR_INVALID_ARG && strstr(pgdds_last_error(), "do not match"),
+                        "team %d: a mismatched allreduce returned %d: %s", round, st, pgdds_last_error());
+            T_CHECK(o[0] == -9 && o[1] == -9);
+        }
+        T_OK(pgdds_team_barrier(t));
+        if (round == 0) first = t;
+        else T_OK(pgdds_team_destroy(t));
+    }
+    int64_t one = 1, count = 0;
+    T_OK(pgdds_team_allreduce(first, &one, &count, 1, PGDDS_INT64, PGDDS_OP_SUM));
+    T_CHECK(count == n);
+    T_OK(pgdds_team_destroy(first));
+}
+
 static void test_bad_input(void)
 {
     int r;
@@ -178,6 +216,7 @@ int main(void)
     test_2d(3);
     test_2d(n + 3);
     test_2d(1);
+    test_many_teams();
     test_bad_input();
     return t_finish(ctx, "teams/teams");
 }
