@@ -321,7 +321,7 @@ struct alignas(64) coll_slot {
 namespace {
 constexpr uint32_t slot_teams = 2;  // the world (id 0) and the node (id 1) have theirs in the header
 constexpr unsigned split_slot_teams = 16;  // split teams with slots of their own, per rank
-constexpr uint64_t no_slots = ~uint64_t(0);
+constexpr uint64_t no_offset = ~uint64_t(0);  // names no block of a segment
 constexpr int slot_spins = 4096;     // looks at the marks before progressing (a few microseconds)
 static_assert(segment_guard + slot_teams * 2 * sizeof(coll_slot) <= segment_reserved, "the slots fit the header");
 }  // namespace
@@ -343,17 +343,17 @@ status runtime::attach_slots(const char *who, team &t)
 {
     bool mapped = split_slot_areas_ < split_slot_teams;
     for (int r : t.members) mapped = mapped && peers_.peer_base(r);
-    uint64_t mine = no_slots;
-    if (mapped && alloc_->alloc(2 * sizeof(coll_slot), alignof(coll_slot), mine) != PGDDS_OK) mine = no_slots;
-    if (mine != no_slots) memset(seg_base_ + mine, 0, 2 * sizeof(coll_slot));  // no call marked yet
+    uint64_t mine = no_offset;
+    if (mapped && alloc_->alloc(2 * sizeof(coll_slot), alignof(coll_slot), mine) != PGDDS_OK) mine = no_offset;
+    if (mine != no_offset) memset(seg_base_ + mine, 0, 2 * sizeof(coll_slot));  // no call marked yet
     t.slots = 0;  // the exchange goes by messages
     std::vector<uint64_t> all(size_t(t.size()));
     status st = allgather(who, t, &mine, all.data(), sizeof mine);
-    if (st == PGDDS_OK && std::find(all.begin(), all.end(), no_slots) == all.end()) {
+    if (st == PGDDS_OK && std::find(all.begin(), all.end(), no_offset) == all.end()) {
         t.slot_at = std::move(all);
         t.slots = 1;
         ++split_slot_areas_;
-    } else if (mine != no_slots) {
+    } else if (mine != no_offset) {
         alloc_->free(mine);  // no rank uses it
     }
     return st;
@@ -686,7 +686,6 @@ namespace {
 // Per pair, the size from which an all-to-all into symmetric memory goes by one-sided puts: below
 // it the pairwise messages cost less than the agreement round the puts need first.
 constexpr size_t direct_alltoall_min = 2048;
-constexpr uint64_t not_symmetric = ~uint64_t(0);
 }  // namespace
 
 status runtime::alltoall(const char *who, team &t, const void *in, void *out, size_t bytes)
@@ -702,9 +701,9 @@ status runtime::alltoall(const char *who, team &t, const void *in, void *out, si
         coll_end(seq);
         return st;
     }
-    uint64_t at = not_symmetric;
+    uint64_t at = no_offset;
     if (bytes >= direct_alltoall_min && t.size() > 1) st = agree_symmetric(who, seq, in, out, bytes * t.size(), at);
-    if (st == PGDDS_OK && at != not_symmetric) {
+    if (st == PGDDS_OK && at != no_offset) {
         st = alltoall_puts(who, seq, in, out, bytes, at);
     } else if (st == PGDDS_OK) {
         std::vector<size_t> counts(size_t(t.size()), bytes);
@@ -714,25 +713,25 @@ status runtime::alltoall(const char *who, team &t, const void *in, void *out, si
     return st;
 }
 
-// The offset of `out` (total bytes) in this rank's segment if it lies there apart from `in`, as
-// memory of pgdds_alloc_all or OpenSHMEM's symmetric heap does; else not_symmetric.
-uint64_t runtime::segment_offset_of(const void *in, const void *out, size_t total) const
+// The offset of `out` (out_bytes) in this rank's segment if it lies there apart from `in`
+// (in_bytes), as memory of pgdds_alloc_all or OpenSHMEM's symmetric heap does; else no_offset.
+uint64_t runtime::segment_offset_of(const void *in, size_t in_bytes, const void *out, size_t out_bytes) const
 {
     const uint8_t *o = static_cast<const uint8_t *>(out), *i = static_cast<const uint8_t *>(in);
     const bool mine = o >= seg_base_ + segment_reserved && o <= seg_base_ + seg_size_ &&
-                      total <= size_t(seg_base_ + seg_size_ - o) && (i + total <= o || o + total <= i);
-    return mine ? uint64_t(o - seg_base_) : not_symmetric;
+                      out_bytes <= size_t(seg_base_ + seg_size_ - o) && (i + in_bytes <= o || o + out_bytes <= i);
+    return mine ? uint64_t(o - seg_base_) : no_offset;
 }
 
 // Whether every rank's `out` (total bytes) is the same block of its own segment, apart from its
-// `in`: at gets the block's offset then, else not_symmetric. A round up and down the tree, which
+// `in`: at gets the block's offset then, else no_offset. A round up and down the tree, which
 // also checks every rank's call before any rank writes to another's memory.
 status runtime::agree_symmetric(const char *who, uint64_t seq, const void *in, const void *out, size_t total,
                                 uint64_t &at)
 {
-    const uint64_t mine = segment_offset_of(in, out, total);
+    const uint64_t mine = segment_offset_of(in, total, out, total);
     // The least and the greatest offset of any rank; a rank without one widens them to everything.
-    uint64_t range[2] = {mine == not_symmetric ? 0 : mine, mine};
+    uint64_t range[2] = {mine == no_offset ? 0 : mine, mine};
     status st = tree_up(*this, who, seq, tag_of(0, 2, 0),
                         [&](int, std::vector<uint8_t> &m) {
                             uint64_t theirs[2];
@@ -749,7 +748,7 @@ status runtime::agree_symmetric(const char *who, uint64_t seq, const void *in, c
         if (msg.size() != sizeof range) return coll_fail(who, seq, "a collective's agreement message is malformed");
         memcpy(range, msg.data(), sizeof range);
     }
-    at = range[0] == range[1] ? range[0] : not_symmetric;
+    at = range[0] == range[1] ? range[0] : no_offset;
     return PGDDS_OK;
 }
 
@@ -780,37 +779,77 @@ status runtime::alltoall_puts(const char *who, uint64_t seq, const void *in, voi
 }
 
 // On a team that meets in slots: blocks that fit a slot together go through it, each rank taking
-// its block from every slot. Larger ones, into the same block of every segment, are copied
-// straight into the other ranks' outputs, and the ranks wait for each other's `done` mark; any
-// other all-to-all exchanges messages.
+// its block from every slot; larger ones go by slots_exchange.
 status runtime::slots_alltoall(const char *who, uint64_t seq, const void *in, void *out, size_t bytes)
 {
     const team &t = *coll_team_;
     const int me = t.me, n = t.size();
-    if (bytes <= slot_payload / size_t(n)) {
-        status st = slots_meet(who, seq, in, bytes * size_t(n));
-        if (st != PGDDS_OK) return st;
-        for (int r = 0; r < n; ++r)
-            if (bytes) memcpy(static_cast<uint8_t *>(out) + size_t(r) * bytes, slot_of(r, seq).payload + size_t(me) * bytes, bytes);
-        return PGDDS_OK;
-    }
-    const uint64_t mine = segment_offset_of(in, out, bytes * size_t(n));
-    status st = slots_meet(who, seq, &mine, sizeof mine);
-    if (st != PGDDS_OK) return st;
-    bool symmetric = true;
-    for (int r = 0; r < n; ++r) {
-        uint64_t theirs;
-        memcpy(&theirs, slot_of(r, seq).payload, sizeof theirs);
-        symmetric = symmetric && theirs == mine && mine != not_symmetric;
-    }
-    if (!symmetric) {
+    if (bytes > slot_payload / size_t(n)) {
         std::vector<size_t> counts(size_t(n), bytes);
-        return exchange(who, seq, in, counts.data(), nullptr, out, counts.data(), nullptr);
+        return slots_exchange(who, seq, in, counts.data(), nullptr, out, counts.data(), nullptr);
     }
+    status st = slots_meet(who, seq, in, bytes * size_t(n));
+    if (st != PGDDS_OK) return st;
+    for (int r = 0; r < n; ++r)
+        if (bytes) memcpy(static_cast<uint8_t *>(out) + size_t(r) * bytes, slot_of(r, seq).payload + size_t(me) * bytes, bytes);
+    return PGDDS_OK;
+}
+
+// An all-to-all(-v) on a team that meets in slots. Each rank publishes where its output lies in
+// its segment (if it does, apart from its input), its send and receive counts and its receive
+// displacements; every rank checks the whole matrix of counts before any rank writes, so a
+// mismatch fails everywhere alike. Then, where every output lies in its segment, each block is
+// copied straight into its receiver's output and the ranks wait for each other's `done` mark;
+// otherwise (or on a team too large for the slot) the blocks go by messages.
+status runtime::slots_exchange(const char *who, uint64_t seq, const void *in, const size_t *send_counts,
+                               const size_t *send_displs, void *out, const size_t *recv_counts,
+                               const size_t *recv_displs)
+{
+    const team &t = *coll_team_;
+    const int me = t.me, n = t.size();
+    const size_t words = 1 + 3 * size_t(n);  // output offset, send counts, receive counts, receive displacements
+    if (words * sizeof(uint64_t) > slot_payload) {
+        status st = slots_meet(who, seq, nullptr, 0);
+        return st == PGDDS_OK ? exchange(who, seq, in, send_counts, send_displs, out, recv_counts, recv_displs) : st;
+    }
+    std::vector<uint64_t> mine(words);
+    std::vector<size_t> sat(static_cast<size_t>(n));
+    size_t in_end = 0, out_end = 0, packed_in = 0, packed_out = 0;
+    for (int r = 0; r < n; ++r) {
+        sat[size_t(r)] = send_displs ? send_displs[r] : packed_in;
+        const size_t rat = recv_displs ? recv_displs[r] : packed_out;
+        packed_in += send_counts[r];
+        packed_out += recv_counts[r];
+        in_end = std::max(in_end, sat[size_t(r)] + send_counts[r]);
+        out_end = std::max(out_end, rat + recv_counts[r]);
+        mine[1 + size_t(r)] = send_counts[r];
+        mine[1 + size_t(n + r)] = recv_counts[r];
+        mine[1 + size_t(2 * n + r)] = rat;
+    }
+    mine[0] = segment_offset_of(in, in_end, out, out_end);
+    status st = slots_meet(who, seq, mine.data(), words * sizeof(uint64_t));
+    if (st != PGDDS_OK) return st;
+    auto words_of = [&](int r) { return reinterpret_cast<const uint64_t *>(slot_of(r, seq).payload); };
+    bool direct = true;
+    for (int i = 0; i < n; ++i) {
+        const uint64_t *wi = words_of(i);
+        direct = direct && wi[0] != no_offset;
+        for (int j = 0; j < n; ++j) {
+            const uint64_t sends = wi[1 + j], expects = words_of(j)[1 + n + i];
+            if (sends != expects)
+                return fail(PGDDS_ERR_INVALID_ARG, "%s: all-to-all counts do not match: rank %d sends %llu bytes to "
+                            "rank %d, which expects %llu", who, t.members[size_t(i)], (unsigned long long)sends,
+                            t.members[size_t(j)], (unsigned long long)expects);
+        }
+    }
+    if (!direct) return exchange(who, seq, in, send_counts, send_displs, out, recv_counts, recv_displs);
     const uint8_t *src = static_cast<const uint8_t *>(in);
     for (int s = 0; s < n; ++s) {
         const int to = (me + s) % n;
-        memcpy(peers_.peer_base(t.members[size_t(to)]) + mine + size_t(me) * bytes, src + size_t(to) * bytes, bytes);
+        const uint64_t *wt = words_of(to);
+        if (send_counts[to])
+            memcpy(peers_.peer_base(t.members[size_t(to)]) + wt[0] + wt[1 + 2 * n + me], src + sat[size_t(to)],
+                   send_counts[to]);
     }
     slot_of(me, seq).done.store(seq, std::memory_order_release);
     return slots_wait(who, seq, &coll_slot::done);
@@ -824,8 +863,8 @@ status runtime::alltoallv(const char *who, team &t, const void *in, const size_t
     uint64_t seq;
     status st = coll_begin(who, t, d, seq);
     if (st != PGDDS_OK) return st;
-    if (uses_slots(t)) st = slots_meet(who, seq, nullptr, 0);
-    if (st == PGDDS_OK) st = exchange(who, seq, in, send_counts, send_displs, out, recv_counts, recv_displs);
+    if (uses_slots(t)) st = slots_exchange(who, seq, in, send_counts, send_displs, out, recv_counts, recv_displs);
+    else st = exchange(who, seq, in, send_counts, send_displs, out, recv_counts, recv_displs);
     coll_end(seq);
     return st;
 }

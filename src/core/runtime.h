@@ -371,7 +371,7 @@ class runtime {
     // block of its segment, and the puts.
     status agree_symmetric(const char *who, uint64_t seq, const void *in, const void *out, size_t total,
                            uint64_t &at);
-    uint64_t segment_offset_of(const void *in, const void *out, size_t total) const;
+    uint64_t segment_offset_of(const void *in, size_t in_bytes, const void *out, size_t out_bytes) const;
     status alltoall_puts(const char *who, uint64_t seq, const void *in, void *out, size_t bytes, uint64_t at);
     // Collectives of a team whose ranks all map each other's segments: they meet in slots of the
     // segments' headers instead of exchanging messages (collectives.cc).
@@ -389,6 +389,8 @@ class runtime {
         return slots_check(who, seq);
     }
     status slots_alltoall(const char *who, uint64_t seq, const void *in, void *out, size_t bytes);
+    status slots_exchange(const char *who, uint64_t seq, const void *in, const size_t *send_counts,
+                          const size_t *send_displs, void *out, const size_t *recv_counts, const size_t *recv_displs);
     status coll_post(const char *who, int dst, uint32_t team_id, uint64_t seq, uint64_t tag, const void *data,
                      size_t n, uint8_t flags);
     struct coll_msg {

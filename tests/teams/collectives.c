@@ -81,11 +81,13 @@ static void test_alltoall_symmetric(pgdds_team_t t, int tr, int ts)
     free(in);
 }
 
-/* Rank i sends i + j + 1 words to rank j, at reversed displacements. */
+/* Rank i sends i + j + 1 words to rank j, at reversed displacements: into private memory (by
+ * messages), and into the segment at an offset that differs between ranks (on a node, copied
+ * straight into the outputs). */
 static void test_alltoallv(pgdds_team_t t, int tr, int ts)
 {
     size_t sc[64] = {0}, sd[64] = {0}, rc[64] = {0}, rd[64] = {0}, at = 0;
-    int32_t in[1024] = {0}, out[1024];
+    int32_t in[1024] = {0}, private_out[1024];
     for (int j = ts - 1; j >= 0; --j) { /* blocks in reverse order */
         sc[j] = (size_t)(tr + j + 1) * sizeof(int32_t);
         sd[j] = at;
@@ -98,20 +100,26 @@ static void test_alltoallv(pgdds_team_t t, int tr, int ts)
         rd[i] = at;
         at += rc[i];
     }
-    for (size_t i = 0; i < 1024; ++i) out[i] = -1;
-    T_OK(pgdds_team_alltoallv(t, in, sc, sd, out, rc, NULL));
-    for (int i = 0; i < ts; ++i)
-        for (int k = 0; k < i + tr + 1; ++k)
-            T_CHECK(out[rd[i] / sizeof(int32_t) + (size_t)k] == 10000 * i + 100 * tr + k);
-    /* One pair disagrees (the last rank expects one byte more from rank 0): every rank fails, and
-     * no output changes. */
-    for (size_t i = 0; i < 1024; ++i) out[i] = -1;
-    if (tr == ts - 1) rc[0] += 1;
-    T_STATUS(pgdds_team_alltoallv(t, in, sc, sd, out, rc, NULL), PGDDS_ERR_INVALID_ARG);
-    T_CHECK(strstr(pgdds_last_error(), "counts do not match") != NULL);
-    size_t touched = 0;
-    for (size_t i = 0; i < 1024; ++i) touched += out[i] != -1;
-    T_CHECK_MSG(touched == 0, "%zu words written by a failed all-to-all-v", touched);
+    for (int where = 0; where < 2; ++where) {
+        int32_t *out = where == 0 ? private_out : (int32_t *)(sym + (tr % 2 ? 64 : 0));
+        for (size_t i = 0; i < 1024; ++i) out[i] = -1;
+        T_OK(pgdds_team_alltoallv(t, in, sc, sd, out, rc, NULL));
+        for (int i = 0; i < ts; ++i)
+            for (int k = 0; k < i + tr + 1; ++k)
+                T_CHECK_MSG(out[rd[i] / sizeof(int32_t) + (size_t)k] == 10000 * i + 100 * tr + k,
+                            "output %d: word %d from rank %d is wrong", where, k, i);
+        /* One pair disagrees (the last rank expects one byte more from rank 0): every rank fails,
+         * and no output changes. */
+        for (size_t i = 0; i < 1024; ++i) out[i] = -1;
+        if (tr == ts - 1) rc[0] += 1;
+        T_STATUS(pgdds_team_alltoallv(t, in, sc, sd, out, rc, NULL), PGDDS_ERR_INVALID_ARG);
+        if (tr == ts - 1) rc[0] -= 1;
+        T_CHECK(strstr(pgdds_last_error(), "counts do not match") != NULL);
+        size_t touched = 0;
+        for (size_t i = 0; i < 1024; ++i) touched += out[i] != -1;
+        T_CHECK_MSG(touched == 0, "output %d: %zu words written by a failed all-to-all-v", where, touched);
+        T_OK(pgdds_team_barrier(t)); /* no rank reuses its output while another may write it */
+    }
 }
 
 static void test_allgatherv(pgdds_team_t t, int tr, int ts)
