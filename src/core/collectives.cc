@@ -10,8 +10,8 @@
 // ranks that checked, from every other rank, and so that no output is written before then: a
 // call either completes alike everywhere or fails everywhere with outputs untouched.
 //
-// Ranks that all map each other's segments (the node team; the world team of a one-node job)
-// meet in slots instead of messages: see "Slots" below.
+// Ranks that all map each other's segments (the node team, the world team of a one-node job and
+// teams split from them) meet in slots instead of messages: see "Slots" below.
 #include "runtime.h"
 
 #include <algorithm>
@@ -301,9 +301,10 @@ status runtime::coll_recv(const char *who, int src, uint64_t seq, uint64_t tag, 
 
 namespace {
 // --- Slots --------------------------------------------------------------------------------------
-// Each rank has two slots per team (world and node) in its segment's header. A rank arriving at a
-// call writes its call's description and, when small, its data into its own slot, then marks the
-// slot with the call's number; it reads every other rank's slot once marked. Any difference
+// Each rank has two slots per team in its segment: the world's and the node's in the header, a
+// split team's in a block of its own (attach_slots). A rank arriving at a call writes its call's
+// description and, when small, its data into its own slot, then marks the slot with the call's
+// number; it reads every other rank's slot once marked. Any difference
 // between the descriptions is seen by every rank, since some rank's differs from each one's own:
 // every rank fails the call, outputs untouched, with no message. The slot of call s is written
 // again at call s + 2, after every rank has arrived at call s + 1, which each did only once it
