@@ -367,12 +367,13 @@ coll_slot &runtime::slot_of(int team_rank, uint64_t seq) const
     return reinterpret_cast<coll_slot *>(peers_.peer_base(t.members[size_t(team_rank)]) + at)[seq & 1];
 }
 
-void runtime::slots_arrive(uint64_t seq, const void *payload, size_t n)
+void runtime::slots_arrive(const char *who, uint64_t seq, const void *payload, size_t n)
 {
     coll_slot &mine = slot_of(coll_team_->me, seq);
     mine.desc = coll_cur_;
     if (n) memcpy(mine.payload, payload, n);
     mine.arrived.store(seq, std::memory_order_release);
+    PGDDS_LOG(LOG_TRACE, "%s: collective %llu: slot marked with %zu bytes", who, (unsigned long long)seq, n);
 }
 
 status runtime::slots_wait(const char *who, uint64_t seq, std::atomic<uint64_t> coll_slot::*word)
@@ -411,6 +412,7 @@ status runtime::slots_check(const char *who, uint64_t seq)
         return fail(PGDDS_ERR_INVALID_ARG, "%s: collectives do not match: rank %d called %s where rank %d called %s",
                     who, coll_team_->members[size_t(r)], describe(theirs).c_str(), rank(), describe(coll_cur_).c_str());
     }
+    PGDDS_LOG(LOG_TRACE, "%s: collective %llu: every rank's slot read", who, (unsigned long long)seq);
     return PGDDS_OK;
 }
 
@@ -488,7 +490,7 @@ status runtime::barrier(const char *who, team &t)
     if (st != PGDDS_OK) return st;
     st = flush_all(who);
     if (uses_slots(t)) {
-        slots_arrive(seq, nullptr, 0);
+        slots_arrive(who, seq, nullptr, 0);
         fault_here(fault_point::barrier);
         status met = slots_check(who, seq);
         if (st == PGDDS_OK) st = met;

@@ -82,7 +82,8 @@ const std::vector<config_var> &config_table()
          "Messages printed to stderr, each with the rank and the time of day. info: the "
          "transport chosen and why, and what start-up settled; debug: each start-up and finalize "
          "phase with its duration, and the PGDDS_* variables set; trace: also every collective "
-         "message and active-message handler registration."},
+         "message (or slot marked and read, where ranks share memory) and active-message handler "
+         "registration."},
         {"PGDDS_TIMEOUT", var_type::seconds, "0", nullptr,
          "Seconds a blocking operation may wait before failing with PGDDS_ERR_TIMEOUT; 0 waits "
          "for ever (a dead peer is still detected)."},

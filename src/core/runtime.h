@@ -378,14 +378,14 @@ class runtime {
     bool uses_slots(team &t);
     coll_slot &slot_of(int team_rank, uint64_t seq) const;
     // Writes this rank's call and n bytes of payload into its slot and marks it with seq.
-    void slots_arrive(uint64_t seq, const void *payload, size_t n);
+    void slots_arrive(const char *who, uint64_t seq, const void *payload, size_t n);
     // Waits until every rank of the team has marked `word` of its slot with seq.
     status slots_wait(const char *who, uint64_t seq, std::atomic<uint64_t> coll_slot::*word);
     // Waits for every rank's arrival and checks their calls against this rank's.
     status slots_check(const char *who, uint64_t seq);
     status slots_meet(const char *who, uint64_t seq, const void *payload, size_t n)
     {
-        slots_arrive(seq, payload, n);
+        slots_arrive(who, seq, payload, n);
         return slots_check(who, seq);
     }
     status slots_alltoall(const char *who, uint64_t seq, const void *in, void *out, size_t bytes);

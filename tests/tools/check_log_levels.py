@@ -41,8 +41,9 @@ def main():
             expect(any(phase in t for t in mine), f"rank {rank} at debug has no '{phase}' line: {mine}")
     expect(not any(level == "trace" for _, level, _ in debug), "debug prints trace lines")
     trace = log_lines(run, prog, "trace")
-    coll = [t for r, level, t in trace if level == "trace" and re.search(r"collective \d+ step \d+: \d+ bytes (to|from) rank", t)]
-    expect(len(coll) >= 4, f"trace shows no collective messages: {trace}")
+    coll = [t for r, level, t in trace if level == "trace" and re.search(
+        r"collective \d+ step \d+: \d+ bytes (to|from) rank|collective \d+: (slot marked|every rank's slot read)", t)]
+    expect(len(coll) >= 4, f"trace shows no collective messages or slots: {trace}")
     print(f"log levels: warn {len(warn)}, debug {len(debug)}, trace {len(trace)} lines, each with rank and time")
     return 0
 
