@@ -117,6 +117,13 @@ module pgdds
     integer(c_int) :: elem_type = -1
   end type
 
+  ! Counts of the operations a context handed to its network transport (pgdds_net_counts_t).
+  type, public, bind(C) :: pgdds_net_counts_t
+    integer(c_int64_t) :: puts = 0, gets = 0, put_bytes = 0, get_bytes = 0
+    integer(c_int64_t) :: atomics = 0, atomics_posted = 0, flushes = 0
+    integer(c_int64_t) :: reserved(9) = 0
+  end type
+
   ! A distributed dense matrix (pgdds_dmatrix_t) of elements of elem_type.
   type, public :: pgdds_dmatrix
     type(c_ptr) :: handle = c_null_ptr
@@ -141,6 +148,8 @@ module pgdds
   public :: pgdds_atomic_nb, pgdds_atomic_cswap_nb, pgdds_test, pgdds_wait
   public :: pgdds_atomic_unsigned, pgdds_atomic_cswap_unsigned, pgdds_atomic_nbi
   public :: pgdds_gpu_device, pgdds_gpu_probe
+  public :: pgdds_gptr_from_local, pgdds_segment_size, pgdds_num_vcis, pgdds_vci_bind, pgdds_vci_current
+  public :: pgdds_net_counts
   public :: pgdds_rpc_fn, pgdds_rpc_done, pgdds_rpc_register, pgdds_rpc_call, pgdds_rpc_reply, pgdds_progress
   public :: pgdds_hashmap_create, pgdds_hashmap_destroy, pgdds_hashmap_insert, pgdds_hashmap_find
   public :: pgdds_hashmap_erase, pgdds_hashmap_size, pgdds_hashmap_local_next
@@ -820,6 +829,42 @@ module pgdds
       type(c_ptr), value :: ctx, dst
       integer(c_int64_t), value :: src
       integer(c_size_t), value :: n
+      integer(c_int) :: st
+    end function
+
+    function c_gptr_from_local(ctx, addr, out) bind(C, name='pgdds_gptr_from_local') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: ctx, addr
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: st
+    end function
+    function c_segment_size(ctx, rank, size) bind(C, name='pgdds_segment_size') result(st)
+      import :: c_ptr, c_int, c_size_t
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: rank
+      integer(c_size_t), intent(out) :: size
+      integer(c_int) :: st
+    end function
+    function c_num_vcis(ctx) bind(C, name='pgdds_num_vcis') result(n)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: ctx
+      integer(c_int) :: n  ! C's unsigned: a count far below 2^31
+    end function
+    function c_vci_bind(ctx, vci) bind(C, name='pgdds_vci_bind') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: vci
+      integer(c_int) :: st
+    end function
+    function c_vci_current(ctx) bind(C, name='pgdds_vci_current') result(v)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: ctx
+      integer(c_int) :: v
+    end function
+    function c_net_counts(ctx, counts) bind(C, name='pgdds_net_counts') result(st)
+      import :: c_ptr, c_int, pgdds_net_counts_t
+      type(c_ptr), value :: ctx
+      type(pgdds_net_counts_t), intent(out) :: counts
       integer(c_int) :: st
     end function
 
@@ -2336,6 +2381,63 @@ contains
     integer(int32), intent(out) :: value
     integer(c_int) :: st
     st = c_atomic_load_u32(ctx%handle, target, value)
+  end function
+
+  ! --- Segments, VCIs and counts -----------------------------------------------------------------
+  ! The global pointer of a local address in this rank's segment, a mapped peer's, or static data.
+  function pgdds_gptr_from_local(ctx, addr, ptr) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    type(c_ptr), intent(in) :: addr
+    integer(PGDDS_GPTR_KIND), intent(out) :: ptr
+    integer(c_int) :: st
+    integer(c_int64_t) :: out
+    out = 0
+    st = c_gptr_from_local(ctx%handle, addr, out)
+    ptr = out
+  end function
+
+  ! Bytes of rank's segment.
+  function pgdds_segment_size(ctx, rank, bytes) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer, intent(in) :: rank
+    integer(int64), intent(out) :: bytes
+    integer(c_int) :: st
+    integer(c_size_t) :: size
+    size = 0
+    st = c_segment_size(ctx%handle, int(rank, c_int), size)
+    bytes = int(size, int64)
+  end function
+
+  ! The context's user VCIs (0 for a bad context).
+  integer function pgdds_num_vcis(ctx)
+    type(pgdds_context), intent(in) :: ctx
+    pgdds_num_vcis = int(c_num_vcis(ctx%handle))
+  end function
+
+  ! Binds the calling thread to VCI vci (0 .. pgdds_num_vcis - 1).
+  function pgdds_vci_bind(ctx, vci) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer, intent(in) :: vci
+    integer(c_int) :: st
+    if (vci < 0) then
+      st = fail(PGDDS_ERR_INVALID_ARG, 'pgdds_vci_bind: the VCI must not be negative')
+      return
+    end if
+    st = c_vci_bind(ctx%handle, int(vci, c_int))
+  end function
+
+  ! The calling thread's VCI (-1 for a bad context).
+  integer function pgdds_vci_current(ctx)
+    type(pgdds_context), intent(in) :: ctx
+    pgdds_vci_current = int(c_vci_current(ctx%handle))
+  end function
+
+  ! The context's counts of network operations since pgdds_init.
+  function pgdds_net_counts(ctx, counts) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    type(pgdds_net_counts_t), intent(out) :: counts
+    integer(c_int) :: st
+    st = c_net_counts(ctx%handle, counts)
   end function
 
   ! --- GPUs -------------------------------------------------------------------------------------

@@ -140,6 +140,7 @@ program fortran_core
   call test_atomics_32_and_unsigned()
   call test_gpu()
   call test_rpc()
+  call test_segments_vcis_counts()
   call test_bad_input()
   call finish(ctx, 'fortran/core')
 
@@ -719,6 +720,57 @@ contains
     call system_clock(now, rate)
     seconds_since = real(now - start) / real(rate)
   end function
+
+  ! Segment sizes, local addresses and back, VCIs, and the network counts: a put to a neighbour
+  ! that this rank does not map goes through the transport and is counted, with its flush.
+  subroutine test_segments_vcis_counts()
+    type(pgdds_context) :: never_initialized
+    type(pgdds_net_counts_t) :: before, after
+    integer(PGDDS_GPTR_KIND) :: p, back, mine(64)
+    integer(int64) :: bytes
+    integer(int64), target :: local_value
+    integer :: right, nvcis, vci
+
+    call check_ok(pgdds_segment_size(ctx, me, bytes), 'segment_size of this rank')
+    call check(bytes >= 32_int64 * 1024 * 1024, 'the segment holds what start asked for')
+    call check_ok(pgdds_segment_size(ctx, n - 1, bytes), 'segment_size of the last rank')
+    call check_status(pgdds_segment_size(ctx, n, bytes), PGDDS_ERR_OUT_OF_BOUNDS, 'segment_size of a rank past the job')
+
+    call check_ok(pgdds_alloc(ctx, 64_int64, p), 'alloc')
+    call check_ok(pgdds_gptr_from_local(ctx, pgdds_gptr_to_local(ctx, p), back), 'gptr_from_local of a segment address')
+    call check(back == p, 'gptr_from_local gives back the global pointer')
+    call check_status(pgdds_gptr_from_local(ctx, c_loc(local_value), back), PGDDS_ERR_OUT_OF_BOUNDS, &
+                      'gptr_from_local of a private variable')
+
+    nvcis = pgdds_num_vcis(ctx)
+    vci = pgdds_vci_current(ctx)
+    call check(nvcis >= 1, 'at least one VCI')
+    call check(vci >= 0 .and. vci < nvcis, 'the current VCI')
+    call check_ok(pgdds_vci_bind(ctx, 0), 'vci_bind to VCI 0')
+    vci = pgdds_vci_current(ctx)
+    call check(vci == 0, 'bound to VCI 0')
+    call check_status(pgdds_vci_bind(ctx, nvcis), PGDDS_ERR_INVALID_ARG, 'vci_bind past the VCIs')
+    call check_status(pgdds_vci_bind(ctx, -1), PGDDS_ERR_INVALID_ARG, 'vci_bind to a negative VCI')
+    call check(pgdds_num_vcis(never_initialized) == 0, 'no VCIs for a context never initialized')
+    call check(pgdds_vci_current(never_initialized) == -1, 'no current VCI for a context never initialized')
+
+    call check_ok(pgdds_allgather(ctx, p, mine(1:n)), 'allgather of the blocks')
+    right = mod(me + 1, n)
+    call check_ok(pgdds_net_counts(ctx, before), 'net_counts before')
+    call check_ok(pgdds_put(ctx, mine(right + 1), 7_int64), 'put to the right neighbour')
+    call check_ok(pgdds_flush(ctx), 'flush')
+    call check_ok(pgdds_net_counts(ctx, after), 'net_counts after')
+    call check(after%puts >= before%puts .and. after%flushes >= before%flushes, 'counts only grow')
+    if (.not. c_associated(pgdds_gptr_to_local(ctx, mine(right + 1)))) then
+      call check(after%puts >= before%puts + 1, 'a put through the transport is counted')
+      call check(after%put_bytes >= before%put_bytes + 8, 'its bytes are counted')
+      call check(after%flushes >= before%flushes + 1, 'its flush is counted')
+    end if
+    call check_status(pgdds_net_counts(never_initialized, after), PGDDS_ERR_INVALID_ARG, &
+                      'net_counts of a context never initialized')
+    call check_ok(pgdds_barrier(ctx), 'barrier')
+    call check_ok(pgdds_free(ctx, p), 'free')
+  end subroutine
 
   subroutine test_bad_input()
     integer(PGDDS_GPTR_KIND) :: p
