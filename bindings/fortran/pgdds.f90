@@ -150,6 +150,7 @@ module pgdds
   public :: pgdds_gpu_device, pgdds_gpu_probe
   public :: pgdds_gptr_from_local, pgdds_segment_size, pgdds_num_vcis, pgdds_vci_bind, pgdds_vci_current
   public :: pgdds_net_counts
+  public :: pgdds_am_handler, pgdds_am_register, pgdds_am_send
   public :: pgdds_rpc_fn, pgdds_rpc_done, pgdds_rpc_register, pgdds_rpc_call, pgdds_rpc_reply, pgdds_progress
   public :: pgdds_hashmap_create, pgdds_hashmap_destroy, pgdds_hashmap_insert, pgdds_hashmap_find
   public :: pgdds_hashmap_erase, pgdds_hashmap_size, pgdds_hashmap_local_next
@@ -221,6 +222,12 @@ module pgdds
   interface pgdds_rpc_reply
     module procedure rpc_reply_scalar, rpc_reply_array
   end interface
+  interface pgdds_am_register
+    module procedure am_register_procedure, am_register_funptr
+  end interface
+  interface pgdds_am_send
+    module procedure am_send_scalar, am_send_array
+  end interface
 
   ! --- RPC callbacks (pgdds_rpc_fn_t, pgdds_rpc_done_t) ------------------------------------------
   ! Write them as bind(C) subroutines with these interfaces; ctx is the context's C handle
@@ -245,6 +252,17 @@ module pgdds
       type(c_ptr), value :: ctx
       integer(c_int), value :: status
       type(c_ptr), value :: result
+      integer(c_size_t), value :: size
+      type(c_ptr), value :: arg
+    end subroutine
+    ! An active-message handler (pgdds_am_handler_t), run on the destination inside a progress
+    ! call: it may send active messages but must not block. payload points at size bytes (copy
+    ! them out), valid during the call only; arg is the one given to pgdds_am_register.
+    subroutine pgdds_am_handler(ctx, src_rank, payload, size, arg) bind(C)
+      import :: c_ptr, c_int, c_size_t
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: src_rank
+      type(c_ptr), value :: payload
       integer(c_size_t), value :: size
       type(c_ptr), value :: arg
     end subroutine
@@ -880,6 +898,21 @@ module pgdds
       integer(c_int) :: st
     end function
 
+    function c_am_register(ctx, h, arg, id) bind(C, name='pgdds_am_register') result(st)
+      import :: c_ptr, c_int, c_int32_t, c_funptr
+      type(c_ptr), value :: ctx, arg
+      type(c_funptr), value :: h
+      integer(c_int32_t), intent(out) :: id
+      integer(c_int) :: st
+    end function
+    function c_am_send(ctx, dst_rank, id, payload, size) bind(C, name='pgdds_am_send') result(st)
+      import :: c_ptr, c_int, c_int32_t, c_size_t
+      type(c_ptr), value :: ctx, payload
+      integer(c_int), value :: dst_rank
+      integer(c_int32_t), value :: id
+      integer(c_size_t), value :: size
+      integer(c_int) :: st
+    end function
     function c_rpc_register(id, fn) bind(C, name='pgdds_rpc_register') result(st)
       import :: c_int, c_int64_t, c_funptr
       integer(c_int64_t), value :: id
@@ -2459,6 +2492,74 @@ contains
     d = 0
     st = c_gpu_probe(d)
     devices = int(d)
+  end function
+
+  ! --- Active messages ----------------------------------------------------------------------
+  ! Registers handler h (a bind(C) subroutine of interface pgdds_am_handler, or its c_funloc)
+  ! with arg (default c_null_ptr); id gets its number, the same on every rank; collective.
+  function am_register_procedure(ctx, h, id, arg) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    procedure(pgdds_am_handler) :: h
+    integer, intent(out) :: id
+    type(c_ptr), intent(in), optional :: arg
+    integer(c_int) :: st
+    st = am_register_funptr(ctx, c_funloc(h), id, arg)
+  end function
+
+  function am_register_funptr(ctx, h, id, arg) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    type(c_funptr), value :: h
+    integer, intent(out) :: id
+    type(c_ptr), intent(in), optional :: arg
+    integer(c_int) :: st
+    integer(c_int32_t) :: n
+    n = -1
+    st = c_am_register(ctx%handle, h, optional_ptr(arg), n)
+    id = int(n)
+  end function
+
+  ! Sends the bytes of payload (a scalar or rank-1 array of a supported type, copied; left out:
+  ! none) to handler id on dst_rank.
+  function am_send_scalar(ctx, dst_rank, id, payload) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer, intent(in) :: dst_rank, id
+    class(*), intent(in), target :: payload
+    integer(c_int) :: st, dtype
+    type(c_ptr) :: addr
+    integer(c_size_t) :: bytes
+    call describe_scalar(payload, addr, bytes, dtype)
+    st = type_status(dtype, 'pgdds_am_send', 'payload')
+    if (st == PGDDS_OK) st = am_send_bytes(ctx, dst_rank, id, addr, bytes)
+  end function
+
+  function am_send_array(ctx, dst_rank, id, payload) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer, intent(in) :: dst_rank, id
+    class(*), intent(in), target, contiguous, optional :: payload(:)
+    integer(c_int) :: st, dtype
+    type(c_ptr) :: addr
+    integer(c_size_t) :: bytes
+    addr = c_null_ptr
+    bytes = 0
+    st = PGDDS_OK
+    if (present(payload)) then
+      call describe_array(payload, addr, bytes, dtype)
+      st = type_status(dtype, 'pgdds_am_send', 'payload')
+    end if
+    if (st == PGDDS_OK) st = am_send_bytes(ctx, dst_rank, id, addr, bytes)
+  end function
+
+  function am_send_bytes(ctx, dst_rank, id, addr, bytes) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer, intent(in) :: dst_rank, id
+    type(c_ptr), intent(in) :: addr
+    integer(c_size_t), intent(in) :: bytes
+    integer(c_int) :: st
+    if (id < 0) then
+      st = fail(PGDDS_ERR_INVALID_ARG, 'pgdds_am_send: the handler id must not be negative')
+      return
+    end if
+    st = c_am_send(ctx%handle, int(dst_rank, c_int), int(id, c_int32_t), addr, bytes)
   end function
 
   ! --- Remote procedure calls -------------------------------------------------------------------

@@ -2,7 +2,8 @@
 ! the segment, put and get of integer and real data (blocking, with requests, and completed by a
 ! flush), atomics of 64 and 32 bits, signed and unsigned, blocking and not, with exact totals
 ! under contention, the GPU queries, typed RPC to a neighbour with Fortran functions and
-! callbacks, and the errors a Fortran program gets for bad input.
+! callbacks, active messages, segment sizes, VCIs and network counts, and the errors a Fortran
+! program gets for bad input.
 
 ! The RPC functions and reply callbacks: bind(C) subroutines of the module's abstract interfaces
 ! pgdds_rpc_fn and pgdds_rpc_done.
@@ -11,7 +12,7 @@ module core_rpc
   use pgdds
   implicit none
   private
-  public :: combine, refuse_odd, count_call, store_answer
+  public :: combine, refuse_odd, count_call, store_answer, note_message
 
   ! What a reply's callback stores for its caller (arg points at it).
   type, public :: rpc_answer
@@ -24,6 +25,11 @@ module core_rpc
 
   ! What the calls without reply added on this rank.
   integer, public, volatile :: received = 0
+  ! The active messages this rank's handler saw: how many, the sum of their integer(int64)
+  ! payloads, how many came with another payload or from an unexpected rank or argument.
+  integer, public, volatile :: messages = 0, odd_messages = 0
+  integer(int64), public, volatile :: message_sum = 0
+  integer, public, target :: message_tag = 4242
 
 contains
 
@@ -115,6 +121,26 @@ contains
     end if
   end subroutine
 
+  ! An active-message handler: payload is one integer(int64) from the rank to the left; arg points
+  ! at message_tag.
+  subroutine note_message(ctx, src_rank, payload, size, arg) bind(C)
+    type(c_ptr), value :: ctx
+    integer(c_int), value :: src_rank
+    type(c_ptr), value :: payload
+    integer(c_size_t), value :: size
+    type(c_ptr), value :: arg
+    integer(int64), pointer :: value
+    integer, pointer :: tag
+    call c_f_pointer(arg, tag)
+    if (size /= 8 .or. .not. c_associated(ctx) .or. src_rank < 0 .or. tag /= 4242) then
+      odd_messages = odd_messages + 1
+      return
+    end if
+    call c_f_pointer(payload, value)
+    messages = messages + 1
+    message_sum = message_sum + value
+  end subroutine
+
 end module core_rpc
 
 program fortran_core
@@ -141,6 +167,7 @@ program fortran_core
   call test_gpu()
   call test_rpc()
   call test_segments_vcis_counts()
+  call test_active_messages()
   call test_bad_input()
   call finish(ctx, 'fortran/core')
 
@@ -770,6 +797,33 @@ contains
                       'net_counts of a context never initialized')
     call check_ok(pgdds_barrier(ctx), 'barrier')
     call check_ok(pgdds_free(ctx, p), 'free')
+  end subroutine
+
+  ! Each rank sends 50 active messages to its right neighbour, payloads 1000 * rank + k; the
+  ! neighbour's handler counts them and sums the payloads, exactly.
+  subroutine test_active_messages()
+    integer, parameter :: count = 50
+    integer :: id, k, spins, left
+    integer(int64) :: want
+    call check_ok(pgdds_am_register(ctx, note_message, id, c_loc(message_tag)), 'am_register')
+    call check(id >= 0, 'a handler id')
+    do k = 1, count
+      call check_ok(pgdds_am_send(ctx, mod(me + 1, n), id, 1000_int64 * me + k), 'am_send')
+    end do
+    spins = 0
+    do while (messages < count .and. spins < 10000000)
+      call check_ok(pgdds_progress(ctx), 'progress')
+      spins = spins + 1
+    end do
+    left = mod(me - 1 + n, n)
+    want = 1000_int64 * left * count + int(count, int64) * (count + 1) / 2
+    call check(messages == count, 'every active message arrived once')
+    call check(message_sum == want, 'the payloads arrived whole')
+    call check(odd_messages == 0, 'no message with a wrong size, context, source or argument')
+    call check_status(pgdds_am_send(ctx, n, id, 1_int64), PGDDS_ERR_OUT_OF_BOUNDS, 'am_send to a rank past the job')
+    call check_status(pgdds_am_send(ctx, 0, id + 1000, 1_int64), PGDDS_ERR_INVALID_ARG, 'am_send to an unknown handler')
+    call check_status(pgdds_am_send(ctx, 0, -1, 1_int64), PGDDS_ERR_INVALID_ARG, 'am_send to a negative handler')
+    call check_ok(pgdds_barrier(ctx), 'barrier')
   end subroutine
 
   subroutine test_bad_input()
