@@ -124,6 +124,21 @@ module pgdds
     integer(c_int64_t) :: reserved(9) = 0
   end type
 
+  ! A PGDDS_* environment variable (pgdds_config_var_t, every field): value is its text in the
+  ! environment, '' with value_set false when unset; value_ok false when ill-formed.
+  type, public :: pgdds_config_var
+    character(len=:), allocatable :: name, type, default_value, choices, description, value
+    logical :: value_set = .false., value_ok = .true.
+  end type
+
+  ! What a transport finds on this machine (pgdds_transport_attr_t, every field); usable: 1, 0,
+  ! or -1 for unknown.
+  type, public :: pgdds_transport_attr
+    character(len=:), allocatable :: transport, component, atomics, progress, detail
+    logical :: built = .false.
+    integer :: usable = -1
+  end type
+
   ! A distributed dense matrix (pgdds_dmatrix_t) of elements of elem_type.
   type, public :: pgdds_dmatrix
     type(c_ptr) :: handle = c_null_ptr
@@ -150,7 +165,9 @@ module pgdds
   public :: pgdds_gpu_device, pgdds_gpu_probe
   public :: pgdds_gptr_from_local, pgdds_segment_size, pgdds_num_vcis, pgdds_vci_bind, pgdds_vci_current
   public :: pgdds_net_counts
-  public :: pgdds_am_handler, pgdds_am_register, pgdds_am_send
+  public :: pgdds_am_handler, pgdds_am_register, pgdds_am_send, pgdds_map_static_data
+  public :: pgdds_build_option_count, pgdds_build_option, pgdds_config_count, pgdds_config_describe
+  public :: pgdds_transport_probe, pgdds_transport_describe
   public :: pgdds_rpc_fn, pgdds_rpc_done, pgdds_rpc_register, pgdds_rpc_call, pgdds_rpc_reply, pgdds_progress
   public :: pgdds_hashmap_create, pgdds_hashmap_destroy, pgdds_hashmap_insert, pgdds_hashmap_find
   public :: pgdds_hashmap_erase, pgdds_hashmap_size, pgdds_hashmap_local_next
@@ -290,6 +307,20 @@ module pgdds
     integer(c_size_t) :: segment_size = 0
     type(c_ptr) :: transport = c_null_ptr
     integer(c_int) :: num_vcis = 0
+  end type
+
+  ! --- pgdds_config_var_t, pgdds_transport_attr_t ---------------------------------------------
+  type, bind(C) :: c_config_var
+    integer(c_int64_t) :: field_mask = 0
+    type(c_ptr) :: name = c_null_ptr, type = c_null_ptr, default_value = c_null_ptr, choices = c_null_ptr
+    type(c_ptr) :: description = c_null_ptr, value = c_null_ptr
+    integer(c_int) :: value_ok = 1
+  end type
+  type, bind(C) :: c_transport_attr
+    integer(c_int64_t) :: field_mask = 0
+    type(c_ptr) :: transport = c_null_ptr, component = c_null_ptr
+    integer(c_int) :: built = 0, usable = -1
+    type(c_ptr) :: atomics = c_null_ptr, progress = c_null_ptr, detail = c_null_ptr
   end type
 
   ! --- pgdds_hashmap_params_t -----------------------------------------------------------------
@@ -898,6 +929,43 @@ module pgdds
       integer(c_int) :: st
     end function
 
+    function c_map_static_data(ctx, flags) bind(C, name='pgdds_map_static_data') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: flags
+      integer(c_int) :: st
+    end function
+    function c_build_option_count() bind(C, name='pgdds_build_option_count') result(n)
+      import :: c_int
+      integer(c_int) :: n
+    end function
+    function c_build_option(index, name, value) bind(C, name='pgdds_build_option') result(st)
+      import :: c_int, c_ptr
+      integer(c_int), value :: index
+      type(c_ptr), intent(out) :: name, value
+      integer(c_int) :: st
+    end function
+    function c_config_count() bind(C, name='pgdds_config_count') result(n)
+      import :: c_int
+      integer(c_int) :: n
+    end function
+    function c_config_describe(index, var) bind(C, name='pgdds_config_describe') result(st)
+      import :: c_int, c_config_var
+      integer(c_int), value :: index
+      type(c_config_var), intent(inout) :: var
+      integer(c_int) :: st
+    end function
+    function c_transport_probe(count) bind(C, name='pgdds_transport_probe') result(st)
+      import :: c_int
+      integer(c_int), intent(out) :: count
+      integer(c_int) :: st
+    end function
+    function c_transport_describe(index, attr) bind(C, name='pgdds_transport_describe') result(st)
+      import :: c_int, c_transport_attr
+      integer(c_int), value :: index
+      type(c_transport_attr), intent(inout) :: attr
+      integer(c_int) :: st
+    end function
     function c_am_register(ctx, h, arg, id) bind(C, name='pgdds_am_register') result(st)
       import :: c_ptr, c_int, c_int32_t, c_funptr
       type(c_ptr), value :: ctx, arg
@@ -2492,6 +2560,87 @@ contains
     d = 0
     st = c_gpu_probe(d)
     devices = int(d)
+  end function
+
+  ! --- Static data and introspection ------------------------------------------------------------
+  ! Makes the executable's static data (module and SAVE variables, COMMON blocks) remotely
+  ! accessible; collective (pgdds.h says when to call it). flags: 0, the default.
+  function pgdds_map_static_data(ctx, flags) result(st)
+    type(pgdds_context), intent(in) :: ctx
+    integer, intent(in), optional :: flags
+    integer(c_int) :: st, f
+    f = 0
+    if (present(flags)) f = int(flags, c_int)
+    if (f < 0) then
+      st = fail(PGDDS_ERR_INVALID_ARG, 'pgdds_map_static_data: flags must not be negative')
+      return
+    end if
+    st = c_map_static_data(ctx%handle, f)
+  end function
+
+  ! The build's options (name and value, e.g. 'version' and '0.1.0'), index 0 .. count - 1; no
+  ! context needed, as for the two below.
+  integer function pgdds_build_option_count()
+    pgdds_build_option_count = int(c_build_option_count())
+  end function
+
+  function pgdds_build_option(index, name, value) result(st)
+    integer, intent(in) :: index
+    character(len=:), allocatable, intent(out) :: name, value
+    integer(c_int) :: st
+    type(c_ptr) :: n, v
+    n = c_null_ptr
+    v = c_null_ptr
+    st = c_build_option(int(index, c_int), n, v)
+    name = from_c(n)
+    value = from_c(v)
+  end function
+
+  ! The PGDDS_* environment variables, index 0 .. count - 1.
+  integer function pgdds_config_count()
+    pgdds_config_count = int(c_config_count())
+  end function
+
+  function pgdds_config_describe(index, var) result(st)
+    integer, intent(in) :: index
+    type(pgdds_config_var), intent(out) :: var
+    integer(c_int) :: st
+    type(c_config_var) :: c
+    c%field_mask = 63  ! every field: name, type, default, choices, description, value
+    st = c_config_describe(int(index, c_int), c)
+    var%name = from_c(c%name)
+    var%type = from_c(c%type)
+    var%default_value = from_c(c%default_value)
+    var%choices = from_c(c%choices)
+    var%description = from_c(c%description)
+    var%value = from_c(c%value)
+    var%value_set = c_associated(c%value)
+    var%value_ok = c%value_ok /= 0
+  end function
+
+  ! What each transport finds on this machine (probed once per process): count entries.
+  function pgdds_transport_probe(count) result(st)
+    integer, intent(out) :: count
+    integer(c_int) :: st, n
+    n = 0
+    st = c_transport_probe(n)
+    count = int(n)
+  end function
+
+  function pgdds_transport_describe(index, attr) result(st)
+    integer, intent(in) :: index
+    type(pgdds_transport_attr), intent(out) :: attr
+    integer(c_int) :: st
+    type(c_transport_attr) :: c
+    c%field_mask = 127  ! every field
+    st = c_transport_describe(int(index, c_int), c)
+    attr%transport = from_c(c%transport)
+    attr%component = from_c(c%component)
+    attr%atomics = from_c(c%atomics)
+    attr%progress = from_c(c%progress)
+    attr%detail = from_c(c%detail)
+    attr%built = c%built /= 0
+    attr%usable = int(c%usable)
   end function
 
   ! --- Active messages ----------------------------------------------------------------------

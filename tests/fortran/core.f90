@@ -2,8 +2,8 @@
 ! the segment, put and get of integer and real data (blocking, with requests, and completed by a
 ! flush), atomics of 64 and 32 bits, signed and unsigned, blocking and not, with exact totals
 ! under contention, the GPU queries, typed RPC to a neighbour with Fortran functions and
-! callbacks, active messages, segment sizes, VCIs and network counts, and the errors a Fortran
-! program gets for bad input.
+! callbacks, active messages, segment sizes, VCIs and network counts, introspection, static
+! data reached remotely, and the errors a Fortran program gets for bad input.
 
 ! The RPC functions and reply callbacks: bind(C) subroutines of the module's abstract interfaces
 ! pgdds_rpc_fn and pgdds_rpc_done.
@@ -30,6 +30,8 @@ module core_rpc
   integer, public, volatile :: messages = 0, odd_messages = 0
   integer(int64), public, volatile :: message_sum = 0
   integer, public, target :: message_tag = 4242
+  ! Static data that pgdds_map_static_data makes remotely accessible.
+  integer(int64), public, target :: static_words(3) = [11_int64, 0_int64, 33_int64]
 
 contains
 
@@ -168,6 +170,8 @@ program fortran_core
   call test_rpc()
   call test_segments_vcis_counts()
   call test_active_messages()
+  call test_introspection()
+  call test_static_data()
   call test_bad_input()
   call finish(ctx, 'fortran/core')
 
@@ -824,6 +828,60 @@ contains
     call check_status(pgdds_am_send(ctx, 0, id + 1000, 1_int64), PGDDS_ERR_INVALID_ARG, 'am_send to an unknown handler')
     call check_status(pgdds_am_send(ctx, 0, -1, 1_int64), PGDDS_ERR_INVALID_ARG, 'am_send to a negative handler')
     call check_ok(pgdds_barrier(ctx), 'barrier')
+  end subroutine
+
+  ! The build options, the environment variables and the transports, as pgdds-info shows them.
+  subroutine test_introspection()
+    character(len=:), allocatable :: name, value
+    type(pgdds_config_var) :: var
+    type(pgdds_transport_attr) :: attr
+    integer :: i, count
+    logical :: found
+
+    count = pgdds_build_option_count()
+    call check(count > 0, 'build options')
+    found = .false.
+    do i = 0, count - 1
+      call check_ok(pgdds_build_option(i, name, value), 'build_option')
+      if (name == 'version') found = len(value) > 0
+    end do
+    call check(found, 'a version among the build options')
+    call check_status(pgdds_build_option(count, name, value), PGDDS_ERR_INVALID_ARG, 'build_option past the last')
+
+    found = .false.
+    do i = 0, pgdds_config_count() - 1
+      call check_ok(pgdds_config_describe(i, var), 'config_describe')
+      if (var%name == 'PGDDS_SEGMENT_SIZE') &
+        found = var%type == 'size' .and. var%default_value == '256M' .and. len(var%description) > 0 .and. var%value_ok
+    end do
+    call check(found, 'PGDDS_SEGMENT_SIZE described')
+    call check_status(pgdds_config_describe(-1, var), PGDDS_ERR_INVALID_ARG, 'config_describe of index -1')
+
+    call check_ok(pgdds_transport_probe(count), 'transport_probe')
+    found = .false.
+    do i = 0, count - 1
+      call check_ok(pgdds_transport_describe(i, attr), 'transport_describe')
+      if (attr%transport == 'shm') found = found .or. attr%built
+    end do
+    call check(found, 'the shared-memory path described, built')
+    call check_status(pgdds_transport_describe(count, attr), PGDDS_ERR_INVALID_ARG, 'transport_describe past the last')
+  end subroutine
+
+  ! A module variable of every rank, reached through its global pointer: each rank puts into its
+  ! right neighbour's static_words(2); the words beside it and their initial values stay.
+  subroutine test_static_data()
+    integer(PGDDS_GPTR_KIND) :: here, there
+    integer :: left, right
+    call check_status(pgdds_map_static_data(ctx, 1), PGDDS_ERR_INVALID_ARG, 'map_static_data with an unknown flag')
+    call check_ok(pgdds_map_static_data(ctx), 'map_static_data')
+    call check_ok(pgdds_gptr_from_local(ctx, c_loc(static_words(2)), here), 'gptr_from_local of a module variable')
+    right = mod(me + 1, n)
+    left = mod(me - 1 + n, n)
+    call check_ok(pgdds_gptr_at(ctx, here, right, there), 'the right neighbour''s copy')
+    call check_ok(pgdds_put(ctx, there, 1000_int64 + me), 'put into the neighbour''s module variable')
+    call check_ok(pgdds_barrier(ctx), 'barrier')
+    call check(static_words(2) == 1000_int64 + left, 'the left neighbour''s put is in the module variable')
+    call check(static_words(1) == 11 .and. static_words(3) == 33, 'the words beside it keep their values')
   end subroutine
 
   subroutine test_bad_input()
