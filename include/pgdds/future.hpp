@@ -160,19 +160,35 @@ template <class... T> future<void> when_all(const future<T> &...fs)
 }
 
 namespace detail {
-// A future that completes with request req (pgdds_test), holding *landing as its value.
-template <class T> future<T> request_future(context_ref ctx, pgdds_request_t req, std::shared_ptr<T> landing)
+// A future that request req completes: once pgdds_test completes it with status st,
+// outcome(st, state) settles the state (a value, or a failure); a failure to progress fails it.
+template <class T, class Outcome> future<T> request_future_with(pgdds_context_t ctx, pgdds_request_t req, Outcome outcome)
 {
     auto s = std::make_shared<detail::future_state<T>>();
-    s->ctx = ctx.handle();
-    s->poll = [req, landing, c = s.get()]() {
+    s->ctx = ctx;
+    s->poll = [req, outcome = std::move(outcome), c = s.get()]() mutable {
         int done = 0;
         pgdds_status_t st = pgdds_test(c->ctx, req, &done);
-        if (st != PGDDS_OK) c->set_failure(st, pgdds_last_error());
-        else if (done) c->set(*landing);
-        return st != PGDDS_OK || done;
+        if (done) outcome(st, *c);
+        else if (st != PGDDS_OK) c->set_failure(st, pgdds_last_error());
+        return done || st != PGDDS_OK;
     };
     return future<T>(s);
+}
+
+// Settles c with st's failure and its explanation, else with value().
+template <class T, class Value> void settle(future_state<T> &c, pgdds_status_t st, Value value)
+{
+    if (st != PGDDS_OK) c.set_failure(st, pgdds_last_error());
+    else c.set(value());
+}
+
+// A future that completes with request req, holding *landing as its value.
+template <class T> future<T> request_future(context_ref ctx, pgdds_request_t req, std::shared_ptr<T> landing)
+{
+    return request_future_with<T>(ctx.handle(), req, [landing](pgdds_status_t st, future_state<T> &c) {
+        settle(c, st, [&] { return *landing; });
+    });
 }
 
 template <class T> constexpr void check_atomic_word()
@@ -262,10 +278,9 @@ template <class T> future<T> atomic_compare_exchange_async(context_ref ctx, glob
     return detail::request_future<T>(ctx, req, landing);
 }
 
-// The containers' operations have no non-blocking form: each runs a protocol of dependent
-// steps (claim a bucket, then write it; reserve a slot, then fill it) on the one-sided path, or
-// waits for the owner's reply on the RPC path, inside the library. There is therefore no
-// map.find_async: a future over a blocking call would only pretend. Batches overlap their
-// steps instead (hash_map::find_many, insert_many; the hash map buffer).
+// The containers' asynchronous operations (map.find_async, queue.push_async, bloom.insert_async,
+// ...) are members of the containers, over their C _nb forms: one message towards an owner served
+// by RPC, complete at once where the part is reached by load/store or by the one-sided protocols
+// (whose steps each depend on the last).
 
 }  // namespace pgdds

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <pgdds/fixed_slot.hpp>
+#include <pgdds/future.hpp>
 #include <pgdds/pgdds.hpp>
 #include <pgdds/promise.hpp>
 
@@ -119,7 +120,8 @@ template <class K, class V> class hash_map {
 
     // Collective.
     hash_map(context_ref ctx, uint64_t capacity, const hash_map_options &options = hash_map_options())
-        : key_(options.key_bytes(), "pgdds::hash_map key"), value_(options.value_bytes(), "pgdds::hash_map value")
+        : ctx_(ctx.handle()), key_(options.key_bytes(), "pgdds::hash_map key"),
+          value_(options.value_bytes(), "pgdds::hash_map value")
     {
         pgdds_hashmap_params_t p{0, key_.size(), value_.size(), capacity};
         check(pgdds_hashmap_create_with(ctx.handle(), &p, &options.c_options(), &h_));
@@ -136,7 +138,7 @@ template <class K, class V> class hash_map {
     }
     hash_map(const hash_map &) = delete;
     hash_map &operator=(const hash_map &) = delete;
-    hash_map(hash_map &&o) noexcept : key_(o.key_), value_(o.value_), h_(std::exchange(o.h_, nullptr)) {}
+    hash_map(hash_map &&o) noexcept : ctx_(o.ctx_), key_(o.key_), value_(o.value_), h_(std::exchange(o.h_, nullptr)) {}
     hash_map &operator=(hash_map &&) = delete;
 
     pgdds_hashmap_t handle() const noexcept { return h_; }
@@ -170,6 +172,43 @@ template <class K, class V> class hash_map {
     {
         std::vector<unsigned char> kb;
         return found(pgdds_hashmap_erase(h_, key_.encode(key, kb), p.bits()));
+    }
+
+    // Asynchronous forms (future.hpp), over pgdds_hashmap_insert_nb and its group: under way when
+    // the call returns (one message to an owner served by RPC; complete at once where the part is
+    // reached by load/store or the one-sided protocols). The key and value are copied at the call.
+    future<void> insert_async(const K &key, const V &value, promise_set p = promise_set()) const
+    {
+        std::vector<unsigned char> kb, vb;
+        pgdds_request_t req = nullptr;
+        check(pgdds_hashmap_insert_nb(h_, key_.encode(key, kb), value_.encode(value, vb), p.bits(), &req));
+        return detail::request_future_with<void>(ctx_, req, [](pgdds_status_t st, detail::future_state<void> &c) {
+            detail::settle(c, st, [] { return detail::unit{}; });
+        });
+    }
+    // nullopt when the key is absent.
+    future<std::optional<V>> find_async(const K &key, promise_set p = promise_set()) const
+    {
+        std::vector<unsigned char> kb;
+        auto landing = std::make_shared<std::vector<unsigned char>>(value_.size());
+        pgdds_request_t req = nullptr;
+        check(pgdds_hashmap_find_nb(h_, key_.encode(key, kb), landing->data(), p.bits(), &req));
+        return detail::request_future_with<std::optional<V>>(
+            ctx_, req, [landing, slot = value_](pgdds_status_t st, detail::future_state<std::optional<V>> &c) {
+                if (st == PGDDS_ERR_NOT_FOUND) c.set(std::nullopt);
+                else detail::settle(c, st, [&] { return std::optional<V>(slot.decode(landing->data())); });
+            });
+    }
+    // False if the key was absent.
+    future<bool> erase_async(const K &key, promise_set p = promise_set()) const
+    {
+        std::vector<unsigned char> kb;
+        pgdds_request_t req = nullptr;
+        check(pgdds_hashmap_erase_nb(h_, key_.encode(key, kb), p.bits(), &req));
+        return detail::request_future_with<bool>(ctx_, req, [](pgdds_status_t st, detail::future_state<bool> &c) {
+            if (st == PGDDS_ERR_NOT_FOUND) c.set(false);
+            else detail::settle(c, st, [] { return true; });
+        });
     }
 
     // Batches: keys hashed in groups whose buckets are fetched together (trivial K and V).
@@ -249,6 +288,8 @@ template <class K, class V> class hash_map {
     local_range local() const { return local_range(this); }
 
   private:
+    pgdds_context_t ctx_;
+
     static bool found(pgdds_status_t st)
     {
         if (st == PGDDS_ERR_NOT_FOUND) return false;

@@ -437,14 +437,14 @@ PGDDS_API pgdds_status_t pgdds_put_nb(pgdds_context_t ctx, pgdds_gptr_t dst, con
 PGDDS_API pgdds_status_t pgdds_get_nb(pgdds_context_t ctx, void *dst, pgdds_gptr_t src, size_t n, pgdds_request_t *req);
 /** Tells whether req completed, and frees it once done.
  * @param ctx      the context (pgdds_init)
- * @param req      a request of pgdds_put_nb, pgdds_get_nb or an atomic's _nb form
+ * @param req      a request of pgdds_put_nb, pgdds_get_nb, an atomic's or a container operation's _nb form
  * @param done     set to 1 if req completed (req is then freed), else 0
  * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
  *         for a freed or foreign request; the operation's failure */
 PGDDS_API pgdds_status_t pgdds_test(pgdds_context_t ctx, pgdds_request_t req, int *done);
 /** Waits for req to complete, and frees it.
  * @param ctx      the context (pgdds_init)
- * @param req      a request of pgdds_put_nb, pgdds_get_nb or an atomic's _nb form
+ * @param req      a request of pgdds_put_nb, pgdds_get_nb, an atomic's or a container operation's _nb form
  * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
  *         for a freed or foreign request; the operation's failure */
 PGDDS_API pgdds_status_t pgdds_wait(pgdds_context_t ctx, pgdds_request_t req);
@@ -1366,6 +1366,73 @@ PGDDS_API pgdds_status_t pgdds_hashmap_find_many(pgdds_hashmap_t map, size_t cou
 PGDDS_API pgdds_status_t pgdds_hashmap_insert_many(pgdds_hashmap_t map, size_t count, const void *keys,
                                                    const void *values, unsigned concurrent);
 /** @} */
+
+/** @name Non-blocking container operations
+ * The hash map's, queue's and Bloom filter's operations with a request (pgdds_test, pgdds_wait)
+ * that gives the operation's outcome, the status the blocking call would return (explained by
+ * pgdds_last_error()), and writes its outputs when it completes. The inputs (keys, values,
+ * elements) are copied before the call returns and may be reused at once; outputs must stay
+ * valid until the request completes. Argument errors (a NULL pointer, an unknown promise bit,
+ * PGDDS_CP_LOCAL off the owner) fail the call itself, with no request.
+ *
+ * Towards an owner served by RPC (PGDDS_PROTOCOL_RPC, as the op_protocol queries say) the call
+ * sends one message (a batch: one per owner called) and returns; the owner runs the operation
+ * when it progresses and the request completes with its reply, so many operations overlap their
+ * round trips. Parts reached by load/store, and the one-sided (RDMA) protocols, whose steps each
+ * depend on the last, run the operation to its end inside the call: the request is then
+ * complete at once. Operations in flight together complete in any order (wait for one to order
+ * it before another) under the same concurrency promises as the blocking calls. A container's
+ * destroy first waits for this rank's operations in flight; their requests still give the
+ * outcomes afterwards.
+ * @{ */
+/** pgdds_hashmap_insert with a request.
+ * @param map      the hash map
+ * @param key      key_size bytes (copied)
+ * @param value    value_size bytes (copied)
+ * @param concurrent the operations that may overlap this call (PGDDS_CP_* bits; 0: any)
+ * @param req      on success, the request; it completes with pgdds_hashmap_insert's status
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
+PGDDS_API pgdds_status_t pgdds_hashmap_insert_nb(pgdds_hashmap_t map, const void *key, const void *value,
+                                                 unsigned concurrent, pgdds_request_t *req);
+/** pgdds_hashmap_find with a request.
+ * @param map      the hash map
+ * @param key      key_size bytes (copied)
+ * @param value    gets value_size bytes when the request completes with PGDDS_OK
+ * @param concurrent the operations that may overlap this call (PGDDS_CP_* bits; 0: any)
+ * @param req      on success, the request; it completes with PGDDS_ERR_NOT_FOUND when the key is absent
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
+PGDDS_API pgdds_status_t pgdds_hashmap_find_nb(pgdds_hashmap_t map, const void *key, void *value, unsigned concurrent,
+                                               pgdds_request_t *req);
+/** pgdds_hashmap_erase with a request.
+ * @param map      the hash map
+ * @param key      key_size bytes (copied)
+ * @param concurrent the operations that may overlap this call (PGDDS_CP_* bits; 0: any)
+ * @param req      on success, the request; it completes with PGDDS_ERR_NOT_FOUND when the key is absent
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
+PGDDS_API pgdds_status_t pgdds_hashmap_erase_nb(pgdds_hashmap_t map, const void *key, unsigned concurrent,
+                                                pgdds_request_t *req);
+/** pgdds_hashmap_find_many with a request.
+ * @param map      the hash map
+ * @param count    the number of keys
+ * @param keys     count × key_size bytes (copied)
+ * @param values   gets count × value_size bytes when the request completes
+ * @param found    count flags, set when the request completes
+ * @param concurrent the operations that may overlap this call (PGDDS_CP_* bits; 0: any)
+ * @param req      on success, the request
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
+PGDDS_API pgdds_status_t pgdds_hashmap_find_many_nb(pgdds_hashmap_t map, size_t count, const void *keys, void *values,
+                                                    unsigned char *found, unsigned concurrent, pgdds_request_t *req);
+/** pgdds_hashmap_insert_many with a request.
+ * @param map      the hash map
+ * @param count    the number of keys
+ * @param keys     count × key_size bytes (copied)
+ * @param values   count × value_size bytes (copied)
+ * @param concurrent the operations that may overlap this call (PGDDS_CP_* bits; 0: any)
+ * @param req      on success, the request; it completes with pgdds_hashmap_insert_many's status
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
+PGDDS_API pgdds_status_t pgdds_hashmap_insert_many_nb(pgdds_hashmap_t map, size_t count, const void *keys,
+                                                      const void *values, unsigned concurrent, pgdds_request_t *req);
+/** @} */
 /** Resizes to at least new_capacity buckets; collective.
  * Every rank rehashes its own part (owners do not change).
  * @param map      the hash map
@@ -1577,6 +1644,27 @@ PGDDS_API pgdds_status_t pgdds_queue_push(pgdds_queue_t queue, const void *elems
  * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_EMPTY when
  *         none */
 PGDDS_API pgdds_status_t pgdds_queue_pop(pgdds_queue_t queue, void *elems, size_t max, size_t *popped, unsigned concurrent);
+/** pgdds_queue_push with a request (the non-blocking container operations: see
+ * pgdds_hashmap_insert_nb). A FastQueue push with a request keeps no store back: it is complete,
+ * and visible to pops, when the request completes.
+ * @param queue    the queue
+ * @param elems    count elements (copied)
+ * @param count    how many
+ * @param concurrent the operations that may overlap this call (PGDDS_CP_* bits; 0: any)
+ * @param req      on success, the request; it completes with pgdds_queue_push's status
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
+PGDDS_API pgdds_status_t pgdds_queue_push_nb(pgdds_queue_t queue, const void *elems, size_t count, unsigned concurrent,
+                                             pgdds_request_t *req);
+/** pgdds_queue_pop with a request (see pgdds_hashmap_insert_nb).
+ * @param queue    the queue
+ * @param elems    gets up to max elements when the request completes
+ * @param max      room in elems, in elements
+ * @param popped   gets the number popped when the request completes
+ * @param concurrent the operations that may overlap this call (PGDDS_CP_* bits; 0: any)
+ * @param req      on success, the request; it completes with PGDDS_ERR_EMPTY when there was none
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
+PGDDS_API pgdds_status_t pgdds_queue_pop_nb(pgdds_queue_t queue, void *elems, size_t max, size_t *popped,
+                                            unsigned concurrent, pgdds_request_t *req);
 /** The queued elements, contiguous; host rank, between phases. It does not pop them.
  * @param queue    the queue
  * @param elems    gets the address of the first element
@@ -1748,6 +1836,28 @@ PGDDS_API pgdds_status_t pgdds_bloom_insert_many(pgdds_bloom_t bloom, size_t cou
  * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
 PGDDS_API pgdds_status_t pgdds_bloom_contains_many(pgdds_bloom_t bloom, size_t count, const void *keys,
                                                    size_t key_len, unsigned char *maybe_present);
+/** pgdds_bloom_insert_many with a request (the non-blocking container operations: see
+ * pgdds_hashmap_insert_nb); one key: count 1.
+ * @param bloom    the filter
+ * @param count    the number of keys
+ * @param keys     count keys of key_len bytes each (copied)
+ * @param key_len  the length of each key
+ * @param was_present NULL, or count flags set by the time the request completes
+ * @param req      on success, the request
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
+PGDDS_API pgdds_status_t pgdds_bloom_insert_many_nb(pgdds_bloom_t bloom, size_t count, const void *keys,
+                                                    size_t key_len, unsigned char *was_present, pgdds_request_t *req);
+/** pgdds_bloom_contains_many with a request (see pgdds_hashmap_insert_nb); one key: count 1.
+ * @param bloom    the filter
+ * @param count    the number of keys
+ * @param keys     count keys of key_len bytes each (copied)
+ * @param key_len  the length of each key
+ * @param maybe_present count flags, set by the time the request completes
+ * @param req      on success, the request
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
+PGDDS_API pgdds_status_t pgdds_bloom_contains_many_nb(pgdds_bloom_t bloom, size_t count, const void *keys,
+                                                      size_t key_len, unsigned char *maybe_present,
+                                                      pgdds_request_t *req);
 /** @} */
 
 /** @} */

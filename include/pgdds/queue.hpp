@@ -11,6 +11,7 @@
 #pragma once
 
 #include <pgdds/fixed_slot.hpp>
+#include <pgdds/future.hpp>
 #include <pgdds/pgdds.hpp>
 #include <pgdds/promise.hpp>
 
@@ -26,7 +27,7 @@ template <class T, int Kind> class queue {
   public:
     // Collective. max_bytes: the largest encoding of a serialized T (ignored for trivial T).
     queue(context_ref ctx, uint64_t capacity, int host_rank, size_t max_bytes = 0)
-        : slot_(max_bytes, "pgdds queue element")
+        : ctx_(ctx.handle()), slot_(max_bytes, "pgdds queue element")
     {
         pgdds_queue_params_t p{0, Kind, slot_.size(), capacity, host_rank};
         check(pgdds_queue_create(ctx.handle(), &p, &h_));
@@ -42,7 +43,7 @@ template <class T, int Kind> class queue {
     }
     queue(const queue &) = delete;
     queue &operator=(const queue &) = delete;
-    queue(queue &&o) noexcept : slot_(o.slot_), h_(std::exchange(o.h_, nullptr)) {}
+    queue(queue &&o) noexcept : ctx_(o.ctx_), slot_(o.slot_), h_(std::exchange(o.h_, nullptr)) {}
     queue &operator=(queue &&) = delete;
 
     pgdds_queue_t handle() const noexcept { return h_; }
@@ -97,6 +98,51 @@ template <class T, int Kind> class queue {
         }
     }
 
+    // Asynchronous forms (future.hpp), over pgdds_queue_push_nb and pgdds_queue_pop_nb: under way
+    // when the call returns (one message to a host served by RPC; complete at once where it is
+    // reached by load/store or the one-sided protocols). The elements are copied at the call. A
+    // push's future is false when the queue was full; a pop's holds up to max elements.
+    future<bool> push_async(const T &v, promise_set p = promise_set()) const
+    {
+        std::vector<unsigned char> buf;
+        pgdds_request_t req = nullptr;
+        check(pgdds_queue_push_nb(h_, slot_.encode(v, buf), 1, p.bits(), &req));
+        return push_future(req);
+    }
+    future<bool> push_async(const std::vector<T> &vs, promise_set p = promise_set()) const
+    {
+        pgdds_request_t req = nullptr;
+        if constexpr (fixed_slot<T>::trivial) {
+            check(pgdds_queue_push_nb(h_, vs.data(), vs.size(), p.bits(), &req));
+        } else {
+            std::vector<unsigned char> buf(vs.size() * slot_.size());
+            for (size_t i = 0; i < vs.size(); ++i) slot_.encode_into(vs[i], buf.data() + i * slot_.size());
+            check(pgdds_queue_push_nb(h_, buf.data(), vs.size(), p.bits(), &req));
+        }
+        return push_future(req);
+    }
+    future<std::vector<T>> pop_async(size_t max, promise_set p = promise_set()) const
+    {
+        struct landing {
+            std::vector<unsigned char> bytes;
+            size_t got = 0;
+        };
+        auto l = std::make_shared<landing>();
+        l->bytes.resize(max * slot_.size());
+        pgdds_request_t req = nullptr;
+        check(pgdds_queue_pop_nb(h_, l->bytes.data(), max, &l->got, p.bits(), &req));
+        return detail::request_future_with<std::vector<T>>(
+            ctx_, req, [l, slot = slot_](pgdds_status_t st, detail::future_state<std::vector<T>> &c) {
+                if (st == PGDDS_ERR_EMPTY) c.set({});
+                else detail::settle(c, st, [&] {
+                    std::vector<T> out;
+                    out.reserve(l->got);
+                    for (size_t i = 0; i < l->got; ++i) out.push_back(slot.decode(l->bytes.data() + i * slot.size()));
+                    return out;
+                });
+            });
+    }
+
     // The host's queued elements, in order, in place (between phases).
     local_span<T> local_view() const
     {
@@ -143,6 +189,13 @@ template <class T, int Kind> class queue {
     void migrate(int new_host) const { check(pgdds_queue_migrate(h_, new_host)); }              // collective
 
   private:
+    future<bool> push_future(pgdds_request_t req) const
+    {
+        return detail::request_future_with<bool>(ctx_, req, [](pgdds_status_t st, detail::future_state<bool> &c) {
+            if (st == PGDDS_ERR_FULL) c.set(false);
+            else detail::settle(c, st, [] { return true; });
+        });
+    }
     static bool accepted(pgdds_status_t st)
     {
         if (st == PGDDS_ERR_FULL) return false;
@@ -156,6 +209,7 @@ template <class T, int Kind> class queue {
         return true;
     }
 
+    pgdds_context_t ctx_;
     fixed_slot<T> slot_;
     pgdds_queue_t h_ = nullptr;
 };

@@ -27,9 +27,12 @@ class bloom_filter : public container {
   public:
     static status create(runtime *rt, uint64_t expected_items, double rate, bloom_filter *&out);
     status destroy(const char *who);
-    status insert_many(const char *who, size_t count, const uint8_t *keys, size_t key_len, unsigned char *was_present);
+    // With req (the _nb forms), a call that takes the operation returns a request that gives
+    // its outcome and writes its outputs (container::outcome); misuse fails the call itself.
+    status insert_many(const char *who, size_t count, const uint8_t *keys, size_t key_len, unsigned char *was_present,
+                       pgdds_request_t *req = nullptr);
     status contains_many(const char *who, size_t count, const uint8_t *keys, size_t key_len,
-                         unsigned char *maybe_present);
+                         unsigned char *maybe_present, pgdds_request_t *req = nullptr);
     uint64_t blocks() const { return part_blocks_ * uint64_t(rt->nranks()); }
     unsigned hashes() const { return hashes_; }
     // The protocol operation `op` (PGDDS_CONTAINER_OP_INSERT or _CONTAINS) takes towards rank's part.
@@ -51,7 +54,7 @@ class bloom_filter : public container {
     // meanwhile. apply(memory, block address, mask) gives a key's flag.
     template <class Apply>
     status through_owners(const char *who, uint32_t op, size_t count, const uint8_t *keys, size_t key_len,
-                          unsigned char *flags, Apply apply);
+                          unsigned char *flags, Apply apply, pgdds_request_t *req);
 
     // Under RPC, read-only contains priced on their own (rpc.h, one_sided_groups): a single one
     // reads one-sidedly when contains_groups_ > 0, a batch of up to contains_many_groups_
@@ -126,19 +129,19 @@ status bloom_filter::create(runtime *rt, uint64_t expected_items, double rate, b
 
 status bloom_filter::destroy(const char *who)
 {
-    status st = rt->barrier(who);  // every call answered: callers wait for their replies
-    if (protocol == PGDDS_PROTOCOL_RPC) rpc_withdraw(this);
+    status st = rpc_retire(this, who);
     rt->allocator().free(gptr::offset(where_.global[size_t(rt->rank())]));
     return st;
 }
 
 // One fetch-or per key (A); the old bits tell whether the key was there already.
 status bloom_filter::insert_many(const char *who, size_t count, const uint8_t *keys, size_t key_len,
-                                 unsigned char *was_present)
+                                 unsigned char *was_present, pgdds_request_t *req)
 {
     if (count && !keys && key_len) return fail(PGDDS_ERR_INVALID_ARG, "%s: keys is NULL", who);
-    if (!via_rpc.empty()) return through_owners(who, call_insert, count, keys, key_len, was_present, bloom_insert_at);
-    return with_memory(who, false, [&](auto &m) -> status {
+    if (!via_rpc.empty())
+        return through_owners(who, call_insert, count, keys, key_len, was_present, bloom_insert_at, req);
+    return outcome(who, with_memory(who, false, [&](auto &m) -> status {
         using Mem = std::decay_t<decltype(m)>;
         bloom_place places[bloom_group];
         for (size_t i = 0; i < count; i += bloom_group) {
@@ -154,12 +157,12 @@ status bloom_filter::insert_many(const char *who, size_t count, const uint8_t *k
             if (m.failed()) return m.result();
         }
         return PGDDS_OK;
-    });
+    }), req);
 }
 
 // One read per key (R); over the network a group's reads are in flight together.
 status bloom_filter::contains_many(const char *who, size_t count, const uint8_t *keys, size_t key_len,
-                                   unsigned char *maybe_present)
+                                   unsigned char *maybe_present, pgdds_request_t *req)
 {
     if (count && !keys && key_len) return fail(PGDDS_ERR_INVALID_ARG, "%s: keys is NULL", who);
     if (count && !maybe_present) return fail(PGDDS_ERR_INVALID_ARG, "%s: maybe_present is NULL", who);
@@ -185,13 +188,13 @@ status bloom_filter::contains_many(const char *who, size_t count, const uint8_t 
         }
         return PGDDS_OK;
     };
-    if (via_rpc.empty()) return with_memory(who, false, reads);
+    if (via_rpc.empty()) return outcome(who, with_memory(who, false, reads), req);
     if (!contains_one_sided(count))
-        return through_owners(who, call_contains, count, keys, key_len, maybe_present, bloom_contains_at);
+        return through_owners(who, call_contains, count, keys, key_len, maybe_present, bloom_contains_at, req);
     // Only reads (no atomic meets the owners' CPU atomics), priced below a call.
     fabric_memory m(rt);
     status st = reads(m);
-    return m.failed() ? fail_prefix(m.result(), who) : st;
+    return outcome(who, m.failed() ? fail_prefix(m.result(), who) : st, req);
 }
 
 bool bloom_filter::contains_one_sided(size_t count) const
@@ -217,7 +220,7 @@ status bloom_filter::op_protocol(const char *who, int rank, int op, int &out) co
 
 template <class Apply>
 status bloom_filter::through_owners(const char *who, uint32_t op, size_t count, const uint8_t *keys, size_t key_len,
-                                    unsigned char *flags, Apply apply)
+                                    unsigned char *flags, Apply apply, pgdds_request_t *req)
 {
     try {
         std::vector<std::vector<size_t>> picks(size_t(rt->nranks()));
@@ -242,16 +245,17 @@ status bloom_filter::through_owners(const char *who, uint32_t op, size_t count, 
             args.insert(args.end(), reinterpret_cast<const uint8_t *>(&bm), reinterpret_cast<const uint8_t *>(&bm + 1));
             picks[owner].push_back(i);
         }
-        status st = rpc_exchange(this, who, op, 0, calls, [] { return PGDDS_OK; });
-        if (st != PGDDS_OK) return st;
-        for (const rpc_call &c : calls) {
-            const std::vector<size_t> &ix = picks[size_t(c.owner)];
-            if (c.reply.size() != ix.size())
-                return fail(PGDDS_ERR_TRANSPORT, "%s: rank %d replied with %zu bytes, not %zu", who, c.owner,
-                            c.reply.size(), ix.size());
-            for (size_t j = 0; flags && j < ix.size(); ++j) flags[ix[j]] = c.reply[j];
-        }
-        return PGDDS_OK;
+        auto settle = [who, flags, picks = std::move(picks)](std::vector<rpc_call> &done) {
+            for (const rpc_call &c : done) {
+                const std::vector<size_t> &ix = picks[size_t(c.owner)];
+                if (c.reply.size() != ix.size())
+                    return fail(PGDDS_ERR_TRANSPORT, "%s: rank %d replied with %zu bytes, not %zu", who, c.owner,
+                                c.reply.size(), ix.size());
+                for (size_t j = 0; flags && j < ix.size(); ++j) flags[ix[j]] = c.reply[j];
+            }
+            return PGDDS_OK;
+        };
+        return rpc_run(this, who, op, 0, calls, req, [] { return PGDDS_OK; }, std::move(settle));
     } catch (const std::bad_alloc &) {
         return fail(PGDDS_ERR_NO_MEMORY, "%s: out of host memory", who);
     }
@@ -382,6 +386,28 @@ PGDDS_API pgdds_status_t pgdds_bloom_contains_many(pgdds_bloom_t bloom, size_t c
     status st = resolve_bloom(bloom, who, b);
     return st != PGDDS_OK ? st
                           : b->contains_many(who, count, static_cast<const uint8_t *>(keys), key_len, maybe_present);
+}
+
+PGDDS_API pgdds_status_t pgdds_bloom_insert_many_nb(pgdds_bloom_t bloom, size_t count, const void *keys,
+                                                    size_t key_len, unsigned char *was_present, pgdds_request_t *req)
+{
+    const char *who = "pgdds_bloom_insert_many_nb";
+    bloom_filter *b = nullptr;
+    status st = resolve_nb(bloom, bloom_magic, who, "Bloom filter", req, b);
+    return st != PGDDS_OK ? st
+                          : b->insert_many(who, count, static_cast<const uint8_t *>(keys), key_len, was_present, req);
+}
+
+PGDDS_API pgdds_status_t pgdds_bloom_contains_many_nb(pgdds_bloom_t bloom, size_t count, const void *keys,
+                                                      size_t key_len, unsigned char *maybe_present,
+                                                      pgdds_request_t *req)
+{
+    const char *who = "pgdds_bloom_contains_many_nb";
+    bloom_filter *b = nullptr;
+    status st = resolve_nb(bloom, bloom_magic, who, "Bloom filter", req, b);
+    return st != PGDDS_OK ? st
+                          : b->contains_many(who, count, static_cast<const uint8_t *>(keys), key_len, maybe_present,
+                                             req);
 }
 
 PGDDS_API pgdds_status_t pgdds_bloom_geometry(pgdds_bloom_t bloom, uint64_t *blocks, unsigned *hashes)

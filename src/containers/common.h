@@ -32,11 +32,20 @@ struct container {
     std::vector<char> via_rpc;
     uint32_t rpc_id = 0;  // the container's name in calls (rpc_enroll)
     std::atomic<int> rpc_serving{0};  // calls being served now (rpc_withdraw waits for them)
+    // This rank's non-blocking calls not yet answered (rpc_retire waits for them); shared with
+    // their requests, which may outlive the container.
+    std::shared_ptr<std::atomic<int>> calls_in_flight = std::make_shared<std::atomic<int>>(0);
 
     explicit container(runtime *r)
         : ctx(r->handle()), rt(r), direct(r->cpu_atomics() && r->cfg().container_direct) {}
     virtual ~container() = default;
 
+    // The outcome of an operation that ran to its end inside the call: st itself, or with req
+    // (the _nb forms) OK and a request whose test gives st (already complete).
+    status outcome(const char *who, status st, pgdds_request_t *req) const
+    {
+        return req ? rt->settled_request(who, st, req) : st;
+    }
     // Under RPC, whether a call for `owner`'s part goes to the owner.
     bool calls_owner(int owner) const { return !via_rpc.empty() && via_rpc[size_t(owner)]; }
     // Takes the protocol the ranks agreed on at creation (choose_protocol, rpc.h) and, under
@@ -74,6 +83,15 @@ status resolve(Cell *h, uint64_t magic, const char *who, const char *what, Impl 
     if (PGDDS_UNLIKELY(!h->impl->rt->thread_allowed())) return h->impl->rt->check_thread(who);
     out = h->impl;
     return PGDDS_OK;
+}
+
+// resolve for the _nb forms, whose request pointer must be there too.
+template <class Cell, class Impl>
+status resolve_nb(Cell *h, uint64_t magic, const char *who, const char *what, pgdds_request_t *req, Impl *&out)
+{
+    status st = resolve(h, magic, who, what, out);
+    if (st == PGDDS_OK && !req) return fail(PGDDS_ERR_INVALID_ARG, "%s: req is NULL", who);
+    return st;
 }
 
 // Checks that `concurrent` holds only promise bits this operation knows (`allowed`).

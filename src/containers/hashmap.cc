@@ -95,8 +95,7 @@ status hash_map::make_table(const char *who, uint64_t capacity, hash_table &t, p
 
 status hash_map::destroy(const char *who)
 {
-    status st = rt->barrier(who);  // every call answered: callers wait for their replies
-    if (protocol == PGDDS_PROTOCOL_RPC) rpc_withdraw(this);
+    status st = rpc_retire(this, who);
     rt->allocator().free(gptr::offset(table_.where.global[size_t(rt->rank())]));
     return st;
 }
@@ -194,7 +193,7 @@ status hash_map::resize(const char *who, uint64_t new_capacity)
 {
     status st = new_capacity == 0 ? fail(PGDDS_ERR_INVALID_ARG, "%s: new capacity is 0", who) : PGDDS_OK;
     st = agree_arguments(rt, who, st, {new_capacity});
-    if (st == PGDDS_OK) st = rt->barrier(who);
+    if (st == PGDDS_OK) st = rpc_quiet(this, who);
     if (st != PGDDS_OK) return st;
     hash_table next;
     pgdds_gptr_t mine;
@@ -322,6 +321,55 @@ PGDDS_API pgdds_status_t pgdds_hashmap_insert_many(pgdds_hashmap_t map, size_t c
     return st != PGDDS_OK ? st
                           : m->insert_many(who, count, static_cast<const uint8_t *>(keys),
                                            static_cast<const uint8_t *>(values), concurrent);
+}
+
+PGDDS_API pgdds_status_t pgdds_hashmap_insert_nb(pgdds_hashmap_t map, const void *key, const void *value,
+                                                 unsigned concurrent, pgdds_request_t *req)
+{
+    const char *who = "pgdds_hashmap_insert_nb";
+    hash_map *m = nullptr;
+    status st = resolve_nb(map, hashmap_magic, who, "hash map", req, m);
+    return st != PGDDS_OK ? st : m->insert(who, key, value, concurrent, req);
+}
+
+PGDDS_API pgdds_status_t pgdds_hashmap_find_nb(pgdds_hashmap_t map, const void *key, void *value, unsigned concurrent,
+                                               pgdds_request_t *req)
+{
+    const char *who = "pgdds_hashmap_find_nb";
+    hash_map *m = nullptr;
+    status st = resolve_nb(map, hashmap_magic, who, "hash map", req, m);
+    return st != PGDDS_OK ? st : m->find(who, key, value, concurrent, req);
+}
+
+PGDDS_API pgdds_status_t pgdds_hashmap_erase_nb(pgdds_hashmap_t map, const void *key, unsigned concurrent,
+                                                pgdds_request_t *req)
+{
+    const char *who = "pgdds_hashmap_erase_nb";
+    hash_map *m = nullptr;
+    status st = resolve_nb(map, hashmap_magic, who, "hash map", req, m);
+    return st != PGDDS_OK ? st : m->erase(who, key, concurrent, req);
+}
+
+PGDDS_API pgdds_status_t pgdds_hashmap_find_many_nb(pgdds_hashmap_t map, size_t count, const void *keys, void *values,
+                                                    unsigned char *found, unsigned concurrent, pgdds_request_t *req)
+{
+    const char *who = "pgdds_hashmap_find_many_nb";
+    hash_map *m = nullptr;
+    status st = resolve_nb(map, hashmap_magic, who, "hash map", req, m);
+    return st != PGDDS_OK ? st
+                          : m->find_many(who, count, static_cast<const uint8_t *>(keys), static_cast<uint8_t *>(values),
+                                         found, concurrent, req);
+}
+
+PGDDS_API pgdds_status_t pgdds_hashmap_insert_many_nb(pgdds_hashmap_t map, size_t count, const void *keys,
+                                                      const void *values, unsigned concurrent, pgdds_request_t *req)
+{
+    const char *who = "pgdds_hashmap_insert_many_nb";
+    hash_map *m = nullptr;
+    status st = resolve_nb(map, hashmap_magic, who, "hash map", req, m);
+    return st != PGDDS_OK ? st
+                          : m->insert_many(who, count, static_cast<const uint8_t *>(keys),
+                                           static_cast<const uint8_t *>(values), concurrent, req);
 }
 
 PGDDS_API pgdds_status_t pgdds_hashmap_resize(pgdds_hashmap_t map, uint64_t new_capacity)

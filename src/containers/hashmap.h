@@ -39,12 +39,16 @@ class hash_map : public container {
     uint64_t capacity() const { return table_.part_capacity * uint64_t(rt->nranks()); }
     int owner(const void *key) const { return place(table_, key).owner; }
 
-    status insert(const char *who, const void *key, const void *value, unsigned concurrent);
-    status find(const char *who, const void *key, void *value, unsigned concurrent);
-    status erase(const char *who, const void *key, unsigned concurrent);
-    status insert_many(const char *who, size_t count, const uint8_t *keys, const uint8_t *values, unsigned concurrent);
+    // With req (the _nb forms), a call that takes the operation returns a request that gives
+    // its outcome and writes its outputs (container::outcome); misuse fails the call itself.
+    status insert(const char *who, const void *key, const void *value, unsigned concurrent,
+                  pgdds_request_t *req = nullptr);
+    status find(const char *who, const void *key, void *value, unsigned concurrent, pgdds_request_t *req = nullptr);
+    status erase(const char *who, const void *key, unsigned concurrent, pgdds_request_t *req = nullptr);
+    status insert_many(const char *who, size_t count, const uint8_t *keys, const uint8_t *values, unsigned concurrent,
+                       pgdds_request_t *req = nullptr);
     status find_many(const char *who, size_t count, const uint8_t *keys, uint8_t *values, unsigned char *found,
-                     unsigned concurrent);
+                     unsigned concurrent, pgdds_request_t *req = nullptr);
     // The protocol operation `op` (PGDDS_CONTAINER_OP_*) under promise `concurrent` takes towards
     // rank's part (a batch: of one group of keys).
     status op_protocol(const char *who, int rank, int op, unsigned concurrent, int &out) const;
@@ -132,14 +136,15 @@ class hash_map : public container {
     // Under RPC: one call of a single-key operation (arguments the key, then `extra`) to the
     // key's owner, whose reply data (`out_len` bytes) lands in out.
     status call_owner(const char *who, uint32_t op, int owner, unsigned concurrent, const void *key,
-                      const void *extra, size_t extra_len, void *out, size_t out_len);
+                      const void *extra, size_t extra_len, void *out, size_t out_len, pgdds_request_t *req);
     // Under RPC: a batch split by owner. Every owner called gets one call with its keys (in the
     // order given) then, for an insert, their values; a find's reply holds found flags then
     // values, put back in place. The keys of owners reached by load/store run here meanwhile,
     // through local(count, keys, in_values, out_values, found) on packed copies.
     using local_batch = std::function<status(size_t, const uint8_t *, const uint8_t *, uint8_t *, unsigned char *)>;
     status by_owner(const char *who, uint32_t op, size_t count, const uint8_t *keys, const uint8_t *in_values,
-                    uint8_t *out_values, unsigned char *found, unsigned concurrent, const local_batch &local);
+                    uint8_t *out_values, unsigned char *found, unsigned concurrent, const local_batch &local,
+                    pgdds_request_t *req);
     // Calls visit(record, its place) for `count` packed records (key then value) in order,
     // prefetching ahead: the drains of a hash map buffer.
     template <class Visit> void visit_placed(const hash_table &t, size_t count, const uint8_t *records, Visit visit) const;

@@ -19,20 +19,22 @@ inline status hash_map::check_keyed(const char *who, const void *key, const void
     return check_local(who, concurrent, p.owner);
 }
 
-status hash_map::insert(const char *who, const void *key, const void *value, unsigned concurrent)
+status hash_map::insert(const char *who, const void *key, const void *value, unsigned concurrent,
+                        pgdds_request_t *req)
 {
     key_place p;
     status st = check_keyed(who, key, value, concurrent, p);
     if (st != PGDDS_OK) return st;
-    if (calls_owner(p.owner)) return call_owner(who, call_insert, p.owner, concurrent, key, value, value_size_, nullptr, 0);
+    if (calls_owner(p.owner))
+        return call_owner(who, call_insert, p.owner, concurrent, key, value, value_size_, nullptr, 0, req);
     bool atomic = atomic_under(concurrent, PGDDS_CP_INSERT);
     auto k = static_cast<const uint8_t *>(key);
     auto v = static_cast<const uint8_t *>(value);
-    return with_memory(who, concurrent & PGDDS_CP_LOCAL,
-                       [&](auto &m) { return insert_with(m, table_, who, k, v, p, atomic); });
+    st = with_memory(who, concurrent & PGDDS_CP_LOCAL, [&](auto &m) { return insert_with(m, table_, who, k, v, p, atomic); });
+    return outcome(who, st, req);
 }
 
-status hash_map::find(const char *who, const void *key, void *value, unsigned concurrent)
+status hash_map::find(const char *who, const void *key, void *value, unsigned concurrent, pgdds_request_t *req)
 {
     key_place p;
     status st = check_keyed(who, key, value, concurrent, p);
@@ -41,7 +43,7 @@ status hash_map::find(const char *who, const void *key, void *value, unsigned co
     auto k = static_cast<const uint8_t *>(key);
     auto v = static_cast<uint8_t *>(value);
     if (calls_owner(p.owner) && (atomic || !cp_find_one_sided_))
-        return call_owner(who, call_find, p.owner, concurrent, key, nullptr, 0, value, value_size_);
+        return call_owner(who, call_find, p.owner, concurrent, key, nullptr, 0, value, value_size_, req);
     if (calls_owner(p.owner)) {
         // A CP_FIND find only reads (no atomic meets the owner's CPU atomics): one R, priced
         // below a call.
@@ -51,10 +53,10 @@ status hash_map::find(const char *who, const void *key, void *value, unsigned co
     } else {
         st = with_memory(who, concurrent & PGDDS_CP_LOCAL, [&](auto &m) { return find_with(m, who, k, v, p, atomic); });
     }
-    return st == PGDDS_ERR_NOT_FOUND ? fail(st, "%s: no such key", who) : st;
+    return outcome(who, st == PGDDS_ERR_NOT_FOUND ? fail(st, "%s: no such key", who) : st, req);
 }
 
-status hash_map::erase(const char *who, const void *key, unsigned concurrent)
+status hash_map::erase(const char *who, const void *key, unsigned concurrent, pgdds_request_t *req)
 {
     if (!key) return fail(PGDDS_ERR_INVALID_ARG, "%s: key is NULL", who);
     status st = check_promise(who, concurrent, PGDDS_CP_INSERT | PGDDS_CP_FIND);
@@ -62,9 +64,10 @@ status hash_map::erase(const char *who, const void *key, unsigned concurrent)
     key_place p = place(table_, key);
     st = check_local(who, concurrent, p.owner);
     if (st != PGDDS_OK) return st;
-    if (calls_owner(p.owner)) return call_owner(who, call_erase, p.owner, concurrent, key, nullptr, 0, nullptr, 0);
+    if (calls_owner(p.owner)) return call_owner(who, call_erase, p.owner, concurrent, key, nullptr, 0, nullptr, 0, req);
     auto k = static_cast<const uint8_t *>(key);
-    return with_memory(who, concurrent & PGDDS_CP_LOCAL, [&](auto &m) { return erase_with(m, who, k, p); });
+    return outcome(who, with_memory(who, concurrent & PGDDS_CP_LOCAL, [&](auto &m) { return erase_with(m, who, k, p); }),
+                   req);
 }
 
 bool hash_map::find_many_one_sided(size_t count, unsigned concurrent) const
@@ -125,7 +128,7 @@ status hash_map::in_groups(const char *who, size_t count, const uint8_t *keys, u
 }
 
 status hash_map::insert_many(const char *who, size_t count, const uint8_t *keys, const uint8_t *values,
-                             unsigned concurrent)
+                             unsigned concurrent, pgdds_request_t *req)
 {
     if (count && !keys) return fail(PGDDS_ERR_INVALID_ARG, "%s: keys is NULL", who);
     if (count && !values && value_size_) return fail(PGDDS_ERR_INVALID_ARG, "%s: values is NULL", who);
@@ -134,13 +137,14 @@ status hash_map::insert_many(const char *who, size_t count, const uint8_t *keys,
             return insert_group(m, who, n, keys + i * key_size_, values + i * value_size_, atomic);
         });
     };
-    if (via_rpc.empty() || (concurrent & PGDDS_CP_LOCAL)) return here(count, keys, values, nullptr, nullptr);
     status st = check_promise(who, concurrent, PGDDS_CP_INSERT | PGDDS_CP_FIND);
-    return st != PGDDS_OK ? st : by_owner(who, call_insert_many, count, keys, values, nullptr, nullptr, concurrent, here);
+    if (st != PGDDS_OK) return st;
+    if (via_rpc.empty() || (concurrent & PGDDS_CP_LOCAL)) return outcome(who, here(count, keys, values, nullptr, nullptr), req);
+    return by_owner(who, call_insert_many, count, keys, values, nullptr, nullptr, concurrent, here, req);
 }
 
 status hash_map::find_many(const char *who, size_t count, const uint8_t *keys, uint8_t *values, unsigned char *found,
-                           unsigned concurrent)
+                           unsigned concurrent, pgdds_request_t *req)
 {
     if (count && !keys) return fail(PGDDS_ERR_INVALID_ARG, "%s: keys is NULL", who);
     if (count && !values && value_size_) return fail(PGDDS_ERR_INVALID_ARG, "%s: values is NULL", who);
@@ -150,9 +154,9 @@ status hash_map::find_many(const char *who, size_t count, const uint8_t *keys, u
             return find_group(m, who, n, keys + i * key_size_, values + i * value_size_, found + i, atomic);
         });
     };
-    if (via_rpc.empty() || (concurrent & PGDDS_CP_LOCAL)) return here(count, keys, nullptr, values, found);
     status st = check_promise(who, concurrent, PGDDS_CP_INSERT | PGDDS_CP_FIND);
     if (st != PGDDS_OK) return st;
+    if (via_rpc.empty() || (concurrent & PGDDS_CP_LOCAL)) return outcome(who, here(count, keys, nullptr, values, found), req);
     if (find_many_one_sided(count, concurrent)) {
         // Only reads (no atomic meets the owner's CPU atomics): one read in flight per key, a
         // group's landed together, priced below one call per owner.
@@ -160,8 +164,8 @@ status hash_map::find_many(const char *who, size_t count, const uint8_t *keys, u
         for (size_t i = 0; i < count && st == PGDDS_OK; i += batch_group)
             st = find_group(m, who, std::min(batch_group, count - i), keys + i * key_size_, values + i * value_size_,
                             found + i, false);
-        return m.failed() ? fail_prefix(m.result(), who) : st;
+        return outcome(who, m.failed() ? fail_prefix(m.result(), who) : st, req);
     }
-    return by_owner(who, call_find_many, count, keys, nullptr, values, found, concurrent, here);
+    return by_owner(who, call_find_many, count, keys, nullptr, values, found, concurrent, here, req);
 }
 }  // namespace pgdds::containers

@@ -9,7 +9,7 @@ namespace pgdds::containers {
 // RPC (rpc.h): the caller's side, then the owner's
 // ---------------------------------------------------------------------------------------------
 status hash_map::call_owner(const char *who, uint32_t op, int owner, unsigned concurrent, const void *key,
-                            const void *extra, size_t extra_len, void *out, size_t out_len)
+                            const void *extra, size_t extra_len, void *out, size_t out_len, pgdds_request_t *req)
 {
     try {
         std::vector<rpc_call> calls(1);
@@ -18,20 +18,23 @@ status hash_map::call_owner(const char *who, uint32_t op, int owner, unsigned co
         c.args.resize(key_size_ + extra_len);
         memcpy(c.args.data(), key, key_size_);
         if (extra_len) memcpy(c.args.data() + key_size_, extra, extra_len);
-        status st = rpc_exchange(this, who, op, concurrent, calls, [] { return PGDDS_OK; });
-        if (st != PGDDS_OK) return st;
-        if (c.reply.size() != out_len)
-            return fail(PGDDS_ERR_TRANSPORT, "%s: rank %d replied with %zu bytes, not %zu", who, owner, c.reply.size(),
-                        out_len);
-        if (out_len) memcpy(out, c.reply.data(), out_len);
-        return PGDDS_OK;
+        return rpc_run(this, who, op, concurrent, calls, req, [] { return PGDDS_OK; },
+                       [who, owner, out, out_len](std::vector<rpc_call> &done) {
+                           const std::vector<uint8_t> &reply = done[0].reply;
+                           if (reply.size() != out_len)
+                               return fail(PGDDS_ERR_TRANSPORT, "%s: rank %d replied with %zu bytes, not %zu", who,
+                                           owner, reply.size(), out_len);
+                           if (out_len) memcpy(out, reply.data(), out_len);
+                           return PGDDS_OK;
+                       });
     } catch (const std::bad_alloc &) {
         return fail(PGDDS_ERR_NO_MEMORY, "%s: out of host memory", who);
     }
 }
 
 status hash_map::by_owner(const char *who, uint32_t op, size_t count, const uint8_t *keys, const uint8_t *in_values,
-                          uint8_t *out_values, unsigned char *found, unsigned concurrent, const local_batch &local)
+                          uint8_t *out_values, unsigned char *found, unsigned concurrent, const local_batch &local,
+                          pgdds_request_t *req)
 {
     const size_t ks = key_size_, vs = value_size_;
     try {
@@ -41,9 +44,8 @@ status hash_map::by_owner(const char *who, uint32_t op, size_t count, const uint
             int o = owner(keys + i * ks);
             (calls_owner(o) ? picks[size_t(o)] : here).push_back(i);
         }
-        if (here.size() == count) return local(count, keys, in_values, out_values, found);
+        if (here.size() == count) return outcome(who, local(count, keys, in_values, out_values, found), req);
         std::vector<rpc_call> calls;
-        std::vector<const std::vector<size_t> *> picked;
         for (size_t r = 0; r < picks.size(); ++r) {
             const std::vector<size_t> &ix = picks[r];
             if (ix.empty()) continue;
@@ -55,7 +57,6 @@ status hash_map::by_owner(const char *who, uint32_t op, size_t count, const uint
                 if (in_values && vs) memcpy(c.args.data() + ix.size() * ks + j * vs, in_values + ix[j] * vs, vs);
             }
             calls.push_back(std::move(c));
-            picked.push_back(&ix);
         }
         // The keys reached by load/store, packed, while the owners work.
         auto run_here = [&]() -> status {
@@ -73,20 +74,22 @@ status hash_map::by_owner(const char *who, uint32_t op, size_t count, const uint
             }
             return st;
         };
-        status st = rpc_exchange(this, who, op, concurrent, calls, run_here);
-        if (st != PGDDS_OK || !found) return st;
-        for (size_t c = 0; c < calls.size(); ++c) {
-            const std::vector<size_t> &ix = *picked[c];
-            const std::vector<uint8_t> &reply = calls[c].reply;
-            if (reply.size() != ix.size() * (1 + vs))
-                return fail(PGDDS_ERR_TRANSPORT, "%s: rank %d replied with %zu bytes, not %zu", who, calls[c].owner,
-                            reply.size(), ix.size() * (1 + vs));
-            for (size_t j = 0; j < ix.size(); ++j) {
-                found[ix[j]] = reply[j];
-                if (vs) memcpy(out_values + ix[j] * vs, reply.data() + ix.size() + j * vs, vs);
+        // A find's replies: found flags, then values, put back in place.
+        auto settle = [who, vs, found, out_values, picks = std::move(picks)](std::vector<rpc_call> &done) {
+            for (size_t c = 0; found && c < done.size(); ++c) {
+                const std::vector<size_t> &ix = picks[size_t(done[c].owner)];
+                const std::vector<uint8_t> &reply = done[c].reply;
+                if (reply.size() != ix.size() * (1 + vs))
+                    return fail(PGDDS_ERR_TRANSPORT, "%s: rank %d replied with %zu bytes, not %zu", who, done[c].owner,
+                                reply.size(), ix.size() * (1 + vs));
+                for (size_t j = 0; j < ix.size(); ++j) {
+                    found[ix[j]] = reply[j];
+                    if (vs) memcpy(out_values + ix[j] * vs, reply.data() + ix.size() + j * vs, vs);
+                }
             }
-        }
-        return PGDDS_OK;
+            return PGDDS_OK;
+        };
+        return rpc_run(this, who, op, concurrent, calls, req, run_here, std::move(settle));
     } catch (const std::bad_alloc &) {
         return fail(PGDDS_ERR_NO_MEMORY, "%s: out of host memory", who);
     }

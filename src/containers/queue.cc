@@ -109,8 +109,7 @@ status queue::create_per_rank(runtime *rt, const char *who, int kind, size_t ele
 
 status queue::destroy(const char *who)
 {
-    status st = rt->barrier(who);  // every call answered: callers wait for their replies
-    if (protocol == PGDDS_PROTOCOL_RPC) rpc_withdraw(this);
+    status st = rpc_retire(this, who);
     release_storage();
     return st;
 }
@@ -132,10 +131,26 @@ status queue::empty(const char *who) const
     return fail(PGDDS_ERR_EMPTY, "%s: the queue on rank %d is empty", who, host_);
 }
 
+// The caller's side of RPC (rpc.h); the host's is queue::serve.
+template <class Settle>
+status queue::call_host(const char *who, uint32_t op, unsigned concurrent, const void *args, size_t len,
+                        pgdds_request_t *req, Settle settle)
+{
+    try {
+        std::vector<rpc_call> calls(1);
+        calls[0].owner = host_;
+        calls[0].args.assign(static_cast<const uint8_t *>(args), static_cast<const uint8_t *>(args) + len);
+        return rpc_run(this, who, op, concurrent, calls, req, [] { return PGDDS_OK; },
+                       [settle](std::vector<rpc_call> &done) { return settle(done[0].reply); });
+    } catch (const std::bad_alloc &) {
+        return fail(PGDDS_ERR_NO_MEMORY, "%s: out of host memory", who);
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Push and pop: the promise picks the protocol
 // ---------------------------------------------------------------------------------------------
-status queue::push(const char *who, const void *elems, size_t count, unsigned concurrent)
+status queue::push(const char *who, const void *elems, size_t count, unsigned concurrent, pgdds_request_t *req)
 {
     if (!elems && count) return fail(PGDDS_ERR_INVALID_ARG, "%s: elems is NULL", who);
     status st = check_promise(who, concurrent, PGDDS_CP_PUSH | PGDDS_CP_POP);
@@ -144,7 +159,7 @@ status queue::push(const char *who, const void *elems, size_t count, unsigned co
     if (local && rt->rank() != host_)
         return fail(PGDDS_ERR_INVALID_ARG, "%s: PGDDS_CP_LOCAL is for the host (rank %d), not rank %d", who, host_,
                     rt->rank());
-    if (count == 0) return PGDDS_OK;
+    if (count == 0) return outcome(who, PGDDS_OK, req);
     if (count > capacity_)
         return fail(PGDDS_ERR_FULL, "%s: %zu elements never fit in a queue of capacity %llu", who, count,
                     (unsigned long long)capacity_);
@@ -153,15 +168,17 @@ status queue::push(const char *who, const void *elems, size_t count, unsigned co
         return fail(PGDDS_ERR_INVALID_ARG, "%s: a FastQueue cannot push while pops run (PGDDS_CP_POP); use a "
                     "circular or checksum queue", who);
     auto src = static_cast<const uint8_t *>(elems);
-    if (local || !calls_owner(host_)) return push_here(who, local, src, count, others, true);
+    // A push with a request is complete when it completes: no store kept back.
+    if (local || !calls_owner(host_)) return outcome(who, push_here(who, local, src, count, others, !req), req);
     if (count > rpc_max_bytes / elem_size_)  // all or nothing: one message
         return fail(PGDDS_ERR_INVALID_ARG, "%s: %zu elements of %zu bytes exceed one call to the host (%zu bytes, "
                     "PGDDS_PROTOCOL_RPC); push fewer at a time", who, count, elem_size_, rpc_max_bytes);
-    std::vector<uint8_t> reply;
-    st = call_host(who, call_push, concurrent, src, count * elem_size_, reply);
-    if (st == PGDDS_OK && !reply.empty())
-        return fail(PGDDS_ERR_TRANSPORT, "%s: rank %d replied with %zu bytes, not 0", who, host_, reply.size());
-    return st;
+    const int host = host_;
+    return call_host(who, call_push, concurrent, src, count * elem_size_, req, [who, host](std::vector<uint8_t> &reply) {
+        return reply.empty() ? PGDDS_OK
+                             : fail(PGDDS_ERR_TRANSPORT, "%s: rank %d replied with %zu bytes, not 0", who, host,
+                                    reply.size());
+    });
 }
 
 status queue::push_here(const char *who, bool local, const uint8_t *src, size_t count, unsigned others, bool defer)
@@ -173,7 +190,7 @@ status queue::push_here(const char *who, bool local, const uint8_t *src, size_t 
     }
 }
 
-status queue::pop(const char *who, void *elems, size_t max, size_t &popped, unsigned concurrent)
+status queue::pop(const char *who, void *elems, size_t max, size_t &popped, unsigned concurrent, pgdds_request_t *req)
 {
     if (!elems) return fail(PGDDS_ERR_INVALID_ARG, "%s: elems is NULL", who);
     if (max == 0) return fail(PGDDS_ERR_INVALID_ARG, "%s: max is 0", who);
@@ -189,18 +206,21 @@ status queue::pop(const char *who, void *elems, size_t max, size_t &popped, unsi
         return fail(PGDDS_ERR_INVALID_ARG, "%s: a FastQueue cannot pop while pushes run (PGDDS_CP_PUSH); use a "
                     "circular or checksum queue", who);
     auto dst = static_cast<uint8_t *>(elems);
-    if (local || !calls_owner(host_)) return pop_here(who, local, dst, max, popped, others);
+    if (local || !calls_owner(host_)) return outcome(who, pop_here(who, local, dst, max, popped, others), req);
     // Up to max: never more than the queue holds, nor than one reply carries.
     uint64_t want = std::min<uint64_t>({max, capacity_, rpc_max_bytes / elem_size_});
-    std::vector<uint8_t> reply;
-    st = call_host(who, call_pop, concurrent, &want, sizeof want, reply);
-    if (st != PGDDS_OK) return st;
-    if (reply.empty() || reply.size() % elem_size_ || reply.size() / elem_size_ > want)
-        return fail(PGDDS_ERR_TRANSPORT, "%s: rank %d replied with %zu bytes, not 1..%llu elements of %zu", who, host_,
-                    reply.size(), (unsigned long long)want, elem_size_);
-    memcpy(dst, reply.data(), reply.size());
-    popped = reply.size() / elem_size_;
-    return PGDDS_OK;
+    const int host = host_;
+    const size_t es = elem_size_;
+    size_t *out = &popped;
+    return call_host(who, call_pop, concurrent, &want, sizeof want, req,
+                     [who, host, es, want, dst, out](std::vector<uint8_t> &reply) {
+                         if (reply.empty() || reply.size() % es || reply.size() / es > want)
+                             return fail(PGDDS_ERR_TRANSPORT, "%s: rank %d replied with %zu bytes, not 1..%llu "
+                                         "elements of %zu", who, host, reply.size(), (unsigned long long)want, es);
+                         memcpy(dst, reply.data(), reply.size());
+                         *out = reply.size() / es;
+                         return PGDDS_OK;
+                     });
 }
 
 status queue::pop_here(const char *who, bool local, uint8_t *dst, size_t max, size_t &popped, unsigned others)
@@ -215,14 +235,15 @@ status queue::pop_here(const char *who, bool local, uint8_t *dst, size_t max, si
 status queue::size(const char *who, uint64_t &count)
 {
     if (!calls_owner(host_)) return size_here(who, count);
-    std::vector<uint8_t> reply;
-    status st = call_host(who, call_size, 0, nullptr, 0, reply);
-    if (st != PGDDS_OK) return st;
-    if (reply.size() != sizeof count)
-        return fail(PGDDS_ERR_TRANSPORT, "%s: rank %d replied with %zu bytes, not %zu", who, host_, reply.size(),
-                    sizeof count);
-    memcpy(&count, reply.data(), sizeof count);
-    return PGDDS_OK;
+    const int host = host_;
+    uint64_t *out = &count;
+    return call_host(who, call_size, 0, nullptr, 0, nullptr, [who, host, out](std::vector<uint8_t> &reply) {
+        if (reply.size() != sizeof *out)
+            return fail(PGDDS_ERR_TRANSPORT, "%s: rank %d replied with %zu bytes, not %zu", who, host, reply.size(),
+                        sizeof *out);
+        memcpy(out, reply.data(), sizeof *out);
+        return PGDDS_OK;
+    });
 }
 
 status queue::size_here(const char *who, uint64_t &count)
@@ -238,23 +259,8 @@ status queue::size_here(const char *who, uint64_t &count)
 }
 
 // ---------------------------------------------------------------------------------------------
-// RPC (rpc.h): the caller's side, then the host's
+// RPC (rpc.h): the host's side (the caller's is call_host, above)
 // ---------------------------------------------------------------------------------------------
-status queue::call_host(const char *who, uint32_t op, unsigned concurrent, const void *args, size_t len,
-                        std::vector<uint8_t> &reply)
-{
-    try {
-        std::vector<rpc_call> calls(1);
-        calls[0].owner = host_;
-        calls[0].args.assign(static_cast<const uint8_t *>(args), static_cast<const uint8_t *>(args) + len);
-        status st = rpc_exchange(this, who, op, concurrent, calls, [] { return PGDDS_OK; });
-        if (st == PGDDS_OK) reply.swap(calls[0].reply);
-        return st;
-    } catch (const std::bad_alloc &) {
-        return fail(PGDDS_ERR_NO_MEMORY, "%s: out of host memory", who);
-    }
-}
-
 // The host runs the call with the caller's promise on its own memory (every atomic on a queue
 // served by RPC is a CPU atomic). A served FastQueue push stores at once: the caller's push is
 // complete when the reply comes.
@@ -352,7 +358,7 @@ status queue::resize(const char *who, uint64_t new_capacity)
 {
     status st = check_shape(who, kind_, elem_size_, new_capacity);
     st = agree_arguments(rt, who, st, {new_capacity});
-    if (st == PGDDS_OK) st = rt->barrier(who);
+    if (st == PGDDS_OK) st = rpc_quiet(this, who);
     if (st != PGDDS_OK) return st;
     pgdds_gptr_t fresh = PGDDS_GPTR_NULL;
     if (rt->rank() == host_) {
@@ -391,7 +397,7 @@ status queue::migrate(const char *who, int new_host)
                     ? fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: new host %d is not in 0..%d", who, new_host, rt->nranks() - 1)
                     : PGDDS_OK;
     st = agree_arguments(rt, who, st, {uint64_t(new_host)});
-    if (st == PGDDS_OK) st = rt->barrier(who);
+    if (st == PGDDS_OK) st = rpc_quiet(this, who);
     if (st != PGDDS_OK || new_host == host_) return st;
     uint64_t bytes = queue_layout::bytes(kind_, elem_size_, capacity_);
     pgdds_gptr_t fresh = PGDDS_GPTR_NULL;
@@ -472,6 +478,26 @@ PGDDS_API pgdds_status_t pgdds_queue_pop(pgdds_queue_t q, void *elems, size_t ma
     if (st != PGDDS_OK) return st;
     if (!popped) return fail(PGDDS_ERR_INVALID_ARG, "%s: popped is NULL", who);
     return impl->pop(who, elems, max, *popped, concurrent);
+}
+
+PGDDS_API pgdds_status_t pgdds_queue_push_nb(pgdds_queue_t q, const void *elems, size_t count, unsigned concurrent,
+                                             pgdds_request_t *req)
+{
+    const char *who = "pgdds_queue_push_nb";
+    queue *impl = nullptr;
+    status st = resolve_nb(q, queue_magic, who, "queue", req, impl);
+    return st != PGDDS_OK ? st : impl->push(who, elems, count, concurrent, req);
+}
+
+PGDDS_API pgdds_status_t pgdds_queue_pop_nb(pgdds_queue_t q, void *elems, size_t max, size_t *popped,
+                                            unsigned concurrent, pgdds_request_t *req)
+{
+    const char *who = "pgdds_queue_pop_nb";
+    queue *impl = nullptr;
+    status st = resolve_nb(q, queue_magic, who, "queue", req, impl);
+    if (st != PGDDS_OK) return st;
+    if (!popped) return fail(PGDDS_ERR_INVALID_ARG, "%s: popped is NULL", who);
+    return impl->pop(who, elems, max, *popped, concurrent, req);
 }
 
 PGDDS_API pgdds_status_t pgdds_queue_local_view(pgdds_queue_t q, void **elems, size_t *count)

@@ -52,8 +52,11 @@ class queue : public container {
     // Under PGDDS_PROTOCOL_RPC a rank that does not reach the host by load/store sends each
     // push, pop and size as one call to the host (rpc.h), which runs the same protocol on its
     // own memory with the caller's promise.
-    status push(const char *who, const void *elems, size_t count, unsigned concurrent);
-    status pop(const char *who, void *elems, size_t max, size_t &popped, unsigned concurrent);
+    // With req (the _nb forms), a call that takes the operation returns a request that gives
+    // its outcome and writes its outputs (container::outcome); misuse fails the call itself.
+    status push(const char *who, const void *elems, size_t count, unsigned concurrent, pgdds_request_t *req = nullptr);
+    status pop(const char *who, void *elems, size_t max, size_t &popped, unsigned concurrent,
+               pgdds_request_t *req = nullptr);
     // A call of another rank, on the host (rpc.h).
     status serve(int src, uint32_t op, unsigned concurrent, const uint8_t *args, size_t len,
                  std::vector<uint8_t> &out) override;
@@ -116,9 +119,11 @@ class queue : public container {
     status push_here(const char *who, bool local, const uint8_t *src, size_t count, unsigned others, bool defer);
     status pop_here(const char *who, bool local, uint8_t *dst, size_t max, size_t &popped, unsigned others);
     status size_here(const char *who, uint64_t &count);
-    // The host's answer to one call.
+    // One call to the host, whose reply settle(reply) takes (rpc_run: at once, or with req when
+    // the request completes).
+    template <class Settle>
     status call_host(const char *who, uint32_t op, unsigned concurrent, const void *args, size_t len,
-                     std::vector<uint8_t> &reply);
+                     pgdds_request_t *req, Settle settle);
 
     // The protocols, one file per kind.
     status fast_push(const char *who, bool local, const uint8_t *src, size_t count, bool defer);

@@ -56,6 +56,7 @@ void complete(const wire_header &h, const uint8_t *body, size_t len)
     p.result = r.result;
     p.reply->assign(body + sizeof r, body + sizeof r + r.data_len);
     p.message.assign(reinterpret_cast<const char *>(body + sizeof r + r.data_len), r.message_len);
+    if (p.in_flight) p.in_flight->fetch_sub(1, std::memory_order_release);
     p.done.store(true, std::memory_order_release);
 }
 
@@ -122,7 +123,43 @@ void forget(rpc_pending &p)
     if (!p.id) return;
     rpc_registry &reg = registry();
     std::lock_guard<std::mutex> guard(reg.lock);
-    reg.pending.erase(p.id);
+    if (reg.pending.erase(p.id) && p.in_flight && !p.done.load(std::memory_order_acquire))
+        p.in_flight->fetch_sub(1, std::memory_order_release);  // never to be answered here
+}
+
+// Sends one message per call, each registered for its reply (and counted in `in_flight`).
+status send_calls(container *c, const char *who, uint32_t op, unsigned concurrent, std::vector<rpc_call> &calls,
+                  std::vector<rpc_pending> &pending, const std::shared_ptr<std::atomic<int>> &in_flight)
+{
+    runtime *rt = c->rt;
+    vci &v = rt->current_vci();
+    pending.resize(calls.size());  // never again: the registry points at its elements
+    std::vector<uint8_t> message;
+    for (size_t i = 0; i < calls.size(); ++i) {
+        rpc_pending &p = pending[i];
+        p.reply = &calls[i].reply;
+        wire_header h{kind_call, c->rpc_id, 0, op, concurrent};
+        {
+            rpc_registry &reg = registry();
+            std::lock_guard<std::mutex> guard(reg.lock);
+            h.request = p.id = ++reg.next_request;
+            reg.pending[p.id] = &p;
+            if (in_flight) {
+                p.in_flight = in_flight;
+                in_flight->fetch_add(1, std::memory_order_relaxed);
+            }
+        }
+        message.resize(sizeof h + calls[i].args.size());
+        memcpy(message.data(), &h, sizeof h);
+        if (!calls[i].args.empty()) memcpy(message.data() + sizeof h, calls[i].args.data(), calls[i].args.size());
+        status st = rt->am_send(who, v, calls[i].owner, AM_CONTAINER, message.data(), message.size());
+        if (st != PGDDS_OK) {
+            forget(p);
+            p.id = 0;
+            return unanswered(st, std::to_string(calls[i].owner));
+        }
+    }
+    return PGDDS_OK;
 }
 
 }  // namespace
@@ -489,37 +526,53 @@ void rpc_withdraw(container *c)
 status rpc_start(container *c, const char *who, uint32_t op, unsigned concurrent, std::vector<rpc_call> &calls,
                  std::vector<rpc_pending> &pending)
 {
-    runtime *rt = c->rt;
-    vci &v = rt->current_vci();
-    pending.resize(calls.size());  // never again: the registry points at its elements
-    std::vector<uint8_t> message;
-    for (size_t i = 0; i < calls.size(); ++i) {
-        rpc_pending &p = pending[i];
-        p.reply = &calls[i].reply;
-        wire_header h{kind_call, c->rpc_id, 0, op, concurrent};
-        {
-            rpc_registry &reg = registry();
-            std::lock_guard<std::mutex> guard(reg.lock);
-            h.request = p.id = ++reg.next_request;
-            reg.pending[p.id] = &p;
-        }
-        message.resize(sizeof h + calls[i].args.size());
-        memcpy(message.data(), &h, sizeof h);
-        if (!calls[i].args.empty()) memcpy(message.data() + sizeof h, calls[i].args.data(), calls[i].args.size());
-        status st = rt->am_send(who, v, calls[i].owner, AM_CONTAINER, message.data(), message.size());
-        if (st != PGDDS_OK) {
-            forget(p);
-            p.id = 0;
-            return unanswered(st, std::to_string(calls[i].owner));
-        }
-    }
-    return PGDDS_OK;
+    return send_calls(c, who, op, concurrent, calls, pending, nullptr);
 }
 
-status rpc_finish(container *c, const char *who, std::vector<rpc_call> &calls, std::vector<rpc_pending> &pending,
-                  status first)
+status rpc_start_deferred(container *c, uint32_t op, unsigned concurrent, rpc_deferred &d)
+{
+    return send_calls(c, d.who, op, concurrent, d.calls, d.pending, c->calls_in_flight);
+}
+
+rpc_deferred::~rpc_deferred()
+{
+    for (auto &p : pending) forget(p);
+}
+
+bool rpc_deferred::ready()
+{
+    for (auto &p : pending)
+        if (p.id && !p.done.load(std::memory_order_acquire)) return false;
+    return true;
+}
+
+status rpc_deferred::finish()
+{
+    status st = rpc_finish(rt, who, calls, pending, first == PGDDS_OK ? first : fail(first, "%s", first_why.c_str()));
+    return st == PGDDS_OK ? settle(calls) : st;
+}
+
+status rpc_quiet(container *c, const char *who)
 {
     runtime *rt = c->rt;
+    status st = PGDDS_OK;
+    if (c->calls_in_flight->load(std::memory_order_acquire))
+        st = rt->wait(who, rt->current_vci(),
+                      [&] { return c->calls_in_flight->load(std::memory_order_acquire) == 0; });
+    status bst = rt->barrier(who);  // every call answered: blocking callers wait for their replies
+    return st != PGDDS_OK ? st : bst;
+}
+
+status rpc_retire(container *c, const char *who)
+{
+    status st = rpc_quiet(c, who);
+    if (c->protocol == PGDDS_PROTOCOL_RPC) rpc_withdraw(c);
+    return st;
+}
+
+status rpc_finish(runtime *rt, const char *who, std::vector<rpc_call> &calls, std::vector<rpc_pending> &pending,
+                  status first)
+{
     // The calls sent are waited for even after a failure here: an owner may still be running one.
     status st = rt->wait(who, rt->current_vci(), [&] {
         for (auto &p : pending)

@@ -12,7 +12,16 @@ using namespace pgdds;
 namespace {
 
 // A request that was complete when it was issued; never pooled.
-pgdds_request completed_request = {request_magic, 0, {}, nullptr};
+pgdds_request completed_request = {request_magic, 0, {}, nullptr, nullptr};
+
+// An outcome known when its request was made: a failure and its explanation, kept for the test.
+struct settled_op final : deferred_op {
+    status st;
+    std::string why;
+    settled_op(status s, std::string w) : st(s), why(std::move(w)) {}
+    bool ready() override { return true; }
+    status finish() override { return fail(st, "%s", why.c_str()); }
+};
 
 // A non-blocking operation through the transport (the _nb forms): issue(done) with a request's
 // completion, handed out in *req once issued.
@@ -90,6 +99,23 @@ status check_request(runtime *rt, const char *who, pgdds_request_t req)
     if (req != &completed_request && req->vci >= rt->num_endpoints())
         return fail(PGDDS_ERR_INVALID_ARG, "%s: the request belongs to another context", who);
     return PGDDS_OK;
+}
+
+bool request_done(pgdds_request_t req) { return req->deferred ? req->deferred->ready() : req->done.done(); }
+
+// The status of a complete request, which goes back to its VCI's pool.
+status release_request(runtime *rt, const char *who, vci &v, pgdds_request_t req)
+{
+    status st = req->done.result;
+    if (req->deferred) {
+        st = req->deferred->finish();  // writes the outputs; explains a failure in full
+        delete req->deferred;
+        req->deferred = nullptr;
+        rt->request_put(v, req);
+        return st;
+    }
+    rt->request_put(v, req);
+    return st == PGDDS_OK ? st : fail_prefix(st, who);
 }
 
 // posted: a non-fetching atomic that completes at the caller's next flush (the _nbi forms).
@@ -287,6 +313,30 @@ status wait_until(pgdds_context_t ctx, const char *who, pgdds_gptr_t ivar, const
 
 }  // namespace
 
+status runtime::deferred_request(const char *who, std::unique_ptr<deferred_op> op, pgdds_request_t *out)
+{
+    pgdds_request *r = request_get(current_vci());
+    if (!r) return fail(PGDDS_ERR_NO_MEMORY, "%s: out of host memory for a request", who);
+    r->deferred = op.release();
+    *out = r;
+    return PGDDS_OK;
+}
+
+status runtime::settled_request(const char *who, status st, pgdds_request_t *out)
+{
+    if (st == PGDDS_OK) {  // a request of its own (not the shared complete one): a second wait is refused
+        pgdds_request *r = request_get(current_vci());
+        if (!r) return fail(PGDDS_ERR_NO_MEMORY, "%s: out of host memory for a request", who);
+        *out = r;
+        return PGDDS_OK;
+    }
+    try {
+        return deferred_request(who, std::make_unique<settled_op>(st, pgdds_last_error()), out);
+    } catch (const std::bad_alloc &) {
+        return fail(PGDDS_ERR_NO_MEMORY, "%s: out of host memory for a request", who);
+    }
+}
+
 extern "C" {
 
 // ---------------------------------------------------------------------------------------------
@@ -345,18 +395,16 @@ PGDDS_API pgdds_status_t pgdds_test(pgdds_context_t ctx, pgdds_request_t req, in
         return PGDDS_OK;
     }
     vci &v = rt->vci_at(req->vci);
-    if (!req->done.done()) {
+    if (!request_done(req)) {
         st = rt->progress(v);
         if (st != PGDDS_OK) return fail_prefix(st, "pgdds_test");
     }
-    if (!req->done.done()) {
+    if (!request_done(req)) {
         *done = 0;
         return PGDDS_OK;
     }
-    st = req->done.result;
-    rt->request_put(v, req);
     *done = 1;
-    return st == PGDDS_OK ? st : fail_prefix(st, "pgdds_test");
+    return release_request(rt, "pgdds_test", v, req);
 }
 
 PGDDS_API pgdds_status_t pgdds_wait(pgdds_context_t ctx, pgdds_request_t req)
@@ -366,11 +414,9 @@ PGDDS_API pgdds_status_t pgdds_wait(pgdds_context_t ctx, pgdds_request_t req)
     status st = check_request(rt, "pgdds_wait", req);
     if (st != PGDDS_OK || req == &completed_request) return st;
     vci &v = rt->vci_at(req->vci);
-    st = rt->wait("pgdds_wait", v, [&] { return req->done.done(); });
+    st = rt->wait("pgdds_wait", v, [&] { return request_done(req); });
     if (st != PGDDS_OK) return st;  // the request stays live: the operation may still complete
-    st = req->done.result;
-    rt->request_put(v, req);
-    return st == PGDDS_OK ? st : fail_prefix(st, "pgdds_wait");
+    return release_request(rt, "pgdds_wait", v, req);
 }
 
 // ---------------------------------------------------------------------------------------------

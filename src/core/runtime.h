@@ -63,11 +63,24 @@ struct pgdds_team {
     bool predefined;  // the world or node team: the runtime owns it
 };
 
+namespace pgdds {
+// What completes a request other than the transport: a container's calls to owners (their
+// replies), or an outcome known when the request was made. pgdds_test and pgdds_wait poll
+// ready() between progress rounds; once it holds they return finish()'s status (finish writes
+// the caller's outputs and explains a failure) and delete the operation.
+struct deferred_op {
+    virtual ~deferred_op() = default;
+    virtual bool ready() = 0;
+    virtual status finish() = 0;
+};
+}  // namespace pgdds
+
 struct pgdds_request {
     uint32_t magic;
     unsigned vci;
     pgdds::op_completion done;
     pgdds_request *next_free;
+    pgdds::deferred_op *deferred;  // null: `done` completes it
 };
 
 namespace pgdds {
@@ -219,6 +232,11 @@ class runtime {
     void net_counts(uint64_t (&out)[net_count_kinds]) const { vcis_.net_counts(out); }
     pgdds_request *request_get(vci &v) { return vcis_.request_get(v); }
     void request_put(vci &v, pgdds_request *r) { vcis_.request_put(v, r); }
+    // A request on the calling thread's VCI that `op` completes (owned from here on: deleted on
+    // failure too). settled_request: one for an outcome known now (complete; its test gives st
+    // with the explanation current now). In api_rma.cc.
+    status deferred_request(const char *who, std::unique_ptr<deferred_op> op, pgdds_request_t *out);
+    status settled_request(const char *who, status st, pgdds_request_t *out);
 
     // --- active messages (am_engine) -------------------------------------------------------------
     status am_register_internal(uint32_t id, pgdds_am_handler_t fn, void *arg)

@@ -294,6 +294,7 @@ pgdds_request *vci_set::request_get(vci &v)
     r->done.pending.store(0, std::memory_order_relaxed);
     r->done.result = PGDDS_OK;
     r->next_free = nullptr;
+    r->deferred = nullptr;
     return r;
 }
 

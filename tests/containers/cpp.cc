@@ -1,6 +1,6 @@
 // The C++ containers over several ranks: trivially copyable types, std::string, std::vector and a
 // user type through pgdds::serializer, promises as a typed bit set, std::optional results,
-// pgdds::error for failures, local and global iteration.
+// pgdds::error for failures, local and global iteration, and the operations' futures.
 #include "common.h"
 
 #include <pgdds/containers.hpp>
@@ -238,6 +238,83 @@ static void test_bloom_and_arrays(pgdds::context &ctx)
     ctx.barrier();
 }
 
+// The asynchronous forms: futures of every container operation, many in flight at once, then()
+// and when_all over them, absent keys, an empty queue and a full one as values, a value taken
+// twice refused; counts and sums exact.
+static void test_async(pgdds::context &ctx)
+{
+    const uint64_t keys = t_work(400, 100);
+    pgdds::hash_map<uint64_t, uint64_t> m(ctx, 4 * keys);
+    std::vector<pgdds::future<void>> inserts;
+    for (uint64_t k = uint64_t(me); k < keys; k += uint64_t(n)) inserts.push_back(m.insert_async(k, k * 3));
+    for (auto &f : inserts) f.get();
+    ctx.barrier();
+    std::vector<pgdds::future<uint64_t>> found;
+    for (uint64_t k = 0; k < keys; ++k)
+        found.push_back(m.find_async(k, pgdds::promise::find).then([](std::optional<uint64_t> v) { return v ? *v + 1 : 0; }));
+    uint64_t wrong = 0;
+    for (uint64_t k = 0; k < keys; ++k) wrong += found[k].get() != k * 3 + 1;
+    T_CHECK_MSG(wrong == 0, "%llu of %llu asynchronous finds wrong", (unsigned long long)wrong, (unsigned long long)keys);
+    auto absent = m.find_async(keys * 10);
+    auto not_erased = m.erase_async(keys * 10);
+    pgdds::when_all(absent, not_erased).wait();
+    T_CHECK(!absent.get().has_value());
+    T_CHECK(!not_erased.get());
+    pgdds_status_t twice = PGDDS_OK;  // a future gives its value once
+    try {
+        (void)absent.get();
+    } catch (const pgdds::error &e) {
+        twice = e.status();
+    }
+    T_CHECK(twice == PGDDS_ERR_STATE);
+    ctx.barrier();
+    uint64_t erased = 0;
+    std::vector<pgdds::future<bool>> erases;
+    for (uint64_t k = uint64_t(me); k < keys; k += uint64_t(n)) erases.push_back(m.erase_async(k));
+    for (auto &f : erases) erased += f.get();
+    T_CHECK(ctx.sum(erased) == keys);
+    T_CHECK(m.size() == 0);
+
+    pgdds::hash_map<std::string, std::string> names(ctx, 256,
+                                                    pgdds::hash_map_options().max_key_bytes(32).max_value_bytes(32));
+    names.insert_async("rank " + std::to_string(me), "value of " + std::to_string(me)).wait();
+    ctx.barrier();
+    const int other = (me + 1) % n;
+    auto name = names.find_async("rank " + std::to_string(other)).get();
+    T_CHECK(name && *name == "value of " + std::to_string(other));
+
+    pgdds::circular_queue<uint64_t> q(ctx, keys * uint64_t(n), 0);
+    std::vector<pgdds::future<bool>> pushes;
+    for (uint64_t i = 0; i < keys; ++i) pushes.push_back(q.push_async(uint64_t(me) * keys + i + 1, pgdds::promise::push));
+    uint64_t refused = 0;
+    for (auto &f : pushes) refused += !f.get();
+    T_CHECK(refused == 0);
+    ctx.barrier();
+    if (me == 0) T_CHECK(!q.push_async(std::vector<uint64_t>{0}).get());  // full: false, not an error
+    ctx.barrier();
+    uint64_t popped = 0, sum = 0;
+    for (;;) {
+        std::vector<uint64_t> got = q.pop_async(16, pgdds::promise::pop).get();
+        if (got.empty()) break;
+        popped += got.size();
+        sum += std::accumulate(got.begin(), got.end(), uint64_t(0));
+    }
+    const uint64_t total = keys * uint64_t(n);
+    T_CHECK(ctx.sum(popped) == total);
+    T_CHECK(ctx.sum(sum) == total * (total + 1) / 2);
+
+    pgdds::bloom_filter<uint64_t> seen(ctx, 64 * uint64_t(n), 0.01);
+    std::vector<pgdds::future<bool>> marks;
+    for (uint64_t i = 0; i < 64; ++i) marks.push_back(seen.insert_async(t_mix(uint64_t(me) * 64 + i)));
+    for (auto &f : marks) f.get();
+    ctx.barrier();
+    uint64_t missing = 0;
+    for (uint64_t i = 0; i < 64; ++i) missing += !seen.contains_async(t_mix(uint64_t(other) * 64 + i)).get();
+    T_CHECK(missing == 0);
+    T_CHECK(seen.insert_async(t_mix(uint64_t(other) * 64)).get());  // there before
+    ctx.barrier();
+}
+
 int main()
 {
     int failures = 0;
@@ -252,6 +329,7 @@ int main()
         test_hash_map_serialized(ctx);
         test_queues(ctx);
         test_bloom_and_arrays(ctx);
+        test_async(ctx);
         uint64_t total = ctx.sum(uint64_t(t_failures));
         if (me == 0)
             printf("containers/cpp: %s on %d ranks over %s (%llu failed checks)\n", total ? "FAILED" : "passed", n,
