@@ -3,7 +3,7 @@
 ! Thin wrappers over the C ABI (pgdds.h) through iso_c_binding. Every routine that can fail is an
 ! integer(c_int) function returning PGDDS_OK or a negative PGDDS_ERR_* status, as in C, and on
 ! failure pgdds_last_error() gives the explanation. Handles are derived types (pgdds_context,
-! pgdds_hashmap, pgdds_darray, pgdds_dmatrix); global pointers are integer(PGDDS_GPTR_KIND)
+! pgdds_hashmap, pgdds_queue, pgdds_bloom, pgdds_darray, pgdds_dmatrix); global pointers are integer(PGDDS_GPTR_KIND)
 ! values; byte counts, capacities and indexes are integer(int64); ranks, element indexes of
 ! distributed arrays and tile, row and column indexes of matrices start at 0, as in C.
 !
@@ -23,8 +23,8 @@
 !   if (pgdds_allreduce(ctx, x, total, PGDDS_OP_SUM) /= PGDDS_OK) print *, pgdds_last_error()
 !   if (pgdds_finalize(ctx) /= PGDDS_OK) print *, pgdds_last_error()
 !
-! The HashMap and DArray routines are implemented in the submodule pgdds_containers, the dense
-! matrix routines in pgdds_matrices.
+! The HashMap, queue, Bloom filter and DArray routines are implemented in the submodule
+! pgdds_containers, the dense matrix routines in pgdds_matrices.
 module pgdds
   use, intrinsic :: iso_c_binding
   use, intrinsic :: iso_fortran_env, only: int32, int64, real32, real64
@@ -35,6 +35,8 @@ module pgdds
   public :: c_int, c_ptr, c_null_ptr, c_associated, c_f_pointer
   ! For RPC functions and callbacks (bind(C) procedures; c_funloc, c_loc of an arg).
   public :: c_size_t, c_funptr, c_null_funptr, c_funloc, c_loc
+  ! For the flags the non-blocking Bloom filter batches set.
+  public :: c_signed_char
 
   ! --- Constants of pgdds.h -----------------------------------------------------------------
   integer(c_int), parameter, public :: PGDDS_VERSION_MAJOR = 0, PGDDS_VERSION_MINOR = 1, PGDDS_VERSION_PATCH = 0
@@ -83,6 +85,7 @@ module pgdds
 
   integer(c_int), parameter, public :: PGDDS_CP_INSERT = 1, PGDDS_CP_FIND = 2, PGDDS_CP_PUSH = 4, PGDDS_CP_POP = 8, &
     PGDDS_CP_LOCAL = 16
+  integer(c_int), parameter, public :: PGDDS_QUEUE_FAST = 0, PGDDS_QUEUE_CIRCULAR = 1, PGDDS_QUEUE_CHECKSUM = 2
   integer(c_int), parameter, public :: PGDDS_HASHMAP_BUFFER_OPTION_COMBINE = 1, &
     PGDDS_HASHMAP_BUFFER_OPTION_UPDATE_ONLY = 2
 
@@ -109,6 +112,18 @@ module pgdds
   type, public :: pgdds_hashmap
     type(c_ptr) :: handle = c_null_ptr
     integer(c_int) :: key_type = -1, value_type = -1
+  end type
+
+  ! A queue (pgdds_queue_t) on one host rank, of elements of elem_type.
+  type, public :: pgdds_queue
+    type(c_ptr) :: handle = c_null_ptr
+    integer(c_int) :: elem_type = -1
+  end type
+
+  ! A Bloom filter (pgdds_bloom_t) of keys of key_type.
+  type, public :: pgdds_bloom
+    type(c_ptr) :: handle = c_null_ptr
+    integer(c_int) :: key_type = -1
   end type
 
   type, public :: pgdds_darray
@@ -172,6 +187,12 @@ module pgdds
   public :: pgdds_hashmap_create, pgdds_hashmap_destroy, pgdds_hashmap_insert, pgdds_hashmap_find
   public :: pgdds_hashmap_erase, pgdds_hashmap_size, pgdds_hashmap_local_next
   public :: pgdds_hashmap_protocol, pgdds_hashmap_op_protocol
+  public :: pgdds_hashmap_insert_nb, pgdds_hashmap_find_nb, pgdds_hashmap_erase_nb
+  public :: pgdds_queue_create, pgdds_queue_destroy, pgdds_queue_push, pgdds_queue_pop, pgdds_queue_size
+  public :: pgdds_queue_capacity, pgdds_queue_host, pgdds_queue_push_nb, pgdds_queue_pop_nb
+  public :: pgdds_bloom_create, pgdds_bloom_destroy, pgdds_bloom_insert, pgdds_bloom_contains
+  public :: pgdds_bloom_insert_many, pgdds_bloom_contains_many, pgdds_bloom_insert_many_nb
+  public :: pgdds_bloom_contains_many_nb
   public :: pgdds_darray_create, pgdds_darray_destroy, pgdds_darray_gptr, pgdds_darray_put, pgdds_darray_get
   public :: pgdds_darray_local
   public :: pgdds_dmatrix_create, pgdds_dmatrix_destroy, pgdds_dmatrix_info, pgdds_dmatrix_tile_shape
@@ -299,6 +320,12 @@ module pgdds
   interface pgdds_darray_local
     module procedure darray_local_int32, darray_local_int64, darray_local_real32, darray_local_real64
   end interface
+  interface pgdds_queue_push
+    module procedure queue_push_scalar, queue_push_array
+  end interface
+  interface pgdds_queue_push_nb
+    module procedure queue_push_nb_scalar, queue_push_nb_array
+  end interface
 
   ! --- pgdds_init_params_t ---------------------------------------------------------------------
   type, bind(C) :: c_init_params
@@ -345,6 +372,15 @@ module pgdds
     integer(c_int64_t) :: field_mask = 0
     integer(c_size_t) :: key_size = 0, value_size = 0
     integer(c_int64_t) :: capacity = 0
+  end type
+
+  ! --- pgdds_queue_params_t -------------------------------------------------------------------
+  type, bind(C) :: c_queue_params
+    integer(c_int64_t) :: field_mask = 0
+    integer(c_int) :: kind = 0
+    integer(c_size_t) :: elem_size = 0
+    integer(c_int64_t) :: capacity = 0
+    integer(c_int) :: host_rank = 0
   end type
 
   ! --- The C ABI, used by the wrappers and the containers submodule ---------------------------------------
@@ -1068,6 +1104,152 @@ module pgdds
       integer(c_int) :: st
     end function
 
+    function c_hashmap_insert_nb(map, key, value, concurrent, req) bind(C, name='pgdds_hashmap_insert_nb') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: map, key, value
+      integer(c_int), value :: concurrent
+      type(c_ptr), intent(out) :: req
+      integer(c_int) :: st
+    end function
+    function c_hashmap_find_nb(map, key, value, concurrent, req) bind(C, name='pgdds_hashmap_find_nb') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: map, key, value
+      integer(c_int), value :: concurrent
+      type(c_ptr), intent(out) :: req
+      integer(c_int) :: st
+    end function
+    function c_hashmap_erase_nb(map, key, concurrent, req) bind(C, name='pgdds_hashmap_erase_nb') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: map, key
+      integer(c_int), value :: concurrent
+      type(c_ptr), intent(out) :: req
+      integer(c_int) :: st
+    end function
+
+    function c_queue_create(ctx, params, queue) bind(C, name='pgdds_queue_create') result(st)
+      import :: c_ptr, c_int, c_queue_params
+      type(c_ptr), value :: ctx
+      type(c_queue_params), intent(in) :: params
+      type(c_ptr), intent(out) :: queue
+      integer(c_int) :: st
+    end function
+    function c_queue_destroy(queue) bind(C, name='pgdds_queue_destroy') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: queue
+      integer(c_int) :: st
+    end function
+    function c_queue_push(queue, elems, count, concurrent) bind(C, name='pgdds_queue_push') result(st)
+      import :: c_ptr, c_int, c_size_t
+      type(c_ptr), value :: queue, elems
+      integer(c_size_t), value :: count
+      integer(c_int), value :: concurrent
+      integer(c_int) :: st
+    end function
+    function c_queue_pop(queue, elems, max, popped, concurrent) bind(C, name='pgdds_queue_pop') result(st)
+      import :: c_ptr, c_int, c_size_t
+      type(c_ptr), value :: queue, elems
+      integer(c_size_t), value :: max
+      integer(c_size_t), intent(out) :: popped
+      integer(c_int), value :: concurrent
+      integer(c_int) :: st
+    end function
+    function c_queue_push_nb(queue, elems, count, concurrent, req) bind(C, name='pgdds_queue_push_nb') result(st)
+      import :: c_ptr, c_int, c_size_t
+      type(c_ptr), value :: queue, elems
+      integer(c_size_t), value :: count
+      integer(c_int), value :: concurrent
+      type(c_ptr), intent(out) :: req
+      integer(c_int) :: st
+    end function
+    ! popped is a pointer: the library writes it when the request completes.
+    function c_queue_pop_nb(queue, elems, max, popped, concurrent, req) bind(C, name='pgdds_queue_pop_nb') result(st)
+      import :: c_ptr, c_int, c_size_t
+      type(c_ptr), value :: queue, elems, popped
+      integer(c_size_t), value :: max
+      integer(c_int), value :: concurrent
+      type(c_ptr), intent(out) :: req
+      integer(c_int) :: st
+    end function
+    function c_queue_size(queue, count) bind(C, name='pgdds_queue_size') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: queue
+      integer(c_int64_t), intent(out) :: count
+      integer(c_int) :: st
+    end function
+    function c_queue_capacity(queue, capacity) bind(C, name='pgdds_queue_capacity') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: queue
+      integer(c_int64_t), intent(out) :: capacity
+      integer(c_int) :: st
+    end function
+    function c_queue_host(queue, host_rank) bind(C, name='pgdds_queue_host') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: queue
+      integer(c_int), intent(out) :: host_rank
+      integer(c_int) :: st
+    end function
+
+    function c_bloom_create(ctx, expected_items, false_positive_rate, bloom) bind(C, name='pgdds_bloom_create') &
+        result(st)
+      import :: c_ptr, c_int, c_int64_t, c_double
+      type(c_ptr), value :: ctx
+      integer(c_int64_t), value :: expected_items
+      real(c_double), value :: false_positive_rate
+      type(c_ptr), intent(out) :: bloom
+      integer(c_int) :: st
+    end function
+    function c_bloom_destroy(bloom) bind(C, name='pgdds_bloom_destroy') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: bloom
+      integer(c_int) :: st
+    end function
+    ! was_present: c_null_ptr, or the address of a C int.
+    function c_bloom_insert(bloom, key, len, was_present) bind(C, name='pgdds_bloom_insert') result(st)
+      import :: c_ptr, c_int, c_size_t
+      type(c_ptr), value :: bloom, key, was_present
+      integer(c_size_t), value :: len
+      integer(c_int) :: st
+    end function
+    function c_bloom_contains(bloom, key, len, maybe_present) bind(C, name='pgdds_bloom_contains') result(st)
+      import :: c_ptr, c_int, c_size_t
+      type(c_ptr), value :: bloom, key
+      integer(c_size_t), value :: len
+      integer(c_int), intent(out) :: maybe_present
+      integer(c_int) :: st
+    end function
+    ! The flags (was_present, maybe_present) are the addresses of count unsigned chars, or
+    ! c_null_ptr where C allows it.
+    function c_bloom_insert_many(bloom, count, keys, key_len, was_present) bind(C, name='pgdds_bloom_insert_many') &
+        result(st)
+      import :: c_ptr, c_int, c_size_t
+      type(c_ptr), value :: bloom, keys, was_present
+      integer(c_size_t), value :: count, key_len
+      integer(c_int) :: st
+    end function
+    function c_bloom_contains_many(bloom, count, keys, key_len, maybe_present) &
+        bind(C, name='pgdds_bloom_contains_many') result(st)
+      import :: c_ptr, c_int, c_size_t
+      type(c_ptr), value :: bloom, keys, maybe_present
+      integer(c_size_t), value :: count, key_len
+      integer(c_int) :: st
+    end function
+    function c_bloom_insert_many_nb(bloom, count, keys, key_len, was_present, req) &
+        bind(C, name='pgdds_bloom_insert_many_nb') result(st)
+      import :: c_ptr, c_int, c_size_t
+      type(c_ptr), value :: bloom, keys, was_present
+      integer(c_size_t), value :: count, key_len
+      type(c_ptr), intent(out) :: req
+      integer(c_int) :: st
+    end function
+    function c_bloom_contains_many_nb(bloom, count, keys, key_len, maybe_present, req) &
+        bind(C, name='pgdds_bloom_contains_many_nb') result(st)
+      import :: c_ptr, c_int, c_size_t
+      type(c_ptr), value :: bloom, keys, maybe_present
+      integer(c_size_t), value :: count, key_len
+      type(c_ptr), intent(out) :: req
+      integer(c_int) :: st
+    end function
+
     function c_darray_create(ctx, elem_size, count, array) bind(C, name='pgdds_darray_create') result(st)
       import :: c_ptr, c_int, c_size_t, c_int64_t
       type(c_ptr), value :: ctx
@@ -1186,6 +1368,31 @@ module pgdds
       integer(c_size_t), intent(out) :: bytes
       integer(c_int), intent(out) :: dtype
     end subroutine
+    ! PGDDS_OK for a dtype that describe_scalar or describe_array found; else the failure, recorded
+    ! with who and what in its message.
+    module function type_status(dtype, who, what) result(st)
+      integer(c_int), intent(in) :: dtype
+      character(len=*), intent(in) :: who, what
+      integer(c_int) :: st
+    end function
+    ! The address and size in bytes of a rank-1 array of a supported type that the library reads or
+    ! writes after the call returns (the non-blocking forms): it must be contiguous, since a copy
+    ! made for the call would be gone by then. Else the failure, recorded with who and what.
+    module function async_array(who, what, x, addr, bytes) result(st)
+      character(len=*), intent(in) :: who, what
+      class(*), intent(in), target :: x(:)
+      type(c_ptr), intent(out) :: addr
+      integer(c_size_t), intent(out) :: bytes
+      integer(c_int) :: st
+    end function
+    ! The same for an array of flags (one byte each, C's unsigned char) that the library sets
+    ! when a request completes.
+    module function async_flags(who, what, flags, addr) result(st)
+      character(len=*), intent(in) :: who, what
+      integer(c_signed_char), intent(in), target :: flags(:)
+      type(c_ptr), intent(out) :: addr
+      integer(c_int) :: st
+    end function
   end interface
 
   ! --- Containers: implemented in the submodule pgdds_containers --------------------------------
@@ -1256,6 +1463,184 @@ module pgdds
       integer(c_int), intent(in) :: op
       integer, intent(out) :: protocol
       integer, intent(in), optional :: concurrent
+      integer(c_int) :: st
+    end function
+
+    ! The hash map's operations with a request (type(pgdds_request)) that completes with the
+    ! status the blocking call would return (pgdds_test, pgdds_wait; their failure is explained by
+    ! pgdds_last_error()). The key and value are copied before the call returns. Towards a part
+    ! served by RPC the request completes when the owner's reply arrives; elsewhere at once.
+    module function pgdds_hashmap_insert_nb(map, key, value, req, concurrent) result(st)
+      type(pgdds_hashmap), intent(in) :: map
+      class(*), intent(in), target :: key, value
+      type(pgdds_request), intent(out) :: req
+      integer, intent(in), optional :: concurrent
+      integer(c_int) :: st
+    end function
+    ! value is written when the request completes with PGDDS_OK (PGDDS_ERR_NOT_FOUND: untouched):
+    ! it must be a variable of its own (declare it target, asynchronous; not a temporary, not an
+    ! element of an array that moves), left in place and untouched until pgdds_wait or
+    ! pgdds_test has completed the request.
+    module function pgdds_hashmap_find_nb(map, key, value, req, concurrent) result(st)
+      type(pgdds_hashmap), intent(in) :: map
+      class(*), intent(in), target :: key
+      class(*), intent(inout), target, asynchronous :: value
+      type(pgdds_request), intent(out) :: req
+      integer, intent(in), optional :: concurrent
+      integer(c_int) :: st
+    end function
+    ! The request completes with PGDDS_ERR_NOT_FOUND when the key is absent.
+    module function pgdds_hashmap_erase_nb(map, key, req, concurrent) result(st)
+      type(pgdds_hashmap), intent(in) :: map
+      class(*), intent(in), target :: key
+      type(pgdds_request), intent(out) :: req
+      integer, intent(in), optional :: concurrent
+      integer(c_int) :: st
+    end function
+
+    ! A queue of kind PGDDS_QUEUE_FAST, PGDDS_QUEUE_CIRCULAR or PGDDS_QUEUE_CHECKSUM on host_rank,
+    ! holding capacity elements of elem_type (PGDDS_INT32, PGDDS_INT64, PGDDS_FLOAT, PGDDS_DOUBLE).
+    ! Collective, with the same arguments everywhere.
+    module function pgdds_queue_create(ctx, queue, kind, elem_type, capacity, host_rank) result(st)
+      type(pgdds_context), intent(in) :: ctx
+      type(pgdds_queue), intent(out) :: queue
+      integer(c_int), intent(in) :: kind, elem_type
+      integer(int64), intent(in) :: capacity
+      integer, intent(in) :: host_rank
+      integer(c_int) :: st
+    end function
+    module function pgdds_queue_destroy(queue) result(st)
+      type(pgdds_queue), intent(inout) :: queue
+      integer(c_int) :: st
+    end function
+    ! Pushes elems, a scalar or rank-1 array of the queue's type, all or nothing (PGDDS_ERR_FULL:
+    ! none pushed). concurrent: the PGDDS_CP_* operations that may run at the same time (default
+    ! 0: anything); the kinds' rules are pgdds.h's.
+    module function queue_push_scalar(queue, elems, concurrent) result(st)
+      type(pgdds_queue), intent(in) :: queue
+      class(*), intent(in), target :: elems
+      integer, intent(in), optional :: concurrent
+      integer(c_int) :: st
+    end function
+    module function queue_push_array(queue, elems, concurrent) result(st)
+      type(pgdds_queue), intent(in) :: queue
+      class(*), intent(in), target, contiguous :: elems(:)
+      integer, intent(in), optional :: concurrent
+      integer(c_int) :: st
+    end function
+    ! Pops up to size(elems) elements into elems(1:popped); PGDDS_ERR_EMPTY when there are none.
+    module function pgdds_queue_pop(queue, elems, popped, concurrent) result(st)
+      type(pgdds_queue), intent(in) :: queue
+      class(*), intent(inout), target, contiguous :: elems(:)
+      integer(int64), intent(out) :: popped
+      integer, intent(in), optional :: concurrent
+      integer(c_int) :: st
+    end function
+    ! The number of queued elements (a snapshot), the number the queue holds when full, its host.
+    module function pgdds_queue_size(queue, count) result(st)
+      type(pgdds_queue), intent(in) :: queue
+      integer(int64), intent(out) :: count
+      integer(c_int) :: st
+    end function
+    module function pgdds_queue_capacity(queue, capacity) result(st)
+      type(pgdds_queue), intent(in) :: queue
+      integer(int64), intent(out) :: capacity
+      integer(c_int) :: st
+    end function
+    module function pgdds_queue_host(queue, host_rank) result(st)
+      type(pgdds_queue), intent(in) :: queue
+      integer, intent(out) :: host_rank
+      integer(c_int) :: st
+    end function
+    ! pgdds_queue_push with a request that completes with its status; the elements are copied
+    ! before the call returns.
+    module function queue_push_nb_scalar(queue, elems, req, concurrent) result(st)
+      type(pgdds_queue), intent(in) :: queue
+      class(*), intent(in), target :: elems
+      type(pgdds_request), intent(out) :: req
+      integer, intent(in), optional :: concurrent
+      integer(c_int) :: st
+    end function
+    module function queue_push_nb_array(queue, elems, req, concurrent) result(st)
+      type(pgdds_queue), intent(in) :: queue
+      class(*), intent(in), target, contiguous :: elems(:)
+      type(pgdds_request), intent(out) :: req
+      integer, intent(in), optional :: concurrent
+      integer(c_int) :: st
+    end function
+    ! pgdds_queue_pop with a request that completes with its status (PGDDS_ERR_EMPTY when there
+    ! were none). elems(1:popped) and popped are written when it completes: both must stay in
+    ! place, untouched, until pgdds_wait or pgdds_test has completed it (declare them target,
+    ! asynchronous); elems must be contiguous (a section with a stride is refused).
+    module function pgdds_queue_pop_nb(queue, elems, popped, req, concurrent) result(st)
+      type(pgdds_queue), intent(in) :: queue
+      class(*), intent(inout), target, asynchronous :: elems(:)
+      integer(c_size_t), intent(inout), target, asynchronous :: popped
+      type(pgdds_request), intent(out) :: req
+      integer, intent(in), optional :: concurrent
+      integer(c_int) :: st
+    end function
+
+    ! A Bloom filter sized for expected_items keys of key_type (PGDDS_INT32, PGDDS_INT64,
+    ! PGDDS_FLOAT, PGDDS_DOUBLE: a key is the bytes of such a scalar, and keys of another type are
+    ! refused) at false_positive_rate, in (0, 1). Collective, with the same arguments everywhere.
+    module function pgdds_bloom_create(ctx, bloom, expected_items, false_positive_rate, key_type) result(st)
+      type(pgdds_context), intent(in) :: ctx
+      type(pgdds_bloom), intent(out) :: bloom
+      integer(int64), intent(in) :: expected_items
+      real(real64), intent(in) :: false_positive_rate
+      integer(c_int), intent(in) :: key_type
+      integer(c_int) :: st
+    end function
+    module function pgdds_bloom_destroy(bloom) result(st)
+      type(pgdds_bloom), intent(inout) :: bloom
+      integer(c_int) :: st
+    end function
+    ! Inserts key; was_present: whether every bit of the key was already set.
+    module function pgdds_bloom_insert(bloom, key, was_present) result(st)
+      type(pgdds_bloom), intent(in) :: bloom
+      class(*), intent(in), target :: key
+      logical, intent(out), optional :: was_present
+      integer(c_int) :: st
+    end function
+    ! maybe_present: .true. if key may have been inserted, .false. if it surely was not.
+    module function pgdds_bloom_contains(bloom, key, maybe_present) result(st)
+      type(pgdds_bloom), intent(in) :: bloom
+      class(*), intent(in), target :: key
+      logical, intent(out) :: maybe_present
+      integer(c_int) :: st
+    end function
+    ! The batches: keys is a rank-1 array of the filter's key type; flag i answers for keys(i),
+    ! and the flags array needs room for size(keys) of them (a smaller one is refused).
+    module function pgdds_bloom_insert_many(bloom, keys, was_present) result(st)
+      type(pgdds_bloom), intent(in) :: bloom
+      class(*), intent(in), target, contiguous :: keys(:)
+      logical, intent(out), optional :: was_present(:)
+      integer(c_int) :: st
+    end function
+    module function pgdds_bloom_contains_many(bloom, keys, maybe_present) result(st)
+      type(pgdds_bloom), intent(in) :: bloom
+      class(*), intent(in), target, contiguous :: keys(:)
+      logical, intent(out) :: maybe_present(:)
+      integer(c_int) :: st
+    end function
+    ! The batches with a request. The keys are copied before the call returns; the flags are
+    ! integer(c_signed_char) values, 1 or 0, that the library sets when the request completes:
+    ! the array must be the caller's own (declare it target, asynchronous), contiguous (a section
+    ! with a stride is refused), left in place and untouched until pgdds_wait or pgdds_test has
+    ! completed the request.
+    module function pgdds_bloom_insert_many_nb(bloom, keys, req, was_present) result(st)
+      type(pgdds_bloom), intent(in) :: bloom
+      class(*), intent(in), target, contiguous :: keys(:)
+      type(pgdds_request), intent(out) :: req
+      integer(c_signed_char), intent(inout), target, asynchronous, optional :: was_present(:)
+      integer(c_int) :: st
+    end function
+    module function pgdds_bloom_contains_many_nb(bloom, keys, maybe_present, req) result(st)
+      type(pgdds_bloom), intent(in) :: bloom
+      class(*), intent(in), target, contiguous :: keys(:)
+      integer(c_signed_char), intent(inout), target, asynchronous :: maybe_present(:)
+      type(pgdds_request), intent(out) :: req
       integer(c_int) :: st
     end function
 
@@ -1455,61 +1840,6 @@ contains
     integer(c_int) :: dtype
     addr = c_null_ptr
     if (present(x)) call describe_scalar(x, addr, bytes, dtype)
-  end function
-
-  ! PGDDS_OK for a dtype that describe_scalar or describe_array found; else the failure, recorded
-  ! with who and what in its message.
-  function type_status(dtype, who, what) result(st)
-    integer(c_int), intent(in) :: dtype
-    character(len=*), intent(in) :: who, what
-    integer(c_int) :: st
-    st = PGDDS_OK
-    if (dtype < 0) st = fail(PGDDS_ERR_INVALID_ARG, who // ': ' // what // ' is not integer(int32), ' // &
-                             'integer(int64), real(real32) or real(real64)')
-  end function
-
-  ! The address and size in bytes of a rank-1 array of a supported type that the library reads or
-  ! writes after the call returns (the non-blocking forms): it must be contiguous, since a copy
-  ! made for the call would be gone by then. Else the failure, recorded with who and what.
-  function async_array(who, what, x, addr, bytes) result(st)
-    character(len=*), intent(in) :: who, what
-    class(*), intent(in), target :: x(:)
-    type(c_ptr), intent(out) :: addr
-    integer(c_size_t), intent(out) :: bytes
-    integer(c_int) :: st
-    integer(c_intptr_t) :: elem, stride
-    addr = c_null_ptr
-    elem = storage_size(x) / 8
-    bytes = int(elem, c_size_t) * int(size(x), c_size_t)
-    stride = elem
-    st = PGDDS_OK
-    select type (x)
-    type is (integer(int32))
-      if (size(x) > 0) addr = c_loc(x(1))
-      if (size(x) > 1) stride = distance(addr, c_loc(x(2)))
-    type is (integer(int64))
-      if (size(x) > 0) addr = c_loc(x(1))
-      if (size(x) > 1) stride = distance(addr, c_loc(x(2)))
-    type is (real(real32))
-      if (size(x) > 0) addr = c_loc(x(1))
-      if (size(x) > 1) stride = distance(addr, c_loc(x(2)))
-    type is (real(real64))
-      if (size(x) > 0) addr = c_loc(x(1))
-      if (size(x) > 1) stride = distance(addr, c_loc(x(2)))
-    class default
-      st = type_status(-1_c_int, who, what)
-      return
-    end select
-    if (stride /= elem) then
-      addr = c_null_ptr
-      st = fail(PGDDS_ERR_INVALID_ARG, who // ': ' // what // ' is not contiguous (a section with a stride); ' // &
-                'a non-blocking call needs the array itself')
-    end if
-  end function
-
-  integer(c_intptr_t) function distance(from, to)
-    type(c_ptr), intent(in) :: from, to
-    distance = transfer(to, 0_c_intptr_t) - transfer(from, 0_c_intptr_t)
   end function
 
   ! arg, or c_null_ptr when it is absent.
@@ -2377,7 +2707,8 @@ contains
     st = c_atomic_cswap_u32_nb(ctx%handle, target, expected, desired, c_loc(old), req%handle)
   end function
 
-  ! done becomes .true. once req has completed, which frees it.
+  ! done becomes .true. once req has completed, which frees it; st is then the operation's
+  ! status (a container operation's PGDDS_ERR_NOT_FOUND, for one), with done .true. all the same.
   function pgdds_test(ctx, req, done) result(st)
     type(pgdds_context), intent(in) :: ctx
     type(pgdds_request), intent(inout) :: req
@@ -2385,17 +2716,18 @@ contains
     integer(c_int) :: st, d
     d = 0
     st = c_test(ctx%handle, req%handle, d)
-    done = st == PGDDS_OK .and. d /= 0
+    done = d /= 0
     if (done) req%handle = c_null_ptr
   end function
 
-  ! Waits until req has completed (reporting its failure), and frees it.
+  ! Waits until req has completed, and frees it: st is the operation's status (a container
+  ! operation's PGDDS_ERR_NOT_FOUND, for one) or the wait's failure. req is spent either way.
   function pgdds_wait(ctx, req) result(st)
     type(pgdds_context), intent(in) :: ctx
     type(pgdds_request), intent(inout) :: req
     integer(c_int) :: st
     st = c_wait(ctx%handle, req%handle)
-    if (st == PGDDS_OK) req%handle = c_null_ptr
+    req%handle = c_null_ptr
   end function
 
   ! old = *target; *target = old + value.

@@ -50,4 +50,61 @@ contains
     end select
   end procedure
 
+  module procedure type_status
+    st = PGDDS_OK
+    if (dtype < 0) st = fail(PGDDS_ERR_INVALID_ARG, who // ': ' // what // ' is not integer(int32), ' // &
+                             'integer(int64), real(real32) or real(real64)')
+  end procedure
+
+  module procedure async_array
+    type(c_ptr) :: second
+    addr = c_null_ptr
+    second = c_null_ptr
+    bytes = int(storage_size(x) / 8, c_size_t) * int(size(x), c_size_t)
+    select type (x)
+    type is (integer(int32))
+      if (size(x) > 0) addr = c_loc(x(1))
+      if (size(x) > 1) second = c_loc(x(2))
+    type is (integer(int64))
+      if (size(x) > 0) addr = c_loc(x(1))
+      if (size(x) > 1) second = c_loc(x(2))
+    type is (real(real32))
+      if (size(x) > 0) addr = c_loc(x(1))
+      if (size(x) > 1) second = c_loc(x(2))
+    type is (real(real64))
+      if (size(x) > 0) addr = c_loc(x(1))
+      if (size(x) > 1) second = c_loc(x(2))
+    class default
+      st = type_status(-1_c_int, who, what)
+      return
+    end select
+    st = contiguity(who, what, addr, second, int(storage_size(x) / 8, c_intptr_t))
+  end procedure
+
+  module procedure async_flags
+    type(c_ptr) :: second
+    addr = c_null_ptr
+    second = c_null_ptr
+    if (size(flags) > 0) addr = c_loc(flags(1))
+    if (size(flags) > 1) second = c_loc(flags(2))
+    st = contiguity(who, what, addr, second, int(storage_size(flags) / 8, c_intptr_t))
+  end procedure
+
+  ! PGDDS_OK when second, the address of an array's second element (null: it has fewer than two),
+  ! lies elem bytes after first, the address of its first; else the failure (first is then
+  ! nulled), recorded with who and what.
+  function contiguity(who, what, first, second, elem) result(st)
+    character(len=*), intent(in) :: who, what
+    type(c_ptr), intent(inout) :: first
+    type(c_ptr), intent(in) :: second
+    integer(c_intptr_t), intent(in) :: elem
+    integer(c_int) :: st
+    st = PGDDS_OK
+    if (.not. c_associated(second)) return
+    if (transfer(second, 0_c_intptr_t) - transfer(first, 0_c_intptr_t) == elem) return
+    first = c_null_ptr
+    st = fail(PGDDS_ERR_INVALID_ARG, who // ': ' // what // ' is not contiguous (a section with a stride); ' // &
+              'a non-blocking call needs the array itself')
+  end function
+
 end submodule pgdds_helpers

@@ -2,8 +2,9 @@
 """The constants of the Fortran module are those of the C headers: every PGDDS_* parameter of
 pgdds.f90 has the value pgdds.h (or another header given, matrix.h) gives it, and every
 constant of them that Fortran programs use (status codes, thread levels, init fields, atomic
-ops, data types, reduction ops, concurrency promises, container protocols and operations,
-version, global-pointer layout, matrix distributions, fields and algorithms) is in the module.
+ops, data types, reduction ops, concurrency promises, container protocols and operations, queue
+kinds, version, global-pointer layout, matrix distributions, fields and algorithms) is in the
+module.
 
 usage: check_constants.py PGDDS_H PGDDS_F90 [HEADER...]
 """
@@ -14,7 +15,7 @@ import sys
 # (The Fortran module binds hash-map creation with defaults only (no options, so no choice of
 # protocol; the protocol queries and their PROTOCOL_* and CONTAINER_OP_* constants are bound),
 # and no key tables.)
-NOT_BOUND = re.compile(r"PGDDS_(API|H|AM_MAX_PAYLOAD|QUEUE_\w+|CONFIG_FIELD_\w+|TRANSPORT_FIELD_\w+|"
+NOT_BOUND = re.compile(r"PGDDS_(API|H|AM_MAX_PAYLOAD|CONFIG_FIELD_\w+|TRANSPORT_FIELD_\w+|"
                        r"HASHMAP_OPTION_\w+|KEYTABLE_\w+)$")
 
 

@@ -1,7 +1,10 @@
 ! The container part of the Fortran module: a HashMap with integer keys and real values (and
 ! one with integer values), filled by every rank and read back from every rank, and a DArray
 ! written through local views and read element by element from everywhere, and the protocols by
-! which the map's operations reach each rank's part. Built once the containers are.
+! which the map's operations reach each rank's part; the map's non-blocking operations with many
+! requests in flight, a circular queue on rank 0 that every rank pushes to and pops from, and a
+! Bloom filter every rank fills and queries, one key and batches, with requests and without; bad
+! input to each. Built once the containers are.
 program fortran_containers
   use pgdds
   use harness
@@ -18,6 +21,9 @@ program fortran_containers
   call test_hashmap_int32()
   call test_hashmap_protocols()
   call test_darray()
+  call test_hashmap_nb()
+  call test_queue()
+  call test_bloom()
   call finish(ctx, 'fortran/containers')
 
 contains
@@ -186,5 +192,339 @@ contains
     call check_ok(pgdds_barrier(ctx), 'barrier before destroy')
     call check_ok(pgdds_darray_destroy(arr), 'destroy the darray')
   end subroutine
+
+  ! Every rank inserts its keys with many requests in flight, finds every rank's keys the same
+  ! way, erases half of its own; absent keys complete their requests with PGDDS_ERR_NOT_FOUND.
+  subroutine test_hashmap_nb()
+    integer, parameter :: per_rank = 24  ! even: half the keys are odd
+    type(pgdds_hashmap) :: map, never_created
+    type(pgdds_request), allocatable :: reqs(:)
+    type(pgdds_request) :: req
+    integer(int64), allocatable, target, asynchronous :: found(:)
+    integer(int64), target, asynchronous :: one
+    integer(int64) :: count
+    real(real32), target, asynchronous :: wrong_value
+    integer :: r, k, i, nb
+    logical :: done
+    integer(c_int) :: st
+
+    call check_ok(pgdds_hashmap_create(ctx, map, int(4 * per_rank * n, int64), PGDDS_INT64, PGDDS_INT64), &
+                  'create a map for non-blocking operations')
+    allocate(reqs(per_rank * n), found(per_rank * n))
+    do k = 1, per_rank
+      call check_ok(pgdds_hashmap_insert_nb(map, key_of(me, k), 3 * key_of(me, k), reqs(k)), 'insert_nb')
+    end do
+    do k = 1, per_rank
+      call check_ok(pgdds_wait(ctx, reqs(k)), 'wait for insert_nb')
+      call check(.not. c_associated(reqs(k)%handle), 'a completed request is freed')
+    end do
+    call check_ok(pgdds_barrier(ctx), 'barrier after insert_nb')
+
+    ! Every rank's keys, every find in flight at once.
+    found = -1
+    nb = 0
+    do r = 0, n - 1
+      do k = 1, per_rank
+        nb = nb + 1
+        call check_ok(pgdds_hashmap_find_nb(map, key_of(r, k), found(nb), reqs(nb), PGDDS_CP_FIND), 'find_nb')
+      end do
+    end do
+    ! Completed by pgdds_test for the first half, pgdds_wait for the rest.
+    do i = 1, nb / 2
+      done = .false.
+      do while (.not. done)
+        call check_ok(pgdds_test(ctx, reqs(i), done), 'test find_nb')
+      end do
+    end do
+    do i = nb / 2 + 1, nb
+      call check_ok(pgdds_wait(ctx, reqs(i)), 'wait for find_nb')
+    end do
+    nb = 0
+    do r = 0, n - 1
+      do k = 1, per_rank
+        nb = nb + 1
+        call check(found(nb) == 3 * key_of(r, k), 'find_nb gives the value inserted')
+      end do
+    end do
+
+    ! An absent key: the call succeeds, its request completes with PGDDS_ERR_NOT_FOUND.
+    one = -7
+    call check_ok(pgdds_hashmap_find_nb(map, -5_int64, one, req), 'find_nb of an absent key')
+    call check_status(pgdds_wait(ctx, req), PGDDS_ERR_NOT_FOUND, 'the request of an absent key''s find_nb')
+    call check(one == -7, 'an absent key leaves the value alone')
+    call check(.not. c_associated(req%handle), 'a request that completes with a failure is spent')
+    call check_ok(pgdds_hashmap_erase_nb(map, -5_int64, req), 'erase_nb of an absent key')
+    done = .false.
+    st = PGDDS_OK
+    do while (.not. done)
+      st = pgdds_test(ctx, req, done)
+    end do
+    call check_status(st, PGDDS_ERR_NOT_FOUND, 'pgdds_test of an absent key''s erase_nb')
+
+    ! Erase this rank's odd keys, all in flight; then they are gone everywhere, the even ones stay.
+    call check_ok(pgdds_barrier(ctx), 'barrier before erase_nb')
+    nb = 0
+    do k = 1, per_rank, 2
+      nb = nb + 1
+      call check_ok(pgdds_hashmap_erase_nb(map, key_of(me, k), reqs(nb)), 'erase_nb')
+    end do
+    do i = 1, nb
+      call check_ok(pgdds_wait(ctx, reqs(i)), 'wait for erase_nb')
+    end do
+    call check_ok(pgdds_barrier(ctx), 'barrier after erase_nb')
+    r = mod(me + 1, n)
+    found(1:2) = -1
+    call check_ok(pgdds_hashmap_find_nb(map, key_of(r, 1), found(1), reqs(1)), 'find_nb of an erased key')
+    call check_ok(pgdds_hashmap_find_nb(map, key_of(r, 2), found(2), reqs(2)), 'find_nb of a kept key')
+    call check_status(pgdds_wait(ctx, reqs(1)), PGDDS_ERR_NOT_FOUND, 'an erased key is gone everywhere')
+    call check_ok(pgdds_wait(ctx, reqs(2)), 'a kept key is still there')
+    call check(found(1) == -1 .and. found(2) == 3 * key_of(r, 2), 'the values after erase_nb')
+    call check_ok(pgdds_hashmap_size(map, count), 'size after erase_nb')
+    call check(count == int(n, int64) * (per_rank / 2), 'the size after erase_nb: the even keys')
+
+    ! Bad input: refused by the call itself, with a message and no request.
+    call check_status(pgdds_hashmap_insert_nb(map, 1_int32, 1_int64, req), PGDDS_ERR_INVALID_ARG, &
+                      'insert_nb of an int32 key into an int64 map')
+    call check(.not. c_associated(req%handle), 'a refused call gives no request')
+    call check_status(pgdds_hashmap_insert_nb(map, 1_int64, 1.0_real64, req), PGDDS_ERR_INVALID_ARG, &
+                      'insert_nb of a real64 value into an int64 map')
+    call check_status(pgdds_hashmap_find_nb(map, 1_int64, wrong_value, req), PGDDS_ERR_INVALID_ARG, &
+                      'find_nb into a real32 value')
+    call check_status(pgdds_hashmap_erase_nb(map, 1.0_real64, req), PGDDS_ERR_INVALID_ARG, 'erase_nb of a real64 key')
+    call check_status(pgdds_hashmap_insert_nb(never_created, 1_int64, 1_int64, req), PGDDS_ERR_INVALID_ARG, &
+                      'insert_nb into a map never created')
+    call check_status(pgdds_hashmap_find_nb(never_created, 1_int64, one, req), PGDDS_ERR_INVALID_ARG, &
+                      'find_nb in a map never created')
+    call check_status(pgdds_hashmap_erase_nb(never_created, 1_int64, req), PGDDS_ERR_INVALID_ARG, &
+                      'erase_nb in a map never created')
+    call check_status(pgdds_hashmap_insert_nb(map, 1_int64, 1_int64, req, concurrent=PGDDS_CP_PUSH), &
+                      PGDDS_ERR_INVALID_ARG, 'insert_nb under a queue''s promise')
+    call check_ok(pgdds_barrier(ctx), 'barrier before destroying the non-blocking map')
+    call check_ok(pgdds_hashmap_destroy(map), 'destroy the non-blocking map')
+  end subroutine
+
+  integer(int64) function key_of(r, k)
+    integer, intent(in) :: r, k
+    key_of = int(r, int64) * 100000 + k
+  end function
+
+  ! A circular queue on rank 0: every rank pushes its numbers, blocking (one and several at a
+  ! time) and with requests, then every rank pops until PGDDS_ERR_EMPTY; over all ranks the count
+  ! and the sum popped are those pushed.
+  subroutine test_queue()
+    integer, parameter :: per_rank = 40
+    type(pgdds_queue) :: q, never_created, bad
+    type(pgdds_request) :: reqs(per_rank), req
+    integer(int64), target, asynchronous :: got(7), strided(8)
+    integer(c_size_t), target, asynchronous :: got_count
+    integer(int64) :: batch(4), popped, mine_count, mine_sum, count, total_count, total_sum, capacity, size_now
+    integer(int64) :: expected_sum, x, none(0)
+    integer(int32) :: wrong(2)
+    integer :: k, host, nreq
+    integer(c_int) :: st
+
+    call check_ok(pgdds_queue_create(ctx, q, PGDDS_QUEUE_CIRCULAR, PGDDS_INT64, int(per_rank * n, int64), 0), &
+                  'create a circular queue on rank 0')
+    call check_ok(pgdds_queue_capacity(q, capacity), 'queue capacity')
+    call check(capacity == per_rank * n, 'the capacity asked for')
+    call check_ok(pgdds_queue_host(q, host), 'queue host')
+    call check(host == 0, 'the queue is on rank 0')
+
+    ! Pushes: numbers 1 .. per_rank of this rank, me * 1000 + k; blocking ones, then with requests.
+    do k = 1, 8
+      call check_ok(pgdds_queue_push(q, qval(k)), 'push one element')
+    end do
+    batch = [(qval(k), k = 9, 12)]
+    call check_ok(pgdds_queue_push(q, batch), 'push four elements')
+    call check_ok(pgdds_queue_push(q, none), 'push no element')
+    nreq = 0
+    do k = 13, per_rank - 4
+      nreq = nreq + 1
+      call check_ok(pgdds_queue_push_nb(q, qval(k), reqs(nreq)), 'push_nb one element')
+    end do
+    batch = [(qval(k), k = per_rank - 3, per_rank)]
+    nreq = nreq + 1
+    call check_ok(pgdds_queue_push_nb(q, batch, reqs(nreq)), 'push_nb four elements')
+    do k = 1, nreq
+      call check_ok(pgdds_wait(ctx, reqs(k)), 'wait for push_nb')
+    end do
+    call check_ok(pgdds_barrier(ctx), 'barrier after the pushes')
+    call check_ok(pgdds_queue_size(q, size_now), 'queue size')
+    call check(size_now == per_rank * n, 'every element pushed is queued')
+    call check_status(pgdds_queue_push(q, qval(1)), PGDDS_ERR_FULL, 'a push into a full queue')
+    call check_ok(pgdds_barrier(ctx), 'barrier before the pops')
+
+    ! Pops, alternately blocking and with a request, until the queue is empty.
+    mine_count = 0
+    mine_sum = 0
+    do k = 1, 100000
+      if (mod(k, 2) == 0) then
+        st = pgdds_queue_pop(q, got(1:3), popped)
+      else
+        got_count = 0
+        call check_ok(pgdds_queue_pop_nb(q, got, got_count, req), 'pop_nb')
+        st = pgdds_wait(ctx, req)
+        popped = int(got_count, int64)
+      end if
+      if (st == PGDDS_ERR_EMPTY) exit
+      call check_ok(st, 'pop')
+      if (st /= PGDDS_OK) exit
+      call check(popped >= 1 .and. popped <= 7, 'a pop gives between one element and the room given')
+      mine_count = mine_count + popped
+      mine_sum = mine_sum + sum(got(1:popped))
+    end do
+    call check_ok(pgdds_allreduce(ctx, mine_count, total_count, PGDDS_OP_SUM), 'sum of the counts popped')
+    call check_ok(pgdds_allreduce(ctx, mine_sum, total_sum, PGDDS_OP_SUM), 'sum of the elements popped')
+    expected_sum = 0
+    do x = 0, n - 1
+      expected_sum = expected_sum + x * 1000 * per_rank + per_rank * (per_rank + 1) / 2
+    end do
+    call check(total_count == per_rank * n, 'every element is popped once')
+    call check(total_sum == expected_sum, 'the elements popped are those pushed')
+    call check_ok(pgdds_barrier(ctx), 'barrier after the pops')
+    call check_ok(pgdds_queue_size(q, count), 'size of the emptied queue')
+    call check(count == 0, 'the queue is empty')
+    call check_status(pgdds_queue_pop(q, got, popped), PGDDS_ERR_EMPTY, 'a pop from an empty queue')
+    call check_ok(pgdds_queue_pop_nb(q, got, got_count, req), 'pop_nb from an empty queue')
+    call check_status(pgdds_wait(ctx, req), PGDDS_ERR_EMPTY, 'the request of a pop_nb from an empty queue')
+
+    ! Bad input, each refused with a message.
+    wrong = 1
+    call check_status(pgdds_queue_push(q, 1_int32), PGDDS_ERR_INVALID_ARG, 'push an int32 into an int64 queue')
+    call check_status(pgdds_queue_push(q, wrong), PGDDS_ERR_INVALID_ARG, 'push int32 elements into an int64 queue')
+    call check_status(pgdds_queue_push_nb(q, 1.0_real64, req), PGDDS_ERR_INVALID_ARG, 'push_nb of a real64')
+    call check_status(pgdds_queue_push_nb(q, wrong, req), PGDDS_ERR_INVALID_ARG, 'push_nb of int32 elements')
+    call check_status(pgdds_queue_pop(q, wrong, popped), PGDDS_ERR_INVALID_ARG, 'pop into int32 elements')
+    call check_status(pgdds_queue_pop(q, none, popped), PGDDS_ERR_INVALID_ARG, 'pop into an empty array')
+    call check_status(pgdds_queue_pop_nb(q, none, got_count, req), PGDDS_ERR_INVALID_ARG, 'pop_nb into an empty array')
+    call check_status(pgdds_queue_pop_nb(q, strided(1:8:2), got_count, req), PGDDS_ERR_INVALID_ARG, &
+                      'pop_nb into a section with a stride')
+    call check_status(pgdds_queue_pop_nb(q, wrong, got_count, req), PGDDS_ERR_INVALID_ARG, 'pop_nb into int32 elements')
+    call check_status(pgdds_queue_push(q, qval(1), concurrent=PGDDS_CP_INSERT * 64), PGDDS_ERR_INVALID_ARG, &
+                      'a push under an unknown promise')
+    call check_status(pgdds_queue_push(never_created, 1_int64), PGDDS_ERR_INVALID_ARG, 'push into a queue never created')
+    call check_status(pgdds_queue_pop(never_created, got, popped), PGDDS_ERR_INVALID_ARG, &
+                      'pop from a queue never created')
+    call check_status(pgdds_queue_size(never_created, count), PGDDS_ERR_INVALID_ARG, 'size of a queue never created')
+    call check_status(pgdds_queue_capacity(never_created, count), PGDDS_ERR_INVALID_ARG, &
+                      'capacity of a queue never created')
+    call check_status(pgdds_queue_host(never_created, host), PGDDS_ERR_INVALID_ARG, 'host of a queue never created')
+    call check_status(pgdds_queue_destroy(never_created), PGDDS_ERR_INVALID_ARG, 'destroy a queue never created')
+    call check_status(pgdds_queue_create(ctx, bad, PGDDS_QUEUE_FAST, PGDDS_UINT64, 8_int64, 0), PGDDS_ERR_INVALID_ARG, &
+                      'a queue of an element type Fortran has no variable of')
+    call check_status(pgdds_queue_create(ctx, bad, PGDDS_QUEUE_FAST, PGDDS_INT64, 0_int64, 0), PGDDS_ERR_INVALID_ARG, &
+                      'a queue of capacity 0')
+    call check_status(pgdds_queue_create(ctx, bad, PGDDS_QUEUE_FAST, PGDDS_INT64, 8_int64, n), &
+                      PGDDS_ERR_OUT_OF_BOUNDS, 'a queue on a rank past the job')
+    call check_status(pgdds_queue_create(ctx, bad, 7_c_int, PGDDS_INT64, 8_int64, 0), PGDDS_ERR_INVALID_ARG, &
+                      'a queue of an unknown kind')
+    call check_ok(pgdds_barrier(ctx), 'barrier before destroying the queue')
+    call check_ok(pgdds_queue_destroy(q), 'destroy the queue')
+    call check(.not. c_associated(q%handle), 'a destroyed queue''s handle is null')
+  end subroutine
+
+  integer(int64) function qval(k)
+    integer, intent(in) :: k
+    qval = int(me, int64) * 1000 + k
+  end function
+
+  ! A Bloom filter of int64 keys: every rank inserts its own, one at a time, in a batch and in
+  ! batches with requests; every rank then finds every other rank's keys, the same three ways.
+  subroutine test_bloom()
+    integer, parameter :: per_rank = 48, third = per_rank / 3
+    type(pgdds_bloom) :: bloom, never_created, bad
+    type(pgdds_request) :: req, req2
+    integer(int64) :: keys(third)
+    integer(int64), allocatable :: all_keys(:)
+    logical :: flag, flags(third), many(per_rank * n), few(2)
+    integer(c_signed_char), target, asynchronous :: nb_flags(third), nb_all(per_rank * n), strided(2 * third)
+    integer(int32) :: wrong(2)
+    integer :: k, r, i
+
+    call check_ok(pgdds_bloom_create(ctx, bloom, int(4 * per_rank * n, int64), 0.01_real64, PGDDS_INT64), &
+                  'create a Bloom filter')
+    do k = 1, third
+      call check_ok(pgdds_bloom_insert(bloom, bkey(me, k)), 'insert one key')
+    end do
+    keys = [(bkey(me, k), k = third + 1, 2 * third)]
+    flags = .true.
+    call check_ok(pgdds_bloom_insert_many(bloom, keys, flags), 'insert_many')
+    keys = [(bkey(me, k), k = 2 * third + 1, per_rank)]
+    nb_flags = -1
+    call check_ok(pgdds_bloom_insert_many_nb(bloom, keys, req, nb_flags), 'insert_many_nb')
+    call check_ok(pgdds_wait(ctx, req), 'wait for insert_many_nb')
+    call check(all(nb_flags == 0 .or. nb_flags == 1), 'insert_many_nb sets every flag')
+    call check_ok(pgdds_bloom_insert(bloom, bkey(me, 1), flag), 'insert a key again')
+    call check(flag, 'a key inserted again was present')
+    call check_ok(pgdds_barrier(ctx), 'barrier after the inserts')
+
+    ! Every key of every rank, one at a time, in one batch, and in one batch with a request.
+    allocate(all_keys(per_rank * n))
+    i = 0
+    do r = 0, n - 1
+      do k = 1, per_rank
+        i = i + 1
+        all_keys(i) = bkey(r, k)
+      end do
+    end do
+    do r = 0, n - 1
+      do k = 1, per_rank, 5
+        flag = .false.
+        call check_ok(pgdds_bloom_contains(bloom, bkey(r, k), flag), 'contains')
+        call check(flag, 'every rank''s key is present')
+      end do
+    end do
+    many = .false.
+    call check_ok(pgdds_bloom_contains_many(bloom, all_keys, many), 'contains_many')
+    call check(all(many), 'contains_many finds every rank''s keys')
+    nb_all = 0
+    call check_ok(pgdds_bloom_contains_many_nb(bloom, all_keys, nb_all, req), 'contains_many_nb')
+    nb_flags = 0
+    call check_ok(pgdds_bloom_contains_many_nb(bloom, all_keys(1:third), nb_flags, req2), 'a second contains_many_nb')
+    call check_ok(pgdds_wait(ctx, req2), 'wait for the second contains_many_nb')
+    call check_ok(pgdds_wait(ctx, req), 'wait for contains_many_nb')
+    call check(all(nb_all == 1), 'contains_many_nb finds every rank''s keys')
+    call check(all(nb_flags == 1), 'the second contains_many_nb finds its keys')
+
+    ! Bad input, each refused with a message.
+    wrong = 1
+    call check_status(pgdds_bloom_insert(bloom, 1_int32), PGDDS_ERR_INVALID_ARG, 'insert an int32 key')
+    call check_status(pgdds_bloom_contains(bloom, 1.0_real64, flag), PGDDS_ERR_INVALID_ARG, 'contains of a real64 key')
+    call check_status(pgdds_bloom_insert_many(bloom, wrong), PGDDS_ERR_INVALID_ARG, 'insert_many of int32 keys')
+    call check_status(pgdds_bloom_contains_many(bloom, wrong, few), PGDDS_ERR_INVALID_ARG, 'contains_many of int32 keys')
+    call check_status(pgdds_bloom_insert_many(bloom, keys, few), PGDDS_ERR_INVALID_ARG, &
+                      'insert_many with too few was_present flags')
+    call check_status(pgdds_bloom_contains_many(bloom, all_keys, few), PGDDS_ERR_INVALID_ARG, &
+                      'contains_many with too few flags')
+    call check_status(pgdds_bloom_insert_many_nb(bloom, wrong, req), PGDDS_ERR_INVALID_ARG, &
+                      'insert_many_nb of int32 keys')
+    call check_status(pgdds_bloom_insert_many_nb(bloom, keys, req, nb_flags(1:2)), PGDDS_ERR_INVALID_ARG, &
+                      'insert_many_nb with too few flags')
+    call check_status(pgdds_bloom_contains_many_nb(bloom, all_keys, nb_flags, req), PGDDS_ERR_INVALID_ARG, &
+                      'contains_many_nb with too few flags')
+    call check_status(pgdds_bloom_contains_many_nb(bloom, wrong, nb_flags, req), PGDDS_ERR_INVALID_ARG, &
+                      'contains_many_nb of int32 keys')
+    call check_status(pgdds_bloom_contains_many_nb(bloom, keys, strided(1:2 * third:2), req), PGDDS_ERR_INVALID_ARG, &
+                      'contains_many_nb into a section with a stride')
+    call check(.not. c_associated(req%handle), 'a refused call gives no request')
+    call check_status(pgdds_bloom_insert(never_created, 1_int64), PGDDS_ERR_INVALID_ARG, &
+                      'insert into a filter never created')
+    call check_status(pgdds_bloom_contains(never_created, 1_int64, flag), PGDDS_ERR_INVALID_ARG, &
+                      'contains in a filter never created')
+    call check_status(pgdds_bloom_contains_many_nb(never_created, keys, nb_flags, req), PGDDS_ERR_INVALID_ARG, &
+                      'contains_many_nb in a filter never created')
+    call check_status(pgdds_bloom_destroy(never_created), PGDDS_ERR_INVALID_ARG, 'destroy a filter never created')
+    call check_status(pgdds_bloom_create(ctx, bad, 100_int64, 0.01_real64, PGDDS_UINT32), PGDDS_ERR_INVALID_ARG, &
+                      'a filter of a key type Fortran has no variable of')
+    call check_status(pgdds_bloom_create(ctx, bad, 100_int64, 1.5_real64, PGDDS_INT64), PGDDS_ERR_INVALID_ARG, &
+                      'a false-positive rate past 1')
+    call check_ok(pgdds_barrier(ctx), 'barrier before destroying the filter')
+    call check_ok(pgdds_bloom_destroy(bloom), 'destroy the filter')
+  end subroutine
+
+  integer(int64) function bkey(r, k)
+    integer, intent(in) :: r, k
+    bkey = int(r, int64) * 7919 + k * 31
+  end function
 
 end program fortran_containers
