@@ -13,7 +13,8 @@
  *     bench_record_measure(&r, "get_latency", us, "us");  ,"metric":…,"value":…,"unit":…
  *     bench_record_print(&r);                             }\n, as one write
  *
- * Numbers: integers as they are, "value" and bench_record_real as %.6g, bench_record_fixed with
+ * Numbers: integers as they are, "value" and bench_record_real as %.6g (whole numbers of 10^6
+ * and more in full), bench_record_fixed with
  * the decimals given. Strings are escaped for JSON (names need none). The record is built in a
  * buffer and written with one fputs and a flush, so lines of ranks that share the output do not
  * interleave inside a record. C and C++ (header only, no library): the pgdds benchmarks, and the
@@ -82,11 +83,15 @@ static inline void bench_record_uint(struct bench_record *r, const char *key, un
     bench_record_append(r, "%llu", value);
 }
 
-/* A measured number, %.6g (as "value"). */
+/* A measured number, %.6g (as "value"); a whole number beyond six digits (a count) in full,
+ * which %.6g would round. */
 static inline void bench_record_real(struct bench_record *r, const char *key, double value)
 {
     bench_record_key(r, key);
-    bench_record_append(r, "%.6g", value);
+    if (value >= 1e6 && value < 9007199254740992.0 && value == (double)(long long)value)
+        bench_record_append(r, "%lld", (long long)value);
+    else
+        bench_record_append(r, "%.6g", value);
 }
 
 /* A number with `decimals` digits after the point. */

@@ -442,7 +442,10 @@ PGDDS_API pgdds_status_t pgdds_get_nb(pgdds_context_t ctx, void *dst, pgdds_gptr
  * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
  *         for a freed or foreign request; the operation's failure */
 PGDDS_API pgdds_status_t pgdds_test(pgdds_context_t ctx, pgdds_request_t req, int *done);
-/** Waits for req to complete, and frees it.
+/** Waits for req to complete, and frees it. A wait that ends before the operation completed
+ * (PGDDS_ERR_TIMEOUT after PGDDS_TIMEOUT, PGDDS_ERR_PEER_FAILED for a peer gone, a progress
+ * failure) leaves req live: pgdds_test or pgdds_wait may be called on it again, and pgdds_test
+ * tells the two cases apart (done 0: still live; 1: completed, freed, its status returned).
  * @param ctx      the context (pgdds_init)
  * @param req      a request of pgdds_put_nb, pgdds_get_nb, an atomic's or a container operation's _nb form
  * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why): PGDDS_ERR_INVALID_ARG
