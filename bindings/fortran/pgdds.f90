@@ -188,6 +188,8 @@ module pgdds
   public :: pgdds_hashmap_erase, pgdds_hashmap_size, pgdds_hashmap_local_next
   public :: pgdds_hashmap_protocol, pgdds_hashmap_op_protocol
   public :: pgdds_hashmap_insert_nb, pgdds_hashmap_find_nb, pgdds_hashmap_erase_nb
+  public :: pgdds_hashmap_insert_many, pgdds_hashmap_find_many, pgdds_hashmap_insert_many_nb
+  public :: pgdds_hashmap_find_many_nb
   public :: pgdds_queue_create, pgdds_queue_destroy, pgdds_queue_push, pgdds_queue_pop, pgdds_queue_size
   public :: pgdds_queue_capacity, pgdds_queue_host, pgdds_queue_push_nb, pgdds_queue_pop_nb
   public :: pgdds_bloom_create, pgdds_bloom_destroy, pgdds_bloom_insert, pgdds_bloom_contains
@@ -1126,6 +1128,44 @@ module pgdds
       integer(c_int) :: st
     end function
 
+    function c_hashmap_insert_many(map, count, keys, values, concurrent) &
+        bind(C, name='pgdds_hashmap_insert_many') result(st)
+      import :: c_ptr, c_int, c_size_t
+      type(c_ptr), value :: map, keys, values
+      integer(c_size_t), value :: count
+      integer(c_int), value :: concurrent
+      integer(c_int) :: st
+    end function
+
+    function c_hashmap_find_many(map, count, keys, values, found, concurrent) &
+        bind(C, name='pgdds_hashmap_find_many') result(st)
+      import :: c_ptr, c_int, c_size_t
+      type(c_ptr), value :: map, keys, values, found
+      integer(c_size_t), value :: count
+      integer(c_int), value :: concurrent
+      integer(c_int) :: st
+    end function
+
+    function c_hashmap_insert_many_nb(map, count, keys, values, concurrent, req) &
+        bind(C, name='pgdds_hashmap_insert_many_nb') result(st)
+      import :: c_ptr, c_int, c_size_t
+      type(c_ptr), value :: map, keys, values
+      integer(c_size_t), value :: count
+      integer(c_int), value :: concurrent
+      type(c_ptr), intent(out) :: req
+      integer(c_int) :: st
+    end function
+
+    function c_hashmap_find_many_nb(map, count, keys, values, found, concurrent, req) &
+        bind(C, name='pgdds_hashmap_find_many_nb') result(st)
+      import :: c_ptr, c_int, c_size_t
+      type(c_ptr), value :: map, keys, values, found
+      integer(c_size_t), value :: count
+      integer(c_int), value :: concurrent
+      type(c_ptr), intent(out) :: req
+      integer(c_int) :: st
+    end function
+
     function c_queue_create(ctx, params, queue) bind(C, name='pgdds_queue_create') result(st)
       import :: c_ptr, c_int, c_queue_params
       type(c_ptr), value :: ctx
@@ -1493,6 +1533,46 @@ module pgdds
     module function pgdds_hashmap_erase_nb(map, key, req, concurrent) result(st)
       type(pgdds_hashmap), intent(in) :: map
       class(*), intent(in), target :: key
+      type(pgdds_request), intent(out) :: req
+      integer, intent(in), optional :: concurrent
+      integer(c_int) :: st
+    end function
+
+    ! Batches (pgdds_hashmap_insert_many, _find_many): keys, a contiguous rank-1 array of the
+    ! map's key type, with values of its value type, at least as many. insert_many stops at the
+    ! first key it cannot insert (pgdds.h says which are inserted then).
+    module function pgdds_hashmap_insert_many(map, keys, values, concurrent) result(st)
+      type(pgdds_hashmap), intent(in) :: map
+      class(*), intent(in), target, contiguous :: keys(:), values(:)
+      integer, intent(in), optional :: concurrent
+      integer(c_int) :: st
+    end function
+    ! found(i) is .true. and values(i) written for each key present, .false. otherwise.
+    module function pgdds_hashmap_find_many(map, keys, values, found, concurrent) result(st)
+      type(pgdds_hashmap), intent(in) :: map
+      class(*), intent(in), target, contiguous :: keys(:)
+      class(*), intent(inout), target, contiguous :: values(:)
+      logical, intent(out) :: found(:)
+      integer, intent(in), optional :: concurrent
+      integer(c_int) :: st
+    end function
+    ! The batches with a request. Keys and values to insert are copied before the call returns.
+    ! A find's values and found flags (integer(c_signed_char), 1 or 0) are written when the
+    ! request completes: both must be the caller's own arrays (target, asynchronous), contiguous
+    ! (a section with a stride is refused), left in place and untouched until pgdds_wait or
+    ! pgdds_test has completed the request.
+    module function pgdds_hashmap_insert_many_nb(map, keys, values, req, concurrent) result(st)
+      type(pgdds_hashmap), intent(in) :: map
+      class(*), intent(in), target, contiguous :: keys(:), values(:)
+      type(pgdds_request), intent(out) :: req
+      integer, intent(in), optional :: concurrent
+      integer(c_int) :: st
+    end function
+    module function pgdds_hashmap_find_many_nb(map, keys, values, found, req, concurrent) result(st)
+      type(pgdds_hashmap), intent(in) :: map
+      class(*), intent(in), target, contiguous :: keys(:)
+      class(*), intent(inout), target, asynchronous :: values(:)
+      integer(c_signed_char), intent(inout), target, asynchronous :: found(:)
       type(pgdds_request), intent(out) :: req
       integer, intent(in), optional :: concurrent
       integer(c_int) :: st

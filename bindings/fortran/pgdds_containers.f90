@@ -85,7 +85,7 @@ contains
     write (have_text, '(i0)') have
     write (need_text, '(i0)') count
     st = fail(PGDDS_ERR_INVALID_ARG, who // ': ' // what // ' has room for ' // trim(have_text) // &
-              ' flags, but there are ' // trim(need_text) // ' keys')
+              ', but there are ' // trim(need_text) // ' keys')
   end function
 
   integer(c_int) function concurrency(concurrent)
@@ -204,6 +204,79 @@ contains
     st = item_address('pgdds_hashmap_erase_nb', 'key', key, map%key_type, k)
     if (st /= PGDDS_OK) return
     st = c_hashmap_erase_nb(map%handle, k, concurrency(concurrent), req%handle)
+  end procedure
+
+  ! The keys and values of a batch to insert: their addresses, the key count, and room checked.
+  function batch_inputs(who, map, keys, values, k, v, count) result(st)
+    character(len=*), intent(in) :: who
+    type(pgdds_hashmap), intent(in) :: map
+    class(*), intent(in), target, contiguous :: keys(:), values(:)
+    type(c_ptr), intent(out) :: k, v
+    integer(c_size_t), intent(out) :: count
+    integer(c_int) :: st
+    integer(c_size_t) :: nv
+    st = items_address(who, 'keys', keys, map%key_type, k, count)
+    if (st /= PGDDS_OK) return
+    st = items_address(who, 'values', values, map%value_type, v, nv)
+    if (st /= PGDDS_OK) return
+    st = room_for(who, 'values', size(values), count)
+  end function
+
+  module procedure pgdds_hashmap_insert_many
+    type(c_ptr) :: k, v
+    integer(c_size_t) :: count
+    st = batch_inputs('pgdds_hashmap_insert_many', map, keys, values, k, v, count)
+    if (st /= PGDDS_OK) return
+    st = c_hashmap_insert_many(map%handle, count, k, v, concurrency(concurrent))
+  end procedure
+
+  module procedure pgdds_hashmap_insert_many_nb
+    type(c_ptr) :: k, v
+    integer(c_size_t) :: count
+    req%handle = c_null_ptr
+    st = batch_inputs('pgdds_hashmap_insert_many_nb', map, keys, values, k, v, count)
+    if (st /= PGDDS_OK) return
+    st = c_hashmap_insert_many_nb(map%handle, count, k, v, concurrency(concurrent), req%handle)
+  end procedure
+
+  module procedure pgdds_hashmap_find_many
+    type(c_ptr) :: k, v
+    integer(c_size_t) :: count
+    integer(c_signed_char), allocatable, target :: flags(:)
+    st = batch_inputs('pgdds_hashmap_find_many', map, keys, values, k, v, count)
+    if (st /= PGDDS_OK) return
+    st = room_for('pgdds_hashmap_find_many', 'found', size(found), count)
+    if (st /= PGDDS_OK) return
+    allocate(flags(max(count, 1_c_size_t)))
+    flags = 0
+    st = c_hashmap_find_many(map%handle, count, k, v, c_loc(flags), concurrency(concurrent))
+    if (st == PGDDS_OK) found(1:count) = flags(1:count) /= 0
+  end procedure
+
+  module procedure pgdds_hashmap_find_many_nb
+    character(len=*), parameter :: who = 'pgdds_hashmap_find_many_nb'
+    type(c_ptr) :: k, v, f, first
+    integer(c_size_t) :: count, bytes
+    integer(c_int) :: actual
+    req%handle = c_null_ptr
+    st = items_address(who, 'keys', keys, map%key_type, k, count)
+    if (st /= PGDDS_OK) return
+    st = room_for(who, 'values', size(values), count)
+    if (st /= PGDDS_OK) return
+    st = room_for(who, 'found', size(found), count)
+    if (st /= PGDDS_OK) return
+    ! The outputs' own storage, checked contiguous (a copy would be gone when the request
+    ! completes); the values of the map's type.
+    st = async_array(who, 'values', values, v, bytes)
+    if (st /= PGDDS_OK) return
+    if (size(values) > 0) then
+      call describe_scalar(values(1), first, bytes, actual)
+      st = same_type(who, 'values', actual, map%value_type)
+      if (st /= PGDDS_OK) return
+    end if
+    st = async_flags(who, 'found', found, f)
+    if (st /= PGDDS_OK) return
+    st = c_hashmap_find_many_nb(map%handle, count, k, v, f, concurrency(concurrent), req%handle)
   end procedure
 
   ! --- Queues ---------------------------------------------------------------------------------

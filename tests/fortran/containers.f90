@@ -2,7 +2,7 @@
 ! one with integer values), filled by every rank and read back from every rank, and a DArray
 ! written through local views and read element by element from everywhere, and the protocols by
 ! which the map's operations reach each rank's part; the map's non-blocking operations with many
-! requests in flight, a circular queue on rank 0 that every rank pushes to and pops from, and a
+! requests in flight and its batches (blocking and with requests), a circular queue on rank 0 that every rank pushes to and pops from, and a
 ! Bloom filter every rank fills and queries, one key and batches, with requests and without; bad
 ! input to each. Built once the containers are.
 program fortran_containers
@@ -22,6 +22,7 @@ program fortran_containers
   call test_hashmap_protocols()
   call test_darray()
   call test_hashmap_nb()
+  call test_hashmap_batches()
   call test_queue()
   call test_bloom()
   call finish(ctx, 'fortran/containers')
@@ -301,6 +302,84 @@ contains
                       PGDDS_ERR_INVALID_ARG, 'insert_nb under a queue''s promise')
     call check_ok(pgdds_barrier(ctx), 'barrier before destroying the non-blocking map')
     call check_ok(pgdds_hashmap_destroy(map), 'destroy the non-blocking map')
+  end subroutine
+
+  ! The map's batches: every rank inserts its keys in one call, then finds every rank's keys and
+  ! some absent ones in one call, blocking and with a request (both kept in flight together);
+  ! the values and flags exact, the size exact; bad input refused by the call itself.
+  subroutine test_hashmap_batches()
+    integer, parameter :: per_rank = 40
+    type(pgdds_hashmap) :: map, never_created
+    type(pgdds_request) :: req, req2
+    integer(int64), allocatable :: keys(:), values(:), all_keys(:), got(:)
+    integer(int64), allocatable, target, asynchronous :: got_nb(:)
+    integer(c_signed_char), allocatable, target, asynchronous :: flags_nb(:)
+    logical, allocatable :: found(:)
+    real(real64), allocatable, target, asynchronous :: wrong(:)
+    integer(int64) :: count
+    integer :: r, k, total, bad
+    logical :: want
+
+    call check_ok(pgdds_hashmap_create(ctx, map, int(4 * per_rank * n, int64), PGDDS_INT64, PGDDS_INT64), &
+                  'create a map for batches')
+    allocate(keys(per_rank), values(per_rank))
+    do k = 1, per_rank
+      keys(k) = key_of(me, k)
+      values(k) = 5 * keys(k)
+    end do
+    ! The first half in one blocking call, the second with a request.
+    call check_ok(pgdds_hashmap_insert_many(map, keys(1:per_rank / 2), values(1:per_rank / 2)), 'insert_many')
+    call check_ok(pgdds_hashmap_insert_many_nb(map, keys(per_rank / 2 + 1:), values(per_rank / 2 + 1:), req), &
+                  'insert_many_nb')
+    keys = -1  ! copied at the call
+    call check_ok(pgdds_wait(ctx, req), 'wait for insert_many_nb')
+    call check_ok(pgdds_barrier(ctx), 'barrier after the inserts')
+    call check_ok(pgdds_hashmap_size(map, count), 'size after the batches')
+    call check(count == int(per_rank * n, int64), 'every batched key inserted once')
+
+    ! Every rank's keys, then as many absent ones.
+    total = 2 * per_rank * n
+    allocate(all_keys(total), got(total), found(total), got_nb(total), flags_nb(total))
+    do r = 0, n - 1
+      do k = 1, per_rank
+        all_keys(r * per_rank + k) = key_of(r, k)
+        all_keys(per_rank * n + r * per_rank + k) = -key_of(r, k)
+      end do
+    end do
+    got = -1
+    got_nb = -1
+    flags_nb = 7
+    call check_ok(pgdds_hashmap_find_many_nb(map, all_keys, got_nb, flags_nb, req, PGDDS_CP_FIND), 'find_many_nb')
+    call check_ok(pgdds_hashmap_find_many(map, all_keys, got, found, PGDDS_CP_FIND), 'find_many')
+    call check_ok(pgdds_wait(ctx, req), 'wait for find_many_nb')
+    bad = 0
+    do k = 1, total
+      want = k <= per_rank * n
+      if (found(k) .neqv. want) bad = bad + 1
+      if ((flags_nb(k) == 1) .neqv. want) bad = bad + 1
+      if (want .and. (got(k) /= 5 * all_keys(k) .or. got_nb(k) /= 5 * all_keys(k))) bad = bad + 1
+    end do
+    call check(bad == 0, 'find_many and find_many_nb give every value and flag')
+
+    ! Bad input, refused by the call itself.
+    allocate(wrong(total))
+    call check_status(pgdds_hashmap_insert_many(map, all_keys(1:4), values(1:3)), PGDDS_ERR_INVALID_ARG, &
+                      'insert_many with fewer values than keys')
+    call check_status(pgdds_hashmap_find_many(map, all_keys(1:4), got(1:4), found(1:3)), PGDDS_ERR_INVALID_ARG, &
+                      'find_many with fewer flags than keys')
+    call check_status(pgdds_hashmap_find_many(map, all_keys(1:4), wrong(1:4), found(1:4)), PGDDS_ERR_INVALID_ARG, &
+                      'find_many into real64 values')
+    call check_status(pgdds_hashmap_find_many_nb(map, all_keys(1:4), got_nb(1:8:2), flags_nb(1:4), req2), &
+                      PGDDS_ERR_INVALID_ARG, 'find_many_nb into a strided section')
+    call check(.not. c_associated(req2%handle), 'a refused batch gives no request')
+    call check_status(pgdds_hashmap_find_many_nb(map, all_keys(1:4), wrong(1:4), flags_nb(1:4), req2), &
+                      PGDDS_ERR_INVALID_ARG, 'find_many_nb into real64 values')
+    call check_status(pgdds_hashmap_find_many_nb(map, all_keys(1:4), got_nb(1:4), flags_nb(1:2), req2), &
+                      PGDDS_ERR_INVALID_ARG, 'find_many_nb with fewer flags than keys')
+    call check_status(pgdds_hashmap_insert_many_nb(never_created, all_keys(1:4), got(1:4), req2), &
+                      PGDDS_ERR_INVALID_ARG, 'insert_many_nb into a map never created')
+    call check_ok(pgdds_barrier(ctx), 'barrier before destroying the batch map')
+    call check_ok(pgdds_hashmap_destroy(map), 'destroy the batch map')
   end subroutine
 
   integer(int64) function key_of(r, k)
