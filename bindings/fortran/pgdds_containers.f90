@@ -52,6 +52,22 @@ contains
     st = same_type(who, what, actual, dtype)
   end function
 
+  ! The address of x, a rank-1 array the library writes when a request completes: its own
+  ! storage, checked contiguous (a copy would be gone by then), and of the container's type.
+  function async_items(who, what, x, dtype, addr) result(st)
+    character(len=*), intent(in) :: who, what
+    class(*), intent(inout), target, asynchronous :: x(:)
+    integer(c_int), intent(in) :: dtype
+    type(c_ptr), intent(out) :: addr
+    integer(c_int) :: st, actual
+    type(c_ptr) :: first
+    integer(c_size_t) :: bytes
+    st = async_array(who, what, x, addr, bytes)
+    if (st /= PGDDS_OK .or. size(x) == 0) return
+    call describe_scalar(x(1), first, bytes, actual)
+    st = same_type(who, what, actual, dtype)
+  end function
+
   ! PGDDS_OK when actual (the pgdds_dtype_t describe_scalar or describe_array found, -1 for none)
   ! is dtype, the container's; else the failure naming both. A container never created has no
   ! type (dtype -1): the failure says so.
@@ -255,9 +271,8 @@ contains
 
   module procedure pgdds_hashmap_find_many_nb
     character(len=*), parameter :: who = 'pgdds_hashmap_find_many_nb'
-    type(c_ptr) :: k, v, f, first
-    integer(c_size_t) :: count, bytes
-    integer(c_int) :: actual
+    type(c_ptr) :: k, v, f
+    integer(c_size_t) :: count
     req%handle = c_null_ptr
     st = items_address(who, 'keys', keys, map%key_type, k, count)
     if (st /= PGDDS_OK) return
@@ -265,15 +280,8 @@ contains
     if (st /= PGDDS_OK) return
     st = room_for(who, 'found', size(found), count)
     if (st /= PGDDS_OK) return
-    ! The outputs' own storage, checked contiguous (a copy would be gone when the request
-    ! completes); the values of the map's type.
-    st = async_array(who, 'values', values, v, bytes)
+    st = async_items(who, 'values', values, map%value_type, v)
     if (st /= PGDDS_OK) return
-    if (size(values) > 0) then
-      call describe_scalar(values(1), first, bytes, actual)
-      st = same_type(who, 'values', actual, map%value_type)
-      if (st /= PGDDS_OK) return
-    end if
     st = async_flags(who, 'found', found, f)
     if (st /= PGDDS_OK) return
     st = c_hashmap_find_many_nb(map%handle, count, k, v, f, concurrency(concurrent), req%handle)
@@ -370,20 +378,13 @@ contains
   end procedure
 
   module procedure pgdds_queue_pop_nb
-    type(c_ptr) :: addr, first
-    integer(c_size_t) :: bytes
-    integer(c_int) :: actual
+    type(c_ptr) :: addr
     req%handle = c_null_ptr
     if (size(elems) == 0) then
       st = fail(PGDDS_ERR_INVALID_ARG, 'pgdds_queue_pop_nb: elems has room for no element (size 0)')
       return
     end if
-    ! The elements' own storage, checked contiguous (a copy would be gone when the request
-    ! completes), then of the queue's type.
-    st = async_array('pgdds_queue_pop_nb', 'elems', elems, addr, bytes)
-    if (st /= PGDDS_OK) return
-    call describe_scalar(elems(1), first, bytes, actual)
-    st = same_type('pgdds_queue_pop_nb', 'elements', actual, queue%elem_type)
+    st = async_items('pgdds_queue_pop_nb', 'elements', elems, queue%elem_type, addr)
     if (st /= PGDDS_OK) return
     popped = 0
     st = c_queue_pop_nb(queue%handle, addr, int(size(elems), c_size_t), c_loc(popped), concurrency(concurrent), &
