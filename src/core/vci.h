@@ -150,26 +150,13 @@ class vci_scope {
                     }
                     v.in_op.store(0, std::memory_order_release);
                 } else {
-                    v.borrowers.fetch_add(1, std::memory_order_seq_cst);
-                    // No owner, no barrier: a thread that binds later announces itself as a
-                    // borrower too (runtime::update_mode), after this increment, so its own
-                    // operations see ours.
-                    if (v.owners.load(std::memory_order_seq_cst) != 0) asymmetric_barrier();
-                    v.lock.lock();
-                    // The owner finishes its operation; it may be descheduled meanwhile when
-                    // threads outnumber cores.
-                    for (unsigned spins = 0; v.in_op.load(std::memory_order_acquire); ++spins) {
-                        if (spins < 64) cpu_relax();
-                        else std::this_thread::yield();
-                    }
-                    mode_ = borrower;
-                    debug_enter();
+                    enter_as_borrower();
                     return;
                 }
             }
             v.lock.lock();
-            // Back to one owner while this thread waited for the lock (runtime::unbind switches
-            // under the lock): the lock no longer excludes that owner, so take the unlocked path.
+            // Back to one owner while this thread waited for the lock (the switch holds the VCI
+            // exclusively): the lock no longer excludes that owner, so take the unlocked path.
             if (was_locked && PGDDS_UNLIKELY(!v.locked_mode.load(std::memory_order_relaxed))) {
                 v.lock.unlock();
                 continue;
@@ -179,6 +166,14 @@ class vci_scope {
             return;
         }
     }
+
+    // A switch between lock-free and locked use (vci_set::update_mode): held as a borrower
+    // whatever the mode, so that the lone owner, which may enter without the lock once the mode
+    // says lock-free, still sees a borrower and takes the lock until the switch has left. (Taken
+    // through the lock alone, a switch to lock-free let the owner in before it had left.)
+    struct exclusive_t {};
+    static constexpr exclusive_t exclusive{};
+    vci_scope(vci &v, exclusive_t) : v_(v) { enter_as_borrower(); }
 
     ~vci_scope()
     {
@@ -195,6 +190,25 @@ class vci_scope {
     vci_scope &operator=(const vci_scope &) = delete;
 
   private:
+    // Announces the caller in `borrowers`, makes an owner's `in_op` visible, takes the lock
+    // and waits for the owner to leave its operation.
+    void enter_as_borrower()
+    {
+        v_.borrowers.fetch_add(1, std::memory_order_seq_cst);
+        // No owner, no barrier: a thread that binds later announces itself as a borrower too
+        // (vci_set::update_mode), after this increment, so its own operations see ours.
+        if (v_.owners.load(std::memory_order_seq_cst) != 0) asymmetric_barrier();
+        v_.lock.lock();
+        // The owner finishes its operation; it may be descheduled meanwhile when threads
+        // outnumber cores.
+        for (unsigned spins = 0; v_.in_op.load(std::memory_order_acquire); ++spins) {
+            if (spins < 64) cpu_relax();
+            else std::this_thread::yield();
+        }
+        mode_ = borrower;
+        debug_enter();
+    }
+
     // Two threads inside one VCI without holding its lock would corrupt its fabric state. A lone
     // owner checks with a plain load and store, not a locked read-modify-write: borrowers enter
     // only after it left (in_op), so a correct run never races on the count, and an owner that

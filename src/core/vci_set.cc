@@ -143,12 +143,13 @@ void vci_set::unbind(unsigned index)
 }
 
 // Every change of owners is followed by this, so the last one to run sees the final count.
-// Holding the VCI as a borrower excludes everyone: locked-mode users through the lock, an
-// unlocked owner by waiting until it leaves its operation.
+// Holding the VCI exclusively excludes everyone: locked-mode users through the lock, an
+// unlocked owner by waiting until it leaves its operation and, until the switch has left, by
+// the borrower count it checks.
 void vci_set::update_mode(vci &v)
 {
     if (!threaded_ || v.always_locked) return;
-    vci_scope hold(v, true, true);
+    vci_scope hold(v, vci_scope::exclusive);
     v.locked_mode.store(v.owners.load() > 1, std::memory_order_release);
 }
 

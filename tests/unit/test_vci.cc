@@ -79,6 +79,36 @@ TEST_CASE("a borrower waits for the owner to leave its operation", "[vci]")
     CHECK_FALSE(borrower_entered_early.load());
 }
 
+TEST_CASE("a switch to lock-free keeps the owner out until it has left", "[vci]")
+{
+    // Two owners were bound (locked mode); one leaves, and the switch back to one owner stores
+    // the lock-free mode before it leaves. The remaining owner sees that mode at once, but must
+    // not enter before the switch is gone.
+    REQUIRE(asymmetric_barrier_init());
+    vci v;
+    v.owners = 1;
+    v.locked_mode = true;
+    std::atomic<bool> switched{false}, owner_inside{false};
+    bool owner_entered_early = true;
+    std::thread owner([&] {
+        while (!switched.load()) std::this_thread::yield();
+        vci_scope s(v, true, false);
+        owner_inside = true;
+    });
+    {
+        vci_scope s(v, vci_scope::exclusive);
+        v.locked_mode.store(false);
+        switched = true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        owner_entered_early = owner_inside.load();
+    }
+    owner.join();
+    CHECK_FALSE(owner_entered_early);
+    CHECK(owner_inside.load());
+    CHECK(v.borrowers.load() == 0);
+    CHECK(v.in_op.load() == 0);
+}
+
 TEST_CASE("without threads a scope costs nothing and takes nothing", "[vci]")
 {
     vci v;
