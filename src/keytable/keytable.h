@@ -77,6 +77,7 @@ struct key_ref {
 };
 
 class segment_access;
+struct reply_body;
 
 class table {
   public:
@@ -172,15 +173,17 @@ class table {
                       uint64_t operand, const void *value, size_t value_len, uint64_t *word);
 
     // Owner side.
-    status owner_held(runtime &rt, uint32_t kind, const uint8_t *body, size_t len, uint64_t &word);
+    // `held` gets the entry as released after a put or an atomic (meta 0 otherwise).
+    status owner_held(runtime &rt, uint32_t kind, const uint8_t *body, size_t len, uint64_t &word, entry_ref &held);
     status owner_insert(const key_ref &k, const void *value, size_t value_len);
     status owner_reclaim(uint64_t slot, uint64_t locked_meta);
 
     // Requests to owners, with flow control.
-    // `word`, if given, gets the reply's word (an atomic's fetched value).
+    // `word`, if given, gets the reply's word (an atomic's fetched value); `held`, the entry the
+    // owner held (meta 0: none).
     status request(runtime &rt, vci &v, const char *who, int owner, std::vector<uint8_t> &message,
-                   uint64_t *word = nullptr);
-    void complete_request(uint64_t id, status result, uint64_t word, const char *message, size_t message_len);
+                   uint64_t *word = nullptr, entry_ref *held = nullptr);
+    void complete_request(uint64_t id, const reply_body &r, const char *message, size_t message_len);
 
     uint64_t meta_offset(int rank, uint64_t slot) const { return index_offset_[rank] + meta_offset_in_index(slot); }
     uint64_t bucket_offset(int rank, uint64_t b) const { return index_offset_[rank] + b * bucket_bytes; }

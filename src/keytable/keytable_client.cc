@@ -457,11 +457,18 @@ status table::call_owner(const char *who, const key_ref &k, uint32_t kind, size_
         memcpy(message.data() + sizeof h, &b, sizeof b);
         memcpy(message.data() + sizeof h + sizeof b, k.bytes, k.len);
         if (value_len) memcpy(message.data() + sizeof h + sizeof b + k.len, value, value_len);
-        return retry_until_settled(*rt, *v, who, [&](bool &settled) {
-            status st = request(*rt, *v, who, k.owner, message, word);
+        entry_ref held{};
+        st = retry_until_settled(*rt, *v, who, [&](bool &settled) {
+            status st = request(*rt, *v, who, k.owner, message, word, &held);
             settled = st != PGDDS_ERR_AGAIN;  // busy: someone else held the entry
             return st;
         });
+        // Remembered as if this rank had held the entry itself (put_held does the same).
+        if (st == PGDDS_OK && cache_ && held.meta != 0) {
+            held.owner = k.owner;
+            cache_->store(k.cache_tag(), held);
+        }
+        return st;
     } catch (const std::bad_alloc &) {
         return fail(PGDDS_ERR_NO_MEMORY, "%s: out of host memory", who);
     }
@@ -473,9 +480,11 @@ struct table::pending_request {
     std::atomic<bool> done{false};
     status result = PGDDS_OK;
     uint64_t word = 0;
+    entry_ref held{};
     std::string message;
 };
-status table::request(runtime &rt, vci &v, const char *who, int owner, std::vector<uint8_t> &message, uint64_t *word)
+status table::request(runtime &rt, vci &v, const char *who, int owner, std::vector<uint8_t> &message, uint64_t *word,
+                      entry_ref *held)
 {
     // A credit: at most request_window requests of this rank in flight to one owner.
     std::atomic<int> &in_flight = in_flight_[size_t(owner)];
@@ -502,16 +511,18 @@ status table::request(runtime &rt, vci &v, const char *who, int owner, std::vect
     if (st != PGDDS_OK) return st;
     if (req.result != PGDDS_OK) return fail(req.result, "%s: rank %d: %s", who, owner, req.message.c_str());
     if (word) *word = req.word;
+    if (held) *held = req.held;
     return PGDDS_OK;
 }
 
-void table::complete_request(uint64_t id, status result, uint64_t word, const char *message, size_t message_len)
+void table::complete_request(uint64_t id, const reply_body &r, const char *message, size_t message_len)
 {
     std::lock_guard<std::mutex> guard(requests_lock_);
     auto it = requests_.find(id);
     if (it == requests_.end()) return;  // its requester gave up waiting
-    it->second->result = result;
-    it->second->word = word;
+    it->second->result = r.result;
+    it->second->word = r.word;
+    it->second->held = entry_ref{-1, r.held_slot, r.held_meta, r.held_loc, r.held_value_len};
     it->second->message.assign(message, message_len);
     it->second->done.store(true, std::memory_order_release);
 }

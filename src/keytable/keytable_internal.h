@@ -41,6 +41,9 @@ struct reply_body {  // followed by the owner's explanation of a failure
     int32_t result;
     uint32_t message_len;
     uint64_t word;  // an atomic's fetched value
+    // The entry a put or an atomic held, as the owner released it, for the caller's entry cache
+    // (held_meta 0: none): a get of the key after a call then reads the record straight away.
+    uint64_t held_slot, held_meta, held_loc, held_value_len;
 };
 
 // The entry this thread is visiting in foreach_local (it holds it).

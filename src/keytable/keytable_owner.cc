@@ -202,7 +202,7 @@ status table::check_not_visiting(const key_ref &k, uint64_t slot, const char *wh
 // ---------------------------------------------------------------------------------------------
 // The owner tries the operation's steps once on its own memory: PGDDS_ERR_AGAIN when the entry
 // is held by someone else (the caller asks again; a handler never waits for a lock).
-status table::owner_held(runtime &rt, uint32_t kind, const uint8_t *body, size_t len, uint64_t &word)
+status table::owner_held(runtime &rt, uint32_t kind, const uint8_t *body, size_t len, uint64_t &word, entry_ref &held)
 {
     static const char *const names[] = {"pgdds_keytable_put", "pgdds_keytable_atomic_u64", "pgdds_keytable_remove"};
     const char *who = names[kind - msg_put];
@@ -224,10 +224,13 @@ status table::owner_held(runtime &rt, uint32_t kind, const uint8_t *body, size_t
     status st = lock_entry(a, k, who, e, o);
     if (st == PGDDS_OK && o == outcome::busy) st = fail(PGDDS_ERR_AGAIN, "%s: the entry is held", who);
     else if (st == PGDDS_OK && o == outcome::absent) st = not_found(who, k);
-    else if (st == PGDDS_OK && kind == msg_put) st = put_held(a, k, e, key + b.key_len, size_t(b.value_len));
-    else if (st == PGDDS_OK && kind == msg_atomic)
+    else if (st == PGDDS_OK && kind == msg_put) {
+        st = put_held(a, k, e, key + b.key_len, size_t(b.value_len));
+        if (st == PGDDS_OK) held = entry_ref{rank_, e.slot, meta_next_version(e.meta), e.loc, b.value_len};
+    } else if (st == PGDDS_OK && kind == msg_atomic) {
         st = atomic_held(a, k, e, size_t(b.value_offset), pgdds_aop_t(b.op), b.operand, &word);
-    else if (st == PGDDS_OK) {
+        if (st == PGDDS_OK) held = e;  // released with the same version
+    } else if (st == PGDDS_OK) {
         std::lock_guard<std::mutex> guard(local_->mutex());
         local_->reclaim(e.slot);
     }
@@ -312,7 +315,7 @@ void table::on_message(runtime &rt, int src, const uint8_t *payload, size_t size
         reply_body r;
         if (body_len < sizeof r) return;
         memcpy(&r, body, sizeof r);
-        complete_request(h.request, r.result, r.word, reinterpret_cast<const char *>(body + sizeof r),
+        complete_request(h.request, r, reinterpret_cast<const char *>(body + sizeof r),
                          std::min<size_t>(r.message_len, body_len - sizeof r));
         return;
     }
@@ -320,6 +323,7 @@ void table::on_message(runtime &rt, int src, const uint8_t *payload, size_t size
     const std::string interrupted_error = pgdds_last_error();
     status st;
     uint64_t word = 0;
+    entry_ref held{};
     if (h.kind == msg_insert && body_len >= sizeof(insert_body)) {
         insert_body b;
         memcpy(&b, body, sizeof b);
@@ -330,7 +334,7 @@ void table::on_message(runtime &rt, int src, const uint8_t *payload, size_t size
                                       home_bucket(b.match_base, nbuckets_), key_identity(body + sizeof b, b.key_len)},
                               body + sizeof b + b.key_len, size_t(b.value_len));
     } else if (h.kind == msg_put || h.kind == msg_atomic || h.kind == msg_take) {
-        st = owner_held(rt, h.kind, body, body_len, word);
+        st = owner_held(rt, h.kind, body, body_len, word, held);
     } else if (h.kind == msg_remove && body_len == sizeof(remove_body)) {
         remove_body b;
         memcpy(&b, body, sizeof b);
@@ -339,7 +343,7 @@ void table::on_message(runtime &rt, int src, const uint8_t *payload, size_t size
         st = fail(PGDDS_ERR_INVALID_ARG, "malformed request (kind %u, %zu bytes)", h.kind, size);
     }
     const char *why = st == PGDDS_OK ? "" : pgdds_last_error();
-    reply_body r{st, uint32_t(strnlen(why, 400)), word};
+    reply_body r{st, uint32_t(strnlen(why, 400)), word, held.slot, held.meta, held.loc, held.value_len};
     std::vector<uint8_t> reply(sizeof h + sizeof r + r.message_len);
     h.kind = msg_reply;
     memcpy(reply.data(), &h, sizeof h);

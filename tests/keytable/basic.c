@@ -270,6 +270,46 @@ static void test_protocol(pgdds_keytable_t t)
     }
 }
 
+/* After a put of another rank's key, a get reads the record once over the network: the put tells
+ * this rank where the entry is, whether this rank held the entry (RDMA) or the owner did while
+ * serving the call (RPC). Keys reached by load/store are not counted. */
+static void test_get_after_put_reads_once(pgdds_keytable_t t)
+{
+    unsigned char buf[max_value];
+    int owners[per_rank];
+    for (int r = 0; r < n; ++r)
+        for (uint64_t i = 0; i < per_rank; ++i) {
+            struct kt_key k = kt_key_of(r, i);
+            int owner = kt_owner_of(ctx, t, &k, sizeof k);
+            if (r == me) owners[i] = owner;
+        }
+    int remote = 0;
+    for (uint64_t i = 0; i < per_rank; ++i) {
+        int protocol = -1;
+        T_OK(pgdds_keytable_protocol(t, owners[i], &protocol));
+        if (protocol == PGDDS_PROTOCOL_DIRECT) continue;
+        ++remote;
+        struct kt_key k = kt_key_of(me, i);
+        size_t len = kt_make_value(buf, kt_key_id(k), 9, max_value);
+        T_OK(pgdds_keytable_put(t, &k, sizeof k, buf, len));
+        pgdds_net_counts_t before, after;
+        T_OK(pgdds_net_counts(ctx, &before));
+        len = sizeof buf;
+        T_OK(pgdds_keytable_get(t, &k, sizeof k, buf, &len));
+        T_OK(pgdds_net_counts(ctx, &after));
+        uint64_t version = 0;
+        T_CHECK(kt_check(buf, len, kt_key_id(k), &version) && version == 9);
+        T_CHECK_MSG(after.gets - before.gets == 1, "a get after a put by protocol %d read %llu times", protocol,
+                    (unsigned long long)(after.gets - before.gets));
+    }
+    /* Every key is some rank's: with the network in use, some rank met a remote one. */
+    const char *shm = getenv("PGDDS_SHM");
+    int32_t mine = remote, total = 0;
+    T_OK(pgdds_allreduce(ctx, &mine, &total, 1, PGDDS_INT32, PGDDS_OP_SUM));
+    if (shm && strcmp(shm, "off") == 0) T_CHECK_MSG(total > 0, "no key of another rank was reached by the network");
+    T_OK(pgdds_barrier(ctx));
+}
+
 int main(void)
 {
     ctx = t_init(NULL);
@@ -284,6 +324,7 @@ int main(void)
     test_foreach(t);
     test_atomics(t);
     test_protocol(t);
+    test_get_after_put_reads_once(t);
     T_OK(pgdds_keytable_destroy(t));
     return t_finish(ctx, "keytable/basic");
 }
