@@ -80,6 +80,22 @@ with tempfile.TemporaryDirectory() as tmp:
     check(run([os.path.join(src, "bench", "scaling"), "--render", "--out", out]) == 0 and
           open(os.path.join(out, "scaling.md")).read() == table, "--render does not give the same table")
 
+    # bench/protocols: each mode twice in turn on one network configuration, medians in the table.
+    out = os.path.join(tmp, "protocols")
+    check(run([os.path.join(src, "bench", "protocols"), "--build", build, "--out", out, "--ops", "40",
+               "--repeat", "2", "--configs", "ucx-tcp"]) == 0, "bench/protocols failed")
+    with open(os.path.join(out, "protocols.json")) as f:
+        prot = json.load(f)
+    runs = prot["results"].get("ucx-tcp", {})
+    check(sorted(runs) == ["auto", "rdma", "rpc"] and all(len(runs[m]["runs"]) == 2 for m in runs),
+          "protocols.json lacks two runs of each mode")
+    med = runs.get("auto", {}).get("records", [])
+    check(med and all(r["us_min"] <= r["us"] <= r["us_max"] and r["repeats"] == 2 for r in med),
+          "protocols.json's medians do not lie within their runs")
+    table = open(os.path.join(out, "protocols.md")).read()
+    check("medians of 2 runs" in table and "## ucx-tcp" in table and "| hashmap | insert |" in table,
+          "protocols.md does not show the medians of the two runs")
+
     # Synthetic reads: seeded, so the same file twice; FASTA with reads of the length asked for.
     synth = os.path.join(src, "bench", "apps", "kmer", "synth_reads.py")
     files = [os.path.join(tmp, "reads-%d.fa.gz" % i) for i in range(2)]
