@@ -2,10 +2,13 @@
  * pgdds_dmatrix_gemm, and beside it the inter-node roofline prediction of the BCL thesis (§7.3,
  * §7.6), from this machine's measured local GEMM peak, memory bandwidth and one-sided get
  * bandwidth (or the figures given). With --openblas, rank 0 also times a single-process OpenBLAS
- * dgemm of the same size: the machine's limit (run that on one rank, or nothing else runs).
+ * dgemm of the same size. The machine's limit is that dgemm with every core: --openblas-only
+ * times it alone, without the library (run it directly, not under a launcher, which binds a
+ * rank to one core).
  *
  *   pgdds-run -n 2 bench/matrix/gemm 2048 [--json] [--reps N] [--tile T] [--openblas]
  *             [--peak-gflops G] [--mem-gbs B] [--net-gbs B]
+ *   bench/matrix/gemm 2048 --openblas-only [--json] [--reps N]
  */
 #include "model.h"
 
@@ -40,15 +43,33 @@ static double measure_local_peak(int t)
     return best;
 }
 
+/* The best of `reps` single-process OpenBLAS dgemms of n x n x n, reported. */
+static void time_openblas(uint64_t n, uint64_t reps)
+{
+    const double N = (double)n;
+    size_t e = (size_t)n * n;
+    double *a = malloc(e * 8), *b = malloc(e * 8), *c = malloc(e * 8), best = 1e300;
+    for (size_t x = 0; x < e; ++x) a[x] = b[x] = (double)(x % 97) / 97.0;
+    for (uint64_t r = 0; r < reps; ++r) {
+        double t0 = model_seconds();
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1, a, (int)n, b, (int)n, 0, c, (int)n);
+        double dt = model_seconds() - t0;
+        if (dt < best) best = dt;
+    }
+    report("matrix-gemm", "single-process", 1, 1, (size_t)n, "openblas-dgemm", 2 * N * N * N / best * 1e-9, "GFLOP/s");
+    free(a), free(b), free(c);
+}
+
 int main(int argc, char **argv)
 {
     uint64_t n = 0, reps = 3, tile = 0;
     double peak = 0, mem = 0, net = 0;
-    int openblas = 0;
+    int openblas = 0, openblas_only = 0;
     for (int i = 1; i < argc; ++i) {
         uint64_t v = 0;
         if (strcmp(argv[i], "--json") == 0) report_json = 1;
         else if (strcmp(argv[i], "--openblas") == 0) openblas = 1;
+        else if (strcmp(argv[i], "--openblas-only") == 0) openblas_only = 1;
         else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc && pgdds_cli_whole(argv[i + 1], 1, 1000, &v)) reps = v, ++i;
         else if (strcmp(argv[i], "--tile") == 0 && i + 1 < argc && pgdds_cli_whole(argv[i + 1], 1, 1 << 20, &v)) tile = v, ++i;
         else if (strcmp(argv[i], "--peak-gflops") == 0 && i + 1 < argc && pgdds_cli_number(argv[i + 1], 0, 1e9, &peak)) ++i;
@@ -58,9 +79,13 @@ int main(int argc, char **argv)
         else n = 0, i = argc;
     }
     if (!n) {
-        fprintf(stderr, "usage: %s N [--json] [--reps N] [--tile T] [--openblas] [--peak-gflops G] [--mem-gbs B] "
-                        "[--net-gbs B]\n", argv[0]);
+        fprintf(stderr, "usage: %s N [--json] [--reps N] [--tile T] [--openblas | --openblas-only] [--peak-gflops G] "
+                        "[--mem-gbs B] [--net-gbs B]\n", argv[0]);
         return 2;
+    }
+    if (openblas_only) {
+        time_openblas(n, reps);
+        return 0;
     }
     pgdds_context_t ctx = NULL;
     if (pgdds_init(NULL, &ctx) != PGDDS_OK) {
@@ -129,19 +154,7 @@ int main(int argc, char **argv)
             report("matrix-gemm", transport, p, 1, (size_t)n, metric, roof, "GFLOP/s");
         }
     }
-    if (openblas && rank == 0) {
-        size_t e = (size_t)n * n;
-        double *a = malloc(e * 8), *b = malloc(e * 8), *c = malloc(e * 8), best = 1e300;
-        for (size_t x = 0; x < e; ++x) a[x] = b[x] = (double)(x % 97) / 97.0;
-        for (uint64_t r = 0; r < reps; ++r) {
-            double t0 = model_seconds();
-            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1, a, (int)n, b, (int)n, 0, c, (int)n);
-            double dt = model_seconds() - t0;
-            if (dt < best) best = dt;
-        }
-        report("matrix-gemm", "single-process", 1, 1, (size_t)n, "openblas-dgemm", 2 * N * N * N / best * 1e-9, "GFLOP/s");
-        free(a), free(b), free(c);
-    }
+    if (openblas && rank == 0) time_openblas(n, reps);
     if (rank == 0 && !report_json)
         printf("# model inputs (slowest rank): local GEMM peak %.2f GFLOP/s, memory %.2f GB/s, one-sided get %.2f GB/s\n",
                peak, mem, net);
