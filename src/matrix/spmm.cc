@@ -2,8 +2,8 @@
 // schedules (gemm.cc, steal.cc): stationary C, A or B, and stationary C with random or
 // locality-aware work stealing. A step fetches A(i, k) with three gets (none when the tile is
 // empty: it adds nothing, nor where this rank reaches it in GPU memory) and reads B(k, j), and
-// multiplies them with SuiteSparse:GraphBLAS (GrB_mxm over the plus-times semiring), or with
-// cuSPARSE for matrices in GPU memory.
+// multiplies them with Eigen's sparse-times-dense product, or with cuSPARSE for matrices in GPU
+// memory.
 #include "smatrix.h"
 
 #include "gemm.h"
@@ -11,45 +11,44 @@
 
 #include "grb.h"
 
+#include <Eigen/Dense>
+#include <Eigen/SparseCore>
+
+#include <new>
 #include <vector>
 
 namespace pgdds::matrix {
 namespace {
 
-// C (rows x cols, row-major) += alpha * A (CSR, rows x kk) * B (kk x cols, row-major), the
-// product by GrB_mxm; B enters as a CSR matrix with every entry present.
+// C (rows x cols, row-major) += alpha * A (CSR, rows x kk) * B (kk x cols, row-major), by
+// Eigen's sparse-times-dense product on the arrays in place (docs/matrices.md, "Local kernels":
+// on these tiles it ran 2.5x GraphBLAS's GrB_mxm, which needs B as a matrix of its own, with an
+// index per entry, and its product copied out).
 template <class T>
 status spmm_tile(const char *who, uint64_t rows, uint64_t kk, uint64_t cols, const uint64_t *ap, const uint64_t *ai,
                  const void *ax, uint64_t nnz, const void *b, double alpha, void *c)
 {
     if (nnz == 0 || cols == 0) return PGDDS_OK;
-    std::vector<GrB_Index> bp(kk + 1), bi(kk * cols);
-    for (uint64_t r = 0; r <= kk; ++r) bp[r] = r * cols;
-    for (uint64_t x = 0; x < kk * cols; ++x) bi[x] = x % cols;
-    GrB_Matrix A = nullptr, B = nullptr, P = nullptr;
-    const char *step = "import";
-    GrB_Info info = grb<T>::import_(&A, rows, kk, ap, ai, static_cast<const T *>(ax), rows + 1, nnz, nnz);
-    if (info == GrB_SUCCESS)
-        info = grb<T>::import_(&B, kk, cols, bp.data(), bi.data(), static_cast<const T *>(b), kk + 1, kk * cols, kk * cols);
-    if (info == GrB_SUCCESS) step = "GrB_mxm", info = GrB_Matrix_new(&P, grb<T>::type(), rows, cols);
-    if (info == GrB_SUCCESS) info = GrB_mxm(P, nullptr, nullptr, grb<T>::semiring(), A, B, nullptr);
-    GrB_Index pl = 0, il = 0, xl = 0;
-    if (info == GrB_SUCCESS) step = "export", info = GrB_Matrix_exportSize(&pl, &il, &xl, GrB_CSR_FORMAT, P);
-    std::vector<GrB_Index> pp(pl + 1), pi(il + 1);
-    std::vector<T> px(xl + 1);
-    if (info == GrB_SUCCESS) info = grb<T>::export_(pp.data(), pi.data(), px.data(), &pl, &il, &xl, P);
-    GrB_Matrix_free(&A);
-    GrB_Matrix_free(&B);
-    GrB_Matrix_free(&P);
-    if (info != GrB_SUCCESS) return grb_failed(who, step, info);
-    // alpha P into C: a sparse row-by-row axpy of the product's entries.
-    for (uint64_t r = 0; r < rows; ++r) {
-        std::vector<T> row(cols, T(0));
-        for (GrB_Index e = pp[r]; e < pp[r + 1]; ++e) row[pi[e]] = px[e];
-        kernels::scale(kernels::place{}, grb<T>::dtype, 1, cols, alpha, row.data(), cols);
-        kernels::add(kernels::place{}, grb<T>::dtype, 1, cols, row.data(), cols, static_cast<T *>(c) + r * cols, cols);
+    using sparse = Eigen::SparseMatrix<T, Eigen::RowMajor, int64_t>;
+    using dense = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    // The offsets and indices are below 2^63: the same bits as Eigen's signed index type.
+    Eigen::Map<const sparse> A(int64_t(rows), int64_t(kk), int64_t(nnz), reinterpret_cast<const int64_t *>(ap),
+                               reinterpret_cast<const int64_t *>(ai), static_cast<const T *>(ax));
+    Eigen::Map<const dense> B(static_cast<const T *>(b), int64_t(kk), int64_t(cols));
+    Eigen::Map<dense> C(static_cast<T *>(c), int64_t(rows), int64_t(cols));
+    try {
+        if (alpha == 1) {
+            C.noalias() += A * B;
+            return PGDDS_OK;
+        }
+        // Scaled as the other kernels scale (kernels::scale, in the element type's own rules).
+        dense P = A * B;
+        status st = kernels::scale(kernels::place{}, grb<T>::dtype, rows, cols, alpha, P.data(), cols);
+        return st != PGDDS_OK ? st : kernels::add(kernels::place{}, grb<T>::dtype, rows, cols, P.data(), cols, static_cast<T *>(c), cols);
+    } catch (const std::bad_alloc &) {
+        return fail(PGDDS_ERR_NO_MEMORY, "%s: no memory for a %llu x %llu product tile", who,
+                    (unsigned long long)rows, (unsigned long long)cols);
     }
-    return PGDDS_OK;
 }
 
 // One step of SpMM: out (C(i, j)'s shape, its columns apart) += alpha A(i, k) B(k, j). A(i, k) is
