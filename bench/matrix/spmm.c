@@ -9,6 +9,8 @@
  *
  *   pgdds-run -n 2 bench/matrix/spmm (--rmat SCALE | --stencil N) [--cols K] [--reps N] [--json] [--graphblas]
  *             [--spgemm] [--write-mm PATH] [--mem-gbs B] [--net-gbs B]
+ *   bench/matrix/spmm (--rmat SCALE | --stencil N) --graphblas-only [--cols K] [--reps N] [--json] [--spgemm]
+ * (--graphblas-only: GraphBLAS alone, no algorithm of the library timed; run it directly.)
  */
 #include "model.h"
 
@@ -95,12 +97,13 @@ static const char *const algo_names[] = {"stationary-c", "stationary-a", "statio
 int main(int argc, char **argv)
 {
     uint64_t scale = 0, grid = 0, k = 32, reps = 3, v = 0;
-    int graphblas = 0, spgemm = 0;
+    int graphblas = 0, spgemm = 0, algorithms = 1;
     const char *mm_path = NULL;
     double mem = 0, net = 0;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--json") == 0) report_json = 1;
         else if (strcmp(argv[i], "--graphblas") == 0) graphblas = 1;
+        else if (strcmp(argv[i], "--graphblas-only") == 0) graphblas = 1, algorithms = 0;
         else if (strcmp(argv[i], "--spgemm") == 0) spgemm = 1;
         else if (strcmp(argv[i], "--write-mm") == 0 && i + 1 < argc) mm_path = argv[++i];
         else if (strcmp(argv[i], "--rmat") == 0 && i + 1 < argc && pgdds_cli_whole(argv[i + 1], 1, 30, &v)) scale = v, ++i;
@@ -112,8 +115,8 @@ int main(int argc, char **argv)
         else scale = grid = 0, i = argc;
     }
     if (!scale == !grid) {
-        fprintf(stderr, "usage: %s (--rmat SCALE | --stencil N) [--cols K] [--reps N] [--json] [--graphblas] [--spgemm] "
-                        "[--write-mm PATH] [--mem-gbs B] [--net-gbs B]\n", argv[0]);
+        fprintf(stderr, "usage: %s (--rmat SCALE | --stencil N) [--cols K] [--reps N] [--json] [--graphblas | "
+                        "--graphblas-only] [--spgemm] [--write-mm PATH] [--mem-gbs B] [--net-gbs B]\n", argv[0]);
         return 2;
     }
     pgdds_context_t ctx = NULL;
@@ -147,7 +150,7 @@ int main(int argc, char **argv)
     if (st == PGDDS_OK) st = pgdds_dmatrix_create(ctx, &pc, &C);
     if (st == PGDDS_OK) st = pgdds_dmatrix_fill(B, gen, NULL);
     if (st == PGDDS_OK && mm_path) st = pgdds_smatrix_write_mm(A, mm_path);
-    if (st == PGDDS_OK && spgemm)
+    if (st == PGDDS_OK && spgemm && algorithms)
         st = scale ? pgdds_smatrix_rmat(ctx, &pa2, (int)scale, 16, 1, &A2)
                    : pgdds_smatrix_stencil(ctx, &pa2, grid, grid, grid, 27, &A2);
     if (st != PGDDS_OK) {
@@ -175,7 +178,7 @@ int main(int argc, char **argv)
     const char *transport = pgdds_transport_name(ctx);
     const char *mname = scale ? "rmat" : "stencil27";
     char metric[96];
-    for (int a = 0; a < 5; ++a) {
+    for (int a = 0; algorithms && a < 5; ++a) {
         double best = 1e300;
         for (uint64_t r = 0; r < reps; ++r) {
             pgdds_barrier(ctx);
@@ -196,7 +199,7 @@ int main(int argc, char **argv)
         }
     }
     /* SpGEMM: C = A A by each algorithm, in seconds (its flops depend on the pattern). */
-    for (int a = 0; spgemm && a < 3; ++a) {
+    for (int a = 0; spgemm && algorithms && a < 3; ++a) {
         double best = 1e300;
         uint64_t cnnz = 0;
         for (uint64_t r = 0; r < reps; ++r) {
