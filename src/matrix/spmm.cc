@@ -65,7 +65,7 @@ class spmm_step {
         const kernels::place at = b_.at();
         const layout &la = a_.lay();
         const uint64_t rows = la.tile_rows_of(i), cols = b_.lay().tile_cols_of(j);
-        // GraphBLAS adds into out: scale it first; cuSPARSE takes keep as its beta.
+        // The host kernel adds into out: scale it first; cuSPARSE takes keep as its beta.
         if (nnz == 0 || at.host()) {
             status st = kernels::scale(at, la.dtype, rows, cols, keep, out, cols);
             if (st != PGDDS_OK || nnz == 0) return st;
