@@ -159,6 +159,15 @@ class session {
     {
         return atomic(rt_, who_, &v_, target, amo_args{op, 8, operand, compare, result});
     }
+    // A CPU atomic on a word of this rank's own segment, whatever the job's atomicity domain: for
+    // memory that only this rank applies atomics to (the caller's promise).
+    status own_atomic64(pgdds_gptr_t target, amo_op op, uint64_t operand, uint64_t compare, uint64_t *result)
+    {
+        status st = rt_.check_access(who_, target, 8, 8);
+        if (PGDDS_UNLIKELY(st != PGDDS_OK)) return st;
+        cpu_amo(rt_.direct(target), amo_args{op, 8, operand, compare, result});
+        return PGDDS_OK;
+    }
 
   private:
     runtime &rt_;

@@ -203,6 +203,10 @@ class table {
     std::unique_ptr<entry_cache> cache_;
     int protocol_ = PGDDS_PROTOCOL_RDMA;
     std::vector<char> via_rpc_;  // under RPC: the owners called (those not reached by load/store)
+    // Under RPC with no other rank mapping this one, only this rank applies atomics to its part
+    // (every other rank calls it): CPU atomics, where the job's domain would send each through
+    // the transport to itself (three per call served over tcp: 85-110 us of its 130).
+    bool owner_cpu_atomics_ = false;
 
     std::mutex requests_lock_;
     std::unordered_map<uint64_t, pending_request *> requests_;

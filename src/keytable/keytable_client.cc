@@ -295,7 +295,7 @@ status table::get(const void *key, size_t key_len, void *value, size_t *value_le
     if (st != PGDDS_OK) return st;
     const size_t capacity = *value_len;
     key_ref k = address(key, key_len);
-    segment_access a(*rt, *v, who);
+    segment_access a(*rt, *v, who, owner_cpu_atomics_);
     if (get_remembered(a, k, value, capacity, *value_len, st) || st != PGDDS_OK) return st;
     return retry_until_settled(*rt, *v, who, [&](bool &settled) {
         entry_ref e;
@@ -322,7 +322,7 @@ template <class Held> status table::with_entry_held(const char *who, const void 
     status st = enter(who, rt, v);
     if (st != PGDDS_OK) return st;
     key_ref k = address(key, key_len);
-    segment_access a(*rt, *v, who);
+    segment_access a(*rt, *v, who, owner_cpu_atomics_);
     return retry_until_settled(*rt, *v, who, [&](bool &settled) {
         entry_ref e;
         outcome o;

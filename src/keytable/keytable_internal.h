@@ -74,7 +74,11 @@ class scratch_aside {
 // ---------------------------------------------------------------------------------------------
 class segment_access : public access::session {
   public:
-    using access::session::session;
+    // own_cpu_atomics: this rank's part takes CPU atomics (table::owner_cpu_atomics_).
+    segment_access(runtime &rt, vci &v, const char *who, bool own_cpu_atomics)
+        : access::session(rt, v, who), own_rank_(own_cpu_atomics ? rt.rank() : -1)
+    {
+    }
 
     // Complete on return; a read issued after another sees memory at least as recent.
     status read(int rank, uint64_t offset, void *dst, size_t n) { return session::read(at(rank, offset), dst, n); }
@@ -83,11 +87,13 @@ class segment_access : public access::session {
     status write(int rank, uint64_t offset, const void *src, size_t n) { return session::write(at(rank, offset), src, n); }
     status atomic(int rank, uint64_t offset, amo_op op, uint64_t operand, uint64_t compare, uint64_t *result)
     {
+        if (rank == own_rank_) return own_atomic64(at(rank, offset), op, operand, compare, result);
         return atomic64(at(rank, offset), op, operand, compare, result);
     }
 
   private:
     static pgdds_gptr_t at(int rank, uint64_t offset) { return gptr::make(rank, 0, offset); }
+    int own_rank_;  // the rank whose atomics are CPU atomics, or -1
 };
 
 template <class Attempt> status table::retry_until_settled(runtime &rt, vci &v, const char *who, Attempt attempt)

@@ -106,7 +106,12 @@ status table::create(pgdds_context_t ctx, const pgdds_keytable_params_t &params,
     if (t->protocol_ == PGDDS_PROTOCOL_RPC) {
         // Owners reached by load/store keep the one-sided protocols.
         t->via_rpc_.assign(size_t(t->nranks_), 0);
-        for (int r = 0; r < t->nranks_; ++r) t->via_rpc_[size_t(r)] = r != t->rank_ && !rt->peer_base(r);
+        t->owner_cpu_atomics_ = true;
+        for (int r = 0; r < t->nranks_; ++r) {
+            t->via_rpc_[size_t(r)] = r != t->rank_ && !rt->peer_base(r);
+            // Mapping is mutual: a rank this one maps maps it too, and reaches it one-sidedly.
+            if (r != t->rank_ && rt->peer_base(r)) t->owner_cpu_atomics_ = false;
+        }
     }
 
     // The index, zeroed: every slot free.
@@ -218,7 +223,7 @@ status table::owner_held(runtime &rt, uint32_t kind, const uint8_t *body, size_t
     const visit_mark visited = visiting;
     visiting = visit_mark{};
     scratch_aside aside;
-    segment_access a(rt, rt.current_vci(), who);
+    segment_access a(rt, rt.current_vci(), who, owner_cpu_atomics_);
     entry_ref e;
     outcome o;
     status st = lock_entry(a, k, who, e, o);
@@ -249,7 +254,7 @@ status table::foreach_local(pgdds_keytable_visit_t visit, void *arg)
     if (st != PGDDS_OK) return st;
     if (visiting.t == this)
         return fail(PGDDS_ERR_STATE, "%s: called from a visitor of the same table's foreach_local", who);
-    segment_access a(*rt, *v, who);
+    segment_access a(*rt, *v, who, owner_cpu_atomics_);
     for (uint64_t s = 0; s < local_->slot_count(); ++s) {
         const slot_words &w = local_->slot(s);
         uint64_t meta = 0;
