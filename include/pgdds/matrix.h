@@ -425,8 +425,11 @@ PGDDS_API pgdds_status_t pgdds_smatrix_spmm_algorithm(double alpha, pgdds_smatri
  * passing the same matrices, scalar, params and algorithm. A and B may be one matrix (A * A).
  * C takes params' layout (rows and cols 0: A's rows and B's columns, else they must be) and
  * type (A's and B's); A's tile columns must be B's tile rows, C's tile rows A's and C's tile
- * columns B's. Local products go through GraphBLAS (GrB_mxm, plus-times); the entries of C are
- * those where some A(i, k) B(k, j) pair is present (a sum that cancels to 0 stays an entry).
+ * columns B's; A, B and C (params' memory) all in host or all in GPU memory. Local products go
+ * through GraphBLAS (GrB_mxm, plus-times), or cuSPARSE SpGEMM in GPU memory (each tile's
+ * dimensions and entries below 2^31: it takes 32-bit indices), their sums through GraphBLAS in
+ * host memory; the entries of C are those where some A(i, k) B(k, j) pair is present (a sum
+ * that cancels to 0 stays an entry).
  * Stationary C: the owner of each C tile fetches A(i, k) and B(k, j) (three gets each,
  * skipping empty tiles) and sums the products. Stationary A (B): the owner of each A (B) tile
  * fetches the B (A) tiles it meets and sums the products for each C tile; a sum for a C tile
@@ -441,8 +444,9 @@ PGDDS_API pgdds_status_t pgdds_smatrix_spmm_algorithm(double alpha, pgdds_smatri
  * @param c         on success, the new matrix C
  * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why), the same on every
  *         rank: PGDDS_ERR_INVALID_ARG (NULL, shapes, types or tilings that do not conform, an
- *         algorithm it does not offer, params as for pgdds_smatrix_create_coo),
- *         PGDDS_ERR_UNSUPPORTED (A, B or C in GPU memory), PGDDS_ERR_NO_MEMORY,
+ *         algorithm it does not offer, params as for pgdds_smatrix_create_coo, A, B and C in
+ *         different memory kinds), PGDDS_ERR_UNSUPPORTED (a tile beyond cuSPARSE's 32-bit
+ *         indices), PGDDS_ERR_NO_MEMORY,
  *         PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_smatrix_spgemm(double alpha, pgdds_smatrix_t a, pgdds_smatrix_t b,
                                               const pgdds_dmatrix_params_t *params, pgdds_gemm_algorithm_t algorithm,

@@ -99,8 +99,8 @@ status stationary_c(double alpha, const dmatrix &a, const dmatrix &b, double bet
 status stationary_ab(const char *who, double alpha, const dmatrix &a, const dmatrix &b, const dmatrix &c, bool by_b)
 {
     const layout &la = a.lay(), &lb = b.lay(), &lc = c.lay();
-    kernels::buffer prod;
-    status st = prod.ensure(c.at(), lc.tile_rows * lc.tile_cols * lc.esize);
+    kernels::buffer prod;  // made at the first product whose C tile this rank does not reach in place
+    status st = PGDDS_OK;
     for_my_tiles(by_b ? b : a, [&](uint64_t x, uint64_t y) {
         if (st != PGDDS_OK) return;
         // By A: (x, y) = (i, k), step s visits j; by B: (x, y) = (k, j), step s visits i.
@@ -121,7 +121,9 @@ status stationary_ab(const char *who, double alpha, const dmatrix &a, const dmat
                     return kernels::gemm(c.at(), lc.dtype, rows, cols, kk, alpha, at, kk, bt, cols, 1, ct, cols);
                 });
                 if (s1 != PGDDS_OK || done) return s1;
-                s1 = kernels::gemm(c.at(), lc.dtype, rows, cols, kk, alpha, at, kk, bt, cols, 0, prod.data(), cols);
+                s1 = prod.ensure(c.at(), lc.tile_rows * lc.tile_cols * lc.esize);
+                if (s1 == PGDDS_OK)
+                    s1 = kernels::gemm(c.at(), lc.dtype, rows, cols, kk, alpha, at, kk, bt, cols, 0, prod.data(), cols);
                 return s1 == PGDDS_OK ? c.accumulate_tile(who, i, j, prod.data(), cols) : s1;
             });
     });
@@ -238,6 +240,9 @@ status check_conform(const char *who, const layout &la, const layout &lb, const 
         return fail(PGDDS_ERR_INVALID_ARG, "%s: tilings do not conform: A tiles %llu x %llu, B %llu x %llu, C %llu x %llu "
                     "(A's tile rows must be C's, A's tile columns B's tile rows, B's tile columns C's)", who,
                     u(la.tile_rows), u(la.tile_cols), u(lb.tile_rows), u(lb.tile_cols), u(lc.tile_rows), u(lc.tile_cols));
+    if (la.memory != lc.memory || lb.memory != lc.memory)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: A, B and C live in different memory kinds (%d, %d, %d): all host or all GPU",
+                    who, int(la.memory), int(lb.memory), int(lc.memory));
     return PGDDS_OK;
 }
 
@@ -260,9 +265,6 @@ status check_gemm(const char *who, double alpha, const dmatrix &a, const dmatrix
         return fail(PGDDS_ERR_INVALID_ARG, "%s: algorithm %d is not a pgdds_gemm_algorithm_t", who, algorithm);
     status st = check_conform(who, la, lb, lc);
     if (st != PGDDS_OK) return st;
-    if (la.memory != lc.memory || lb.memory != lc.memory)
-        return fail(PGDDS_ERR_INVALID_ARG, "%s: A, B and C live in different memory kinds (%d, %d, %d): all host or all GPU",
-                    who, int(la.memory), int(lb.memory), int(lc.memory));
     if (algorithm == PGDDS_GEMM_SUMMA && (la.grid_rows != lc.grid_rows || la.grid_cols != lc.grid_cols ||
                                           lb.grid_rows != lc.grid_rows || lb.grid_cols != lc.grid_cols))
         return fail(PGDDS_ERR_INVALID_ARG, "%s: SUMMA needs one grid of ranks for A, B and C (A %d x %d, B %d x %d, C %d x %d)",

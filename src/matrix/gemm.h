@@ -7,8 +7,8 @@
 
 namespace pgdds::matrix {
 
-// Shapes, types and tilings of C = A B conform (A's tile rows are C's, A's tile columns B's
-// tile rows, B's tile columns C's).
+// Shapes, types, tilings and memory kinds of C = A B conform (A's tile rows are C's, A's tile
+// columns B's tile rows, B's tile columns C's; all three in host or all three in GPU memory).
 status check_conform(const char *who, const layout &la, const layout &lb, const layout &lc);
 // alpha and beta are finite, and whole numbers for an integer type.
 status check_scalars(const char *who, pgdds_dtype_t t, double alpha, double beta);

@@ -10,6 +10,10 @@
 #include <cstddef>
 #include <cstdint>
 
+namespace pgdds::matrix {
+struct csr_tile;  // smatrix.h
+}
+
 namespace pgdds::matrix::kernels {
 
 // Where the kernels run and their operands are: the host, or CUDA device `device`.
@@ -65,6 +69,11 @@ bool holds(const void *p);
 pgdds_status_t spmm(int dev, pgdds_dtype_t t, uint64_t rows, uint64_t kk, uint64_t cols, const uint64_t *offsets,
                     const uint64_t *indices, const void *values, uint64_t nnz, const void *b, uint64_t ldb,
                     double alpha, double beta, void *c, uint64_t ldc);
+// P = A B, A (rows x kk) and B (kk x cols) CSR tiles in host memory, by cuSPARSE SpGEMM on
+// device dev; P comes back in host memory, its column indices increasing within each row.
+// PGDDS_ERR_UNSUPPORTED where a dimension or entry count passes 2^31 - 1 (32-bit indices).
+pgdds_status_t spgemm(int dev, pgdds_dtype_t t, uint64_t rows, uint64_t kk, uint64_t cols, const csr_tile &a,
+                      const csr_tile &b, csr_tile &p);
 }  // namespace device
 
 }  // namespace pgdds::matrix::kernels

@@ -6,11 +6,14 @@
 
 #include "../base/common.h"
 #include "cuda_math.h"
+#include "smatrix.h"
 
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <mutex>
+#include <numeric>
 #include <string>
 
 namespace pgdds::matrix::kernels::device {
@@ -25,7 +28,7 @@ status cuda_failed(const char *what, cudaError_t e)
 }
 
 std::once_flag load_once;
-const pgdds_cuda_math_v1 *math = nullptr;
+const pgdds_cuda_math_v2 *math = nullptr;
 std::string load_error;
 
 void load()
@@ -45,24 +48,48 @@ void load()
         load_error = std::string("cannot load ") + module_name + " (cuBLAS and cuSPARSE kernels): " + (why ? why : "?");
         return;
     }
-    using entry_fn = const pgdds_cuda_math_v1 *(*)();
-    auto entry = reinterpret_cast<entry_fn>(dlsym(h, "pgdds_cuda_math_v1_table"));
+    using entry_fn = const pgdds_cuda_math_v2 *(*)();
+    auto entry = reinterpret_cast<entry_fn>(dlsym(h, "pgdds_cuda_math_v2_table"));
     if (!entry) {
-        load_error = std::string(module_name) + " has no pgdds_cuda_math_v1_table: not this version's module";
+        load_error = std::string(module_name) + " has no pgdds_cuda_math_v2_table: not this version's module";
         return;
     }
     math = entry();
 }
 
-status module(const pgdds_cuda_math_v1 *&m)
+status module(const pgdds_cuda_math_v2 *&m)
 {
     std::call_once(load_once, load);
     m = math;
     return m ? PGDDS_OK : fail(PGDDS_ERR_UNSUPPORTED, "%s", load_error.c_str());
 }
 
-// A module call's result: its message on failure.
-status result(int rc, const char *err) { return rc == 0 ? PGDDS_OK : fail(PGDDS_ERR_TRANSPORT, "%s", err); }
+// A module call's result: its message on failure (-2: a size beyond the library).
+status result(int rc, const char *err)
+{
+    return rc == 0 ? PGDDS_OK : fail(rc == -2 ? PGDDS_ERR_UNSUPPORTED : PGDDS_ERR_TRANSPORT, "%s", err);
+}
+
+// Sorts the column indices of each row of p that is out of order, moving the values with them.
+void sort_rows(csr_tile &p, size_t es)
+{
+    std::vector<size_t> order;
+    std::vector<uint64_t> idx;
+    std::vector<char> val;
+    for (size_t r = 0; r + 1 < p.offsets.size(); ++r) {
+        const uint64_t b = p.offsets[r], e = p.offsets[r + 1];
+        if (std::is_sorted(p.indices.begin() + long(b), p.indices.begin() + long(e))) continue;
+        order.resize(e - b);
+        std::iota(order.begin(), order.end(), size_t(0));
+        std::sort(order.begin(), order.end(), [&](size_t x, size_t y) { return p.indices[b + x] < p.indices[b + y]; });
+        idx.assign(p.indices.begin() + long(b), p.indices.begin() + long(e));
+        val.assign(p.values.begin() + long(b * es), p.values.begin() + long(e * es));
+        for (size_t x = 0; x < order.size(); ++x) {
+            p.indices[b + x] = idx[order[x]];
+            memcpy(&p.values[(b + x) * es], &val[order[x] * es], es);
+        }
+    }
+}
 
 }  // namespace
 
@@ -70,7 +97,7 @@ status gemm(int dev, pgdds_dtype_t t, uint64_t m, uint64_t n, uint64_t k, double
             const void *b, uint64_t ldb, double beta, void *c, uint64_t ldc)
 {
     if (m == 0 || n == 0) return PGDDS_OK;
-    const pgdds_cuda_math_v1 *mm;
+    const pgdds_cuda_math_v2 *mm;
     status st = module(mm);
     if (st != PGDDS_OK) return st;
     char err[256] = "";
@@ -81,7 +108,7 @@ status gemm(int dev, pgdds_dtype_t t, uint64_t m, uint64_t n, uint64_t k, double
 status add(int dev, pgdds_dtype_t t, uint64_t rows, uint64_t cols, const void *x, uint64_t ldx, void *y, uint64_t ldy)
 {
     if (rows == 0 || cols == 0) return PGDDS_OK;
-    const pgdds_cuda_math_v1 *mm;
+    const pgdds_cuda_math_v2 *mm;
     status st = module(mm);
     if (st != PGDDS_OK) return st;
     char err[256] = "";
@@ -98,7 +125,7 @@ status scale(int dev, pgdds_dtype_t t, uint64_t rows, uint64_t cols, double beta
         if (e == cudaSuccess) e = cudaStreamSynchronize(nullptr);
         return e == cudaSuccess ? PGDDS_OK : cuda_failed("cudaMemset2D", e);
     }
-    const pgdds_cuda_math_v1 *mm;
+    const pgdds_cuda_math_v2 *mm;
     status st = module(mm);
     if (st != PGDDS_OK) return st;
     char err[256] = "";
@@ -111,7 +138,7 @@ status spmm(int dev, pgdds_dtype_t t, uint64_t rows, uint64_t kk, uint64_t cols,
 {
     if (rows == 0 || cols == 0) return PGDDS_OK;
     if (nnz == 0) return scale(dev, t, rows, cols, beta, c, ldc);
-    const pgdds_cuda_math_v1 *mm;
+    const pgdds_cuda_math_v2 *mm;
     status st = module(mm);
     if (st != PGDDS_OK) return st;
     char err[256] = "";
@@ -120,11 +147,42 @@ status spmm(int dev, pgdds_dtype_t t, uint64_t rows, uint64_t kk, uint64_t cols,
                   err);
 }
 
+status spgemm(int dev, pgdds_dtype_t t, uint64_t rows, uint64_t kk, uint64_t cols, const csr_tile &a, const csr_tile &b,
+              csr_tile &p)
+{
+    const size_t es = t == PGDDS_FLOAT ? 4 : 8;
+    p = csr_tile();
+    if (a.nnz() == 0 || b.nnz() == 0) {
+        p.offsets.assign(rows + 1, 0);
+        return PGDDS_OK;
+    }
+    const pgdds_cuda_math_v2 *mm;
+    status st = module(mm);
+    if (st != PGDDS_OK) return st;
+    char err[256] = "";
+    void *product = nullptr;
+    uint64_t nnz = 0;
+    st = result(mm->spgemm(dev, int(t), rows, kk, cols, a.offsets.data(), a.indices.data(), a.values.data(), a.nnz(),
+                           b.offsets.data(), b.indices.data(), b.values.data(), b.nnz(), 1, &product, &nnz, err,
+                           sizeof err),
+                err);
+    if (st != PGDDS_OK) return st;
+    p.offsets.resize(rows + 1);
+    p.indices.resize(nnz);
+    p.values.resize(nnz * es);
+    st = result(mm->spgemm_take(product, p.offsets.data(), p.indices.data(), p.values.data(), err, sizeof err), err);
+    if (st == PGDDS_OK) sort_rows(p, es);
+    return st;
+}
+
 status copy(int dev, void *dst, const void *src, size_t n)
 {
     if (n == 0) return PGDDS_OK;
     cudaError_t e = cudaSetDevice(dev);
     if (e == cudaSuccess) e = cudaMemcpy(dst, src, n, cudaMemcpyDefault);
+    // From pageable host memory cudaMemcpy returns once the bytes are staged, before they reach
+    // the device: a rank on the node reading them by CUDA IPC right after must not see old ones.
+    if (e == cudaSuccess) e = cudaStreamSynchronize(nullptr);
     return e == cudaSuccess ? PGDDS_OK : cuda_failed("cudaMemcpy", e);
 }
 

@@ -25,5 +25,9 @@ status spmm(int, pgdds_dtype_t, uint64_t, uint64_t, uint64_t, const uint64_t *, 
 {
     return refuse();
 }
+status spgemm(int, pgdds_dtype_t, uint64_t, uint64_t, uint64_t, const csr_tile &, const csr_tile &, csr_tile &)
+{
+    return refuse();
+}
 
 }  // namespace pgdds::matrix::kernels::device

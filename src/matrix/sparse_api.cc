@@ -42,9 +42,6 @@ status spmm_entry(const char *who, double alpha, pgdds_smatrix_t a, pgdds_dmatri
             return fail(PGDDS_ERR_INVALID_ARG, "%s: algorithm %d is not one SpMM offers (stationary C, A or B, or work "
                         "stealing)", who, alg);
         status s = check_conform(who, ma.lay(), mb->lay(), mc->lay());
-        if (s == PGDDS_OK && (ma.lay().memory != mc->lay().memory || mb->lay().memory != mc->lay().memory))
-            s = fail(PGDDS_ERR_INVALID_ARG, "%s: A, B and C live in different memory kinds (%d, %d, %d): all host or all GPU",
-                     who, int(ma.lay().memory), int(mb->lay().memory), int(mc->lay().memory));
         if (s == PGDDS_OK) s = check_scalars(who, mc->lay().dtype, alpha, beta);
         return s == PGDDS_OK ? spmm(who, alpha, ma, *mb, beta, *mc, alg) : s;
     });

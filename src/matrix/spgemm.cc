@@ -8,10 +8,15 @@
 // into its own sum (GrB_eWiseAdd). Sparse tiles are only ever written by their owner, so owners,
 // not producers, accumulate. The owners' sums become the new matrix (smatrix::from_tiles).
 // Stationary C queues nothing: every product it computes is for the computing rank's own tile.
+// In GPU memory each tile product runs on the device (cuSPARSE SpGEMM, kernels.h): its operands
+// are fetched into host memory as in host memory, and the product comes back there to be summed
+// as above, so that the sums, the queues and the owners' adds stay one code.
 #include "grb.h"
 #include "gemm.h"
 #include "kernels.h"
 #include "smatrix.h"
+
+#include "../gpu/gpu.h"
 
 #include <map>
 
@@ -34,7 +39,7 @@ template <class T> GrB_Info import_tile(GrB_Matrix *m, uint64_t rows, uint64_t c
 // The sums of tile products by C tile, each a GraphBLAS matrix of the tile's shape.
 class tile_sums {
   public:
-    tile_sums(const char *who, const layout &lc) : who_(who), lc_(lc) {}
+    tile_sums(const char *who, const layout &lc, kernels::place at) : who_(who), lc_(lc), at_(at) {}
     ~tile_sums()
     {
         for (auto &s : sums_) GrB_Matrix_free(&s.second);
@@ -45,6 +50,11 @@ class tile_sums {
     // sum(i, j) += A (i's rows x kk) B (kk x j's columns).
     status add_product(uint64_t i, uint64_t j, uint64_t kk, const csr_tile &a, const csr_tile &b)
     {
+        if (!at_.host()) {
+            csr_tile p;
+            status st = kernels::device::spgemm(at_.device, lc_.dtype, lc_.tile_rows_of(i), kk, lc_.tile_cols_of(j), a, b, p);
+            return st != PGDDS_OK ? fail_prefix(st, who_) : p.nnz() ? add_tile(i, j, p) : PGDDS_OK;
+        }
         return typed(lc_.dtype, [&](auto x) {
             using T = decltype(x);
             const uint64_t rows = lc_.tile_rows_of(i), cols = lc_.tile_cols_of(j);
@@ -114,6 +124,7 @@ class tile_sums {
 
     const char *who_;
     const layout &lc_;
+    kernels::place at_;  // where tile products run
     std::map<uint64_t, GrB_Matrix> sums_;
 };
 
@@ -266,15 +277,14 @@ status spgemm(const char *who, double alpha, const smatrix &a, const smatrix &b,
         return fail(PGDDS_ERR_INVALID_ARG, "%s: algorithm %d is not one SpGEMM offers (PGDDS_GEMM_STATIONARY_C, _A or _B)",
                     who, algorithm);
     st = check_conform(who, la, lb, lc);
-    if (st == PGDDS_OK && (la.memory != PGDDS_MEMORY_HOST || lb.memory != PGDDS_MEMORY_HOST || lc.memory != PGDDS_MEMORY_HOST))
-        st = fail(PGDDS_ERR_UNSUPPORTED, "%s: SpGEMM multiplies sparse matrices in host memory (GraphBLAS); in GPU "
-                  "memory, sparse matrices multiply dense ones (SpMM)", who);
     if (st == PGDDS_OK) st = check_scalars(who, lc.dtype, alpha, 0);
     if (st != PGDDS_OK) return st;
     st = containers::agree(rt, who, grb_start(who));
     if (st != PGDDS_OK) return st;
 
-    tile_sums sums(who, lc);
+    kernels::place at;
+    if (lc.memory == PGDDS_MEMORY_CUDA) at.device = gpu::device(*rt);
+    tile_sums sums(who, lc, at);
     st = products(who, a, b, lc, algorithm, sums);
     st = exchange(who, a, lc, sums, st);
     // This rank's tiles, whole.

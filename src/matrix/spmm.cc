@@ -133,8 +133,10 @@ status spmm(const char *who, double alpha, const smatrix &a, const dmatrix &b, d
     const layout &la = a.lay(), &lb = b.lay(), &lc = c.lay();
     const uint64_t mt = la.tgrid_rows, kt = la.tgrid_cols, nt = lb.tgrid_cols;
     spmm_step step(who, alpha, a, b);
+    // Products for C tiles this rank does not reach in place go through sum, made at the first
+    // (a C tile's worth of device memory is costly to allocate and free at every call).
     kernels::buffer sum;
-    st = sum.ensure(c.at(), lc.tile_rows * lc.tile_cols * lc.esize);
+    const size_t sum_bytes = lc.tile_rows * lc.tile_cols * lc.esize;
     // alpha A(i, k) B(k, j) into C(i, j) (stationary A and B): straight into the tile, under its
     // lock, where this rank reaches it in place, else through sum.
     auto accumulate = [&](uint64_t i, uint64_t k, uint64_t j) {
@@ -142,11 +144,12 @@ status spmm(const char *who, double alpha, const smatrix &a, const dmatrix &b, d
         bool done = false;
         status s = c.accumulate_in_place(who, i, j, done, [&](void *ct) { return step.add(i, k, j, ct); });
         if (s != PGDDS_OK || done) return s;
-        s = step.add(i, k, j, sum.data(), 0);
+        s = sum.ensure(c.at(), sum_bytes);
+        if (s == PGDDS_OK) s = step.add(i, k, j, sum.data(), 0);
         return s == PGDDS_OK ? c.accumulate_tile(who, i, j, sum.data(), lc.tile_cols_of(j)) : s;
     };
     return product_frame(who, c, beta, algorithm != PGDDS_GEMM_STATIONARY_C, [&] {
-        status s = st;  // the sum buffer
+        status s = PGDDS_OK;
         switch (algorithm) {
         case PGDDS_GEMM_STATIONARY_C:  // C(i, j), for every k from i + j (spreading the reads); beta
                                        // enters with the first product, so C is read at most once
@@ -178,7 +181,9 @@ status spmm(const char *who, double alpha, const smatrix &a, const dmatrix &b, d
                 const uint64_t k = (i + j + x) % kt;
                 bool in_place = false;
                 status s1 = c.accumulate_in_place(who, i, j, in_place, [&](void *ct) { return step.add(i, k, j, ct); });
-                return s1 != PGDDS_OK || in_place ? s1 : step.add(i, k, j, sum.data(), first ? 0 : 1);
+                if (s1 != PGDDS_OK || in_place) return s1;
+                s1 = sum.ensure(c.at(), sum_bytes);
+                return s1 != PGDDS_OK ? s1 : step.add(i, k, j, sum.data(), first ? 0 : 1);
             };
             auto done = [&](uint64_t i, uint64_t j) {
                 return c.reachable(i, j) ? PGDDS_OK : c.accumulate_tile(who, i, j, sum.data(), lc.tile_cols_of(j));

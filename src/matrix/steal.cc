@@ -68,8 +68,7 @@ status gemm_steal(const char *who, double alpha, const dmatrix &a, const dmatrix
 {
     const layout &la = a.lay(), &lb = b.lay(), &lc = c.lay();
     const uint64_t kt = la.tgrid_cols;
-    kernels::buffer sum, abuf, bbuf;
-    status ready = sum.ensure(c.at(), lc.tile_rows * lc.tile_cols * lc.esize);
+    kernels::buffer sum, abuf, bbuf;  // sum: made at the first product for a C tile not reached in place
     // How many of a tile's operand tiles (A's tile row i, B's tile column j) this rank reads in place.
     auto near = [&](uint64_t i, uint64_t j) {
         uint64_t n = 0;
@@ -81,14 +80,14 @@ status gemm_steal(const char *who, double alpha, const dmatrix &a, const dmatrix
     auto step = [&](uint64_t i, uint64_t j, uint64_t s, bool first) {
         const uint64_t k = (i + j + s) % kt, kk = la.tile_cols_of(k), rows = lc.tile_rows_of(i), cols = lc.tile_cols_of(j);
         const void *at = nullptr, *bt = nullptr;
-        status st = ready;
-        if (st == PGDDS_OK) st = a.read_tile(who, i, k, abuf, at);
+        status st = a.read_tile(who, i, k, abuf, at);
         if (st == PGDDS_OK) st = b.read_tile(who, k, j, bbuf, bt);
         bool in_place = false;
         if (st == PGDDS_OK)
             st = c.accumulate_in_place(who, i, j, in_place, [&](void *ct) {
                 return kernels::gemm(c.at(), lc.dtype, rows, cols, kk, alpha, at, kk, bt, lb.tile_cols_of(j), 1, ct, cols);
             });
+        if (st == PGDDS_OK && !in_place) st = sum.ensure(c.at(), lc.tile_rows * lc.tile_cols * lc.esize);
         if (st == PGDDS_OK && !in_place)
             st = kernels::gemm(c.at(), lc.dtype, rows, cols, kk, alpha, at, kk, bt, lb.tile_cols_of(j), first ? 0 : 1,
                                sum.data(), cols);

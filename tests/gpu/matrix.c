@@ -3,7 +3,8 @@
  * rank at once, and C = alpha A B + beta C by every algorithm, in float and double, on an even
  * and an uneven (edge tiles) layout, checked element by element against the product computed
  * on the host; sparse CSR tiles there too, multiplied with dense matrices (SpMM, cuSPARSE) by
- * every algorithm, and written to and read back from a Matrix Market file; bad input. Run with
+ * every algorithm, multiplied with each other (SpGEMM, cuSPARSE) by every algorithm it has, and
+ * written to and read back from a Matrix Market file; bad input. Run with
  * PGDDS_GPU_SEGMENT_SIZE set. */
 #include "gpu_check.h"
 
@@ -177,11 +178,10 @@ static void check_tiles(pgdds_context_t ctx, pgdds_dtype_t t)
     T_OK(pgdds_dmatrix_destroy(m));
 }
 
-/* A (m x k, sparse) in GPU memory from every rank's share of the triples (rows r with
- * r % n == me), C = 2 A B - C0 by algorithm alg, checked against the host's product; the tiles'
- * arrays are device pointers; A written as Matrix Market and read back into host memory. */
-static void check_spmm(pgdds_context_t ctx, pgdds_dtype_t t, uint64_t m, uint64_t k, uint64_t n, uint64_t tile,
-                       pgdds_gemm_algorithm_t alg)
+/* The sparse m x k matrix of s_has and s_of in GPU memory (gpu) or host memory, from every
+ * rank's share of the triples (rows r with r % n == me); *p gets its parameters. */
+static pgdds_smatrix_t make_sparse(pgdds_context_t ctx, pgdds_dtype_t t, uint64_t m, uint64_t k, uint64_t tile, int gpu,
+                                   pgdds_dmatrix_params_t *p)
 {
     const int me = pgdds_rank(ctx), nr = pgdds_nranks(ctx);
     const size_t es = t == PGDDS_FLOAT ? 4 : 8;
@@ -196,14 +196,27 @@ static void check_spmm(pgdds_context_t ctx, pgdds_dtype_t t, uint64_t m, uint64_
                 gen(i, j, vals + count * es, &g);
                 ++count;
             }
-    pgdds_dmatrix_params_t p = {.field_mask = PGDDS_DMATRIX_FIELD_TILE | PGDDS_DMATRIX_FIELD_MEMORY, .rows = m,
-                                .cols = k, .dtype = t, .distribution = PGDDS_DIST_BLOCK_CYCLIC, .tile_rows = tile,
-                                .tile_cols = tile, .memory = PGDDS_MEMORY_CUDA};
+    *p = (pgdds_dmatrix_params_t){.field_mask = PGDDS_DMATRIX_FIELD_TILE | (gpu ? PGDDS_DMATRIX_FIELD_MEMORY : 0),
+                                  .rows = m, .cols = k, .dtype = t, .distribution = PGDDS_DIST_BLOCK_CYCLIC,
+                                  .tile_rows = tile, .tile_cols = tile, .memory = gpu ? PGDDS_MEMORY_CUDA : PGDDS_MEMORY_HOST};
     pgdds_smatrix_t a = NULL;
-    T_OK(pgdds_smatrix_create_coo(ctx, &p, count, rows, cols, vals, &a));
+    T_OK(pgdds_smatrix_create_coo(ctx, p, count, rows, cols, vals, &a));
     free(rows);
     free(cols);
     free(vals);
+    return a;
+}
+
+/* A (m x k, sparse) in GPU memory, C = 2 A B - C0 by algorithm alg, checked against the host's
+ * product; the tiles' arrays are device pointers; A written as Matrix Market and read back into
+ * host memory. */
+static void check_spmm(pgdds_context_t ctx, pgdds_dtype_t t, uint64_t m, uint64_t k, uint64_t n, uint64_t tile,
+                       pgdds_gemm_algorithm_t alg)
+{
+    const int me = pgdds_rank(ctx);
+    const size_t es = t == PGDDS_FLOAT ? 4 : 8;
+    pgdds_dmatrix_params_t p;
+    pgdds_smatrix_t a = make_sparse(ctx, t, m, k, tile, 1, &p);
     pgdds_dmatrix_t b = make(ctx, k, n, t, tile), c = make(ctx, m, n, t, tile);
     if (!a || !b || !c) return;
     int owner = -1;
@@ -240,13 +253,61 @@ static void check_spmm(pgdds_context_t ctx, pgdds_dtype_t t, uint64_t m, uint64_
         if (h) T_OK(pgdds_smatrix_destroy(h));
         T_OK(pgdds_barrier(ctx));
         if (me == 0) unlink(path);
-        /* SpGEMM stays in host memory. */
-        pgdds_smatrix_t prod = NULL;
-        T_STATUS(pgdds_smatrix_spgemm(1.0, a, a, &p, PGDDS_GEMM_STATIONARY_C, &prod), m == k ? PGDDS_ERR_UNSUPPORTED
-                                                                                            : PGDDS_ERR_INVALID_ARG);
+        /* A A does not conform where A is not square. */
+        if (m != k) {
+            pgdds_smatrix_t prod = NULL;
+            T_STATUS(pgdds_smatrix_spgemm(1.0, a, a, &p, PGDDS_GEMM_STATIONARY_C, &prod), PGDDS_ERR_INVALID_ARG);
+            T_CHECK(prod == NULL);
+        }
     }
     T_OK(pgdds_dmatrix_destroy(c));
     T_OK(pgdds_dmatrix_destroy(b));
+    T_OK(pgdds_smatrix_destroy(a));
+}
+
+/* P = 2 A A (SpGEMM, cuSPARSE) with A sparse and square in GPU memory, by algorithm alg: P's
+ * tiles in GPU memory, every entry equal to the product of the same A in host memory
+ * (GraphBLAS); a product into host memory from GPU operands is refused. */
+static void check_spgemm(pgdds_context_t ctx, pgdds_dtype_t t, uint64_t m, uint64_t tile, pgdds_gemm_algorithm_t alg)
+{
+    const size_t es = t == PGDDS_FLOAT ? 4 : 8;
+    pgdds_dmatrix_params_t pg, ph;
+    pgdds_smatrix_t a = make_sparse(ctx, t, m, m, tile, 1, &pg), h = make_sparse(ctx, t, m, m, tile, 0, &ph);
+    pgdds_smatrix_t pa = NULL, ha = NULL;
+    T_OK(pgdds_smatrix_spgemm(2.0, a, a, &pg, alg, &pa));
+    T_OK(pgdds_smatrix_spgemm(2.0, h, h, &ph, alg, &ha));
+    if (!pa || !ha) return;
+    int owner = -1;
+    uint64_t nnz = 0;
+    T_OK(pgdds_smatrix_tile_shape(pa, 0, 0, NULL, NULL, &nnz, &owner));
+    if (owner == pgdds_rank(ctx) && nnz) {
+        const uint64_t *off = NULL, *idx = NULL;
+        const void *v = NULL;
+        T_OK(pgdds_smatrix_local_tile(pa, 0, 0, &off, &idx, &v));
+        T_CHECK_MSG(is_device_pointer(off) && is_device_pointer(v), "a SpGEMM product's tile is not in device memory");
+    }
+    uint64_t ng = 0, nh = 0;
+    pgdds_dmatrix_info_t info;
+    T_OK(pgdds_smatrix_info(pa, &info, &ng));
+    T_OK(pgdds_smatrix_info(ha, &info, &nh));
+    T_CHECK_MSG(ng == nh && nh > 0, "SpGEMM in GPU memory has %llu entries, in host memory %llu", (unsigned long long)ng,
+                (unsigned long long)nh);
+    char *got = calloc(m * m, es), *want = calloc(m * m, es);
+    T_OK(pgdds_smatrix_get_slice(pa, 0, 0, m, m, got, 0));
+    T_OK(pgdds_smatrix_get_slice(ha, 0, 0, m, m, want, 0));
+    size_t bad = 0;
+    for (uint64_t x = 0; x < m * m; ++x) bad += elem(t, got, x) != elem(t, want, x);
+    T_CHECK_MSG(bad == 0, "SpGEMM: %zu entries of 2 A A in GPU memory differ from the host's (algorithm %d, n %llu, tile "
+                "%llu)", bad, (int)alg, (unsigned long long)m, (unsigned long long)tile);
+    free(got);
+    free(want);
+    /* Operands in GPU memory, the product asked for in host memory. */
+    pgdds_smatrix_t mixed = NULL;
+    T_STATUS(pgdds_smatrix_spgemm(1.0, a, a, &ph, alg, &mixed), PGDDS_ERR_INVALID_ARG);
+    T_CHECK(mixed == NULL);
+    T_OK(pgdds_smatrix_destroy(ha));
+    T_OK(pgdds_smatrix_destroy(pa));
+    T_OK(pgdds_smatrix_destroy(h));
     T_OK(pgdds_smatrix_destroy(a));
 }
 
@@ -266,6 +327,9 @@ int main(void)
             if (algs[y] == PGDDS_GEMM_SUMMA) continue;         /* SpMM has no SUMMA */
             check_spmm(ctx, types[x], 64, 64, 24, 16, algs[y]);
             check_spmm(ctx, types[x], 53, 41, 19, 16, algs[y]);
+            if (algs[y] > PGDDS_GEMM_STATIONARY_B) continue; /* SpGEMM: stationary C, A or B */
+            check_spgemm(ctx, types[x], 64, 16, algs[y]);
+            check_spgemm(ctx, types[x], 53, 16, algs[y]); /* edge tiles */
         }
     }
 
