@@ -139,9 +139,12 @@ int main(int argc, char **argv)
     pb.grid_rows = pc.grid_rows = p, pb.grid_cols = pc.grid_cols = 1;
     pb.rows = n, pb.cols = k, pb.tile_rows = tc, pb.tile_cols = k;
     pc.rows = n, pc.cols = k, pc.tile_rows = tr, pc.tile_cols = k;
-    /* A A needs square tiles: the larger of A's two tile sides, over A's grid. */
+    /* A A needs square tiles: n / 2p a side, a 2p x 2p tile grid dealt block-cyclically over
+     * A's grid of ranks, so that every rank holds tiles of C (A's larger tile side would leave
+     * one tile, on rank 0, on two ranks); of n / p, n / 2p and n / 4p, n / 2p was the fastest on
+     * both matrices of bench/results/matrix-sparse.md. */
     pa2 = pa;
-    pa2.tile_rows = pa2.tile_cols = tr > tc ? tr : tc;
+    pa2.tile_rows = pa2.tile_cols = (n + 2 * (uint64_t)p - 1) / (2 * (uint64_t)p);
     pgdds_smatrix_t A = NULL, A2 = NULL;
     pgdds_dmatrix_t B = NULL, C = NULL;
     pgdds_status_t st = scale ? pgdds_smatrix_rmat(ctx, &pa, (int)scale, 16, 1, &A)
@@ -199,7 +202,7 @@ int main(int argc, char **argv)
         }
     }
     /* SpGEMM: C = A A by each algorithm, in seconds (its flops depend on the pattern). */
-    for (int a = 0; spgemm && algorithms && a < 3; ++a) {
+    for (int a = 0; spgemm && algorithms && a < 5; ++a) {
         double best = 1e300;
         uint64_t cnnz = 0;
         for (uint64_t r = 0; r < reps; ++r) {

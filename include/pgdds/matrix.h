@@ -435,12 +435,15 @@ PGDDS_API pgdds_status_t pgdds_smatrix_spmm_algorithm(double alpha, pgdds_smatri
  * fetches the B (A) tiles it meets and sums the products for each C tile; a sum for a C tile
  * that another rank holds is left in the producer's segment and a pointer to it queued on the
  * owner (fetch-add, put), which reads it (one get) and adds it into its tile: sparse tiles
- * are written only by their owner.
+ * are written only by their owner. Work stealing (random or locality-aware): each C tile's k
+ * steps are claimed one at a time by a fetch-add on a counter on its owner, own tiles first;
+ * a rank's sums for other ranks' tiles go to their owners as under stationary A and B.
  * @param alpha     the product's factor (a whole number for integer types)
  * @param a         A, sparse, m x k
  * @param b         B, sparse, k x n
  * @param params    C's type and layout
- * @param algorithm PGDDS_GEMM_STATIONARY_C, PGDDS_GEMM_STATIONARY_A or PGDDS_GEMM_STATIONARY_B
+ * @param algorithm PGDDS_GEMM_STATIONARY_C, _STATIONARY_A, _STATIONARY_B, _STEAL_RANDOM or
+ *                  _STEAL_LOCALITY (not SUMMA)
  * @param c         on success, the new matrix C
  * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why), the same on every
  *         rank: PGDDS_ERR_INVALID_ARG (NULL, shapes, types or tilings that do not conform, an

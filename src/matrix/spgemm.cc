@@ -8,6 +8,8 @@
 // into its own sum (GrB_eWiseAdd). Sparse tiles are only ever written by their owner, so owners,
 // not producers, accumulate. The owners' sums become the new matrix (smatrix::from_tiles).
 // Stationary C queues nothing: every product it computes is for the computing rank's own tile.
+// Work stealing (steal.cc) claims each C tile's k steps one at a time, own tiles first; a rank's
+// sums for tiles it stole from go to their owners as stationary A's and B's do.
 // In GPU memory each tile product runs on the device (cuSPARSE SpGEMM, kernels.h): its operands
 // are fetched into host memory as in host memory, and the product comes back there to be summed
 // as above, so that the sums, the queues and the owners' adds stay one code.
@@ -145,6 +147,21 @@ status products(const char *who, const smatrix &a, const smatrix &b, const layou
         if (s == PGDDS_OK && fetch_b) s = b.fetch_tile(who, k, j, bt);
         return s == PGDDS_OK ? sums.add_product(i, j, la.tile_cols_of(k), at, bt) : s;
     };
+    if (algorithm == PGDDS_GEMM_STEAL_RANDOM || algorithm == PGDDS_GEMM_STEAL_LOCALITY) {
+        // Every C tile's kt steps claimed one at a time (steal.cc); a step's product goes into this
+        // rank's sum for the tile, which exchange() then sends to the owner. Near: the operand
+        // tiles this rank reads in place.
+        auto near = [&](uint64_t i, uint64_t j) {
+            uint64_t n = 0;
+            for (uint64_t k = 0; k < kt; ++k)
+                n += (pgdds_gptr_to_local(a.ctx, a.tile(i, k).offsets) != nullptr) +
+                     (pgdds_gptr_to_local(b.ctx, b.tile(k, j).offsets) != nullptr);
+            return n;
+        };
+        auto claimed = [&](uint64_t i, uint64_t j, uint64_t s, bool) { return step(i, (i + j + s) % kt, j, true, true); };
+        return steal(who, a.ctx, me, lc, kt, algorithm == PGDDS_GEMM_STEAL_LOCALITY, near, claimed,
+                     [](uint64_t, uint64_t) { return PGDDS_OK; });
+    }
     for (uint64_t x = 0; x < (algorithm == PGDDS_GEMM_STATIONARY_B ? kt : mt) && st == PGDDS_OK; ++x)
         for (uint64_t y = 0; y < (algorithm == PGDDS_GEMM_STATIONARY_A ? kt : nt) && st == PGDDS_OK; ++y) {
             switch (algorithm) {
@@ -273,9 +290,9 @@ status spgemm(const char *who, double alpha, const smatrix &a, const smatrix &b,
     status st = layout::agreed(rt, who, pc, lc, true);
     if (st != PGDDS_OK) return st;
     // Every rank holds the same layouts, so these checks answer alike everywhere.
-    if (algorithm != PGDDS_GEMM_STATIONARY_C && algorithm != PGDDS_GEMM_STATIONARY_A && algorithm != PGDDS_GEMM_STATIONARY_B)
-        return fail(PGDDS_ERR_INVALID_ARG, "%s: algorithm %d is not one SpGEMM offers (PGDDS_GEMM_STATIONARY_C, _A or _B)",
-                    who, algorithm);
+    if (algorithm < PGDDS_GEMM_STATIONARY_C || algorithm > PGDDS_GEMM_STEAL_LOCALITY || algorithm == PGDDS_GEMM_SUMMA)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: algorithm %d is not one SpGEMM offers (stationary C, A or B, or work "
+                    "stealing)", who, algorithm);
     st = check_conform(who, la, lb, lc);
     if (st == PGDDS_OK) st = check_scalars(who, lc.dtype, alpha, 0);
     if (st != PGDDS_OK) return st;

@@ -188,7 +188,7 @@ status spmm(const char *who, double alpha, const smatrix &a, const dmatrix &b, d
             auto done = [&](uint64_t i, uint64_t j) {
                 return c.reachable(i, j) ? PGDDS_OK : c.accumulate_tile(who, i, j, sum.data(), lc.tile_cols_of(j));
             };
-            return steal(who, c, kt, algorithm == PGDDS_GEMM_STEAL_LOCALITY, near, add, done);
+            return steal(who, c.ctx, c.rank(), lc, kt, algorithm == PGDDS_GEMM_STEAL_LOCALITY, near, add, done);
         }
         }
     });

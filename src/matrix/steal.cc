@@ -5,7 +5,8 @@
 // claims a step adds its product into a private sum for the tile and, once the tile has no
 // steps left, accumulates the sum into it under the tile's lock (gemm_steal adds each product
 // straight into the tile, under the lock, where it reaches the tile in place). steal() is the
-// schedule, for dense (gemm_steal, here) and sparse A (spmm.cc) alike.
+// schedule, for dense (gemm_steal, here), sparse A (spmm.cc) and sparse A, B and C (spgemm.cc,
+// whose sums go to the tiles' owners afterwards, as stationary A's and B's do).
 #include "gemm.h"
 
 #include "kernels.h"
@@ -15,20 +16,19 @@
 
 namespace pgdds::matrix {
 
-status steal(const char *who, const dmatrix &c, uint64_t steps, bool locality, const steal_near &near,
-             const steal_step &step, const steal_done &done)
+status steal(const char *who, pgdds_context_t ctx, int me, const layout &lc, uint64_t steps, bool locality,
+             const steal_near &near, const steal_step &step, const steal_done &done)
 {
-    const layout &lc = c.lay();
     // The counters: one word per C tile slot, on the tile's owner (collective, zeroed).
     pgdds_gptr_t counters = PGDDS_GPTR_NULL;
-    status st = pgdds_alloc_all(c.ctx, std::max<uint64_t>(lc.slots_per_rank, 1) * 8, 8, PGDDS_ALLOC_ZERO, &counters);
+    status st = pgdds_alloc_all(ctx, std::max<uint64_t>(lc.slots_per_rank, 1) * 8, 8, PGDDS_ALLOC_ZERO, &counters);
     if (st != PGDDS_OK) return fail_prefix(st, who);
 
     // This rank's own tiles in order, then every other tile as a victim.
     std::vector<std::pair<uint64_t, uint64_t>> order, victims;
     for (uint64_t i = 0; i < lc.tgrid_rows; ++i)
-        for (uint64_t j = 0; j < lc.tgrid_cols; ++j) (c.mine(i, j) ? order : victims).push_back({i, j});
-    std::mt19937_64 rng(0x9e3779b97f4a7c15ull * uint64_t(c.rank() + 1));
+        for (uint64_t j = 0; j < lc.tgrid_cols; ++j) (lc.owner(i, j) == me ? order : victims).push_back({i, j});
+    std::mt19937_64 rng(0x9e3779b97f4a7c15ull * uint64_t(me + 1));
     std::shuffle(victims.begin(), victims.end(), rng);
     if (locality) {
         // The more of a tile's operands this rank reads in place, the earlier it steals there
@@ -46,11 +46,11 @@ status steal(const char *who, const dmatrix &c, uint64_t steps, bool locality, c
         if (st != PGDDS_OK) break;
         const uint64_t i = t.first, j = t.second;
         pgdds_gptr_t counter = PGDDS_GPTR_NULL;
-        pgdds_gptr_at(c.ctx, pgdds_gptr_add(counters, int64_t(8 * lc.slot(i, j))), lc.owner(i, j), &counter);
+        pgdds_gptr_at(ctx, pgdds_gptr_add(counters, int64_t(8 * lc.slot(i, j))), lc.owner(i, j), &counter);
         bool any = false;
         for (;;) {
             uint64_t s = 0;
-            st = pgdds_atomic_u64(c.ctx, counter, PGDDS_AOP_ADD, 1, &s);
+            st = pgdds_atomic_u64(ctx, counter, PGDDS_AOP_ADD, 1, &s);
             if (st != PGDDS_OK) st = fail_prefix(st, who);
             if (st != PGDDS_OK || s >= steps) break;
             st = step(i, j, s, !any);
@@ -60,7 +60,7 @@ status steal(const char *who, const dmatrix &c, uint64_t steps, bool locality, c
         if (st == PGDDS_OK && any) st = done(i, j);
     }
     // Every rank's claims are done before the counters go (free_all completes operations first).
-    status fr = pgdds_free_all(c.ctx, counters);
+    status fr = pgdds_free_all(ctx, counters);
     return st != PGDDS_OK ? st : (fr == PGDDS_OK ? fr : fail_prefix(fr, who));
 }
 
@@ -96,7 +96,7 @@ status gemm_steal(const char *who, double alpha, const dmatrix &a, const dmatrix
     auto done = [&](uint64_t i, uint64_t j) {
         return c.reachable(i, j) ? PGDDS_OK : c.accumulate_tile(who, i, j, sum.data(), lc.tile_cols_of(j));
     };
-    return steal(who, c, kt, locality, near, step, done);
+    return steal(who, c.ctx, c.rank(), c.lay(), kt, locality, near, step, done);
 }
 
 }  // namespace pgdds::matrix

@@ -428,8 +428,11 @@ static void matrix_market(void)
 }
 
 static const pgdds_gemm_algorithm_t spgemm_algs[] = {PGDDS_GEMM_STATIONARY_C, PGDDS_GEMM_STATIONARY_A,
-                                                      PGDDS_GEMM_STATIONARY_B};
-static const char *const spgemm_alg_names[] = {"stationary C", "stationary A", "stationary B"};
+                                                      PGDDS_GEMM_STATIONARY_B, PGDDS_GEMM_STEAL_RANDOM,
+                                                      PGDDS_GEMM_STEAL_LOCALITY};
+static const char *const spgemm_alg_names[] = {"stationary C", "stationary A", "stationary B", "steal random",
+                                               "steal locality"};
+enum { spgemm_nalgs = sizeof spgemm_algs / sizeof spgemm_algs[0] };
 
 /* C = alpha A B by every SpGEMM algorithm against the product of A and B made dense, computed
  * serially on rank 0 and broadcast (exact for integers, within 1e-6 / 1e-12 relative for float
@@ -462,7 +465,7 @@ static void spgemm_check(pgdds_smatrix_t A, pgdds_smatrix_t B, pgdds_dmatrix_par
     T_OK(pgdds_broadcast(test_ctx, &want_nnz, sizeof want_nnz, 0));
     T_OK(pgdds_broadcast(test_ctx, &scale, sizeof scale, 0));
     const double tol = integer ? 0 : (t == PGDDS_FLOAT ? 1e-6 : 1e-12) * (scale + 1);
-    for (int x = 0; x < 3; ++x) {
+    for (int x = 0; x < spgemm_nalgs; ++x) {
         pgdds_smatrix_t C = NULL;
         T_OK(pgdds_smatrix_spgemm(alpha, A, B, &pc, spgemm_algs[x], &C));
         if (!C) continue;
