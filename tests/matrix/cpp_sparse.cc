@@ -54,7 +54,8 @@ template <class T> static void run(pgdds::context &ctx)
     for (uint64_t i = 0; i < 5; ++i)
         if (uint64_t(me) == i % uint64_t(n)) di.push_back(i), dj.push_back(i), dv.push_back(T(n));
     pgdds::sparse_matrix<T> diag(ctx, 5, 5, di, dj, dv, sq);
-    for (auto alg : {PGDDS_GEMM_STATIONARY_C, PGDDS_GEMM_STATIONARY_A, PGDDS_GEMM_STATIONARY_B}) {
+    for (auto alg : {PGDDS_GEMM_STATIONARY_C, PGDDS_GEMM_STATIONARY_A, PGDDS_GEMM_STATIONARY_B, PGDDS_GEMM_STEAL_RANDOM,
+                     PGDDS_GEMM_STEAL_LOCALITY}) {
         auto p = pgdds::spgemm(T(3), a, diag, sq, alg);
         CHECK(p.rows() == 7 && p.cols() == 5 && p.nnz() == 7);
         std::vector<T> pv = p.slice(0, 0, 7, 5);
