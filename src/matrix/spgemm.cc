@@ -130,6 +130,72 @@ class tile_sums {
     std::map<uint64_t, GrB_Matrix> sums_;
 };
 
+// One C tile's operand pairs A(i, k), B(k, j) for several k, multiplied at once as panels: the A
+// tiles side by side (the tile's rows by the k tiles' columns), the B tiles stacked, so that the
+// tile's sum is one product rather than one product per k, each merged into the sum.
+class panels {
+  public:
+    explicit panels(size_t esize) : es_(esize) {}
+    bool empty() const { return as_.empty(); }
+    // Room for one more pair, whose k tile is kk wide.
+    void add(uint64_t kk, csr_tile *&a, csr_tile *&b)
+    {
+        as_.emplace_back(), bs_.emplace_back(), kk_.push_back(kk);
+        a = &as_.back(), b = &bs_.back();
+    }
+    // The joined panels (or the one pair as it is), their common dimension in kk; then empty.
+    void take(csr_tile &a, csr_tile &b, uint64_t &kk)
+    {
+        if (as_.size() == 1) {
+            a = std::move(as_[0]), b = std::move(bs_[0]), kk = kk_[0];
+        } else {
+            join_side_by_side(a, kk);
+            join_stacked(b);
+        }
+        as_.clear(), bs_.clear(), kk_.clear();
+    }
+
+  private:
+    void join_side_by_side(csr_tile &a, uint64_t &kk) const
+    {
+        const uint64_t rows = as_[0].offsets.size() - 1;
+        uint64_t nnz = 0;
+        for (const csr_tile &t : as_) nnz += t.nnz();
+        a.offsets.assign(rows + 1, 0);
+        a.indices.resize(nnz);
+        a.values.resize(nnz * es_);
+        uint64_t at = 0;
+        for (uint64_t r = 0; r < rows; ++r) {
+            uint64_t base = 0;  // the first column of tile x in the panel
+            for (size_t x = 0; x < as_.size(); base += kk_[x], ++x) {
+                const csr_tile &t = as_[x];
+                const uint64_t e0 = t.offsets[r], e1 = t.offsets[r + 1];
+                for (uint64_t e = e0; e < e1; ++e) a.indices[at + e - e0] = t.indices[e] + base;
+                if (e1 > e0) memcpy(&a.values[at * es_], &t.values[e0 * es_], (e1 - e0) * es_);
+                at += e1 - e0;
+            }
+            a.offsets[r + 1] = at;
+        }
+        kk = 0;
+        for (uint64_t w : kk_) kk += w;
+    }
+    void join_stacked(csr_tile &b) const
+    {
+        b = csr_tile();
+        b.offsets.push_back(0);
+        for (const csr_tile &t : bs_) {
+            const uint64_t base = b.indices.size();
+            for (size_t r = 1; r < t.offsets.size(); ++r) b.offsets.push_back(base + t.offsets[r]);
+            b.indices.insert(b.indices.end(), t.indices.begin(), t.indices.end());
+            b.values.insert(b.values.end(), t.values.begin(), t.values.end());
+        }
+    }
+
+    size_t es_;
+    std::vector<csr_tile> as_, bs_;
+    std::vector<uint64_t> kk_;
+};
+
 // The local products of the algorithm: each rank visits the tiles it holds of the stationary
 // matrix, and the steps of each start at a different tile (i + j or the like) so that the ranks
 // do not all read the same tiles at once. Products with an empty operand are skipped unread.
@@ -147,6 +213,21 @@ status products(const char *who, const smatrix &a, const smatrix &b, const layou
         if (s == PGDDS_OK && fetch_b) s = b.fetch_tile(who, k, j, bt);
         return s == PGDDS_OK ? sums.add_product(i, j, la.tile_cols_of(k), at, bt) : s;
     };
+    // Stationary C and work stealing: a C tile's pairs gathered (gather), then one product (flush).
+    panels gathered(la.esize);
+    auto gather = [&](uint64_t i, uint64_t k, uint64_t j) {
+        if (a.tile(i, k).nnz == 0 || b.tile(k, j).nnz == 0) return PGDDS_OK;
+        csr_tile *ap, *bp;
+        gathered.add(la.tile_cols_of(k), ap, bp);
+        status s = a.fetch_tile(who, i, k, *ap);
+        return s == PGDDS_OK ? b.fetch_tile(who, k, j, *bp) : s;
+    };
+    auto flush = [&](uint64_t i, uint64_t j) {
+        if (gathered.empty()) return PGDDS_OK;
+        uint64_t kk = 0;
+        gathered.take(at, bt, kk);
+        return sums.add_product(i, j, kk, at, bt);
+    };
     if (algorithm == PGDDS_GEMM_STEAL_RANDOM || algorithm == PGDDS_GEMM_STEAL_LOCALITY) {
         // Every C tile's kt steps claimed one at a time (steal.cc); a step's product goes into this
         // rank's sum for the tile, which exchange() then sends to the owner. Near: the operand
@@ -158,16 +239,16 @@ status products(const char *who, const smatrix &a, const smatrix &b, const layou
                      (pgdds_gptr_to_local(b.ctx, b.tile(k, j).offsets) != nullptr);
             return n;
         };
-        auto claimed = [&](uint64_t i, uint64_t j, uint64_t s, bool) { return step(i, (i + j + s) % kt, j, true, true); };
-        return steal(who, a.ctx, me, lc, kt, algorithm == PGDDS_GEMM_STEAL_LOCALITY, near, claimed,
-                     [](uint64_t, uint64_t) { return PGDDS_OK; });
+        auto claimed = [&](uint64_t i, uint64_t j, uint64_t s, bool) { return gather(i, (i + j + s) % kt, j); };
+        return steal(who, a.ctx, me, lc, kt, algorithm == PGDDS_GEMM_STEAL_LOCALITY, near, claimed, flush);
     }
     for (uint64_t x = 0; x < (algorithm == PGDDS_GEMM_STATIONARY_B ? kt : mt) && st == PGDDS_OK; ++x)
         for (uint64_t y = 0; y < (algorithm == PGDDS_GEMM_STATIONARY_A ? kt : nt) && st == PGDDS_OK; ++y) {
             switch (algorithm) {
             case PGDDS_GEMM_STATIONARY_C:  // (x, y) = C(i, j), for every k
                 if (lc.owner(x, y) != me) continue;
-                for (uint64_t s = 0; s < kt && st == PGDDS_OK; ++s) st = step(x, (x + y + s) % kt, y, true, true);
+                for (uint64_t s = 0; s < kt && st == PGDDS_OK; ++s) st = gather(x, (x + y + s) % kt, y);
+                if (st == PGDDS_OK) st = flush(x, y);
                 break;
             case PGDDS_GEMM_STATIONARY_A:  // (x, y) = A(i, k), for every j
                 if (la.owner(x, y) != me || a.tile(x, y).nnz == 0) continue;
