@@ -124,9 +124,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "spmm: pgdds_init: %s\n", pgdds_last_error());
         return 1;
     }
-    int rank = pgdds_rank(ctx), p = pgdds_nranks(ctx), gr = 1;
-    for (int d = 1; d * d <= p; ++d)
-        if (p % d == 0) gr = d;
+    /* A in block rows, one tile row per rank (p x 1 grid), as PETSc's MPIAIJ rows: each rank
+     * multiplies its rows by B, read in place on a node. (A 2D grid split A's columns as well,
+     * and on two ranks made C one tile, on rank 0, which every product had to reach.) */
+    int rank = pgdds_rank(ctx), p = pgdds_nranks(ctx), gr = p;
     const uint64_t n = scale ? UINT64_C(1) << scale : grid * grid * grid;
     const uint64_t tr = (n + (uint64_t)gr - 1) / (uint64_t)gr, tc = (n + (uint64_t)(p / gr) - 1) / (uint64_t)(p / gr);
     pgdds_dmatrix_params_t pa = {0}, pb = {0}, pc = {0}, pa2 = {0};
