@@ -229,9 +229,10 @@ status products(const char *who, const smatrix &a, const smatrix &b, const layou
         return sums.add_product(i, j, kk, at, bt);
     };
     if (algorithm == PGDDS_GEMM_STEAL_RANDOM || algorithm == PGDDS_GEMM_STEAL_LOCALITY) {
-        // Every C tile's kt steps claimed one at a time (steal.cc); a step's product goes into this
-        // rank's sum for the tile, which exchange() then sends to the owner. Near: the operand
-        // tiles this rank reads in place.
+        // Every C tile's kt steps claimed one at a time (steal.cc); the pairs this rank claimed for
+        // a tile are multiplied as panels when the tile has no steps left (flush), into this
+        // rank's sum for it, which exchange() then sends to the owner. Near: the operand tiles
+        // this rank reads in place.
         auto near = [&](uint64_t i, uint64_t j) {
             uint64_t n = 0;
             for (uint64_t k = 0; k < kt; ++k)
