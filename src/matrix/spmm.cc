@@ -51,9 +51,9 @@ status spmm_tile(const char *who, uint64_t rows, uint64_t kk, uint64_t cols, con
     }
 }
 
-// One step of SpMM: out (C(i, j)'s shape, its columns apart) += alpha A(i, k) B(k, j). A(i, k) is
-// fetched unless it is the tile fetched last (stationary A keeps it); B(k, j) is read in place
-// where this rank reaches it. An empty A(i, k) adds nothing and is not read.
+// One step of SpMM: out (C(i, j)'s shape, its columns apart) += alpha A(i, k) B(k, j). A(i, k) and
+// B(k, j) are read in place where this rank reaches them, else fetched (A unless it is the tile
+// fetched last: stationary A keeps it). An empty A(i, k) adds nothing and is not read.
 class spmm_step {
   public:
     spmm_step(const char *who, double alpha, const smatrix &a, const dmatrix &b)
@@ -73,7 +73,7 @@ class spmm_step {
         status st = PGDDS_OK;
         if (!(held_ && i == hi_ && k == hk_)) {
             held_ = false;
-            st = at.host() ? a_.fetch_tile(who_, i, k, at_) : device_tile(i, k);
+            st = a_tile(i, k);
             if (st != PGDDS_OK) return st;
             held_ = true, hi_ = i, hk_ = k;
         }
@@ -84,14 +84,14 @@ class spmm_step {
             return kernels::device::spmm(at.device, la.dtype, rows, la.tile_cols_of(k), cols, doff_, didx_, dval_, nnz, bt,
                                          cols, alpha_, keep, out, cols);
         return typed(la.dtype, [&](auto x) {
-            return spmm_tile<decltype(x)>(who_, rows, la.tile_cols_of(k), cols, at_.offsets.data(), at_.indices.data(),
-                                          at_.values.data(), nnz, bt, alpha_, out);
+            return spmm_tile<decltype(x)>(who_, rows, la.tile_cols_of(k), cols, doff_, didx_, dval_, nnz, bt, alpha_, out);
         });
     }
 
   private:
-    // A(i, k) in GPU memory: in place where this rank reaches it, else fetched into device buffers.
-    status device_tile(uint64_t i, uint64_t k)
+    // A(i, k): in place where this rank reaches it (its own, a node peer's segment, or by CUDA
+    // IPC), else fetched into buffers where the kernel runs (host or device memory).
+    status a_tile(uint64_t i, uint64_t k)
     {
         const smatrix::tile_entry &t = a_.tile(i, k);
         doff_ = static_cast<const uint64_t *>(pgdds_gptr_to_local(a_.ctx, t.offsets));
@@ -113,10 +113,9 @@ class spmm_step {
     double alpha_;
     const smatrix &a_;
     const dmatrix &b_;
-    csr_tile at_;                       // host: the A tile
-    kernels::buffer off_, idx_, val_;   // GPU memory: a fetched A tile
+    kernels::buffer off_, idx_, val_;   // a fetched A tile
     const uint64_t *doff_ = nullptr, *didx_ = nullptr;
-    const void *dval_ = nullptr;        // GPU memory: the A tile's arrays, in place or fetched
+    const void *dval_ = nullptr;        // the A tile's arrays, in place or fetched
     bool held_ = false;
     uint64_t hi_ = 0, hk_ = 0;
     kernels::buffer bbuf_;
