@@ -1,5 +1,6 @@
 // The C ABI of one-sided communication, atomics and point-to-point synchronization: validation
 // of every argument, then the one dispatch between load/store and the transport (access.h).
+#include "../base/bulk_copy.h"
 #include "access.h"
 #include "runtime.h"
 
@@ -52,7 +53,7 @@ inline bool copy_on_node(pgdds_context_t ctx, bool is_put, pgdds_gptr_t remote, 
     uint8_t *to = is_put ? p : static_cast<uint8_t *>(local);
     const uint8_t *from = is_put ? static_cast<const uint8_t *>(local) : p;
     if (n == 8) memcpy(to, from, 8);  // a word: a move, not a call
-    else memcpy(to, from, n);
+    else bulk_copy(to, from, n);
     return true;
 }
 

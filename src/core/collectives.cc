@@ -12,6 +12,7 @@
 //
 // Ranks that all map each other's segments (the node team, the world team of a one-node job and
 // teams split from them) meet in slots instead of messages: see "Slots" below.
+#include "../base/bulk_copy.h"
 #include "runtime.h"
 
 #include <algorithm>
@@ -371,7 +372,7 @@ void runtime::slots_arrive(const char *who, uint64_t seq, const void *payload, s
 {
     coll_slot &mine = slot_of(coll_team_->me, seq);
     mine.desc = coll_cur_;
-    if (n) memcpy(mine.payload, payload, n);
+    if (n) bulk_copy(mine.payload, payload, n);
     mine.arrived.store(seq, std::memory_order_release);
     PGDDS_LOG(LOG_TRACE, "%s: collective %llu: slot marked with %zu bytes", who, (unsigned long long)seq, n);
 }
@@ -525,7 +526,7 @@ status runtime::broadcast(const char *who, team &t, void *buf, size_t n, int roo
     uint8_t *base = static_cast<uint8_t *>(buf);
     if (uses_slots(t) && n <= slot_payload) {
         st = slots_meet(who, seq, base, t.me == root ? n : 0);
-        if (st == PGDDS_OK && t.me != root && n) memcpy(base, slot_of(root, seq).payload, n);
+        if (st == PGDDS_OK && t.me != root && n) bulk_copy(base, slot_of(root, seq).payload, n);
         coll_end(seq);
         return st;
     }
@@ -643,7 +644,7 @@ status runtime::gather(const char *who, uint64_t seq, const void *in, void *out,
     if (st != PGDDS_OK) return st;
     size_t at = 0;
     for (int r = 0; r < t.size(); ++r) {
-        if (counts[r]) memcpy(static_cast<uint8_t *>(out) + (displs ? displs[r] : at), slot_of(r, seq).payload, counts[r]);
+        if (counts[r]) bulk_copy(static_cast<uint8_t *>(out) + (displs ? displs[r] : at), slot_of(r, seq).payload, counts[r]);
         at += counts[r];
     }
     return PGDDS_OK;

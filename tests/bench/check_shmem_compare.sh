@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # bench/micro/shmem_compare.sh runs both builds of shmem_micro.c (tiny iteration counts: this
-# checks the table is made, not the figures) and writes a speedup record for every line the
+# checks the table is made, not the figures; two pairs, one in each order) and writes a speedup record for every line the
 # comparison has: put/get latency and rate, put-with-signal, the AMOs, barrier, alltoall, ISx.
 #   check_shmem_compare.sh SOURCE_DIR BUILD_DIR
 set -u
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-"$1/bench/micro/shmem_compare.sh" "$2" --np 2 --out "$out" --iters 20 --max-size 1024 || exit 1
+"$1/bench/micro/shmem_compare.sh" "$2" --np 2 --runs 2 --out "$out" --iters 20 --max-size 1024 || exit 1
 fail=0
 for m in put_latency put_rate get_latency get_rate put_signal_latency amo_fetch_add_latency \
          amo_compare_swap_latency amo_fetch_latency amo_add_rate barrier_all_latency alltoall_latency \

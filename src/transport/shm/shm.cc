@@ -1,5 +1,6 @@
 #include "shm.h"
 
+#include "../../base/bulk_copy.h"
 #include "../../base/log.h"
 
 #include <atomic>
@@ -216,7 +217,7 @@ status transport_shm::put(unsigned, int rank, uint64_t offset, const void *src, 
 {
     status st = check_range(rank, offset, n, "put");
     if (PGDDS_UNLIKELY(st != PGDDS_OK)) return st;
-    memcpy(peers_[rank].segment + offset, src, n);
+    bulk_copy(peers_[rank].segment + offset, src, n);
     if (done) done->complete(PGDDS_OK);
     return PGDDS_OK;
 }
@@ -225,7 +226,7 @@ status transport_shm::get(unsigned, int rank, uint64_t offset, void *dst, size_t
 {
     status st = check_range(rank, offset, n, "get");
     if (PGDDS_UNLIKELY(st != PGDDS_OK)) return st;
-    memcpy(dst, peers_[rank].segment + offset, n);
+    bulk_copy(dst, peers_[rank].segment + offset, n);
     if (done) done->complete(PGDDS_OK);
     return PGDDS_OK;
 }
