@@ -46,7 +46,7 @@ for run in $(seq 1 "$runs"); do
 done
 
 /usr/bin/python3 - "$work" "$runs" "$out" "$np" "$*" "${PGDDS_TRANSPORT:-auto}" <<'PY'
-import json, sys, platform, datetime, statistics
+import json, math, sys, platform, datetime, statistics
 work, runs, out, np, opts, transport = sys.argv[1:7]
 runs = int(runs)
 def load(path):
@@ -57,6 +57,17 @@ def load(path):
             recs.append(json.loads(line))
     return recs
 key = lambda r: (r["metric"], r["size"])
+def sign_test(k, n):
+    # Two-sided p of k or more of n pairs on one side when either side is as likely.
+    tail = sum(math.comb(n, i) for i in range(max(k, n - k), n + 1)) / 2 ** n
+    return min(1.0, 2 * tail)
+def verdict(pair):
+    # Behind or ahead only where the pairs say so (sign test, 5%); else level.
+    faster = sum(1 for x in pair if x > 1.0)
+    slower = sum(1 for x in pair if x < 1.0)
+    if sign_test(max(faster, slower), faster + slower) >= 0.05:
+        return "level"
+    return "ahead" if faster > slower else "behind"
 osh_runs = [load(f"{work}/oshmem.{i}.json") for i in range(1, runs + 1)]
 pg_runs = [load(f"{work}/pgdds.{i}.json") for i in range(1, runs + 1)]
 rows, speedups = [], []
@@ -74,13 +85,17 @@ for r in pg_runs[0]:
     if not pair:
         continue
     s = statistics.median(pair)
-    rows.append((r["metric"], r["size"], statistics.median(osh_v), statistics.median(pg_v), r["unit"], s, min(pair), max(pair)))
+    slower = sum(1 for x in pair if x < 1.0)
+    rows.append((r["metric"], r["size"], statistics.median(osh_v), statistics.median(pg_v), r["unit"], s, min(pair),
+                 max(pair), slower, len(pair), verdict(pair)))
     speedups.append({"bench": "shmem_compare", "transport": "pgdds/oshmem", "ranks": r["ranks"], "threads": 1,
                      "size": r["size"], "metric": r["metric"] + "_speedup", "value": round(s, 4), "unit": "x"})
 with open(f"{out}/shmem-vs-oshmem.json", "w") as f:
     for rec in [x for run in osh_runs + pg_runs for x in run] + speedups:
         f.write(json.dumps(rec, separators=(",", ":")) + "\n")
-behind = [r for r in rows if r[5] < 1.0]
+behind = [r for r in rows if r[10] == "behind"]
+level = [r for r in rows if r[10] == "level"]
+median_below = [r for r in rows if r[5] < 1.0]
 behind_always = [r for r in rows if r[7] < 1.0]
 with open(f"{out}/shmem-vs-oshmem.md", "w") as f:
     f.write(f"# libpgdds_shmem against Open MPI's oshmem, {np} PEs on one node\n\n")
@@ -90,12 +105,17 @@ with open(f"{out}/shmem-vs-oshmem.md", "w") as f:
             f"`pgdds-oshrun`), in {runs} alternating pairs of runs; each run gives a line the median of 7 batches.\n"
             "Speedup: how many times faster libpgdds is (oshmem's latency over libpgdds's; libpgdds's rate over\n"
             "oshmem's) within a pair, the median of the pairs, and the slowest and fastest pair. The value columns are\n"
-            "each side's median over the runs. oshmem 4.1 has no put-with-signal (OpenSHMEM 1.4): its\n"
-            "`put_signal_latency` is put, fence, atomic set.\n\n")
-    f.write(f"Lines where libpgdds is behind in the median pair: {len(behind)} of {len(rows)}; "
-            f"behind in every pair: {len(behind_always)}.\n\n")
-    f.write("| metric | bytes | oshmem | libpgdds | unit | speedup | pairs' range |\n|---|---:|---:|---:|---|---:|---|\n")
-    for m, size, o, p, unit, s, lo, hi in rows:
-        f.write(f"| {m} | {size} | {o:.4g} | {p:.4g} | {unit} | {s:.2f} | {lo:.2f}-{hi:.2f} |\n")
-print(f"wrote {out}/shmem-vs-oshmem.json and .md: {len(rows)} lines, libpgdds behind on {len(behind)} (in every pair: {len(behind_always)})")
+            "each side's median over the runs. A line is *behind* (or *ahead*) when libpgdds is slower (faster) in\n"
+            "so many of the pairs that a sign test puts the chance of it, were the two equally fast, under 5%; else\n"
+            "*level*. oshmem 4.1 has no put-with-signal (OpenSHMEM 1.4): its `put_signal_latency` is put,\n"
+            "fence, atomic set.\n\n")
+    f.write(f"Lines where libpgdds is behind: {len(behind)} of {len(rows)}; level: {len(level)}; "
+            f"ahead: {len(rows) - len(behind) - len(level)}. Median pair below 1: {len(median_below)}; "
+            f"slower in every pair: {len(behind_always)}.\n\n")
+    f.write("| metric | bytes | oshmem | libpgdds | unit | speedup | pairs' range | pairs slower | verdict |\n"
+            "|---|---:|---:|---:|---|---:|---|---:|---|\n")
+    for m, size, o, p, unit, s, lo, hi, slower, n, v in rows:
+        f.write(f"| {m} | {size} | {o:.4g} | {p:.4g} | {unit} | {s:.2f} | {lo:.2f}-{hi:.2f} | {slower} of {n} | {v} |\n")
+print(f"wrote {out}/shmem-vs-oshmem.json and .md: {len(rows)} lines, libpgdds behind on {len(behind)}, "
+      f"level on {len(level)}, median pair below 1 on {len(median_below)}")
 PY

@@ -1,5 +1,6 @@
-// Copies between this process's memory and a mapped peer's: put, get and the collectives' slot
-// copies on one node.
+// Copies between this process's memory and a mapped peer's: every put and get by load/store
+// (core/access.h, the on-node fast path of api_rma.cc, the shm transport) and the collectives'
+// slot copies.
 #pragma once
 
 #include <cstddef>

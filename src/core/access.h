@@ -1,7 +1,7 @@
 // One-sided access to a global pointer: the one place that decides, target by target, between
 // load/store and the transport. The C ABI (api_rma.cc), the containers' fabric memory
 // (containers/substrate.h) and the key tables (keytable/keytable_internal.h) all go through it.
-//  - transfers (get, put): load/store (memcpy) when the target's segment is mapped here
+//  - transfers (get, put): load/store (bulk_copy) when the target's segment is mapped here
 //    (runtime::direct), else the transport;
 //  - atomics: a CPU atomic when the job's atomicity domain allows one on the target
 //    (runtime::cpu_atomics_on), else the transport. A rank of a job across nodes that applies a
@@ -15,6 +15,7 @@
 #include "runtime.h"
 
 #include "../base/amo.h"
+#include "../base/bulk_copy.h"
 
 #include <cstring>
 
@@ -41,8 +42,8 @@ inline bool copy_direct(const runtime &rt, bool is_put, pgdds_gptr_t remote, voi
 {
     uint8_t *p = rt.direct(remote);
     if (!p) return false;
-    if (is_put) memcpy(p, local, n);
-    else memcpy(local, p, n);
+    if (is_put) bulk_copy(p, local, n);
+    else bulk_copy(local, p, n);
     return true;
 }
 
