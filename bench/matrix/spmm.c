@@ -94,6 +94,16 @@ static const pgdds_gemm_algorithm_t algos[] = {PGDDS_GEMM_STATIONARY_C, PGDDS_GE
                                                PGDDS_GEMM_STEAL_RANDOM, PGDDS_GEMM_STEAL_LOCALITY};
 static const char *const algo_names[] = {"stationary-c", "stationary-a", "stationary-b", "steal-random", "steal-locality"};
 
+/* For a work-stealing product (the counts of the others are zero): the share of its steps that
+ * ranks computed for other ranks' tiles, in percent (bench "matrix-steals"). Collective. */
+static void report_stolen(pgdds_context_t ctx, const char *transport, int p, size_t n, const char *metric,
+                          const pgdds_matrix_steals_t *s)
+{
+    uint64_t mine[2] = {s->stolen_steps, s->own_steps + s->stolen_steps}, all[2] = {0, 0};
+    pgdds_allreduce(ctx, mine, all, 2, PGDDS_UINT64, PGDDS_OP_SUM);
+    if (all[1] && pgdds_rank(ctx) == 0) report("matrix-steals", transport, p, 1, n, metric, 100.0 * (double)all[0] / (double)all[1], "% stolen");
+}
+
 int main(int argc, char **argv)
 {
     uint64_t scale = 0, grid = 0, k = 32, reps = 3, v = 0;
@@ -201,6 +211,10 @@ int main(int argc, char **argv)
             snprintf(metric, sizeof metric, "spmm %s k=%llu %s roofline", mname, (unsigned long long)k, algo_names[a]);
             report("matrix-spmm", transport, p, 1, (size_t)n, metric, roof, "GFLOP/s");
         }
+        pgdds_matrix_steals_t s;
+        pgdds_dmatrix_steals(C, &s);
+        snprintf(metric, sizeof metric, "spmm %s k=%llu %s", mname, (unsigned long long)k, algo_names[a]);
+        report_stolen(ctx, transport, p, (size_t)n, metric, &s);
     }
     /* SpGEMM: C = A A by each algorithm, in seconds (its flops depend on the pattern). */
     for (int a = 0; spgemm && algorithms && a < 5; ++a) {
@@ -218,6 +232,12 @@ int main(int argc, char **argv)
             pgdds_allreduce(ctx, &dt, &worst, 1, PGDDS_DOUBLE, PGDDS_OP_MAX);
             if (worst < best) best = worst;
             pgdds_smatrix_info(P2, &info, &cnnz);
+            if (r + 1 == reps) {
+                pgdds_matrix_steals_t s;
+                pgdds_smatrix_steals(P2, &s);
+                snprintf(metric, sizeof metric, "spgemm %s A*A %s", mname, algo_names[a]);
+                report_stolen(ctx, transport, p, (size_t)n, metric, &s);
+            }
             pgdds_smatrix_destroy(P2);
         }
         if (rank == 0) {

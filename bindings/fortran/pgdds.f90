@@ -199,7 +199,7 @@ module pgdds
   public :: pgdds_darray_local
   public :: pgdds_dmatrix_create, pgdds_dmatrix_destroy, pgdds_dmatrix_info, pgdds_dmatrix_tile_shape
   public :: pgdds_dmatrix_get_tile, pgdds_dmatrix_put_tile, pgdds_dmatrix_accumulate_tile
-  public :: pgdds_dmatrix_get_slice, pgdds_dmatrix_put_slice, pgdds_dmatrix_gemm
+  public :: pgdds_dmatrix_get_slice, pgdds_dmatrix_put_slice, pgdds_dmatrix_gemm, pgdds_dmatrix_steals
   public :: pgdds_team_world, pgdds_team_node, pgdds_team_split_strided, pgdds_team_split_2d, pgdds_team_rank
   public :: pgdds_team_size, pgdds_team_translate_rank, pgdds_team_destroy, pgdds_team_is_null
   public :: pgdds_team_barrier, pgdds_team_broadcast, pgdds_team_allreduce, pgdds_team_reduce
@@ -368,6 +368,10 @@ module pgdds
     integer(c_size_t) :: elem_size
     integer(c_int) :: grid_rows, grid_cols
     integer(c_int64_t) :: tile_rows, tile_cols, tile_grid_rows, tile_grid_cols
+  end type
+
+  type, bind(C) :: c_matrix_steals
+    integer(c_int64_t) :: own_steps, stolen_steps, claims
   end type
 
   type, bind(C) :: c_hashmap_params
@@ -1381,6 +1385,12 @@ module pgdds
       integer(c_int), value :: algorithm
       integer(c_int) :: st
     end function
+    function c_dmatrix_steals(c, out) bind(C, name='pgdds_dmatrix_steals') result(st)
+      import :: c_ptr, c_int, c_matrix_steals
+      type(c_ptr), value :: c
+      type(c_matrix_steals), intent(out) :: out
+      integer(c_int) :: st
+    end function
   end interface
 
   ! --- Helpers shared with the containers submodule: implemented in the submodule pgdds_helpers,
@@ -1866,6 +1876,13 @@ module pgdds
       real(real64), intent(in) :: alpha, beta
       type(pgdds_dmatrix), intent(in) :: a, b, c
       integer(c_int), intent(in), optional :: algorithm
+      integer(c_int) :: st
+    end function
+    ! This rank's work-stealing counts of the last gemm into c (zero after other algorithms);
+    ! each may be left out. Local.
+    module function pgdds_dmatrix_steals(c, own_steps, stolen_steps, claims) result(st)
+      type(pgdds_dmatrix), intent(in) :: c
+      integer(int64), intent(out), optional :: own_steps, stolen_steps, claims
       integer(c_int) :: st
     end function
   end interface

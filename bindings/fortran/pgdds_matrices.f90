@@ -197,4 +197,13 @@ contains
     st = c_dmatrix_gemm(real(alpha, c_double), a%handle, b%handle, real(beta, c_double), c%handle, alg)
   end procedure
 
+  module procedure pgdds_dmatrix_steals
+    type(c_matrix_steals) :: s
+    st = c_dmatrix_steals(c%handle, s)
+    if (st /= PGDDS_OK) return
+    if (present(own_steps)) own_steps = s%own_steps
+    if (present(stolen_steps)) stolen_steps = s%stolen_steps
+    if (present(claims)) claims = s%claims
+  end procedure
+
 end submodule pgdds_matrices

@@ -132,6 +132,13 @@ template <class T> class dense_matrix : public matrix_shape {
     dense_matrix &operator=(dense_matrix &&) = delete;
 
     pgdds_dmatrix_t handle() const noexcept { return h_; }
+    // This rank's work-stealing counts of the last GEMM or SpMM into this matrix.
+    pgdds_matrix_steals_t steals() const
+    {
+        pgdds_matrix_steals_t s;
+        check(pgdds_dmatrix_steals(h_, &s));
+        return s;
+    }
     // Tile (ti, tj)'s size and owner.
     std::pair<uint64_t, uint64_t> tile_shape(uint64_t ti, uint64_t tj) const
     {

@@ -297,6 +297,25 @@ typedef enum {
  *         PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_dmatrix_gemm(double alpha, pgdds_dmatrix_t a, pgdds_dmatrix_t b, double beta,
                                             pgdds_dmatrix_t c, pgdds_gemm_algorithm_t algorithm);
+
+/** What this rank did in the last work-stealing product written into a matrix (thesis §7.4):
+ * the steps of the product (a k step: one tile product added into one C tile) it computed for
+ * its own C tiles and for other ranks' tiles, and the fetch-adds it made on the tiles' counters
+ * (a claim that found no step left included). Summed over the ranks, own_steps + stolen_steps
+ * is every step of the product. All zero after a product by another algorithm, and for a matrix
+ * no product wrote. */
+typedef struct pgdds_matrix_steals {
+    uint64_t own_steps;
+    uint64_t stolen_steps;
+    uint64_t claims;
+} pgdds_matrix_steals_t;
+
+/** This rank's work-stealing counts of the last GEMM or SpMM into c; local.
+ * @param c   a dense matrix
+ * @param out on success, the counts
+ * @return PGDDS_OK, or PGDDS_ERR_INVALID_ARG (c not a matrix, out NULL), PGDDS_ERR_STATE (c's
+ *         context finalized) */
+PGDDS_API pgdds_status_t pgdds_dmatrix_steals(pgdds_dmatrix_t c, pgdds_matrix_steals_t *out);
 /** @} */
 
 /** @} */
@@ -454,6 +473,12 @@ PGDDS_API pgdds_status_t pgdds_smatrix_spmm_algorithm(double alpha, pgdds_smatri
 PGDDS_API pgdds_status_t pgdds_smatrix_spgemm(double alpha, pgdds_smatrix_t a, pgdds_smatrix_t b,
                                               const pgdds_dmatrix_params_t *params, pgdds_gemm_algorithm_t algorithm,
                                               pgdds_smatrix_t *c);
+/** This rank's work-stealing counts of the SpGEMM that made c (pgdds_matrix_steals_t); local.
+ * @param c   a sparse matrix
+ * @param out on success, the counts
+ * @return PGDDS_OK, or PGDDS_ERR_INVALID_ARG (c not a matrix, out NULL), PGDDS_ERR_STATE (c's
+ *         context finalized) */
+PGDDS_API pgdds_status_t pgdds_smatrix_steals(pgdds_smatrix_t c, pgdds_matrix_steals_t *out);
 /** Creates the matrix of a 3D stencil on an nx x ny x nz grid (the HPCG matrix for 27 points);
  * collective. Row and column x + nx (y + ny z) are grid point (x, y, z); each row has the
  * point itself, points - 1 on the diagonal, and -1 for every neighbour inside the grid (7

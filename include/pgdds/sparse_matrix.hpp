@@ -77,6 +77,13 @@ template <class T> class sparse_matrix : public matrix_shape {
 
     pgdds_smatrix_t handle() const noexcept { return h_; }
     uint64_t nnz() const noexcept { return nnz_; }
+    // This rank's work-stealing counts of the SpGEMM that made this matrix.
+    pgdds_matrix_steals_t steals() const
+    {
+        pgdds_matrix_steals_t s;
+        check(pgdds_smatrix_steals(h_, &s));
+        return s;
+    }
     uint64_t tile_nnz(uint64_t ti, uint64_t tj) const
     {
         uint64_t n;

@@ -72,6 +72,14 @@ pgdds_status_t pgdds_dmatrix_info(pgdds_dmatrix_t matrix, pgdds_dmatrix_info_t *
     });
 }
 
+pgdds_status_t pgdds_dmatrix_steals(pgdds_dmatrix_t c, pgdds_matrix_steals_t *out)
+{
+    return with_matrix(c, "pgdds_dmatrix_steals", out, "out", [&](dmatrix &m) {
+        *out = m.steals();
+        return PGDDS_OK;
+    });
+}
+
 pgdds_status_t pgdds_dmatrix_tile_shape(pgdds_dmatrix_t matrix, uint64_t ti, uint64_t tj, uint64_t *rows,
                                         uint64_t *cols, int *owner)
 {

@@ -67,6 +67,8 @@ class dmatrix : public containers::container {
 
     const layout &lay() const { return lay_; }
     int rank() const { return rank_; }
+    // This rank's counts of the last work-stealing product into this matrix (zero otherwise).
+    pgdds_matrix_steals_t &steals() const { return steals_; }
     pgdds_gptr_t tile_gptr(uint64_t ti, uint64_t tj) const { return dir_[ti * lay_.tgrid_cols + tj]; }
     // The tile's address where this rank can load and store it (its own, or a node peer's
     // mapped here), else nullptr.
@@ -107,6 +109,7 @@ class dmatrix : public containers::container {
     status unlock_tile(const char *who, pgdds_gptr_t lock) const;
     pgdds_gptr_t lock_gptr(uint64_t ti, uint64_t tj) const;
 
+    mutable pgdds_matrix_steals_t steals_{};
     layout lay_;
     int rank_ = 0;
     kernels::place at_;

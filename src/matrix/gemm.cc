@@ -275,6 +275,7 @@ status check_gemm(const char *who, double alpha, const dmatrix &a, const dmatrix
 status gemm(const char *who, double alpha, const dmatrix &a, const dmatrix &b, double beta, const dmatrix &c,
             int algorithm)
 {
+    c.steals() = {};  // gemm_steal counts; the other algorithms leave none
     return product_frame(who, c, beta, algorithm != PGDDS_GEMM_STATIONARY_C, [&] {
         switch (algorithm) {
         case PGDDS_GEMM_STATIONARY_C: return stationary_c(alpha, a, b, beta, c);

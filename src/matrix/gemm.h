@@ -22,12 +22,12 @@ status check_gemm(const char *who, double alpha, const dmatrix &a, const dmatrix
 // first) computes step s of tile (i, j) into this rank's private sum (first: its first step
 // there, which sets the sum); done(i, j) accumulates the sum into the tile. C's tiles are those
 // of layout lc on the ranks of ctx (this one: me): the schedule needs no C yet (SpGEMM makes it
-// after). Collective.
+// after). `counts` gets this rank's steps and claims. Collective.
 using steal_near = std::function<uint64_t(uint64_t, uint64_t)>;
 using steal_step = std::function<status(uint64_t, uint64_t, uint64_t, bool)>;
 using steal_done = std::function<status(uint64_t, uint64_t)>;
 status steal(const char *who, pgdds_context_t ctx, int me, const layout &lc, uint64_t steps, bool locality,
-             const steal_near &near, const steal_step &step, const steal_done &done);
+             const steal_near &near, const steal_step &step, const steal_done &done, pgdds_matrix_steals_t &counts);
 // Stationary C with work stealing for dense A and B: random victims, or locality-aware ones first.
 status gemm_steal(const char *who, double alpha, const dmatrix &a, const dmatrix &b, const dmatrix &c, bool locality);
 // Scales this rank's C tiles by beta (beta 0 zeroes them without reading).

@@ -36,6 +36,8 @@ class smatrix : public containers::container {
     const layout &lay() const { return lay_; }
     int rank() const { return rank_; }
     uint64_t nnz() const { return nnz_; }
+    // This rank's counts of the work-stealing SpGEMM that made this matrix (zero otherwise).
+    pgdds_matrix_steals_t &steals() const { return steals_; }
     const tile_entry &tile(uint64_t ti, uint64_t tj) const { return dir_[ti * lay_.tgrid_cols + tj]; }
     bool mine(uint64_t ti, uint64_t tj) const { return lay_.owner(ti, tj) == rank_; }
     // Copies the tile's arrays (three gets, one flush).
@@ -56,6 +58,7 @@ class smatrix : public containers::container {
     uint64_t nnz_ = 0;
     pgdds_gptr_t block_ = PGDDS_GPTR_NULL;  // this rank's tiles (pgdds_alloc)
     std::vector<tile_entry> dir_;           // tile (ti, tj) at ti * tgrid_cols + tj
+    mutable pgdds_matrix_steals_t steals_{};
 };
 
 // Generators (generators.cc); collective.

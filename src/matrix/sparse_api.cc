@@ -105,6 +105,14 @@ pgdds_status_t pgdds_smatrix_info(pgdds_smatrix_t matrix, pgdds_dmatrix_info_t *
     });
 }
 
+pgdds_status_t pgdds_smatrix_steals(pgdds_smatrix_t c, pgdds_matrix_steals_t *out)
+{
+    return with_smatrix(c, "pgdds_smatrix_steals", out, "out", [&](smatrix &m) {
+        *out = m.steals();
+        return PGDDS_OK;
+    });
+}
+
 pgdds_status_t pgdds_smatrix_tile_shape(pgdds_smatrix_t matrix, uint64_t ti, uint64_t tj, uint64_t *rows,
                                         uint64_t *cols, uint64_t *nnz, int *owner)
 {

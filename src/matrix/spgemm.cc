@@ -199,7 +199,8 @@ class panels {
 // The local products of the algorithm: each rank visits the tiles it holds of the stationary
 // matrix, and the steps of each start at a different tile (i + j or the like) so that the ranks
 // do not all read the same tiles at once. Products with an empty operand are skipped unread.
-status products(const char *who, const smatrix &a, const smatrix &b, const layout &lc, int algorithm, tile_sums &sums)
+status products(const char *who, const smatrix &a, const smatrix &b, const layout &lc, int algorithm, tile_sums &sums,
+                pgdds_matrix_steals_t &steals)
 {
     const layout &la = a.lay(), &lb = b.lay();
     const uint64_t mt = la.tgrid_rows, kt = la.tgrid_cols, nt = lb.tgrid_cols;
@@ -241,7 +242,7 @@ status products(const char *who, const smatrix &a, const smatrix &b, const layou
             return n;
         };
         auto claimed = [&](uint64_t i, uint64_t j, uint64_t s, bool) { return gather(i, (i + j + s) % kt, j); };
-        return steal(who, a.ctx, me, lc, kt, algorithm == PGDDS_GEMM_STEAL_LOCALITY, near, claimed, flush);
+        return steal(who, a.ctx, me, lc, kt, algorithm == PGDDS_GEMM_STEAL_LOCALITY, near, claimed, flush, steals);
     }
     for (uint64_t x = 0; x < (algorithm == PGDDS_GEMM_STATIONARY_B ? kt : mt) && st == PGDDS_OK; ++x)
         for (uint64_t y = 0; y < (algorithm == PGDDS_GEMM_STATIONARY_A ? kt : nt) && st == PGDDS_OK; ++y) {
@@ -384,7 +385,8 @@ status spgemm(const char *who, double alpha, const smatrix &a, const smatrix &b,
     kernels::place at;
     if (lc.memory == PGDDS_MEMORY_CUDA) at.device = gpu::device(*rt);
     tile_sums sums(who, lc, at);
-    st = products(who, a, b, lc, algorithm, sums);
+    pgdds_matrix_steals_t steals{};
+    st = products(who, a, b, lc, algorithm, sums, steals);
     st = exchange(who, a, lc, sums, st);
     // This rank's tiles, whole.
     std::vector<csr_tile> tiles(lc.slots_per_rank);
@@ -392,7 +394,9 @@ status spgemm(const char *who, double alpha, const smatrix &a, const smatrix &b,
         for (uint64_t j = 0; j < lc.tgrid_cols && st == PGDDS_OK; ++j)
             if (lc.owner(i, j) == a.rank()) st = sums.take(i, j, alpha, tiles[lc.slot(i, j)]);
     st = containers::agree(rt, who, st);
-    return st == PGDDS_OK ? smatrix::from_tiles(rt, who, lc, tiles, out) : st;
+    if (st == PGDDS_OK) st = smatrix::from_tiles(rt, who, lc, tiles, out);
+    if (st == PGDDS_OK) out->steals() = steals;
+    return st;
 }
 
 }  // namespace pgdds::matrix

@@ -126,6 +126,7 @@ class spmm_step {
 status spmm(const char *who, double alpha, const smatrix &a, const dmatrix &b, double beta, const dmatrix &c,
             int algorithm)
 {
+    c.steals() = {};  // work stealing counts; the other algorithms leave none
     // GraphBLAS starts on every rank or on none (the algorithms below hold collectives).
     status st = containers::agree(c.rt, who, grb_start(who));
     if (st != PGDDS_OK) return st;
@@ -187,7 +188,7 @@ status spmm(const char *who, double alpha, const smatrix &a, const dmatrix &b, d
             auto done = [&](uint64_t i, uint64_t j) {
                 return c.reachable(i, j) ? PGDDS_OK : c.accumulate_tile(who, i, j, sum.data(), lc.tile_cols_of(j));
             };
-            return steal(who, c.ctx, c.rank(), lc, kt, algorithm == PGDDS_GEMM_STEAL_LOCALITY, near, add, done);
+            return steal(who, c.ctx, c.rank(), lc, kt, algorithm == PGDDS_GEMM_STEAL_LOCALITY, near, add, done, c.steals());
         }
         }
     });

@@ -17,8 +17,9 @@
 namespace pgdds::matrix {
 
 status steal(const char *who, pgdds_context_t ctx, int me, const layout &lc, uint64_t steps, bool locality,
-             const steal_near &near, const steal_step &step, const steal_done &done)
+             const steal_near &near, const steal_step &step, const steal_done &done, pgdds_matrix_steals_t &counts)
 {
+    counts = {};
     // The counters: one word per C tile slot, on the tile's owner (collective, zeroed).
     pgdds_gptr_t counters = PGDDS_GPTR_NULL;
     status st = pgdds_alloc_all(ctx, std::max<uint64_t>(lc.slots_per_rank, 1) * 8, 8, PGDDS_ALLOC_ZERO, &counters);
@@ -52,9 +53,12 @@ status steal(const char *who, pgdds_context_t ctx, int me, const layout &lc, uin
             uint64_t s = 0;
             st = pgdds_atomic_u64(ctx, counter, PGDDS_AOP_ADD, 1, &s);
             if (st != PGDDS_OK) st = fail_prefix(st, who);
-            if (st != PGDDS_OK || s >= steps) break;
+            if (st != PGDDS_OK) break;
+            ++counts.claims;
+            if (s >= steps) break;
             st = step(i, j, s, !any);
             if (st != PGDDS_OK) break;
+            ++(lc.owner(i, j) == me ? counts.own_steps : counts.stolen_steps);
             any = true;
         }
         if (st == PGDDS_OK && any) st = done(i, j);
@@ -96,7 +100,7 @@ status gemm_steal(const char *who, double alpha, const dmatrix &a, const dmatrix
     auto done = [&](uint64_t i, uint64_t j) {
         return c.reachable(i, j) ? PGDDS_OK : c.accumulate_tile(who, i, j, sum.data(), lc.tile_cols_of(j));
     };
-    return steal(who, c.ctx, c.rank(), c.lay(), kt, locality, near, step, done);
+    return steal(who, c.ctx, c.rank(), c.lay(), kt, locality, near, step, done, c.steals());
 }
 
 }  // namespace pgdds::matrix

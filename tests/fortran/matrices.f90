@@ -13,6 +13,7 @@ program fortran_matrices
   type(pgdds_dmatrix) :: a, b, c, t, ia, ib, ic, refused
   integer :: me, n, owner, alg, gr, gc
   integer(int64) :: rows, cols, trows, tcols, tgr, tgc, i, j, x, bad
+  integer(int64) :: own, stolen, steps, cgr, cgc, agc
   real(real64) :: abuf(m * k), bbuf(k * nc), cbuf(m * nc), want, tile(16)
   integer(int64) :: iabuf(m * k), ibbuf(k * nc), icbuf(m * nc), iwant
   real(real32) :: wrong_type(16)
@@ -78,6 +79,17 @@ program fortran_matrices
       end do
     end do
     call check(bad == 0, 'C = 2 A B - C0 by every algorithm')
+    ! Work stealing: every step of the product once over the ranks (C's tiles times A's tile
+    ! columns); the other algorithms count none.
+    call check_ok(pgdds_dmatrix_steals(c, own_steps=own, stolen_steps=stolen), 'steals')
+    call check_ok(pgdds_dmatrix_info(c, tile_grid_rows=cgr, tile_grid_cols=cgc), 'info C')
+    call check_ok(pgdds_dmatrix_info(a, tile_grid_cols=agc), 'info A')
+    call check_ok(pgdds_allreduce(ctx, own + stolen, steps, PGDDS_OP_SUM), 'allreduce steps')
+    if (alg >= PGDDS_GEMM_STEAL_RANDOM) then
+      call check(steps == cgr * cgc * agc, 'work stealing computes every step once')
+    else
+      call check(steps == 0, 'no steals counted without work stealing')
+    end if
     call check_ok(pgdds_barrier(ctx), 'barrier')
   end do
 

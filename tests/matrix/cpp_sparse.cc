@@ -58,6 +58,11 @@ template <class T> static void run(pgdds::context &ctx)
                      PGDDS_GEMM_STEAL_LOCALITY}) {
         auto p = pgdds::spgemm(T(3), a, diag, sq, alg);
         CHECK(p.rows() == 7 && p.cols() == 5 && p.nnz() == 7);
+        // Work stealing computes every step of the product once, over the ranks; others count none.
+        const pgdds_matrix_steals_t st = p.steals();
+        const uint64_t steps = ctx.sum(st.own_steps + st.stolen_steps);
+        const bool stealing = alg == PGDDS_GEMM_STEAL_RANDOM || alg == PGDDS_GEMM_STEAL_LOCALITY;
+        CHECK(steps == (stealing ? p.tile_grid_rows() * p.tile_grid_cols() * a.tile_grid_cols() : 0));
         std::vector<T> pv = p.slice(0, 0, 7, 5);
         for (uint64_t i = 0; i < 7; ++i)
             for (uint64_t j = 0; j < 5; ++j) CHECK(pv[i * 5 + j] == (j == i % 5 ? T(3 * n * n) : T(0)));

@@ -296,6 +296,16 @@ static void bad_create(pgdds_context_t ctx)
     T_CHECK(m == NULL);
     T_STATUS(pgdds_dmatrix_destroy(NULL), PGDDS_ERR_INVALID_ARG);
     T_STATUS(pgdds_dmatrix_info(NULL, NULL), PGDDS_ERR_INVALID_ARG);
+    pgdds_matrix_steals_t steals;
+    T_STATUS(pgdds_dmatrix_steals(NULL, &steals), PGDDS_ERR_INVALID_ARG);
+    p = params_of(c, 4, 4, PGDDS_DOUBLE);
+    T_OK(pgdds_dmatrix_create(ctx, &p, &m));
+    if (m) {
+        T_STATUS(pgdds_dmatrix_steals(m, NULL), PGDDS_ERR_INVALID_ARG);
+        T_OK(pgdds_dmatrix_steals(m, &steals)); /* no product yet: zeros */
+        T_CHECK(steals.own_steps == 0 && steals.stolen_steps == 0 && steals.claims == 0);
+        T_OK(pgdds_dmatrix_destroy(m));
+    }
 }
 
 int main(void)

@@ -107,6 +107,13 @@ static void run(pgdds_context_t ctx, const struct gemm_layout *L, uint64_t m, ui
     T_OK(pgdds_dmatrix_fill(B, m_generator, &gb));
     T_OK(pgdds_dmatrix_fill(C, m_generator, &gc));
     T_OK(pgdds_dmatrix_gemm(alpha, A, B, beta, C, (pgdds_gemm_algorithm_t)algo));
+    pgdds_matrix_steals_t steals;
+    pgdds_dmatrix_info_t ia, ic;
+    T_OK(pgdds_dmatrix_steals(C, &steals));
+    T_OK(pgdds_dmatrix_info(A, &ia));
+    T_OK(pgdds_dmatrix_info(C, &ic));
+    m_check_steals(ctx, &steals, algo == PGDDS_GEMM_STEAL_RANDOM || algo == PGDDS_GEMM_STEAL_LOCALITY,
+                   ic.tile_grid_rows * ic.tile_grid_cols, ia.tile_grid_cols, algo_names[algo]);
     double *want = malloc(m * n * sizeof *want), scale = 0;
     reference(t, m, n, k, alpha, beta, want, &scale);
     double *got = whole(C, t, m, n);

@@ -52,4 +52,26 @@ static void m_generator(uint64_t i, uint64_t j, void *value, void *arg)
     m_set(g->dtype, value, m_pattern(g->seed, i, j));
 }
 
+/* This rank's work-stealing counts after a product (stealing: by a work-stealing algorithm)
+ * whose C has `tiles` tiles of `steps` k steps each: summed over the ranks the steps are every
+ * step of the product, each once; a rank visits every tile and claims until one claim finds no
+ * step left, so its claims are its steps plus one per tile; one rank steals nothing; other
+ * algorithms leave zeros. Collective. */
+static inline void m_check_steals(pgdds_context_t ctx, const pgdds_matrix_steals_t *s, int stealing, uint64_t tiles,
+                                  uint64_t steps, const char *what)
+{
+    uint64_t mine = s->own_steps + s->stolen_steps, all = 0;
+    T_OK(pgdds_allreduce(ctx, &mine, &all, 1, PGDDS_UINT64, PGDDS_OP_SUM));
+    if (!stealing) {
+        T_CHECK_MSG(all == 0 && s->claims == 0, "%s: counts %llu steps and %llu claims without work stealing", what,
+                    (unsigned long long)all, (unsigned long long)s->claims);
+        return;
+    }
+    T_CHECK_MSG(all == tiles * steps, "%s: the ranks computed %llu steps of %llu", what, (unsigned long long)all,
+                (unsigned long long)(tiles * steps));
+    T_CHECK_MSG(s->claims == mine + tiles, "%s: %llu claims for %llu steps over %llu tiles", what,
+                (unsigned long long)s->claims, (unsigned long long)mine, (unsigned long long)tiles);
+    if (pgdds_nranks(ctx) == 1) T_CHECK_MSG(s->stolen_steps == 0, "%s: one rank stole %llu steps", what, (unsigned long long)s->stolen_steps);
+}
+
 #endif

@@ -189,6 +189,13 @@ static void run(pgdds_dmatrix_params_t pa, pgdds_dmatrix_params_t pb, pgdds_dmat
         T_OK(pgdds_dmatrix_fill(C, m_generator, &gc));
         if (x < 0) T_OK(pgdds_smatrix_spmm(alpha, A, B, beta, C));
         else T_OK(pgdds_smatrix_spmm_algorithm(alpha, A, B, beta, C, spmm_algs[x]));
+        pgdds_matrix_steals_t steals;
+        pgdds_dmatrix_info_t ia, ic;
+        T_OK(pgdds_dmatrix_steals(C, &steals));
+        T_OK(pgdds_smatrix_info(A, &ia, NULL));
+        T_OK(pgdds_dmatrix_info(C, &ic));
+        m_check_steals(test_ctx, &steals, x >= 0 && spmm_algs[x] >= PGDDS_GEMM_STEAL_RANDOM,
+                       ic.tile_grid_rows * ic.tile_grid_cols, ia.tile_grid_cols, x < 0 ? "pgdds_smatrix_spmm" : spmm_alg_names[x]);
         double *got = whole(C, t, m, n);
         for (uint64_t e = 0, bad = 0; e < m * n && bad < 3; ++e)
             if (fabs(got[e] - want[e]) > tol) {
@@ -254,6 +261,11 @@ static void bad_input(void)
     T_STATUS(pgdds_smatrix_local_tile(A, 0, 0, NULL, &li, &lv), PGDDS_ERR_INVALID_ARG);
     T_STATUS(pgdds_smatrix_local_tile(A, 5, 0, &lo, &li, &lv), PGDDS_ERR_OUT_OF_BOUNDS);
     T_STATUS(pgdds_smatrix_info(A, NULL, NULL), PGDDS_ERR_INVALID_ARG);
+    pgdds_matrix_steals_t steals;
+    T_STATUS(pgdds_smatrix_steals(A, NULL), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_smatrix_steals(NULL, &steals), PGDDS_ERR_INVALID_ARG);
+    T_OK(pgdds_smatrix_steals(A, &steals)); /* made from triples, by no product: zeros */
+    T_CHECK(steals.own_steps == 0 && steals.stolen_steps == 0 && steals.claims == 0);
     T_STATUS(pgdds_smatrix_get_slice(A, 1, 0, 7, 1, val, 0), PGDDS_ERR_OUT_OF_BOUNDS);
     T_STATUS(pgdds_smatrix_get_slice(A, 0, 0, 1, 2, NULL, 0), PGDDS_ERR_INVALID_ARG);
     T_STATUS(pgdds_smatrix_get_slice(A, 0, 0, 1, 2, val, 1), PGDDS_ERR_INVALID_ARG);
@@ -475,6 +487,10 @@ static void spgemm_check(pgdds_smatrix_t A, pgdds_smatrix_t B, pgdds_dmatrix_par
         T_CHECK(ic.rows == m && ic.cols == n && ic.dtype == t);
         T_CHECK_MSG(nnz == want_nnz, "%s, %s: C has %llu entries, expected %llu", name, spgemm_alg_names[x],
                     (unsigned long long)nnz, (unsigned long long)want_nnz);
+        pgdds_matrix_steals_t steals;
+        T_OK(pgdds_smatrix_steals(C, &steals));
+        m_check_steals(test_ctx, &steals, spgemm_algs[x] >= PGDDS_GEMM_STEAL_RANDOM, ic.tile_grid_rows * ic.tile_grid_cols,
+                       ia.tile_grid_cols, spgemm_alg_names[x]);
         double *got = dense_of(C);
         for (uint64_t e = 0, bad = 0; e < m * n && bad < 3; ++e)
             if (fabs(got[e] - want[e]) > tol) {
