@@ -3,7 +3,7 @@
 ! Thin wrappers over the C ABI (pgdds.h) through iso_c_binding. Every routine that can fail is an
 ! integer(c_int) function returning PGDDS_OK or a negative PGDDS_ERR_* status, as in C, and on
 ! failure pgdds_last_error() gives the explanation. Handles are derived types (pgdds_context,
-! pgdds_hashmap, pgdds_queue, pgdds_bloom, pgdds_darray, pgdds_dmatrix); global pointers are integer(PGDDS_GPTR_KIND)
+! pgdds_hashmap, pgdds_queue, pgdds_bloom, pgdds_darray, pgdds_dmatrix, pgdds_smatrix); global pointers are integer(PGDDS_GPTR_KIND)
 ! values; byte counts, capacities and indexes are integer(int64); ranks, element indexes of
 ! distributed arrays and tile, row and column indexes of matrices start at 0, as in C.
 !
@@ -24,7 +24,7 @@
 !   if (pgdds_finalize(ctx) /= PGDDS_OK) print *, pgdds_last_error()
 !
 ! The HashMap, queue, Bloom filter and DArray routines are implemented in the submodule
-! pgdds_containers, the dense matrix routines in pgdds_matrices.
+! pgdds_containers, the dense and sparse matrix routines in pgdds_matrices.
 module pgdds
   use, intrinsic :: iso_c_binding
   use, intrinsic :: iso_fortran_env, only: int32, int64, real32, real64
@@ -160,6 +160,12 @@ module pgdds
     integer(c_int) :: elem_type = -1
   end type
 
+  ! A distributed sparse matrix (pgdds_smatrix_t, CSR tiles) of elements of elem_type.
+  type, public :: pgdds_smatrix
+    type(c_ptr) :: handle = c_null_ptr
+    integer(c_int) :: elem_type = -1
+  end type
+
   ! A non-blocking operation in flight (pgdds_request_t): pgdds_test or pgdds_wait completes it.
   type, public :: pgdds_request
     type(c_ptr) :: handle = c_null_ptr
@@ -200,6 +206,9 @@ module pgdds
   public :: pgdds_dmatrix_create, pgdds_dmatrix_destroy, pgdds_dmatrix_info, pgdds_dmatrix_tile_shape
   public :: pgdds_dmatrix_get_tile, pgdds_dmatrix_put_tile, pgdds_dmatrix_accumulate_tile
   public :: pgdds_dmatrix_get_slice, pgdds_dmatrix_put_slice, pgdds_dmatrix_gemm, pgdds_dmatrix_steals
+  public :: pgdds_smatrix_create_coo, pgdds_smatrix_destroy, pgdds_smatrix_info, pgdds_smatrix_get_slice
+  public :: pgdds_smatrix_spmm, pgdds_smatrix_spgemm, pgdds_smatrix_steals, pgdds_smatrix_stencil, pgdds_smatrix_rmat
+  public :: pgdds_smatrix_read_mm, pgdds_smatrix_write_mm
   public :: pgdds_team_world, pgdds_team_node, pgdds_team_split_strided, pgdds_team_split_2d, pgdds_team_rank
   public :: pgdds_team_size, pgdds_team_translate_rank, pgdds_team_destroy, pgdds_team_is_null
   public :: pgdds_team_barrier, pgdds_team_broadcast, pgdds_team_allreduce, pgdds_team_reduce
@@ -1391,6 +1400,90 @@ module pgdds
       type(c_matrix_steals), intent(out) :: out
       integer(c_int) :: st
     end function
+    function c_smatrix_create_coo(ctx, params, count, rows, cols, values, matrix) &
+        bind(C, name='pgdds_smatrix_create_coo') result(st)
+      import :: c_ptr, c_int, c_size_t, c_int64_t, c_dmatrix_params
+      type(c_ptr), value :: ctx
+      type(c_dmatrix_params), intent(in) :: params
+      integer(c_size_t), value :: count
+      integer(c_int64_t), intent(in) :: rows(*), cols(*)
+      type(c_ptr), value :: values
+      type(c_ptr), intent(out) :: matrix
+      integer(c_int) :: st
+    end function
+    function c_smatrix_destroy(matrix) bind(C, name='pgdds_smatrix_destroy') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: matrix
+      integer(c_int) :: st
+    end function
+    function c_smatrix_info(matrix, info, nnz) bind(C, name='pgdds_smatrix_info') result(st)
+      import :: c_ptr, c_int, c_int64_t, c_dmatrix_info_record
+      type(c_ptr), value :: matrix
+      type(c_dmatrix_info_record), intent(out) :: info
+      integer(c_int64_t), intent(out) :: nnz
+      integer(c_int) :: st
+    end function
+    function c_smatrix_get_slice(matrix, row0, col0, nrows, ncols, buf, ld) bind(C, name='pgdds_smatrix_get_slice') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: matrix, buf
+      integer(c_int64_t), value :: row0, col0, nrows, ncols, ld
+      integer(c_int) :: st
+    end function
+    function c_smatrix_spmm_algorithm(alpha, a, b, beta, c, algorithm) bind(C, name='pgdds_smatrix_spmm_algorithm') &
+        result(st)
+      import :: c_ptr, c_int, c_double
+      real(c_double), value :: alpha, beta
+      type(c_ptr), value :: a, b, c
+      integer(c_int), value :: algorithm
+      integer(c_int) :: st
+    end function
+    function c_smatrix_spgemm(alpha, a, b, params, algorithm, c) bind(C, name='pgdds_smatrix_spgemm') result(st)
+      import :: c_ptr, c_int, c_double, c_dmatrix_params
+      real(c_double), value :: alpha
+      type(c_ptr), value :: a, b
+      type(c_dmatrix_params), intent(in) :: params
+      integer(c_int), value :: algorithm
+      type(c_ptr), intent(out) :: c
+      integer(c_int) :: st
+    end function
+    function c_smatrix_steals(c, out) bind(C, name='pgdds_smatrix_steals') result(st)
+      import :: c_ptr, c_int, c_matrix_steals
+      type(c_ptr), value :: c
+      type(c_matrix_steals), intent(out) :: out
+      integer(c_int) :: st
+    end function
+    function c_smatrix_stencil(ctx, params, nx, ny, nz, points, matrix) bind(C, name='pgdds_smatrix_stencil') result(st)
+      import :: c_ptr, c_int, c_int64_t, c_dmatrix_params
+      type(c_ptr), value :: ctx
+      type(c_dmatrix_params), intent(in) :: params
+      integer(c_int64_t), value :: nx, ny, nz
+      integer(c_int), value :: points
+      type(c_ptr), intent(out) :: matrix
+      integer(c_int) :: st
+    end function
+    function c_smatrix_rmat(ctx, params, scale, edge_factor, seed, matrix) bind(C, name='pgdds_smatrix_rmat') result(st)
+      import :: c_ptr, c_int, c_int64_t, c_dmatrix_params
+      type(c_ptr), value :: ctx
+      type(c_dmatrix_params), intent(in) :: params
+      integer(c_int), value :: scale, edge_factor
+      integer(c_int64_t), value :: seed
+      type(c_ptr), intent(out) :: matrix
+      integer(c_int) :: st
+    end function
+    function c_smatrix_read_mm(ctx, path, params, matrix) bind(C, name='pgdds_smatrix_read_mm') result(st)
+      import :: c_ptr, c_int, c_char, c_dmatrix_params
+      type(c_ptr), value :: ctx
+      character(kind=c_char), intent(in) :: path(*)
+      type(c_dmatrix_params), intent(in) :: params
+      type(c_ptr), intent(out) :: matrix
+      integer(c_int) :: st
+    end function
+    function c_smatrix_write_mm(matrix, path) bind(C, name='pgdds_smatrix_write_mm') result(st)
+      import :: c_ptr, c_int, c_char
+      type(c_ptr), value :: matrix
+      character(kind=c_char), intent(in) :: path(*)
+      integer(c_int) :: st
+    end function
   end interface
 
   ! --- Helpers shared with the containers submodule: implemented in the submodule pgdds_helpers,
@@ -1883,6 +1976,109 @@ module pgdds
     module function pgdds_dmatrix_steals(c, own_steps, stolen_steps, claims) result(st)
       type(pgdds_dmatrix), intent(in) :: c
       integer(int64), intent(out), optional :: own_steps, stolen_steps, claims
+      integer(c_int) :: st
+    end function
+
+    ! Sparse matrices (CSR tiles). Their layouts take the arguments of pgdds_dmatrix_create:
+    ! elem_type, distribution, and grid_rows with grid_cols, tile_rows with tile_cols, optional.
+    ! Collective: a rows x cols matrix from coordinate triples, entry n being (row_idx(n),
+    ! col_idx(n)) = values(n), indices from 0; any rank may give any entry, duplicates are summed.
+    module function pgdds_smatrix_create_coo(ctx, matrix, rows, cols, elem_type, distribution, row_idx, col_idx, &
+                                             values, grid_rows, grid_cols, tile_rows, tile_cols) result(st)
+      type(pgdds_context), intent(in) :: ctx
+      type(pgdds_smatrix), intent(out) :: matrix
+      integer(int64), intent(in) :: rows, cols
+      integer(c_int), intent(in) :: elem_type, distribution
+      integer(int64), intent(in), contiguous :: row_idx(:), col_idx(:)
+      class(*), intent(in), target, contiguous :: values(:)
+      integer, intent(in), optional :: grid_rows, grid_cols
+      integer(int64), intent(in), optional :: tile_rows, tile_cols
+      integer(c_int) :: st
+    end function
+    ! Collective.
+    module function pgdds_smatrix_destroy(matrix) result(st)
+      type(pgdds_smatrix), intent(inout) :: matrix
+      integer(c_int) :: st
+    end function
+    ! The shape, entry count and tile grid; each may be left out.
+    module function pgdds_smatrix_info(matrix, rows, cols, nnz, tile_grid_rows, tile_grid_cols) result(st)
+      type(pgdds_smatrix), intent(in) :: matrix
+      integer(int64), intent(out), optional :: rows, cols, nnz, tile_grid_rows, tile_grid_cols
+      integer(c_int) :: st
+    end function
+    ! Rows [row0, row0 + nrows) x columns [col0, col0 + ncols), dense (zeros where no entry), into buf.
+    module function pgdds_smatrix_get_slice(matrix, row0, col0, nrows, ncols, buf, ld) result(st)
+      type(pgdds_smatrix), intent(in) :: matrix
+      integer(int64), intent(in) :: row0, col0, nrows, ncols
+      class(*), intent(inout), target, contiguous :: buf(:)
+      integer(int64), intent(in), optional :: ld
+      integer(c_int) :: st
+    end function
+    ! c = alpha a b + beta c, a sparse, b and c dense, by algorithm (left out: stationary C).
+    ! Collective.
+    module function pgdds_smatrix_spmm(alpha, a, b, beta, c, algorithm) result(st)
+      real(real64), intent(in) :: alpha, beta
+      type(pgdds_smatrix), intent(in) :: a
+      type(pgdds_dmatrix), intent(in) :: b, c
+      integer(c_int), intent(in), optional :: algorithm
+      integer(c_int) :: st
+    end function
+    ! c = alpha a b, all sparse, c new, of a's element type and the layout given; collective.
+    module function pgdds_smatrix_spgemm(alpha, a, b, c, distribution, algorithm, grid_rows, grid_cols, tile_rows, &
+                                         tile_cols) result(st)
+      real(real64), intent(in) :: alpha
+      type(pgdds_smatrix), intent(in) :: a, b
+      type(pgdds_smatrix), intent(out) :: c
+      integer(c_int), intent(in) :: distribution
+      integer(c_int), intent(in), optional :: algorithm
+      integer, intent(in), optional :: grid_rows, grid_cols
+      integer(int64), intent(in), optional :: tile_rows, tile_cols
+      integer(c_int) :: st
+    end function
+    ! This rank's work-stealing counts of the spgemm that made c; each may be left out. Local.
+    module function pgdds_smatrix_steals(c, own_steps, stolen_steps, claims) result(st)
+      type(pgdds_smatrix), intent(in) :: c
+      integer(int64), intent(out), optional :: own_steps, stolen_steps, claims
+      integer(c_int) :: st
+    end function
+    ! The 7- or 27-point stencil of an nx x ny x nz grid; collective.
+    module function pgdds_smatrix_stencil(ctx, matrix, nx, ny, nz, points, elem_type, distribution, grid_rows, &
+                                          grid_cols, tile_rows, tile_cols) result(st)
+      type(pgdds_context), intent(in) :: ctx
+      type(pgdds_smatrix), intent(out) :: matrix
+      integer(int64), intent(in) :: nx, ny, nz
+      integer, intent(in) :: points
+      integer(c_int), intent(in) :: elem_type, distribution
+      integer, intent(in), optional :: grid_rows, grid_cols
+      integer(int64), intent(in), optional :: tile_rows, tile_cols
+      integer(c_int) :: st
+    end function
+    ! An R-MAT graph of 2**scale vertices and edge_factor 2**scale edges (Graph500); collective.
+    module function pgdds_smatrix_rmat(ctx, matrix, scale, edge_factor, seed, elem_type, distribution, grid_rows, &
+                                       grid_cols, tile_rows, tile_cols) result(st)
+      type(pgdds_context), intent(in) :: ctx
+      type(pgdds_smatrix), intent(out) :: matrix
+      integer, intent(in) :: scale, edge_factor
+      integer(int64), intent(in) :: seed
+      integer(c_int), intent(in) :: elem_type, distribution
+      integer, intent(in), optional :: grid_rows, grid_cols
+      integer(int64), intent(in), optional :: tile_rows, tile_cols
+      integer(c_int) :: st
+    end function
+    ! A Matrix Market file read into a new matrix, and a matrix written as one; collective.
+    module function pgdds_smatrix_read_mm(ctx, matrix, path, elem_type, distribution, grid_rows, grid_cols, &
+                                          tile_rows, tile_cols) result(st)
+      type(pgdds_context), intent(in) :: ctx
+      type(pgdds_smatrix), intent(out) :: matrix
+      character(len=*), intent(in) :: path
+      integer(c_int), intent(in) :: elem_type, distribution
+      integer, intent(in), optional :: grid_rows, grid_cols
+      integer(int64), intent(in), optional :: tile_rows, tile_cols
+      integer(c_int) :: st
+    end function
+    module function pgdds_smatrix_write_mm(matrix, path) result(st)
+      type(pgdds_smatrix), intent(in) :: matrix
+      character(len=*), intent(in) :: path
       integer(c_int) :: st
     end function
   end interface

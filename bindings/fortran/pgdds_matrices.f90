@@ -1,14 +1,14 @@
-! The dense matrix routines of module pgdds (see their interfaces in pgdds.f90).
+! The dense and sparse matrix routines of module pgdds (see their interfaces in pgdds.f90).
 submodule (pgdds) pgdds_matrices
   implicit none
 
 contains
 
-  ! The address of buf if it is of the matrix's type and holds nrows rows of ncols elements, ld
-  ! apart (ld left out: ncols); else the failure, naming who.
-  function buffer_for(who, matrix, buf, nrows, ncols, ld, addr, eff_ld) result(st)
+  ! The address of buf if it is of the matrix's element type and holds nrows rows of ncols
+  ! elements, ld apart (ld left out: ncols); else the failure, naming who.
+  function buffer_for(who, elem_type, buf, nrows, ncols, ld, addr, eff_ld) result(st)
     character(len=*), intent(in) :: who
-    type(pgdds_dmatrix), intent(in) :: matrix
+    integer(c_int), intent(in) :: elem_type
     class(*), intent(in), target, contiguous :: buf(:)
     integer(int64), intent(in) :: nrows, ncols
     integer(int64), intent(in), optional :: ld
@@ -25,7 +25,7 @@ contains
       return
     end if
     call describe_array(buf, addr, bytes, dtype)
-    if (dtype /= matrix%elem_type) then
+    if (dtype /= elem_type) then
       st = fail(PGDDS_ERR_INVALID_ARG, who // ': buf is not of the matrix''s element type')
       return
     end if
@@ -57,14 +57,24 @@ contains
     cols = c
   end function
 
-  module procedure pgdds_dmatrix_create
-    type(c_dmatrix_params) :: p
+  ! pgdds_dmatrix_params_t of a layout given as pgdds_dmatrix_create takes it; else the failure,
+  ! naming who.
+  function layout_params(who, rows, cols, elem_type, distribution, grid_rows, grid_cols, tile_rows, tile_cols, &
+                         memory, p) result(st)
+    character(len=*), intent(in) :: who
+    integer(int64), intent(in) :: rows, cols
+    integer(c_int), intent(in) :: elem_type, distribution
+    integer, intent(in), optional :: grid_rows, grid_cols, memory
+    integer(int64), intent(in), optional :: tile_rows, tile_cols
+    type(c_dmatrix_params), intent(out) :: p
+    integer(c_int) :: st
+    st = PGDDS_OK
     if (rows < 0 .or. cols < 0) then
-      st = fail(PGDDS_ERR_INVALID_ARG, 'pgdds_dmatrix_create: rows and cols must not be negative')
+      st = fail(PGDDS_ERR_INVALID_ARG, who // ': rows and cols must not be negative')
       return
     end if
     if ((present(grid_rows) .neqv. present(grid_cols)) .or. (present(tile_rows) .neqv. present(tile_cols))) then
-      st = fail(PGDDS_ERR_INVALID_ARG, 'pgdds_dmatrix_create: give grid_rows with grid_cols, tile_rows with tile_cols')
+      st = fail(PGDDS_ERR_INVALID_ARG, who // ': give grid_rows with grid_cols, tile_rows with tile_cols')
       return
     end if
     p%rows = rows
@@ -78,7 +88,7 @@ contains
     end if
     if (present(tile_rows)) then
       if (tile_rows < 0 .or. tile_cols < 0) then
-        st = fail(PGDDS_ERR_INVALID_ARG, 'pgdds_dmatrix_create: tile_rows and tile_cols must not be negative')
+        st = fail(PGDDS_ERR_INVALID_ARG, who // ': tile_rows and tile_cols must not be negative')
         return
       end if
       p%field_mask = ior(p%field_mask, int(PGDDS_DMATRIX_FIELD_TILE, c_int64_t))
@@ -89,6 +99,13 @@ contains
       p%field_mask = ior(p%field_mask, int(PGDDS_DMATRIX_FIELD_MEMORY, c_int64_t))
       p%memory = int(memory, c_int)
     end if
+  end function
+
+  module procedure pgdds_dmatrix_create
+    type(c_dmatrix_params) :: p
+    st = layout_params('pgdds_dmatrix_create', rows, cols, elem_type, distribution, grid_rows, grid_cols, tile_rows, &
+                       tile_cols, memory, p)
+    if (st /= PGDDS_OK) return
     st = c_dmatrix_create(ctx%handle, p, matrix%handle)
     if (st == PGDDS_OK) matrix%elem_type = elem_type
   end procedure
@@ -137,7 +154,7 @@ contains
     type(c_ptr) :: addr
     integer(c_int64_t) :: eff
     st = tile_size(matrix, ti, tj, rows, cols)
-    if (st == PGDDS_OK) st = buffer_for('pgdds_dmatrix_get_tile', matrix, buf, rows, cols, ld, addr, eff)
+    if (st == PGDDS_OK) st = buffer_for('pgdds_dmatrix_get_tile', matrix%elem_type, buf, rows, cols, ld, addr, eff)
     if (st == PGDDS_OK) st = c_dmatrix_get_tile(matrix%handle, ti, tj, addr, eff)
   end procedure
 
@@ -146,7 +163,7 @@ contains
     type(c_ptr) :: addr
     integer(c_int64_t) :: eff
     st = tile_size(matrix, ti, tj, rows, cols)
-    if (st == PGDDS_OK) st = buffer_for('pgdds_dmatrix_put_tile', matrix, buf, rows, cols, ld, addr, eff)
+    if (st == PGDDS_OK) st = buffer_for('pgdds_dmatrix_put_tile', matrix%elem_type, buf, rows, cols, ld, addr, eff)
     if (st == PGDDS_OK) st = c_dmatrix_put_tile(matrix%handle, ti, tj, addr, eff)
   end procedure
 
@@ -155,7 +172,7 @@ contains
     type(c_ptr) :: addr
     integer(c_int64_t) :: eff
     st = tile_size(matrix, ti, tj, rows, cols)
-    if (st == PGDDS_OK) st = buffer_for('pgdds_dmatrix_accumulate_tile', matrix, buf, rows, cols, ld, addr, eff)
+    if (st == PGDDS_OK) st = buffer_for('pgdds_dmatrix_accumulate_tile', matrix%elem_type, buf, rows, cols, ld, addr, eff)
     if (st == PGDDS_OK) st = c_dmatrix_accumulate_tile(matrix%handle, ti, tj, addr, eff)
   end procedure
 
@@ -173,7 +190,7 @@ contains
       st = fail(PGDDS_ERR_OUT_OF_BOUNDS, who // ': row0, col0, nrows and ncols must not be negative')
       return
     end if
-    st = buffer_for(who, matrix, buf, nrows, ncols, ld, addr, eff)
+    st = buffer_for(who, matrix%elem_type, buf, nrows, ncols, ld, addr, eff)
   end function
 
   module procedure pgdds_dmatrix_get_slice
@@ -204,6 +221,125 @@ contains
     if (present(own_steps)) own_steps = s%own_steps
     if (present(stolen_steps)) stolen_steps = s%stolen_steps
     if (present(claims)) claims = s%claims
+  end procedure
+
+  ! --- Sparse matrices -------------------------------------------------------------------------
+
+  module procedure pgdds_smatrix_create_coo
+    character(len=*), parameter :: who = 'pgdds_smatrix_create_coo'
+    type(c_dmatrix_params) :: p
+    type(c_ptr) :: addr
+    integer(c_size_t) :: bytes
+    integer(c_int) :: dtype
+    st = layout_params(who, rows, cols, elem_type, distribution, grid_rows, grid_cols, tile_rows, tile_cols, p=p)
+    if (st /= PGDDS_OK) return
+    if (size(row_idx) /= size(values) .or. size(col_idx) /= size(values)) then
+      st = fail(PGDDS_ERR_INVALID_ARG, who // ': row_idx, col_idx and values differ in length')
+      return
+    end if
+    call describe_array(values, addr, bytes, dtype)
+    if (dtype /= elem_type) then
+      st = fail(PGDDS_ERR_INVALID_ARG, who // ': values are not of elem_type')
+      return
+    end if
+    st = c_smatrix_create_coo(ctx%handle, p, int(size(values), c_size_t), row_idx, col_idx, addr, matrix%handle)
+    if (st == PGDDS_OK) matrix%elem_type = elem_type
+  end procedure
+
+  module procedure pgdds_smatrix_destroy
+    st = c_smatrix_destroy(matrix%handle)
+    if (st == PGDDS_OK) then
+      matrix%handle = c_null_ptr
+      matrix%elem_type = -1
+    end if
+  end procedure
+
+  module procedure pgdds_smatrix_info
+    type(c_dmatrix_info_record) :: in
+    integer(c_int64_t) :: n
+    st = c_smatrix_info(matrix%handle, in, n)
+    if (st /= PGDDS_OK) return
+    if (present(rows)) rows = in%rows
+    if (present(cols)) cols = in%cols
+    if (present(nnz)) nnz = n
+    if (present(tile_grid_rows)) tile_grid_rows = in%tile_grid_rows
+    if (present(tile_grid_cols)) tile_grid_cols = in%tile_grid_cols
+  end procedure
+
+  module procedure pgdds_smatrix_get_slice
+    character(len=*), parameter :: who = 'pgdds_smatrix_get_slice'
+    type(c_ptr) :: addr
+    integer(c_int64_t) :: eff
+    if (row0 < 0 .or. col0 < 0 .or. nrows < 0 .or. ncols < 0) then
+      st = fail(PGDDS_ERR_OUT_OF_BOUNDS, who // ': a row, column or count is negative')
+      return
+    end if
+    st = buffer_for(who, matrix%elem_type, buf, nrows, ncols, ld, addr, eff)
+    if (st == PGDDS_OK) st = c_smatrix_get_slice(matrix%handle, row0, col0, nrows, ncols, addr, eff)
+  end procedure
+
+  module procedure pgdds_smatrix_spmm
+    integer(c_int) :: alg
+    alg = PGDDS_GEMM_STATIONARY_C
+    if (present(algorithm)) alg = algorithm
+    st = c_smatrix_spmm_algorithm(real(alpha, c_double), a%handle, b%handle, real(beta, c_double), c%handle, alg)
+  end procedure
+
+  module procedure pgdds_smatrix_spgemm
+    type(c_dmatrix_params) :: p
+    integer(c_int) :: alg
+    alg = PGDDS_GEMM_STATIONARY_C
+    if (present(algorithm)) alg = algorithm
+    ! Rows and columns 0: C takes A's rows and B's columns.
+    st = layout_params('pgdds_smatrix_spgemm', 0_int64, 0_int64, a%elem_type, distribution, grid_rows, grid_cols, &
+                       tile_rows, tile_cols, p=p)
+    if (st /= PGDDS_OK) return
+    st = c_smatrix_spgemm(real(alpha, c_double), a%handle, b%handle, p, alg, c%handle)
+    if (st == PGDDS_OK) c%elem_type = a%elem_type
+  end procedure
+
+  module procedure pgdds_smatrix_steals
+    type(c_matrix_steals) :: s
+    st = c_smatrix_steals(c%handle, s)
+    if (st /= PGDDS_OK) return
+    if (present(own_steps)) own_steps = s%own_steps
+    if (present(stolen_steps)) stolen_steps = s%stolen_steps
+    if (present(claims)) claims = s%claims
+  end procedure
+
+  module procedure pgdds_smatrix_stencil
+    type(c_dmatrix_params) :: p
+    character(len=*), parameter :: who = 'pgdds_smatrix_stencil'
+    if (nx < 0 .or. ny < 0 .or. nz < 0) then
+      st = fail(PGDDS_ERR_INVALID_ARG, who // ': a grid size is negative')
+      return
+    end if
+    st = layout_params(who, 0_int64, 0_int64, elem_type, distribution, grid_rows, grid_cols, tile_rows, tile_cols, p=p)
+    if (st /= PGDDS_OK) return
+    st = c_smatrix_stencil(ctx%handle, p, nx, ny, nz, int(points, c_int), matrix%handle)
+    if (st == PGDDS_OK) matrix%elem_type = elem_type
+  end procedure
+
+  module procedure pgdds_smatrix_rmat
+    type(c_dmatrix_params) :: p
+    st = layout_params('pgdds_smatrix_rmat', 0_int64, 0_int64, elem_type, distribution, grid_rows, grid_cols, &
+                       tile_rows, tile_cols, p=p)
+    if (st /= PGDDS_OK) return
+    st = c_smatrix_rmat(ctx%handle, p, int(scale, c_int), int(edge_factor, c_int), seed, matrix%handle)
+    if (st == PGDDS_OK) matrix%elem_type = elem_type
+  end procedure
+
+  module procedure pgdds_smatrix_read_mm
+    type(c_dmatrix_params) :: p
+    st = layout_params('pgdds_smatrix_read_mm', 0_int64, 0_int64, elem_type, distribution, grid_rows, grid_cols, &
+                       tile_rows, tile_cols, p=p)
+    if (st /= PGDDS_OK) return
+    st = c_smatrix_read_mm(ctx%handle, path // c_null_char, p, matrix%handle)
+    if (st == PGDDS_OK) matrix%elem_type = elem_type
+  end procedure
+
+  module procedure pgdds_smatrix_write_mm
+    st = c_smatrix_write_mm(matrix%handle, path // c_null_char)
   end procedure
 
 end submodule pgdds_matrices
