@@ -92,6 +92,7 @@ program fortran_sparse
   end if
   call check_ok(pgdds_smatrix_create_coo(ctx, d, int(k, int64), int(k, int64), PGDDS_DOUBLE, PGDDS_DIST_BLOCK_CYCLIC, &
                                          ri, ci, v, tile_rows=4_int64, tile_cols=4_int64), 'create D')
+  deallocate(ri, ci, v)  ! the main program's allocatables are not freed at its end
   do alg = PGDDS_GEMM_STATIONARY_C, PGDDS_GEMM_STEAL_LOCALITY
     if (alg == PGDDS_GEMM_SUMMA) cycle
     call check_ok(pgdds_smatrix_spgemm(1.0_real64, a, d, p, PGDDS_DIST_BLOCK_CYCLIC, alg, tile_rows=4_int64, &
