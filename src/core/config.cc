@@ -21,6 +21,9 @@ const std::vector<config_var> &config_table()
         {"PGDDS_OFI_PROVIDER", var_type::string, "", nullptr,
          "libfabric provider for the ofi transport, e.g. \"shm\" or \"tcp;ofi_rxm\". Empty: the "
          "first provider offering RMA, atomics and messages."},
+        {"PGDDS_OFI_LIBRARY", var_type::string, "libfabric.so.1", nullptr,
+         "The libfabric the ofi transport opens, when a job first uses it (a job that does not "
+         "loads none): a name the dynamic linker searches for, or a path, e.g. a vendor's build."},
         {"PGDDS_OFI_ATOMICS", var_type::choice, "auto", "auto|native|emulated",
          "Atomics of the ofi transport. auto: the provider's (fi_atomic) when it validates every "
          "operation and width pgdds uses, otherwise emulated: the ofi transport offers none and "

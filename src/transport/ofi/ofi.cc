@@ -52,7 +52,8 @@ status transport_ofi::open(transport_host &host)
     nranks_ = host.nranks();
     nendpoints_ = host.endpoints();
 
-    status st = select_provider(host.setting("PROVIDER"));
+    status st = ofi_library_open();
+    if (st == PGDDS_OK) st = select_provider(host.setting("PROVIDER"));
     if (st != PGDDS_OK) return st;
     const char *prov = info_->fabric_attr->prov_name;
     name_ = std::string("ofi/") + prov;

@@ -3,6 +3,7 @@
 // every put, get and atomic uses them).
 //
 // The files, by role:
+//   ofi_library.cc   libfabric itself, loaded when the backend is first used
 //   ofi.cc           set-up: domains, endpoints, registration, connection data, close
 //   ofi_probe.cc     provider selection (fi_getinfo), pgdds-info, the provider's atomics or none,
 //                    the flush method
@@ -58,6 +59,10 @@ enum class op_kind : uint8_t { free, write, read, atomic, fetch, probe, send, re
 
 // Only this backend's files include this header: they use the wire names unqualified.
 using namespace ofi_wire;
+
+// Opens libfabric (ofi_library.cc) once per process; PGDDS_ERR_UNSUPPORTED, with dlopen's
+// reason, where it cannot be loaded. Every entry point of the backend calls it first.
+status ofi_library_open();
 
 // fail() with libfabric's explanation of a negative return code appended.
 status call_failed(status st, ssize_t rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -288,6 +288,10 @@ transport_probe_entry probe_provider(const fi_info *p)
 
 void transport_ofi::probe(std::vector<transport_probe_entry> &out) const
 {
+    if (ofi_library_open() != PGDDS_OK) {
+        out.push_back({"", 0, "", "", pgdds_last_error()});
+        return;
+    }
     const uint32_t version = fi_version();
     char head[256];
     const uint64_t mr_offer = supported_mr_modes;
