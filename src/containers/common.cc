@@ -1,5 +1,7 @@
 #include "common.h"
 
+#include <string>
+
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -23,9 +25,11 @@ status alloc_zeroed(runtime *rt, const char *who, uint64_t bytes, size_t alignme
         return fail(PGDDS_ERR_NO_MEMORY, "%s: %llu bytes do not fit in the %zu-byte segment (PGDDS_SEGMENT_SIZE)",
                     who, (unsigned long long)bytes, rt->segment_size());
     status st = rt->allocator().alloc(size_t(bytes), alignment, off);
-    if (st != PGDDS_OK)
-        return fail(st, "%s: cannot allocate %llu bytes in rank %d's segment (size %zu; PGDDS_SEGMENT_SIZE)", who,
-                    (unsigned long long)bytes, rt->rank(), rt->segment_size());
+    if (st != PGDDS_OK) {
+        std::string why = pgdds_last_error();  // fail() rewrites the buffer it points to
+        return fail(st, "%s: cannot allocate %llu bytes in rank %d's segment (size %zu; PGDDS_SEGMENT_SIZE): %s", who,
+                    (unsigned long long)bytes, rt->rank(), rt->segment_size(), why.c_str());
+    }
     memset(rt->segment_base() + off, 0, size_t(bytes));
     out = gptr::make(rt->rank(), 0, off);
     return PGDDS_OK;

@@ -42,10 +42,11 @@ const std::vector<config_var> &config_table()
         {"PGDDS_SEGMENT_SIZE", var_type::size, "256M", nullptr,
          "Bytes of registered segment per rank (suffixes K, M, G, T), rounded up to whole "
          "pages; a size below the minimum (one page beyond the library's 40 KiB header) is raised "
-         "to it, with a warning. Where segments are shared through /dev/shm (PGDDS_SHM not off) "
-         "the whole segment is reserved there at start-up, and pgdds_init fails with "
-         "PGDDS_ERR_NO_MEMORY, naming /dev/shm's free space, when it does not fit; elsewhere "
-         "pages are touched only when used."},
+         "to it, with a warning. Where segments are shared through /dev/shm (PGDDS_SHM not off), "
+         "pgdds_init fails with PGDDS_ERR_NO_MEMORY, naming /dev/shm's free space, when the "
+         "segment is larger than that, and its pages are reserved there as the library hands "
+         "them out: an allocation that finds /dev/shm full fails with PGDDS_ERR_NO_MEMORY. "
+         "Elsewhere pages are touched only when used."},
         {"PGDDS_NUM_VCIS", var_type::count, "1", nullptr,
          "Network contexts (VCIs) per process. Give threaded programs one per communicating "
          "thread; a single-threaded program gains nothing from more. Where segments are shared "

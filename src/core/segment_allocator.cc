@@ -34,6 +34,7 @@ status segment_allocator::alloc(size_t size, size_t alignment, uint64_t &offset)
         if (list.empty()) {
             uint64_t chunk;
             status st = alloc_large(class_chunk, class_chunk, chunk);
+            if (st == PGDDS_OK) st = backed(chunk, class_chunk);
             if (st != PGDDS_OK) return st;
             // Hand out from the low end first: push in reverse.
             for (uint64_t o = chunk + class_chunk; o > chunk; o -= block) list.push_back(o - block);
@@ -45,6 +46,7 @@ status segment_allocator::alloc(size_t size, size_t alignment, uint64_t &offset)
     }
     uint64_t len = round_up(size, min_block);
     status st = alloc_large(len, alignment, offset);
+    if (st == PGDDS_OK) st = backed(offset, len);
     if (st != PGDDS_OK) return st;
     live_[offset] = large_tag | (len << 8);
     return PGDDS_OK;
@@ -114,7 +116,14 @@ status segment_allocator::reserve(uint64_t offset, uint64_t len)
     free_ranges_.erase(it);
     if (offset > start) free_ranges_[start] = offset - start;
     if (offset + len < end) free_ranges_[offset + len] = end - offset - len;
-    return PGDDS_OK;
+    return backed(offset, len);
+}
+
+status segment_allocator::backed(uint64_t offset, uint64_t len)
+{
+    status st = back_ ? back_(offset, len) : PGDDS_OK;
+    if (st != PGDDS_OK) free_large(offset, len);
+    return st;
 }
 
 void segment_allocator::release(uint64_t offset, uint64_t len)

@@ -8,6 +8,7 @@
 
 #include "../base/common.h"
 
+#include <functional>
 #include <map>
 #include <mutex>
 #include <unordered_map>
@@ -24,6 +25,11 @@ class segment_allocator {
 
     // Manages [first, size); first must be > 0.
     segment_allocator(uint64_t first, uint64_t size);
+    // Called with every range taken from the free space (a size class's chunk, a large block, a
+    // reservation) before it is handed out; a failure fails the request and frees the range.
+    // The shm transport backs the pages there (transport::back_segment).
+    using backing = std::function<status(uint64_t offset, uint64_t len)>;
+    void set_backing(backing b) { back_ = std::move(b); }
 
     // alignment: 0 (meaning 16) or a power of two <= chunk_size.
     status alloc(size_t size, size_t alignment, uint64_t &offset);
@@ -41,8 +47,10 @@ class segment_allocator {
     static constexpr int num_classes = 9;  // 16 .. 4096
     status alloc_large(uint64_t size, uint64_t alignment, uint64_t &offset);
     void free_large(uint64_t offset, uint64_t size);
+    status backed(uint64_t offset, uint64_t len);  // back_ on a fresh range; freed again on failure
 
     mutable std::mutex lock_;
+    backing back_;
     uint64_t first_, size_;
     std::map<uint64_t, uint64_t> free_ranges_;           // offset -> length, coalesced
     std::vector<uint64_t> class_free_[num_classes];      // free small blocks per class

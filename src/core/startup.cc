@@ -344,7 +344,12 @@ status runtime::setup_segment()
         if (st != PGDDS_OK) return st;
     }
     alloc_.reset(new segment_allocator(segment_reserved, seg_size_));
-    return PGDDS_OK;
+    if (shm_) {
+        // The library's header below segment_reserved now; the rest as it is handed out.
+        st = shm_->back_segment(0, segment_reserved);
+        alloc_->set_backing([this](uint64_t offset, uint64_t len) { return shm_->back_segment(offset, len); });
+    }
+    return st;
 }
 
 status runtime::connect_all()

@@ -146,6 +146,15 @@ class transport {
         return fail(PGDDS_ERR_UNSUPPORTED, "%s: cannot allocate the segment", name());
     }
     virtual status register_segment(void *base, size_t size) = 0;
+    // Backs [offset, offset + len) of a segment that alloc_segment made with memory now, so that
+    // no touch of it can fault (a tmpfs short of space kills with SIGBUS), or fails NO_MEMORY. The
+    // runtime calls it for every range it hands out, before any rank can reach it; nothing to do
+    // where the pages come with use.
+    virtual status back_segment(uint64_t offset, uint64_t len)
+    {
+        (void)offset, (void)len;
+        return PGDDS_OK;
+    }
     // Connection data of this process (addresses of every VCI, keys of the segment).
     virtual status address(std::vector<uint8_t> &blob) = 0;
     // Connects to every peer given their address blobs (indexed by rank); collective.

@@ -6,6 +6,8 @@
 #               init fails with NO_MEMORY naming /dev/shm and PGDDS_SEGMENT_SIZE, no SIGBUS
 #   many-vcis   the same /dev/shm, 1 MiB segments but 12 VCIs (a 1 MiB mailbox each)
 #   fits        the same /dev/shm, 4 MiB segments: the job runs and fills a hash map
+#   overcommit  the same /dev/shm, 16 MiB segments (each fits, two do not) and a hash map of
+#               12 MiB per rank: its creation fails with NO_MEMORY naming /dev/shm, no SIGBUS
 #   squat       files with the job's predictable segment names exist beforehand (another
 #               user's): the job runs, and those files are left alone
 #   decoy       files that look like the ranks' (pid in the name) but are not the job's survive
@@ -31,7 +33,7 @@ if [ "${PGDDS_TRANSPORT:-}" = verbs ] && [ -z "$(ls /sys/class/infiniband 2>/dev
 fi
 
 # Runs the rest of this script inside a private mount namespace with a small /dev/shm.
-if [ "${HOSTILE_IN_NS:-}" = "" ] && [[ $case == small-shm || $case == many-vcis || $case == fits ]]; then
+if [ "${HOSTILE_IN_NS:-}" = "" ] && [[ $case == small-shm || $case == many-vcis || $case == fits || $case == overcommit ]]; then
     for flags in -m -rm; do
         if unshare $flags true 2>/dev/null; then
             exec env HOSTILE_IN_NS=1 unshare $flags --propagation private "$0" "$@"
@@ -62,8 +64,9 @@ job_files() {
 signalled() { [ "$1" -ge 128 ] || grep -q "killed by signal" "$out"; }
 
 case $case in
-small-shm | many-vcis | fits)
+small-shm | many-vcis | fits | overcommit)
     if [ "$case" = small-shm ]; then seg=64M vcis=1 entries=1048576; fi
+    if [ "$case" = overcommit ]; then seg=16M vcis=1 entries=500000; fi
     if [ "$case" = many-vcis ]; then seg=1M vcis=12 entries=1000; fi
     if [ "$case" = fits ]; then seg=4M vcis=1 entries=65536; fi
     PGDDS_SEGMENT_SIZE=$seg PGDDS_NUM_VCIS=$vcis timeout 60 "$run" -n 2 "$prog" fill $entries >"$out" 2>&1

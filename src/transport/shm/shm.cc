@@ -90,9 +90,15 @@ status transport_shm::alloc_segment(size_t size, void **base)
     if (fd < 0)
         return fail(PGDDS_ERR_NO_MEMORY, "shm: cannot create /dev/shm%s: %s", file_name_.c_str(), strerror(errno));
     linked_ = true;
-    // Back every page now: a tmpfs short of space would otherwise kill the rank with SIGBUS
-    // at the first touch of a page it cannot supply.
-    int e = ftruncate(fd, off_t(length)) == 0 ? posix_fallocate(fd, 0, off_t(length)) : errno;
+    // A tmpfs short of space kills a rank with SIGBUS at the first touch of a page it cannot
+    // supply, so every page is backed before anyone may touch it: the header and mailboxes now,
+    // the segment's ranges as the runtime hands them out (back_segment). Backing all of it here
+    // cost start-up time in proportion to PGDDS_SEGMENT_SIZE (tmpfs zeroes each page: 0.26 s for
+    // four 256 MiB segments on two cores) whatever the program used. A segment that does not fit
+    // in the free space at all fails here, as before.
+    int e = ftruncate(fd, off_t(length)) == 0 ? 0 : errno;
+    if (e == 0 && dev_shm_free_mib() * 1048576.0 < double(length)) e = ENOSPC;
+    if (e == 0) e = posix_fallocate(fd, 0, off_t(segment_offset));
     if (e != 0) {
         ::close(fd);
         unlink_own();
@@ -104,7 +110,8 @@ status transport_shm::alloc_segment(size_t size, void **base)
                     endpoints == 1 ? "" : "es", double(mailbox_bytes) / 1048576.0, host_->endpoints() - 1);
     }
     void *p = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
-    ::close(fd);
+    if (p == MAP_FAILED) ::close(fd);
+    else fd_ = fd, segment_offset_ = segment_offset;
     if (p == MAP_FAILED)
         return fail(PGDDS_ERR_NO_MEMORY, "shm: cannot map %zu bytes of /dev/shm%s: %s", length, file_name_.c_str(),
                     strerror(errno));
@@ -184,9 +191,25 @@ void transport_shm::unlink_own()
     linked_ = false;
 }
 
+status transport_shm::back_segment(uint64_t offset, uint64_t len)
+{
+    const peer_map &me = peers_[host_->rank()];
+    if (fd_ < 0 || offset > me.segment_size || len > me.segment_size - offset)
+        return fail(PGDDS_ERR_STATE, "shm: no segment of this rank holds offsets %llu..%llu",
+                    (unsigned long long)offset, (unsigned long long)(offset + len));
+    int e = posix_fallocate(fd_, off_t(segment_offset_ + offset), off_t(len));
+    if (e == 0) return PGDDS_OK;
+    return fail(PGDDS_ERR_NO_MEMORY, "shm: cannot back %.1f MiB of this rank's segment in /dev/shm (%s; /dev/shm has "
+                "%.1f MiB free): the segments of this node's ranks (PGDDS_SEGMENT_SIZE, %.1f MiB each) hold more "
+                "than /dev/shm does; use less of them, or enlarge /dev/shm",
+                double(len) / 1048576.0, strerror(e), dev_shm_free_mib(), double(me.segment_size) / 1048576.0);
+}
+
 void transport_shm::close()
 {
     unlink_own();
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
     for (auto &pm : peers_) {
         if (pm.base) munmap(pm.base, pm.length);
         pm = peer_map{};

@@ -27,6 +27,7 @@ class transport_shm final : public transport {
     status open(transport_host &host) override;
     bool allocates_segment() const override { return true; }
     status alloc_segment(size_t size, void **base) override;
+    status back_segment(uint64_t offset, uint64_t len) override;
     status register_segment(void *, size_t) override { return PGDDS_OK; }
     status address(std::vector<uint8_t> &blob) override;
     status connect(const std::vector<std::vector<uint8_t>> &peers) override;
@@ -62,7 +63,9 @@ class transport_shm final : public transport {
     transport_host *host_ = nullptr;
     std::string file_name_;
     bool linked_ = false;
+    int fd_ = -1;                 // this rank's file, open while mapped: back_segment allocates in it
     size_t header_bytes_ = 0;
+    size_t segment_offset_ = 0;   // of the segment in the file, past the header and mailboxes
     std::vector<peer_map> peers_;
     std::vector<uint64_t> heads_;  // consumer position of each of my mailboxes
 };
