@@ -49,8 +49,12 @@ class wire_writer {
     }
     void raw(const void *p, size_t n)
     {
-        const uint8_t *b = static_cast<const uint8_t *>(p);
-        if (n) out_.insert(out_.end(), b, b + n);
+        if (!n) return;
+        // resize and copy, not insert: GCC 12 sees an insert after clear() write past a vector
+        // of size 0 (-Wstringop-overflow, a false positive that depends on inlining).
+        size_t at = out_.size();
+        out_.resize(at + n);
+        std::memcpy(out_.data() + at, p, n);
     }
 
   private:
