@@ -31,7 +31,9 @@ void runtime::remember_peer_failure()
 
 status runtime::failed(const char *who, status st)
 {
-    if (st == PGDDS_ERR_TRANSPORT) {
+    // A transport's own "peer failed" (UCX's endpoint timeout, a reset connection) names no
+    // cause either; a rank of this node seen dead names it.
+    if (st == PGDDS_ERR_TRANSPORT || st == PGDDS_ERR_PEER_FAILED) {
         const double give_up = now_seconds() + 1.0;
         for (;;) {
             status pst = check_peers(who, true);

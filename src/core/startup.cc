@@ -495,6 +495,19 @@ status runtime::finalize()
     // (no flush: it could wait for peers already in that barrier, which progress nothing).
     status st = PGDDS_OK;
     const double started = now_seconds();
+    if (poisoned && net_ && !peer_failed()) {
+        // The notices of the poisoning may still wait in the transport (a UCX endpoint's first
+        // message waits for its wire-up, which needs this rank's progress), and a peer inside a
+        // collective waits for them: push them out before the blocking barrier below, for a
+        // second at most (a peer already in that barrier progresses nothing). A completion that
+        // does not come in time stays allocated: the transport may still complete it as it closes.
+        vci &v = vci_at(service_vci());
+        auto *done = new op_completion(op_completion::one);
+        if (net_->flush(v.index, done) != PGDDS_OK) done->pending.store(0);
+        const double end = started + 1.0;
+        (void)wait("pgdds_finalize", v, [&] { return done->done() || now_seconds() > end; });
+        if (done->done()) delete done;
+    }
     if (!peer_failed() && !poisoned) st = barrier("pgdds_finalize");
     PGDDS_LOG(LOG_DEBUG, "pgdds_finalize: last barrier in %.6f s", now_seconds() - started);
     if (peer_failed()) {
