@@ -83,38 +83,45 @@ extern "C" {
 
 uint32_t fi_version(void)
 {
-    return library().handle ? library().version() : 0;
+    const auto &lib = library();
+    return lib.handle ? lib.version() : 0;
 }
 
 int fi_getinfo(uint32_t version, const char *node, const char *service, uint64_t flags, const struct fi_info *hints,
                struct fi_info **info)
 {
-    return library().handle ? library().getinfo(version, node, service, flags, hints, info) : -FI_ENOSYS;
+    const auto &lib = library();
+    return lib.handle ? lib.getinfo(version, node, service, flags, hints, info) : -FI_ENOSYS;
 }
 
 void fi_freeinfo(struct fi_info *info)
 {
-    if (library().handle) library().freeinfo(info);
+    const auto &lib = library();
+    if (lib.handle) lib.freeinfo(info);
 }
 
 struct fi_info *fi_dupinfo(const struct fi_info *info)
 {
-    return library().handle ? library().dupinfo(info) : nullptr;
+    const auto &lib = library();
+    return lib.handle ? lib.dupinfo(info) : nullptr;
 }
 
 int fi_fabric(struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *context)
 {
-    return library().handle ? library().fabric(attr, fabric, context) : -FI_ENOSYS;
+    const auto &lib = library();
+    return lib.handle ? lib.fabric(attr, fabric, context) : -FI_ENOSYS;
 }
 
 const char *fi_strerror(int errnum)
 {
-    return library().handle ? library().strerror(errnum) : "libfabric is not loaded";
+    const auto &lib = library();
+    return lib.handle ? lib.strerror(errnum) : "libfabric is not loaded";
 }
 
 char *fi_tostr(const void *data, enum fi_type datatype)
 {
-    return library().handle ? library().tostr(data, datatype) : nullptr;
+    const auto &lib = library();
+    return lib.handle ? lib.tostr(data, datatype) : nullptr;
 }
 
 }  // extern "C"

@@ -96,8 +96,9 @@ status transport_shm::alloc_segment(size_t size, void **base)
     // cost start-up time in proportion to PGDDS_SEGMENT_SIZE (tmpfs zeroes each page: 0.26 s for
     // four 256 MiB segments on two cores) whatever the program used. A segment that does not fit
     // in the free space at all fails here, as before.
+    struct statvfs fs;
     int e = ftruncate(fd, off_t(length)) == 0 ? 0 : errno;
-    if (e == 0 && dev_shm_free_mib() * 1048576.0 < double(length)) e = ENOSPC;
+    if (e == 0 && fstatvfs(fd, &fs) == 0 && double(fs.f_bavail) * double(fs.f_frsize) < double(length)) e = ENOSPC;
     if (e == 0) e = posix_fallocate(fd, 0, off_t(segment_offset));
     if (e != 0) {
         ::close(fd);
@@ -110,11 +111,14 @@ status transport_shm::alloc_segment(size_t size, void **base)
                     endpoints == 1 ? "" : "es", double(mailbox_bytes) / 1048576.0, host_->endpoints() - 1);
     }
     void *p = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
-    if (p == MAP_FAILED) ::close(fd);
-    else fd_ = fd, segment_offset_ = segment_offset;
-    if (p == MAP_FAILED)
+    if (p == MAP_FAILED) {
+        int map_errno = errno;
+        ::close(fd);
         return fail(PGDDS_ERR_NO_MEMORY, "shm: cannot map %zu bytes of /dev/shm%s: %s", length, file_name_.c_str(),
-                    strerror(errno));
+                    strerror(map_errno));
+    }
+    fd_ = fd;
+    segment_offset_ = segment_offset;
     uint8_t *file = static_cast<uint8_t *>(p);
     auto *h = reinterpret_cast<file_header *>(file);
     h->endpoints = endpoints;
