@@ -7,8 +7,8 @@
 CASE:
   real       the first --subset reads (default 40) of a real read set (gatb-core's reads3.fa.gz),
              written to a temporary file: the distributed and serial counts (statistics, full
-             histogram) and contig sets are identical, with the Bloom filter (k=31, min count 2)
-             and without it (k=25, min count 1: every k-mer in the graph).
+             histogram) and contig sets are identical, at k=31 (min count 2) and k=25 (min count
+             1: every k-mer in the graph), counting by sorting and by the Bloom filter passes.
   full       the whole real read set, k=31: distributed and serial agree.
   synthetic  reads generated here, deterministically, from a random genome with sequencing errors,
              Ns, lower case and reads of both strands, an error-free genome, a circular sequence
@@ -16,7 +16,7 @@ CASE:
              k-mers for even k, a hairpin for odd k), as FASTA (multi-line, gzip) and FASTQ: the
              distributed and serial runs agree, their counts equal a count made here in Python, the
              error-free genome is one contig and the circle is one cycle contig. k=31 and 16 with
-             the Bloom filter, k=20 without.
+             min count 2 (k=31 also counting by the Bloom filter passes), k=20 with min count 1.
 
 --small (for slow transports): real uses the first 10 reads and k=31 only; synthetic uses
 genomes a quarter the size and skips k=16.
@@ -230,6 +230,9 @@ def check_synthetic(progs, work, small):
     for k, min_count, path in variants[:2] if small else variants:
         stats, histo, contigs = progs.compare(path, ["-k", str(k), "--min-count", str(min_count)], "k%d" % k)
         check_python_counts(reads, k, stats, histo)
+        if k == 31:  # the other counting method, on the same reads
+            bloom = progs.compare(path, ["-k", "31", "--min-count", "2", "--counting", "bloom"], "k31-bloom")
+            check_python_counts(reads, k, bloom[0], bloom[1])
         if k == 31:  # long enough for these random sequences to have no repeated (k-1)-mers
             if canonical(clean) not in contigs:
                 raise Failure("k=31: the error-free genome is not one contig")
@@ -255,7 +258,8 @@ def first_reads(src, count, dst):
 def check_real(progs, reads, count, work, small):
     subset = first_reads(reads, count, os.path.join(work, "first%d.fa" % count))
     for extra in (["-k", "31"],) if small else (["-k", "31"], ["-k", "25", "--min-count", "1"]):
-        progs.compare(subset, extra, "real")
+        for counting in ("sort", "bloom"):
+            progs.compare(subset, extra + ["--counting", counting], "real")
 
 
 def check_full(progs, reads):
@@ -321,6 +325,7 @@ def check_bad_input(args, work):
         ([good, "-k", "x"], "k must be"),
         ([good, "--min-count", "x"], "--min-count"),
         ([good, "--frobnicate"], "unknown option"),
+        ([good, "--counting", "hash"], "--counting takes sort or bloom"),
         ([], "no input file"),
     ]
     if args.few:  # one of each kind: a file that cannot be opened, read, or parsed; a bad argument

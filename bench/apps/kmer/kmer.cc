@@ -47,6 +47,7 @@
 #include <cmath>
 #include <memory>
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 namespace {
@@ -81,6 +82,55 @@ uint64_t mix(uint64_t x)
     x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
     x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
     return x ^ (x >> 31);
+}
+
+// An uninitialized array in its own mapping, with transparent huge pages where the system gives
+// them on request: the arrays of pass 1 are hundreds of MB, and 4 KiB pages cost a fault each.
+class big_array {
+  public:
+    explicit big_array(size_t n) : bytes_(std::max<size_t>(n, 1) * sizeof(uint64_t))
+    {
+        void *p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) throw std::bad_alloc();
+        (void)madvise(p, bytes_, MADV_HUGEPAGE);  // a hint; 4 KiB pages work too
+        data_ = static_cast<uint64_t *>(p);
+    }
+    ~big_array() { munmap(data_, bytes_); }
+    big_array(const big_array &) = delete;
+    big_array &operator=(const big_array &) = delete;
+    uint64_t *data() const { return data_; }
+    uint64_t &operator[](size_t i) const { return data_[i]; }
+
+  private:
+    size_t bytes_;
+    uint64_t *data_;
+};
+
+// An array in this rank's segment: the all-to-all copies straight into an output there (one
+// node), where a private one takes messages.
+class segment_array {
+  public:
+    segment_array(pgdds::context_ref ctx, size_t n) : ctx_(ctx)
+    {
+        pgdds::check(pgdds_alloc(ctx.handle(), std::max<size_t>(n, 1) * sizeof(uint64_t), 64, &where_));
+        data_ = static_cast<uint64_t *>(pgdds_gptr_to_local(ctx.handle(), where_));
+    }
+    ~segment_array() { pgdds_free(ctx_.handle(), where_); }
+    segment_array(const segment_array &) = delete;
+    segment_array &operator=(const segment_array &) = delete;
+    uint64_t *data() const { return data_; }
+
+  private:
+    pgdds::context_ref ctx_;
+    pgdds_gptr_t where_ = PGDDS_GPTR_NULL;
+    uint64_t *data_ = nullptr;
+};
+
+uint64_t power_of_two_at_least(uint64_t x)
+{
+    uint64_t p = 1;
+    while (p < x) p <<= 1;
+    return p;
 }
 
 // HyperLogLog (Flajolet et al., 2007): how many distinct keys all ranks hold together, within a
@@ -153,6 +203,7 @@ class kmer_job {
   private:
     bool read(std::vector<uint64_t> &kmers);
     std::unique_ptr<table> count(std::vector<uint64_t> &kmers);
+    std::unique_ptr<table> count_by_sorting(std::vector<uint64_t> &kmers);
     counts tally(const table &t);
     std::vector<std::string> contigs(const table &t);
     void neighbours(const table &t, uint64_t all_solid);
@@ -296,6 +347,92 @@ std::unique_ptr<table> kmer_job::count(std::vector<uint64_t> &kmers)
     });
     rate(ctx_.sum(uint64_t(kmers.size())), "k-mers");
     kmers = std::vector<uint64_t>();
+    return t;
+}
+
+// Counting by sorting (the default; KMC's way, BCL's all-to-all): pass 1 sends every k-mer to
+// the rank that counts it, in one all-to-all of 8-byte words, grouped by the sender into that
+// rank's parts (a hash of the k-mer names rank and part). Pass 2 counts each part on its own in
+// a small open-addressing table that stays in the core's cache; every count is exact, so no
+// filter is needed. The k-mers seen at least twice (every k-mer with --min-count 1 and contigs)
+// go into the distributed table through an adding buffer; the others are only counted (the
+// statistics take them from the total, as after the Bloom filter passes).
+std::unique_ptr<table> kmer_job::count_by_sorting(std::vector<uint64_t> &kmers)
+{
+    // About 16 Ki k-mers per part: its table (2 slots per k-mer, 12 bytes a slot) fits in L2.
+    const uint64_t parts = std::clamp<uint64_t>(power_of_two_at_least(total_ / uint64_t(n_) / 16384 + 1), 1, 4096);
+    const uint64_t all_parts = parts * uint64_t(n_);
+    // Rank and part from the hash's high half, the slot in a part's table from its low half.
+    auto part_of = [all_parts](uint64_t h) { return (h >> 32) * all_parts >> 32; };
+    std::unique_ptr<segment_array> received;
+    std::vector<uint64_t> from;  // from[r * parts + p]: k-mers of part p received from rank r
+    phase("pass 1", [&] {
+        std::vector<uint64_t> count(all_parts, 0);
+        for (uint64_t x : kmers) ++count[part_of(mix(x))];
+        std::vector<uint64_t> at(all_parts, 0);
+        for (uint64_t d = 1; d < all_parts; ++d) at[d] = at[d - 1] + count[d - 1];
+        big_array sorted(kmers.size());
+        for (uint64_t x : kmers) sorted[at[part_of(mix(x))]++] = x;
+        kmers = std::vector<uint64_t>();
+        from = ctx_.world().alltoall(count);
+        std::vector<size_t> send_bytes(size_t(n_), 0), recv_bytes(size_t(n_), 0);
+        uint64_t incoming = 0;
+        for (uint64_t d = 0; d < all_parts; ++d) {
+            send_bytes[d / parts] += count[d] * sizeof(uint64_t);
+            recv_bytes[d / parts] += from[d] * sizeof(uint64_t);
+            incoming += from[d];
+        }
+        received = std::make_unique<segment_array>(ctx_, incoming);
+        pgdds::check(pgdds_team_alltoallv(ctx_.world().handle(), sorted.data(), send_bytes.data(), nullptr,
+                                          received->data(), recv_bytes.data(), nullptr));
+        return 0;
+    });
+    rate(total_, "k-mers");
+    std::unique_ptr<table> t;
+    phase("pass 2", [&] {
+        // Each rank's k-mers of one part lie together in what came from it; a cursor per rank.
+        std::vector<uint64_t> cursor(size_t(n_), 0), largest(1, 0);
+        for (int r = 1; r < n_; ++r)
+            for (uint64_t p = 0; p < parts; ++p) cursor[size_t(r)] += from[uint64_t(r - 1) * parts + p];
+        for (int r = 1; r < n_; ++r) cursor[size_t(r)] += cursor[size_t(r - 1)];
+        uint64_t most = 0;
+        for (uint64_t p = 0; p < parts; ++p) {
+            uint64_t in_part = 0;
+            for (int r = 0; r < n_; ++r) in_part += from[uint64_t(r) * parts + p];
+            most = std::max(most, in_part);
+        }
+        const uint64_t slots = power_of_two_at_least(2 * most + 2), mask = slots - 1;
+        std::vector<uint64_t> keys(slots);
+        std::vector<uint32_t> seen(slots, 0);  // 0: a free slot
+        const uint32_t keep = o_.contigs && o_.min_count == 1 ? 1 : 2;
+        std::vector<std::pair<uint64_t, uint32_t>> kept;
+        for (uint64_t p = 0; p < parts; ++p) {
+            for (int r = 0; r < n_; ++r) {
+                const uint64_t n = from[uint64_t(r) * parts + p];
+                for (const uint64_t *x = received->data() + cursor[size_t(r)], *end = x + n; x < end; ++x) {
+                    uint64_t s = mix(*x) & mask;
+                    while (seen[s] && keys[s] != *x) s = (s + 1) & mask;
+                    keys[s] = *x;
+                    ++seen[s];
+                }
+                cursor[size_t(r)] += n;
+            }
+            for (uint64_t s = 0; s < slots; ++s) {
+                if (seen[s] >= keep) kept.emplace_back(keys[s], seen[s]);
+                seen[s] = 0;
+            }
+        }
+        received.reset();
+        // The table: the kept k-mers, plus room (it probes within each owner's part).
+        uint64_t capacity = std::max<uint64_t>(ctx_.sum(uint64_t(kept.size())) * 8 / 5, 1024 * uint64_t(n_));
+        t = std::make_unique<table>(ctx_, capacity);
+        auto adding = pgdds::hash_map_buffer_options<entry>().combine(merge);
+        table_buffer buf(*t, queue_capacity(capacity * 5 / 8), o_.message_size, adding);
+        for (const auto &[x, c] : kept) buf.insert(x, entry{c, 0});
+        buf.flush();
+        return 0;
+    });
+    rate(total_, "k-mers");
     return t;
 }
 
@@ -613,7 +750,7 @@ int kmer_job::run(double started, double initialized)
     if (!phase("read", [&] { return read(kmers); })) return 1;
     total_ = ctx_.sum(uint64_t(kmers.size()));
     rate(total_, "k-mers");
-    std::unique_ptr<table> t = count(kmers);
+    std::unique_ptr<table> t = o_.sort_counting ? count_by_sorting(kmers) : count(kmers);
     if (!o_.contigs) seen_.reset();  // collective
     counts c = phase("statistics", [&] { return tally(*t); });
     std::vector<std::string> mine;

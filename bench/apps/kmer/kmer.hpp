@@ -254,6 +254,7 @@ struct options {
     double progress_seconds = 5;
     double fp_rate = 0.01;      // distributed only
     size_t message_size = 4096;  // distributed only
+    bool sort_counting = true;   // distributed only: counting by sorting, else by the Bloom filter passes
 };
 
 inline const char *usage_text()
@@ -268,6 +269,9 @@ inline const char *usage_text()
            "  --no-contigs        count only\n"
            "  --json              one JSON record per measurement on standard output\n"
            "  --progress S        seconds between progress lines (default 5; 0: none)\n"
+           "  --counting M        sort: each k-mer sent to the rank that counts it, in one\n"
+           "                      all-to-all, and counted there in cache-sized parts (default);\n"
+           "                      bloom: the Bloom filter and hash map buffer passes\n"
            "  --fp-rate R         Bloom filter false-positive rate (default 0.01)\n"
            "  --message-size N    hash map buffer message, in entries (default 4096)\n"
            "  -V, --version       the version\n"
@@ -281,7 +285,7 @@ inline const char *usage_text()
 inline std::string parse(int argc, char **argv, options &o)
 {
     enum { opt_min_count = 256, opt_contigs, opt_histo, opt_no_contigs, opt_json, opt_progress, opt_fp_rate,
-           opt_message_size };
+           opt_message_size, opt_counting };
     static const option longopts[] = {
         {"kmer-size", required_argument, nullptr, 'k'},
         {"min-count", required_argument, nullptr, opt_min_count},
@@ -292,6 +296,7 @@ inline std::string parse(int argc, char **argv, options &o)
         {"progress", required_argument, nullptr, opt_progress},
         {"fp-rate", required_argument, nullptr, opt_fp_rate},
         {"message-size", required_argument, nullptr, opt_message_size},
+        {"counting", required_argument, nullptr, opt_counting},
         {"version", no_argument, nullptr, 'V'},
         {"help", no_argument, nullptr, 'h'},
         {nullptr, 0, nullptr, 0},
@@ -325,6 +330,11 @@ inline std::string parse(int argc, char **argv, options &o)
             case opt_progress: o.progress_seconds = value(0, 1e9); break;
             case opt_fp_rate: o.fp_rate = value(1e-9, 0.5); break;
             case opt_message_size: o.message_size = size_t(value(1, 1 << 24)); break;
+            case opt_counting:
+                if (std::strcmp(optarg, "sort") != 0 && std::strcmp(optarg, "bloom") != 0)
+                    return "--counting takes sort or bloom, not " + std::string(optarg);
+                o.sort_counting = std::strcmp(optarg, "sort") == 0;
+                break;
             default: {
                 char why[160];
                 return pgdds_cli_error(c, argv, why, sizeof why);
