@@ -242,7 +242,9 @@ class kmer_job {
     uint64_t solid_ = 0;  // k-mers in the graph
     std::vector<char> near_ranks_;  // load_store_ranks
     bool near_ = false;             // every segment load/store-reachable, on every rank
-    // Every k-mer of the reads is in it (none without --min-count 1); kept for the contigs.
+    // Every solid k-mer is in it, for the contigs' neighbours: counting by the Bloom filter
+    // passes, the filter of every k-mer of the reads; counting by sorting, one of the solid
+    // k-mers only, made where it is read (every segment load/store-reachable). Null: none.
     std::unique_ptr<pgdds::bloom_filter<uint64_t>> seen_;
     struct timing {
         const char *name;
@@ -430,6 +432,15 @@ std::unique_ptr<table> kmer_job::count_by_sorting(std::vector<uint64_t> &kmers)
         table_buffer buf(*t, queue_capacity(capacity * 5 / 8), o_.message_size, adding);
         for (const auto &[x, c] : kept) buf.insert(x, entry{c, 0});
         buf.flush();
+        if (o_.contigs && near_) {  // the solid k-mers, a filter small enough to stay in cache
+            std::vector<uint64_t> solid;
+            for (const auto &[x, c] : kept)
+                if (c >= o_.min_count) solid.push_back(x);
+            seen_ = std::make_unique<pgdds::bloom_filter<uint64_t>>(
+                ctx_, std::max<uint64_t>(ctx_.sum(uint64_t(solid.size())) * 11 / 10, 1024), o_.fp_rate);
+            for (size_t i = 0; i < solid.size(); i += batch)
+                seen_->insert_many(solid.data() + i, std::min(batch, solid.size() - i));
+        }
         return 0;
     });
     rate(total_, "k-mers");
@@ -530,10 +541,10 @@ void kmer_job::neighbours(const table &t, uint64_t all_solid)
     table_buffer buf(t, queue_capacity(8 * all_solid), o_.message_size, marking);
     uint64_t done = 0;
     progress p = progress_of("contigs (neighbours)", all_solid / uint64_t(n_));
-    // Messages in batches. Where memory is load/store-reachable, the Bloom filter of pass 1 keeps
-    // back those to k-mers that never occur in the reads (most of the eight possible
-    // neighbours), one batched read of the filter to know which; over a network such reads are
-    // round trips, the aggregated messages are not, so all are sent.
+    // Messages in batches. Where memory is load/store-reachable, the filter seen_ keeps back
+    // those to k-mers that are not solid (most of the eight possible neighbours), one batched
+    // read of the filter to know which; over a network such reads are round trips, the
+    // aggregated messages are not, so all are sent.
     if (seen_ && !near_) seen_.reset();
     std::vector<uint64_t> keys;
     std::vector<uint32_t> bits;
