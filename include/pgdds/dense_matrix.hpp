@@ -56,6 +56,37 @@ template <class T> class tile_future {
     std::vector<T> data_;
 };
 
+// An accumulation on its way (accumulate_tile_async): get() waits until the sum is visible at
+// the tile's owner; dropped unwaited, it waits in its destructor.
+class accumulate_future {
+  public:
+    accumulate_future(pgdds_context_t ctx, pgdds_request_t req) : ctx_(ctx), req_(req) {}
+    accumulate_future(const accumulate_future &) = delete;
+    accumulate_future &operator=(const accumulate_future &) = delete;
+    accumulate_future(accumulate_future &&o) noexcept : ctx_(o.ctx_), req_(std::exchange(o.req_, nullptr)) {}
+    ~accumulate_future()
+    {
+        if (req_) pgdds_wait(ctx_, req_);
+    }
+    bool ready()
+    {
+        int done = 1;
+        if (req_) {
+            check(pgdds_test(ctx_, req_, &done));
+            if (done) req_ = nullptr;
+        }
+        return done != 0;
+    }
+    void get()
+    {
+        if (req_) check(pgdds_wait(ctx_, std::exchange(req_, nullptr)));
+    }
+
+  private:
+    pgdds_context_t ctx_;
+    pgdds_request_t req_;
+};
+
 // How a matrix, dense or sparse, is cut and dealt (pgdds_dmatrix_params_t's distribution and
 // optional fields; 0 leaves a field to the distribution); dense_matrix<T>::layout and
 // sparse_matrix<T>::layout.
@@ -176,6 +207,15 @@ template <class T> class dense_matrix : public matrix_shape {
     {
         check_size(tile.size(), tile_elems(ti, tj));
         check(pgdds_dmatrix_accumulate_tile(h_, ti, tj, tile.data(), 0));
+    }
+    // An accumulation in flight (pgdds_dmatrix_accumulate_tile_nb): the tile is copied before
+    // this returns; the future's get() waits for the sum to be visible at the owner.
+    accumulate_future accumulate_tile_async(uint64_t ti, uint64_t tj, const std::vector<T> &tile) const
+    {
+        check_size(tile.size(), tile_elems(ti, tj));
+        pgdds_request_t req = nullptr;
+        check(pgdds_dmatrix_accumulate_tile_nb(h_, ti, tj, tile.data(), &req));
+        return accumulate_future(ctx_, req);
     }
     // A tile this rank holds, in place (row-major, its columns apart).
     T *local_tile(uint64_t ti, uint64_t tj) const

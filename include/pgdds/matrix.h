@@ -169,6 +169,21 @@ PGDDS_API pgdds_status_t pgdds_dmatrix_put_tile(pgdds_dmatrix_t matrix, uint64_t
  * @return as pgdds_dmatrix_get_tile */
 PGDDS_API pgdds_status_t pgdds_dmatrix_accumulate_tile(pgdds_dmatrix_t matrix, uint64_t ti, uint64_t tj,
                                                        const void *buf, uint64_t ld);
+/** pgdds_dmatrix_accumulate_tile returning a request (pgdds_test, pgdds_wait), complete when the
+ * sum is visible at the owner. buf (the addend, packed) is copied before the call returns. Each
+ * poll of the request tries the tile's lock once and, where it takes it, reads the tile, adds,
+ * writes the sum and gives the lock back before it returns: a tile another rank is adding into
+ * makes pgdds_test say "not yet" instead of waiting, and the lock is never held between polls.
+ * Destroy the matrix only after the request completed. Tiles in GPU memory are accumulated in
+ * the call, and the request is complete at once.
+ * @param matrix   the matrix
+ * @param ti       the tile row
+ * @param tj       the tile column
+ * @param buf      the addend, packed
+ * @param req      on success, the request
+ * @return as pgdds_dmatrix_get_tile */
+PGDDS_API pgdds_status_t pgdds_dmatrix_accumulate_tile_nb(pgdds_dmatrix_t matrix, uint64_t ti, uint64_t tj,
+                                                          const void *buf, pgdds_request_t *req);
 /** pgdds_dmatrix_get_tile returning a request (pgdds_test, pgdds_wait), complete when buf holds
  * the tile; buf holds it packed (ld = the tile's columns).
  * @param matrix   the matrix

@@ -134,6 +134,15 @@ pgdds_status_t pgdds_dmatrix_accumulate_tile(pgdds_dmatrix_t matrix, uint64_t ti
                      [&](dmatrix &m, uint64_t eff) { return m.accumulate_tile(who, ti, tj, buf, eff); });
 }
 
+pgdds_status_t pgdds_dmatrix_accumulate_tile_nb(pgdds_dmatrix_t matrix, uint64_t ti, uint64_t tj, const void *buf,
+                                                pgdds_request_t *req)
+{
+    const char *who = "pgdds_dmatrix_accumulate_tile_nb";
+    if (!req) return with_matrix(matrix, who, nullptr, "req", [](dmatrix &) { return PGDDS_OK; });
+    return with_tile(matrix, who, ti, tj, buf, 0,
+                     [&](dmatrix &m, uint64_t) { return m.accumulate_tile_nb(who, ti, tj, buf, req); });
+}
+
 pgdds_status_t pgdds_dmatrix_get_tile_nb(pgdds_dmatrix_t matrix, uint64_t ti, uint64_t tj, void *buf,
                                          pgdds_request_t *req)
 {

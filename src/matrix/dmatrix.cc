@@ -183,6 +183,80 @@ status dmatrix::accumulate_tile(const char *who, uint64_t ti, uint64_t tj, const
     return st != PGDDS_OK ? st : un;
 }
 
+namespace {
+// A non-blocking accumulation. Each poll (pgdds_test, pgdds_wait) tries the tile's lock once; the
+// poll that takes it reads the tile, adds, writes the sum back and gives the lock back before it
+// returns. The lock is never held between polls, so a rank that leaves the request unpolled (in
+// a barrier, say) holds up nobody. The op holds its own copy of the addend and what it needs of
+// the matrix, never the matrix itself.
+class accumulate_op final : public deferred_op {
+  public:
+    struct target {
+        pgdds_context_t ctx;
+        const char *who;
+        pgdds_gptr_t tile, lock;
+        void *in_place;  // the tile where this rank loads and stores it, else null
+        pgdds_dtype_t dtype;
+        uint64_t rows, cols;
+        size_t bytes;
+    };
+    accumulate_op(const target &t, std::vector<uint8_t> addend) : t_(t), addend_(std::move(addend)) {}
+    bool ready() override
+    {
+        if (done_) return true;
+        uint64_t old = 1;
+        status st = pgdds_atomic_cswap_u64(t_.ctx, t_.lock, 0, 1, &old);
+        if (st != PGDDS_OK) return end(st);
+        if (old != 0) return false;  // held: the next poll asks again
+        std::vector<uint8_t> copy(t_.in_place ? 0 : t_.bytes);
+        void *sum = t_.in_place ? t_.in_place : copy.data();
+        if (!t_.in_place) st = pgdds_get(t_.ctx, sum, t_.tile, t_.bytes);
+        if (st == PGDDS_OK)
+            st = kernels::add(kernels::place{}, t_.dtype, t_.rows, t_.cols, addend_.data(), t_.cols, sum, t_.cols);
+        if (st == PGDDS_OK && !t_.in_place) st = pgdds_put(t_.ctx, t_.tile, sum, t_.bytes);
+        if (st == PGDDS_OK && !t_.in_place) st = pgdds_flush(t_.ctx);  // the sum visible before the lock goes
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        status un = pgdds_atomic_u64(t_.ctx, t_.lock, PGDDS_AOP_SWAP, 0, nullptr);
+        return end(st != PGDDS_OK ? st : un);
+    }
+    status finish() override { return st_ == PGDDS_OK ? st_ : fail(st_, "%s", why_.c_str()); }
+
+  private:
+    bool end(status st)
+    {
+        st_ = st;
+        if (st != PGDDS_OK) why_ = std::string(t_.who) + ": " + pgdds_last_error();
+        done_ = true;
+        return true;
+    }
+
+    target t_;
+    std::vector<uint8_t> addend_;
+    bool done_ = false;
+    status st_ = PGDDS_OK;
+    std::string why_;
+};
+}  // namespace
+
+status dmatrix::accumulate_tile_nb(const char *who, uint64_t ti, uint64_t tj, const void *buf,
+                                   pgdds_request_t *req) const
+{
+    const uint64_t rows = lay_.tile_rows_of(ti), cols = lay_.tile_cols_of(tj);
+    // Tiles in GPU memory take the blocking path (device kernels, staged copies) in the call.
+    if (!at_.host()) return rt->settled_request(who, accumulate_tile(who, ti, tj, buf, cols), req);
+    try {
+        const size_t bytes = rows * cols * lay_.esize;
+        const uint8_t *in = static_cast<const uint8_t *>(buf);
+        auto op = std::make_unique<accumulate_op>(
+            accumulate_op::target{ctx, who, tile_gptr(ti, tj), lock_gptr(ti, tj), reachable(ti, tj), lay_.dtype, rows,
+                                  cols, bytes},
+            std::vector<uint8_t>(in, in + bytes));
+        return rt->deferred_request(who, std::move(op), req);
+    } catch (const std::bad_alloc &) {
+        return fail(PGDDS_ERR_NO_MEMORY, "%s: out of host memory", who);
+    }
+}
+
 status dmatrix::read_tile(const char *who, uint64_t ti, uint64_t tj, kernels::buffer &buf, const void *&data) const
 {
     if ((data = reachable(ti, tj)) != nullptr) return PGDDS_OK;

@@ -82,6 +82,9 @@ class dmatrix : public containers::container {
     status put_tile(const char *who, uint64_t ti, uint64_t tj, const void *buf, uint64_t ld) const;
     // Adds buf into the tile under the tile's lock word; complete on return.
     status accumulate_tile(const char *who, uint64_t ti, uint64_t tj, const void *buf, uint64_t ld) const;
+    // The same with a request (pgdds_test, pgdds_wait) that completes once the sum is visible at
+    // the owner; buf (the tile, packed) is copied before it returns.
+    status accumulate_tile_nb(const char *who, uint64_t ti, uint64_t tj, const void *buf, pgdds_request_t *req) const;
     // Where this rank reaches tile (ti, tj) in place: add(tile), which accumulates into it (a
     // product with beta 1, say), under the tile's lock, and `done` set; else nothing is done.
     template <class Add> status accumulate_in_place(const char *who, uint64_t ti, uint64_t tj, bool &done, Add add) const

@@ -71,6 +71,18 @@ template <class T> static void run(pgdds::context &ctx)
     std::vector<T> after = c.get_tile(0, 0);
     for (size_t x = 0; x < after.size(); ++x) CHECK(after[x] == T(before[x] + T(n)));
     ctx.barrier();
+    // Two accumulations in flight from every rank into the same tile, polled, then waited for.
+    {
+        auto one = c.accumulate_tile_async(0, 0, std::vector<T>(shape.first * shape.second, T(1)));
+        auto two = c.accumulate_tile_async(0, 0, std::vector<T>(shape.first * shape.second, T(2)));
+        for (int i = 0; i < 3; ++i) (void)one.ready(), (void)two.ready();
+        one.get();
+        two.get();
+    }
+    ctx.barrier();
+    std::vector<T> after_async = c.get_tile(0, 0);
+    for (size_t x = 0; x < after_async.size(); ++x) CHECK(after_async[x] == T(after[x] + T(3 * n)));
+    ctx.barrier();
     if (me == n - 1) {
         c.put(M - 1, 0, T(5));
         c.put_slice(0, N - 2, 2, 2, {T(1), T(2), T(3), T(4)});

@@ -206,6 +206,31 @@ static void run_case(pgdds_context_t ctx, const struct layout_case *c, uint64_t 
     T_OK(pgdds_barrier(ctx));
     T_CHECK_MSG(matches(m, t, rows, cols, expect, what), "%s: after accumulation", what);
 
+    /* The same without waiting: every rank's accumulations into every tile in flight at once
+       (each addend buffer reused at once: the call copies it), then tested and waited for. */
+    {
+        uint64_t ntiles = info.tile_grid_rows * info.tile_grid_cols, k = 0;
+        pgdds_request_t *reqs = calloc(ntiles, sizeof *reqs);
+        T_CHECK(reqs != NULL);
+        for (uint64_t ti = 0; reqs && ti < info.tile_grid_rows; ++ti)
+            for (uint64_t tj = 0; tj < info.tile_grid_cols; ++tj, ++k) {
+                uint64_t r = 0, cc = 0;
+                T_OK(pgdds_dmatrix_tile_shape(m, ti, tj, &r, &cc, NULL));
+                for (uint64_t x = 0; x < r * cc; ++x) m_set(t, tile2 + x * es, 2 * (rank + 1));
+                T_OK(pgdds_dmatrix_accumulate_tile_nb(m, ti, tj, tile2, &reqs[k]));
+                for (uint64_t x = 0; x < r * cc; ++x) m_set(t, tile2 + x * es, 99);  /* copied: no effect */
+            }
+        for (uint64_t x = 0; reqs && x < ntiles; ++x) {
+            int done = 0;
+            T_OK(pgdds_test(ctx, reqs[x], &done));
+            if (!done) T_OK(pgdds_wait(ctx, reqs[x]));
+        }
+        free(reqs);
+    }
+    for (uint64_t x = 0; x < rows * cols; ++x) expect[x] += (double)nranks * (nranks + 1);
+    T_OK(pgdds_barrier(ctx));
+    T_CHECK_MSG(matches(m, t, rows, cols, expect, what), "%s: after non-blocking accumulation", what);
+
     /* Bad input changes nothing. */
     char v[8];
     pgdds_request_t req = NULL;
@@ -215,6 +240,10 @@ static void run_case(pgdds_context_t ctx, const struct layout_case *c, uint64_t 
     T_STATUS(pgdds_dmatrix_put_tile(m, 0, info.tile_grid_cols, tile, 0), PGDDS_ERR_OUT_OF_BOUNDS);
     T_STATUS(pgdds_dmatrix_accumulate_tile(m, 0, info.tile_grid_cols + 5, tile, 0), PGDDS_ERR_OUT_OF_BOUNDS);
     T_STATUS(pgdds_dmatrix_get_tile_nb(m, info.tile_grid_rows, 0, tile, &req), PGDDS_ERR_OUT_OF_BOUNDS);
+    T_STATUS(pgdds_dmatrix_accumulate_tile_nb(m, info.tile_grid_rows, 0, tile, &req), PGDDS_ERR_OUT_OF_BOUNDS);
+    T_STATUS(pgdds_dmatrix_accumulate_tile_nb(m, 0, 0, NULL, &req), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_dmatrix_accumulate_tile_nb(m, 0, 0, tile, NULL), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_dmatrix_accumulate_tile_nb(NULL, 0, 0, tile, &req), PGDDS_ERR_INVALID_ARG);
     T_STATUS(pgdds_dmatrix_put_tile_nb(m, 0, info.tile_grid_cols, tile, &req), PGDDS_ERR_OUT_OF_BOUNDS);
     T_STATUS(pgdds_dmatrix_tile_shape(m, info.tile_grid_rows, 0, NULL, NULL, NULL), PGDDS_ERR_OUT_OF_BOUNDS);
     T_STATUS(pgdds_dmatrix_tile_gptr(m, 0, info.tile_grid_cols, &gp), PGDDS_ERR_OUT_OF_BOUNDS);
