@@ -21,17 +21,15 @@
 
 namespace pgdds {
 
-// A tile on its way (get_tile_async): get() waits for it and hands it over.
-template <class T> class tile_future {
+namespace detail {
+// A request in flight, waited for when dropped unfinished (its operation may still write).
+class pending_request {
   public:
-    tile_future(pgdds_context_t ctx, pgdds_request_t req, std::vector<T> data)
-        : ctx_(ctx), req_(req), data_(std::move(data)) {}
-    tile_future(const tile_future &) = delete;
-    tile_future &operator=(const tile_future &) = delete;
-    tile_future(tile_future &&o) noexcept
-        : ctx_(o.ctx_), req_(std::exchange(o.req_, nullptr)), data_(std::move(o.data_)) {}
-    // A future dropped unread still waits: the request writes into its buffer.
-    ~tile_future()
+    pending_request(pgdds_context_t ctx, pgdds_request_t req) : ctx_(ctx), req_(req) {}
+    pending_request(const pending_request &) = delete;
+    pending_request &operator=(const pending_request &) = delete;
+    pending_request(pending_request &&o) noexcept : ctx_(o.ctx_), req_(std::exchange(o.req_, nullptr)) {}
+    ~pending_request()
     {
         if (req_) pgdds_wait(ctx_, req_);
     }
@@ -44,47 +42,45 @@ template <class T> class tile_future {
         }
         return done != 0;
     }
-    std::vector<T> get()
+    void wait()
     {
         if (req_) check(pgdds_wait(ctx_, std::exchange(req_, nullptr)));
-        return std::move(data_);
     }
 
   private:
     pgdds_context_t ctx_;
     pgdds_request_t req_;
-    std::vector<T> data_;
+};
+}  // namespace detail
+
+// A tile on its way (get_tile_async): get() waits for it and hands it over; a future dropped
+// unread still waits, since the request writes into its buffer.
+template <class T> class tile_future {
+  public:
+    tile_future(pgdds_context_t ctx, pgdds_request_t req, std::vector<T> data)
+        : data_(std::move(data)), req_(ctx, req) {}
+    bool ready() { return req_.ready(); }
+    std::vector<T> get()
+    {
+        req_.wait();
+        return std::move(data_);
+    }
+
+  private:
+    std::vector<T> data_;  // before req_: the request is waited for before the buffer goes
+    detail::pending_request req_;
 };
 
 // An accumulation on its way (accumulate_tile_async): get() waits until the sum is visible at
 // the tile's owner; dropped unwaited, it waits in its destructor.
 class accumulate_future {
   public:
-    accumulate_future(pgdds_context_t ctx, pgdds_request_t req) : ctx_(ctx), req_(req) {}
-    accumulate_future(const accumulate_future &) = delete;
-    accumulate_future &operator=(const accumulate_future &) = delete;
-    accumulate_future(accumulate_future &&o) noexcept : ctx_(o.ctx_), req_(std::exchange(o.req_, nullptr)) {}
-    ~accumulate_future()
-    {
-        if (req_) pgdds_wait(ctx_, req_);
-    }
-    bool ready()
-    {
-        int done = 1;
-        if (req_) {
-            check(pgdds_test(ctx_, req_, &done));
-            if (done) req_ = nullptr;
-        }
-        return done != 0;
-    }
-    void get()
-    {
-        if (req_) check(pgdds_wait(ctx_, std::exchange(req_, nullptr)));
-    }
+    accumulate_future(pgdds_context_t ctx, pgdds_request_t req) : req_(ctx, req) {}
+    bool ready() { return req_.ready(); }
+    void get() { req_.wait(); }
 
   private:
-    pgdds_context_t ctx_;
-    pgdds_request_t req_;
+    detail::pending_request req_;
 };
 
 // How a matrix, dense or sparse, is cut and dealt (pgdds_dmatrix_params_t's distribution and
