@@ -6,7 +6,14 @@
 // Reading. Every rank streams the whole file (a gzip stream cannot be entered in the middle)
 // and keeps every n-th record; inflating is cheap next to counting, and no rank waits for another.
 //
-// Counting, exact, with singletons kept out of the table. Pass 1 inserts every k-mer occurrence
+// Counting, exact, with singletons kept out of the table, in one of two ways (--counting).
+//
+// By sorting (the default; KMC's way, with BCL's all-to-all): every k-mer goes to the rank that
+// counts it in one all-to-all, grouped into parts small enough to count in cache; every count is
+// then exact, and the k-mers seen twice or more go into the hash map through an adding buffer
+// (count_by_sorting).
+//
+// By the Bloom filter passes (BCL's k-mer counting). Pass 1 inserts every k-mer occurrence
 // into a distributed blocked Bloom filter, whose insert is one atomic that also says whether the
 // k-mer was there already. An occurrence it had seen is a *repeat*; the others are *first
 // occurrences*, at most one per distinct k-mer (the atomic decides which). Repeats go to the hash
@@ -14,21 +21,22 @@
 // few singletons whose first occurrence the filter took for a repeat). Pass 2 sends the first
 // occurrences through an update-only adding buffer: each adds 1 to a k-mer already in the table
 // and is dropped at the owner otherwise (where every segment is load/store-reachable, a second
-// Bloom filter, of the table's keys, keeps most of those back at the sender). Every table entry
-// now holds its exact count, and every first occurrence that was not counted is a k-mer seen
-// exactly once, so
+// Bloom filter, of the table's keys, keeps most of those back at the sender).
+//
+// Either way every table entry holds its exact count, and every k-mer outside the table was
+// seen exactly once, so
 //     distinct   = entries + (total - sum of entry counts)
 //     singletons = (total - sum of entry counts) + entries counting 1.
-// With --min-count 1 the graph needs every k-mer, so there is no filter: every occurrence goes to
-// the table in pass 1.
+// With --min-count 1 the graph needs every k-mer, so every k-mer goes into the table (and the
+// Bloom filter method has no filter).
 //
 // Contigs: the unitigs of the de Bruijn graph of solid k-mers (count >= --min-count). Nodes are
 // canonical k-mers, read in either orientation; s -> t is an edge when t is s shifted by one base
 // and both are solid. The edge s -> t belongs to a unitig when s has one successor, t has one
 // predecessor, they are different canonical k-mers and neither is its own reverse complement
 // (possible for even k). Unitig edges form simple paths and cycles, and every solid k-mer lies on
-// exactly one. Every solid k-mer pushes "I am here" to its eight possible neighbours (those the
-// reads contain, where the pass-1 filter can be read cheaply) and then "I have one neighbour on
+// exactly one. Every solid k-mer pushes "I am here" to its eight possible neighbours (those a
+// Bloom filter says may be solid, where it can be read cheaply) and then "I have one neighbour on
 // this side" to that neighbour, each through an update-only adding buffer (two aggregated
 // exchanges, no round trips), so that every owner knows its k-mers' neighbours and links. Then
 // each path is walked from both of its ends with one-read finds (CP_FIND), many walks in step:
@@ -369,18 +377,18 @@ std::unique_ptr<table> kmer_job::count_by_sorting(std::vector<uint64_t> &kmers)
     std::unique_ptr<segment_array> received;
     std::vector<uint64_t> from;  // from[r * parts + p]: k-mers of part p received from rank r
     phase("pass 1", [&] {
-        std::vector<uint64_t> count(all_parts, 0);
-        for (uint64_t x : kmers) ++count[part_of(mix(x))];
+        std::vector<uint64_t> outgoing(all_parts, 0);  // [r * parts + p]: k-mers for part p of rank r
+        for (uint64_t x : kmers) ++outgoing[part_of(mix(x))];
         std::vector<uint64_t> at(all_parts, 0);
-        for (uint64_t d = 1; d < all_parts; ++d) at[d] = at[d - 1] + count[d - 1];
+        for (uint64_t d = 1; d < all_parts; ++d) at[d] = at[d - 1] + outgoing[d - 1];
         big_array sorted(kmers.size());
         for (uint64_t x : kmers) sorted[at[part_of(mix(x))]++] = x;
         kmers = std::vector<uint64_t>();
-        from = ctx_.world().alltoall(count);
+        from = ctx_.world().alltoall(outgoing);
         std::vector<size_t> send_bytes(size_t(n_), 0), recv_bytes(size_t(n_), 0);
         uint64_t incoming = 0;
         for (uint64_t d = 0; d < all_parts; ++d) {
-            send_bytes[d / parts] += count[d] * sizeof(uint64_t);
+            send_bytes[d / parts] += outgoing[d] * sizeof(uint64_t);
             recv_bytes[d / parts] += from[d] * sizeof(uint64_t);
             incoming += from[d];
         }
@@ -393,7 +401,7 @@ std::unique_ptr<table> kmer_job::count_by_sorting(std::vector<uint64_t> &kmers)
     std::unique_ptr<table> t;
     phase("pass 2", [&] {
         // Each rank's k-mers of one part lie together in what came from it; a cursor per rank.
-        std::vector<uint64_t> cursor(size_t(n_), 0), largest(1, 0);
+        std::vector<uint64_t> cursor(size_t(n_), 0);
         for (int r = 1; r < n_; ++r)
             for (uint64_t p = 0; p < parts; ++p) cursor[size_t(r)] += from[uint64_t(r - 1) * parts + p];
         for (int r = 1; r < n_; ++r) cursor[size_t(r)] += cursor[size_t(r - 1)];
