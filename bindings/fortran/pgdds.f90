@@ -205,6 +205,7 @@ module pgdds
   public :: pgdds_darray_local
   public :: pgdds_dmatrix_create, pgdds_dmatrix_destroy, pgdds_dmatrix_info, pgdds_dmatrix_tile_shape
   public :: pgdds_dmatrix_get_tile, pgdds_dmatrix_put_tile, pgdds_dmatrix_accumulate_tile
+  public :: pgdds_dmatrix_get_tile_nb, pgdds_dmatrix_put_tile_nb, pgdds_dmatrix_accumulate_tile_nb
   public :: pgdds_dmatrix_get_slice, pgdds_dmatrix_put_slice, pgdds_dmatrix_gemm, pgdds_dmatrix_steals
   public :: pgdds_smatrix_create_coo, pgdds_smatrix_destroy, pgdds_smatrix_info, pgdds_smatrix_get_slice
   public :: pgdds_smatrix_spmm, pgdds_smatrix_spgemm, pgdds_smatrix_steals, pgdds_smatrix_stencil, pgdds_smatrix_rmat
@@ -1375,6 +1376,27 @@ module pgdds
       integer(c_int64_t), value :: ti, tj, ld
       integer(c_int) :: st
     end function
+    function c_dmatrix_get_tile_nb(matrix, ti, tj, buf, req) bind(C, name='pgdds_dmatrix_get_tile_nb') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: matrix, buf
+      integer(c_int64_t), value :: ti, tj
+      type(c_ptr), intent(out) :: req
+      integer(c_int) :: st
+    end function
+    function c_dmatrix_put_tile_nb(matrix, ti, tj, buf, req) bind(C, name='pgdds_dmatrix_put_tile_nb') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: matrix, buf
+      integer(c_int64_t), value :: ti, tj
+      type(c_ptr), intent(out) :: req
+      integer(c_int) :: st
+    end function
+    function c_dmatrix_accumulate_tile_nb(matrix, ti, tj, buf, req) bind(C, name='pgdds_dmatrix_accumulate_tile_nb') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: matrix, buf
+      integer(c_int64_t), value :: ti, tj
+      type(c_ptr), intent(out) :: req
+      integer(c_int) :: st
+    end function
     function c_dmatrix_get_slice(matrix, row0, col0, nrows, ncols, buf, ld) bind(C, name='pgdds_dmatrix_get_slice') result(st)
       import :: c_ptr, c_int, c_int64_t
       type(c_ptr), value :: matrix, buf
@@ -1946,6 +1968,30 @@ module pgdds
       integer(int64), intent(in) :: ti, tj
       class(*), intent(in), target, contiguous :: buf(:)
       integer(int64), intent(in), optional :: ld
+      integer(c_int) :: st
+    end function
+    ! The tile transfers with a request (pgdds_wait, pgdds_test): buf holds the tile packed, its
+    ! rows one after another. get and put use buf until the request completes (a put's data is
+    ! visible at the owner after pgdds_flush); accumulate copies it before it returns.
+    module function pgdds_dmatrix_get_tile_nb(matrix, ti, tj, buf, req) result(st)
+      type(pgdds_dmatrix), intent(in) :: matrix
+      integer(int64), intent(in) :: ti, tj
+      class(*), intent(inout), target, asynchronous, contiguous :: buf(:)
+      type(pgdds_request), intent(out) :: req
+      integer(c_int) :: st
+    end function
+    module function pgdds_dmatrix_put_tile_nb(matrix, ti, tj, buf, req) result(st)
+      type(pgdds_dmatrix), intent(in) :: matrix
+      integer(int64), intent(in) :: ti, tj
+      class(*), intent(in), target, asynchronous, contiguous :: buf(:)
+      type(pgdds_request), intent(out) :: req
+      integer(c_int) :: st
+    end function
+    module function pgdds_dmatrix_accumulate_tile_nb(matrix, ti, tj, buf, req) result(st)
+      type(pgdds_dmatrix), intent(in) :: matrix
+      integer(int64), intent(in) :: ti, tj
+      class(*), intent(in), target, contiguous :: buf(:)
+      type(pgdds_request), intent(out) :: req
       integer(c_int) :: st
     end function
     ! Rows [row0, row0 + nrows) x columns [col0, col0 + ncols), across tiles, into or from buf.

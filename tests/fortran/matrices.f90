@@ -14,7 +14,9 @@ program fortran_matrices
   integer :: me, n, owner, alg, gr, gc
   integer(int64) :: rows, cols, trows, tcols, tgr, tgc, i, j, x, bad
   integer(int64) :: own, stolen, steps, cgr, cgc, agc
-  real(real64) :: abuf(m * k), bbuf(k * nc), cbuf(m * nc), want, tile(16)
+  real(real64) :: abuf(m * k), bbuf(k * nc), cbuf(m * nc), want
+  real(real64), asynchronous :: tile(16)
+  type(pgdds_request) :: req
   integer(int64) :: iabuf(m * k), ibbuf(k * nc), icbuf(m * nc), iwant
   real(real32) :: wrong_type(16)
   real(real64) :: small(3)
@@ -155,6 +157,35 @@ program fortran_matrices
     call check_ok(pgdds_dmatrix_get_tile(t, 1_int64, 1_int64, tile), 'get tile')
     call check(all(tile == [(real(x, real64), x = 1, 16)]), 'a tile put and read back')
   end if
+
+  ! The same with requests: every rank adds 1 into tile (0, 0) (the buffer reused at once: the call
+  ! copies it), the last rank puts tile (0, 2) (4 x 2), and each reads tile (0, 0) by a request.
+  call check_ok(pgdds_barrier(ctx), 'barrier')
+  tile = 1.0_real64
+  call check_ok(pgdds_dmatrix_accumulate_tile_nb(t, 0_int64, 0_int64, tile, req), 'accumulate_tile_nb')
+  tile = 99.0_real64
+  call check_ok(pgdds_wait(ctx, req), 'wait for the accumulation')
+  if (me == n - 1) then
+    tile(1:8) = [(real(-x, real64), x = 1, 8)]
+    call check_ok(pgdds_dmatrix_put_tile_nb(t, 0_int64, 2_int64, tile, req), 'put_tile_nb')
+    call check_ok(pgdds_wait(ctx, req), 'wait for the put')
+    call check_ok(pgdds_flush(ctx), 'flush the put')
+  end if
+  call check_ok(pgdds_barrier(ctx), 'barrier')
+  tile = 0
+  call check_ok(pgdds_dmatrix_get_tile_nb(t, 0_int64, 0_int64, tile, req), 'get_tile_nb')
+  call check_ok(pgdds_wait(ctx, req), 'wait for the get')
+  call check(all(tile == real(n * (n + 1) / 2 + n, real64)), 'every rank''s non-blocking addition')
+  tile = 0
+  call check_ok(pgdds_dmatrix_get_tile(t, 0_int64, 2_int64, tile), 'get the tile put')
+  call check(all(tile(1:8) == [(real(-x, real64), x = 1, 8)]), 'a tile put by a request')
+  call check_status(pgdds_dmatrix_get_tile_nb(t, 3_int64, 0_int64, tile, req), PGDDS_ERR_OUT_OF_BOUNDS, &
+                    'get_tile_nb outside the grid')
+  call check_status(pgdds_dmatrix_put_tile_nb(t, 0_int64, 0_int64, small, req), PGDDS_ERR_INVALID_ARG, &
+                    'put_tile_nb buffer too small')
+  call check_status(pgdds_dmatrix_accumulate_tile_nb(t, 0_int64, 0_int64, wrong_type, req), PGDDS_ERR_INVALID_ARG, &
+                    'accumulate_tile_nb real32 buffer')
+  call check_ok(pgdds_barrier(ctx), 'barrier')
 
   ! Bad input: nothing is read or written past a buffer, nothing of the wrong type.
   call check_status(pgdds_dmatrix_get_tile(t, 0_int64, 0_int64, wrong_type), PGDDS_ERR_INVALID_ARG, 'real32 buffer')
