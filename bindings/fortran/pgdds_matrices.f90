@@ -176,37 +176,34 @@ contains
     if (st == PGDDS_OK) st = c_dmatrix_accumulate_tile(matrix%handle, ti, tj, addr, eff)
   end procedure
 
-  ! The non-blocking tile transfers: the buffer checked as the blocking calls check it, packed.
-  function tile_nb_buffer(who, matrix, ti, tj, buf, addr) result(st)
+  ! The non-blocking tile transfers: the buffer checked as the blocking calls check it, packed,
+  ! then `start` (the C call) given it.
+  function tile_nb(who, matrix, ti, tj, buf, req, start) result(st)
     character(len=*), intent(in) :: who
     type(pgdds_dmatrix), intent(in) :: matrix
     integer(int64), intent(in) :: ti, tj
     class(*), intent(in), target, contiguous :: buf(:)
-    type(c_ptr), intent(out) :: addr
+    type(pgdds_request), intent(out) :: req
+    procedure(c_dmatrix_get_tile_nb) :: start
     integer(c_int) :: st
     integer(int64) :: rows, cols
     integer(c_int64_t) :: eff
-    addr = c_null_ptr
+    type(c_ptr) :: addr
     st = tile_size(matrix, ti, tj, rows, cols)
     if (st == PGDDS_OK) st = buffer_for(who, matrix%elem_type, buf, rows, cols, addr=addr, eff_ld=eff)
+    if (st == PGDDS_OK) st = start(matrix%handle, ti, tj, addr, req%handle)
   end function
 
   module procedure pgdds_dmatrix_get_tile_nb
-    type(c_ptr) :: addr
-    st = tile_nb_buffer('pgdds_dmatrix_get_tile_nb', matrix, ti, tj, buf, addr)
-    if (st == PGDDS_OK) st = c_dmatrix_get_tile_nb(matrix%handle, ti, tj, addr, req%handle)
+    st = tile_nb('pgdds_dmatrix_get_tile_nb', matrix, ti, tj, buf, req, c_dmatrix_get_tile_nb)
   end procedure
 
   module procedure pgdds_dmatrix_put_tile_nb
-    type(c_ptr) :: addr
-    st = tile_nb_buffer('pgdds_dmatrix_put_tile_nb', matrix, ti, tj, buf, addr)
-    if (st == PGDDS_OK) st = c_dmatrix_put_tile_nb(matrix%handle, ti, tj, addr, req%handle)
+    st = tile_nb('pgdds_dmatrix_put_tile_nb', matrix, ti, tj, buf, req, c_dmatrix_put_tile_nb)
   end procedure
 
   module procedure pgdds_dmatrix_accumulate_tile_nb
-    type(c_ptr) :: addr
-    st = tile_nb_buffer('pgdds_dmatrix_accumulate_tile_nb', matrix, ti, tj, buf, addr)
-    if (st == PGDDS_OK) st = c_dmatrix_accumulate_tile_nb(matrix%handle, ti, tj, addr, req%handle)
+    st = tile_nb('pgdds_dmatrix_accumulate_tile_nb', matrix, ti, tj, buf, req, c_dmatrix_accumulate_tile_nb)
   end procedure
 
   ! The checks both slice routines make before C's own.
