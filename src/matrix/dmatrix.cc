@@ -129,25 +129,55 @@ pgdds_gptr_t dmatrix::lock_gptr(uint64_t ti, uint64_t tj) const
     return out;
 }
 
+namespace {
+// One try at a tile's lock word: `taken` when it was free (and is now this rank's).
+status try_lock_tile(pgdds_context_t ctx, pgdds_gptr_t lock, bool &taken)
+{
+    uint64_t old = 1;
+    status st = pgdds_atomic_cswap_u64(ctx, lock, 0, 1, &old);
+    taken = st == PGDDS_OK && old == 0;
+    if (taken) __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return st;
+}
+
+status release_tile_lock(pgdds_context_t ctx, pgdds_gptr_t lock)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return pgdds_atomic_u64(ctx, lock, PGDDS_AOP_SWAP, 0, nullptr);
+}
+
+// The accumulation itself, under the tile's lock, which this rank holds: buf (rows x cols, ld
+// elements apart, where kernels at `at` read it) added in place where this rank reaches the tile,
+// else read into scratch, added, written back and completed before the lock goes (the next
+// holder reads the sum).
+status add_under_lock(pgdds_context_t ctx, kernels::place at, pgdds_dtype_t t, pgdds_gptr_t tile, void *in_place,
+                      void *scratch, uint64_t rows, uint64_t cols, size_t bytes, const void *buf, uint64_t ld)
+{
+    if (in_place) return kernels::add(at, t, rows, cols, buf, ld, in_place, cols);
+    status st = pgdds_get(ctx, scratch, tile, bytes);
+    if (st == PGDDS_OK) st = kernels::add(at, t, rows, cols, buf, ld, scratch, cols);
+    if (st == PGDDS_OK) st = pgdds_put(ctx, tile, scratch, bytes);
+    if (st == PGDDS_OK) st = pgdds_flush(ctx);
+    return st;
+}
+}  // namespace
+
 status dmatrix::lock_tile(const char *who, pgdds_gptr_t lock) const
 {
     for (;;) {
-        uint64_t old = 1;
-        status st = pgdds_atomic_cswap_u64(ctx, lock, 0, 1, &old);
+        bool taken = false;
+        status st = try_lock_tile(ctx, lock, taken);
         if (st != PGDDS_OK) return fail_prefix(st, who);
-        if (old == 0) break;
+        if (taken) return PGDDS_OK;
         // The holder may need this rank's progress to finish its transfer.
         pgdds_progress(ctx);
         std::this_thread::yield();
     }
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    return PGDDS_OK;
 }
 
 status dmatrix::unlock_tile(const char *who, pgdds_gptr_t lock) const
 {
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    status st = pgdds_atomic_u64(ctx, lock, PGDDS_AOP_SWAP, 0, nullptr);
+    status st = release_tile_lock(ctx, lock);
     return st == PGDDS_OK ? st : fail_prefix(st, who);
 }
 
@@ -169,15 +199,7 @@ status dmatrix::accumulate_tile(const char *who, uint64_t ti, uint64_t tj, const
     if (st != PGDDS_OK) return fail_prefix(st, who);
     st = lock_tile(who, lock);
     if (st != PGDDS_OK) return st;
-    if (in_place) {
-        st = kernels::add(at_, lay_.dtype, rows, cols, buf, ld, in_place, cols);
-    } else {
-        // Read, add, write back and complete before the lock goes: the next holder reads the sum.
-        st = pgdds_get(ctx, tmp.data(), tile_gptr(ti, tj), bytes);
-        if (st == PGDDS_OK) st = kernels::add(at_, lay_.dtype, rows, cols, buf, ld, tmp.data(), cols);
-        if (st == PGDDS_OK) st = pgdds_put(ctx, tile_gptr(ti, tj), tmp.data(), bytes);
-        if (st == PGDDS_OK) st = pgdds_flush(ctx);
-    }
+    st = add_under_lock(ctx, at_, lay_.dtype, tile_gptr(ti, tj), in_place, tmp.data(), rows, cols, bytes, buf, ld);
     if (st != PGDDS_OK) st = fail_prefix(st, who);
     status un = unlock_tile(who, lock);
     return st != PGDDS_OK ? st : un;
@@ -204,19 +226,14 @@ class accumulate_op final : public deferred_op {
     bool ready() override
     {
         if (done_) return true;
-        uint64_t old = 1;
-        status st = pgdds_atomic_cswap_u64(t_.ctx, t_.lock, 0, 1, &old);
+        bool taken = false;
+        status st = try_lock_tile(t_.ctx, t_.lock, taken);
         if (st != PGDDS_OK) return end(st);
-        if (old != 0) return false;  // held: the next poll asks again
-        std::vector<uint8_t> copy(t_.in_place ? 0 : t_.bytes);
-        void *sum = t_.in_place ? t_.in_place : copy.data();
-        if (!t_.in_place) st = pgdds_get(t_.ctx, sum, t_.tile, t_.bytes);
-        if (st == PGDDS_OK)
-            st = kernels::add(kernels::place{}, t_.dtype, t_.rows, t_.cols, addend_.data(), t_.cols, sum, t_.cols);
-        if (st == PGDDS_OK && !t_.in_place) st = pgdds_put(t_.ctx, t_.tile, sum, t_.bytes);
-        if (st == PGDDS_OK && !t_.in_place) st = pgdds_flush(t_.ctx);  // the sum visible before the lock goes
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        status un = pgdds_atomic_u64(t_.ctx, t_.lock, PGDDS_AOP_SWAP, 0, nullptr);
+        if (!taken) return false;  // held: the next poll asks again
+        std::vector<uint8_t> scratch(t_.in_place ? 0 : t_.bytes);
+        st = add_under_lock(t_.ctx, kernels::place{}, t_.dtype, t_.tile, t_.in_place, scratch.data(), t_.rows, t_.cols,
+                            t_.bytes, addend_.data(), t_.cols);
+        status un = release_tile_lock(t_.ctx, t_.lock);
         return end(st != PGDDS_OK ? st : un);
     }
     status finish() override { return st_ == PGDDS_OK ? st_ : fail(st_, "%s", why_.c_str()); }
