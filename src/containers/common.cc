@@ -7,10 +7,9 @@
 
 namespace pgdds::containers {
 
-status check_promise(const char *who, unsigned concurrent, unsigned allowed)
+status promise_error(const char *who, unsigned concurrent, unsigned allowed)
 {
     unsigned known = PGDDS_CP_INSERT | PGDDS_CP_FIND | PGDDS_CP_PUSH | PGDDS_CP_POP | PGDDS_CP_LOCAL;
-    if (PGDDS_LIKELY((concurrent & ~(allowed | PGDDS_CP_LOCAL)) == 0)) return PGDDS_OK;
     if (concurrent & ~known)
         return fail(PGDDS_ERR_INVALID_ARG, "%s: concurrency promise 0x%x has unknown bits 0x%x", who, concurrent,
                     concurrent & ~known);

@@ -94,8 +94,14 @@ status resolve_nb(Cell *h, uint64_t magic, const char *who, const char *what, pg
     return st;
 }
 
+// Why `concurrent` holds promise bits this operation does not know (`allowed`).
+status promise_error(const char *who, unsigned concurrent, unsigned allowed);
 // Checks that `concurrent` holds only promise bits this operation knows (`allowed`).
-status check_promise(const char *who, unsigned concurrent, unsigned allowed);
+inline status check_promise(const char *who, unsigned concurrent, unsigned allowed)
+{
+    if (PGDDS_LIKELY((concurrent & ~(allowed | PGDDS_CP_LOCAL)) == 0)) return PGDDS_OK;
+    return promise_error(who, concurrent, allowed);
+}
 
 // Allocates `bytes` (zeroed) in this rank's segment; NO_MEMORY explains the segment size.
 status alloc_zeroed(runtime *rt, const char *who, uint64_t bytes, size_t alignment, pgdds_gptr_t &out);

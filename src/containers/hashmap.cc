@@ -54,6 +54,7 @@ status hash_map::create(runtime *rt, const pgdds_hashmap_params_t &params, const
     m->key_size_ = params.key_size;
     m->value_size_ = params.value_size;
     m->bucket_bytes_ = bucket_bytes(params.key_size, params.value_size);
+    m->window_buckets_ = std::max<uint64_t>(1, find_window_bytes / m->bucket_bytes_);
     m->max_probes_ = probes;
     if (options && (options->field_mask & PGDDS_HASHMAP_OPTION_HASH)) {
         m->hash_fn_ = options->hash;
@@ -281,7 +282,9 @@ PGDDS_API pgdds_status_t pgdds_hashmap_find(pgdds_hashmap_t map, const void *key
 {
     hash_map *m = nullptr;
     status st = resolve_hashmap(map, "pgdds_hashmap_find", m);
-    return st != PGDDS_OK ? st : m->find("pgdds_hashmap_find", key, value, concurrent);
+    if (st != PGDDS_OK) return st;
+    if (PGDDS_LIKELY(m->finds_in_place(concurrent))) return m->find_in_place("pgdds_hashmap_find", key, value);
+    return m->find("pgdds_hashmap_find", key, value, concurrent);
 }
 
 PGDDS_API pgdds_status_t pgdds_hashmap_erase(pgdds_hashmap_t map, const void *key, unsigned concurrent)

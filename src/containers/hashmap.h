@@ -44,6 +44,10 @@ class hash_map : public container {
     status insert(const char *who, const void *key, const void *value, unsigned concurrent,
                   pgdds_request_t *req = nullptr);
     status find(const char *who, const void *key, void *value, unsigned concurrent, pgdds_request_t *req = nullptr);
+    // Whether a find under `concurrent` may take find_in_place: find's common case (a CP_FIND
+    // find on memory reached by load/store), inline (hashmap_protocols.h).
+    bool finds_in_place(unsigned concurrent) const;
+    status find_in_place(const char *who, const void *key, void *value);
     status erase(const char *who, const void *key, unsigned concurrent, pgdds_request_t *req = nullptr);
     status insert_many(const char *who, size_t count, const uint8_t *keys, const uint8_t *values, unsigned concurrent,
                        pgdds_request_t *req = nullptr);
@@ -112,6 +116,7 @@ class hash_map : public container {
                           const key_place &p, bool atomic, uint32_t first, Release release) const;
     template <class Mem>
     status find_with(Mem &m, const char *who, const uint8_t *key, uint8_t *value, const key_place &p, bool atomic) const;
+    template <class Mem> status find_reading(Mem &m, const uint8_t *key, uint8_t *value, const key_place &p) const;
     // A CP_FIND find reads the buckets of a probe sequence a window at a time: one read of a few
     // consecutive buckets costs about what one bucket does, and at load factor 1/2 a key lies
     // 1.5 buckets from home on average. The window at `slot`, with `probes_left` buckets left to
@@ -153,6 +158,7 @@ class hash_map : public container {
 
     size_t key_size_ = 0, value_size_ = 0;
     uint64_t bucket_bytes_ = 0;
+    uint64_t window_buckets_ = 1;  // buckets in a CP_FIND read of find_window_bytes
     pgdds_hash_fn_t hash_fn_ = nullptr;
     void *hash_arg_ = nullptr;
     uint64_t max_probes_ = 1024;

@@ -16,7 +16,7 @@ inline status hash_map::check_keyed(const char *who, const void *key, const void
     status st = check_promise(who, concurrent, PGDDS_CP_INSERT | PGDDS_CP_FIND);
     if (st != PGDDS_OK) return st;
     p = place(table_, key);
-    return check_local(who, concurrent, p.owner);
+    return PGDDS_LIKELY(!(concurrent & PGDDS_CP_LOCAL)) ? PGDDS_OK : check_local(who, concurrent, p.owner);
 }
 
 status hash_map::insert(const char *who, const void *key, const void *value, unsigned concurrent,

@@ -251,6 +251,40 @@ status hash_map::insert_probing(Mem &m, const hash_table &t, const char *who, co
 // ---------------------------------------------------------------------------------------------
 // Find
 // ---------------------------------------------------------------------------------------------
+// A CP_FIND find (Table 6.1d): reads of a window of buckets, in place on load/store memory.
+template <class Mem>
+[[gnu::always_inline]] inline status hash_map::find_reading(Mem &m, const uint8_t *key, uint8_t *value,
+                                                            const key_place &p) const
+{
+    const hash_table &t = table_;
+    scratch_buffer scratch(Mem::load_store ? 0 : window_buckets_ * bucket_bytes_);
+    for (uint64_t i = 0; i < t.probe_limit;) {
+        const uint64_t slot = probe_slot(p.home, i, t.part_capacity), k = find_window(t, slot, t.probe_limit - i);
+        const uint8_t *window = m.view(bucket<Mem>(t, p.owner, slot), k * bucket_bytes_, scratch.data());
+        if (m.failed()) return m.result();
+        scan_outcome o = scan_window(window, k, key, p, value);
+        if (o != scan_outcome::undecided) return o == scan_outcome::found ? PGDDS_OK : PGDDS_ERR_NOT_FOUND;
+        i += k;
+    }
+    return PGDDS_ERR_NOT_FOUND;
+}
+
+// find's common case without a call: its checks, the key's place and the read, all inline in
+// the C entry. A single-key find costs one memory access, and consecutive finds overlap theirs
+// only when each is short enough to fit in the out-of-order core's window with the next.
+inline bool hash_map::finds_in_place(unsigned concurrent) const
+{
+    return concurrent == PGDDS_CP_FIND && direct && via_rpc.empty();
+}
+
+inline status hash_map::find_in_place(const char *who, const void *key, void *value)
+{
+    if (PGDDS_UNLIKELY(!key || (!value && value_size_))) return find(who, key, value, PGDDS_CP_FIND);
+    direct_memory m;
+    status st = find_reading(m, static_cast<const uint8_t *>(key), static_cast<uint8_t *>(value), place(table_, key));
+    return PGDDS_LIKELY(st == PGDDS_OK) ? st : fail(st, "%s: no such key", who);
+}
+
 // atomic: fully atomic (Table 6.1c): set a reader bit, read key and value, clear it (2A+R). The
 // clear is posted: only writers look at reader bits, and one that finds this bit still set
 // waits for it as for any reader.
@@ -260,19 +294,8 @@ template <class Mem>
 status hash_map::find_with(Mem &m, const char *who, const uint8_t *key, uint8_t *value, const key_place &p,
                            bool atomic) const
 {
+    if (!atomic) return find_reading(m, key, value, p);
     const hash_table &t = table_;
-    if (!atomic) {
-        scratch_buffer scratch(find_window(t, 0, t.probe_limit) * bucket_bytes_);
-        for (uint64_t i = 0; i < t.probe_limit;) {
-            const uint64_t slot = probe_slot(p.home, i, t.part_capacity), k = find_window(t, slot, t.probe_limit - i);
-            const uint8_t *window = m.view(bucket<Mem>(t, p.owner, slot), k * bucket_bytes_, scratch.data());
-            if (m.failed()) return m.result();
-            scan_outcome o = scan_window(window, k, key, p, value);
-            if (o != scan_outcome::undecided) return o == scan_outcome::found ? PGDDS_OK : PGDDS_ERR_NOT_FOUND;
-            i += k;
-        }
-        return PGDDS_ERR_NOT_FOUND;
-    }
     scratch_buffer scratch(key_size_ + value_size_);
     spinner spin(rt);
     unsigned reader_choice = first_reader_bit(rt->rank());
@@ -312,7 +335,7 @@ status hash_map::find_with(Mem &m, const char *who, const uint8_t *key, uint8_t 
 
 inline uint64_t hash_map::find_window(const hash_table &t, uint64_t slot, uint64_t probes_left) const
 {
-    return std::min({std::max<uint64_t>(1, find_window_bytes / bucket_bytes_), t.part_capacity - slot, probes_left});
+    return std::min({window_buckets_, t.part_capacity - slot, probes_left});
 }
 
 inline hash_map::scan_outcome hash_map::scan_window(const uint8_t *buckets, uint64_t count, const uint8_t *key,

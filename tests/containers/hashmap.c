@@ -549,6 +549,10 @@ static void test_bad_input(void)
     T_STATUS(pgdds_hashmap_insert(map, &key, &value, 1u << 9), PGDDS_ERR_INVALID_ARG);
     T_STATUS(pgdds_hashmap_find(map, &key, NULL, 0), PGDDS_ERR_INVALID_ARG);
     T_STATUS(pgdds_hashmap_find(map, &key, &out, 0), PGDDS_ERR_NOT_FOUND);
+    /* A CP_FIND find's common case has its own short path: the same answers. */
+    T_STATUS(pgdds_hashmap_find(map, NULL, &out, PGDDS_CP_FIND), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_hashmap_find(map, &key, NULL, PGDDS_CP_FIND), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_hashmap_find(map, &key, &out, PGDDS_CP_FIND), PGDDS_ERR_NOT_FOUND);
     T_STATUS(pgdds_hashmap_erase(map, &key, 0), PGDDS_ERR_NOT_FOUND);
     T_STATUS(pgdds_hashmap_size(map, NULL), PGDDS_ERR_INVALID_ARG);
     T_STATUS(pgdds_hashmap_find_many(map, 1, &key, &out, NULL, 0), PGDDS_ERR_INVALID_ARG);
