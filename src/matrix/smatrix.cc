@@ -101,6 +101,24 @@ status smatrix::create_coo(runtime *rt, const char *who, const pgdds_dmatrix_par
 status smatrix::from_tiles(runtime *rt, const char *who, const layout &l, const std::vector<csr_tile> &tiles,
                            smatrix *&out)
 {
+    std::vector<uint64_t> nnz(l.slots_per_rank, 0);
+    for (size_t s = 0; s < tiles.size() && s < nnz.size(); ++s) nnz[s] = tiles[s].nnz();
+    return from_filled(rt, who, l, nnz, [&](uint64_t ti, uint64_t tj, uint64_t *offsets, uint64_t *indices, void *values) {
+        const csr_tile &c = tiles[l.slot(ti, tj)];
+        const uint64_t orows = (l.tile_rows_of(ti) + 1) * 8;
+        if (c.offsets.empty()) memset(offsets, 0, orows);
+        else memcpy(offsets, c.offsets.data(), orows);
+        if (c.nnz()) {
+            memcpy(indices, c.indices.data(), c.nnz() * 8);
+            memcpy(values, c.values.data(), c.nnz() * l.esize);
+        }
+        return PGDDS_OK;
+    }, out);
+}
+
+status smatrix::from_filled(runtime *rt, const char *who, const layout &l, const std::vector<uint64_t> &nnz,
+                            const tile_filler &fill, smatrix *&out)
+{
     const int n = rt->nranks(), me = rt->rank();
     const size_t es = l.esize;
     pgdds_context_t ctx = rt->handle();
@@ -109,13 +127,13 @@ status smatrix::from_tiles(runtime *rt, const char *who, const layout &l, const 
     std::vector<uint64_t> meta(1 + 4 * slots, 0);  // block pointer, then per slot 3 offsets + nnz
     uint64_t bytes = 0;
     l.for_tiles_of(me, [&](uint64_t ti, uint64_t tj) {
-        const uint64_t s = l.slot(ti, tj), nnz = tiles[s].nnz();
+        const uint64_t s = l.slot(ti, tj);
         uint64_t *m = &meta[1 + 4 * s];
         m[0] = bytes;
         m[1] = m[0] + (l.tile_rows_of(ti) + 1) * 8;
-        m[2] = m[1] + nnz * 8;
-        m[3] = nnz;
-        bytes = m[2] + round8(nnz * es);
+        m[2] = m[1] + nnz[s] * 8;
+        m[3] = nnz[s];
+        bytes = m[2] + round8(nnz[s] * es);
     });
     smatrix *sm = new smatrix(rt);
     sm->lay_ = l;
@@ -124,22 +142,19 @@ status smatrix::from_tiles(runtime *rt, const char *who, const layout &l, const 
     const bool gpu = l.memory == PGDDS_MEMORY_CUDA;
     const uint64_t size = std::max<uint64_t>(bytes, 64);
     status st = pgdds_alloc_kind(ctx, l.memory, size, 64, &sm->block_);
+    if (st != PGDDS_OK) st = fail_prefix(st, who);
     std::vector<char> staged(gpu ? size : 0);
     char *base = gpu ? staged.data() : static_cast<char *>(pgdds_gptr_to_local(ctx, sm->block_));
     l.for_tiles_of(me, [&](uint64_t ti, uint64_t tj) {
         if (st != PGDDS_OK) return;
-        const uint64_t s = l.slot(ti, tj), *m = &meta[1 + 4 * s], orows = (l.tile_rows_of(ti) + 1) * 8;
-        const csr_tile &c = tiles[s];
-        if (c.offsets.empty()) memset(base + m[0], 0, orows);
-        else memcpy(base + m[0], c.offsets.data(), orows);
-        if (m[3]) {
-            memcpy(base + m[1], c.indices.data(), m[3] * 8);
-            memcpy(base + m[2], c.values.data(), m[3] * es);
-        }
+        const uint64_t *m = &meta[1 + 4 * l.slot(ti, tj)];
+        st = fill(ti, tj, reinterpret_cast<uint64_t *>(base + m[0]), reinterpret_cast<uint64_t *>(base + m[1]), base + m[2]);
     });
-    if (st == PGDDS_OK && gpu)
+    if (st == PGDDS_OK && gpu) {
         st = kernels::copy(kernels::place{gpu::device(*rt)}, pgdds_gptr_to_local(ctx, sm->block_), base, size);
-    st = agree(rt, who, st == PGDDS_OK ? st : fail_prefix(st, who));
+        if (st != PGDDS_OK) st = fail_prefix(st, who);
+    }
+    st = agree(rt, who, st);
     if (st != PGDDS_OK) {
         if (sm->block_ != PGDDS_GPTR_NULL) pgdds_free(ctx, sm->block_);
         delete sm;

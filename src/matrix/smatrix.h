@@ -5,6 +5,8 @@
 
 #include "dmatrix.h"
 
+#include <functional>
+
 namespace pgdds::matrix {
 
 // A CSR tile in local memory: rows + 1 offsets, column indices counted from the tile's first
@@ -26,6 +28,12 @@ class smatrix : public containers::container {
     // directory gathered from every rank. The caller has checked l and agreed it between ranks.
     static status from_tiles(runtime *rt, const char *who, const layout &l, const std::vector<csr_tile> &mine,
                              smatrix *&out);
+    // The same with this rank's tiles written in place, no copy in between: the block is laid
+    // out from nnz[slot], the tiles' entry counts, then fill(ti, tj, offsets, indices, values)
+    // writes tile (ti, tj)'s rows + 1 offsets, nnz indices and values there.
+    using tile_filler = std::function<status(uint64_t ti, uint64_t tj, uint64_t *offsets, uint64_t *indices, void *values)>;
+    static status from_filled(runtime *rt, const char *who, const layout &l, const std::vector<uint64_t> &nnz,
+                              const tile_filler &fill, smatrix *&out);
     status destroy(const char *who);
 
     // Where tile (ti, tj)'s arrays are, and how many entries it has.

@@ -85,33 +85,52 @@ class tile_sums {
             return info == GrB_SUCCESS ? PGDDS_OK : grb_failed(who_, "GrB_eWiseAdd", info);
         });
     }
+    // The entry count of tile (i, j)'s sum (0 where nothing was added).
+    status count(uint64_t i, uint64_t j, uint64_t &nnz)
+    {
+        nnz = 0;
+        auto it = sums_.find(i * lc_.tgrid_cols + j);
+        if (it == sums_.end()) return PGDDS_OK;
+        GrB_Index n = 0;
+        GrB_Info info = GrB_Matrix_nvals(&n, it->second);
+        nnz = n;
+        return info == GrB_SUCCESS ? PGDDS_OK : grb_failed(who_, "GrB_Matrix_nvals", info);
+    }
+    // Writes the sum of tile (i, j), of `nnz` entries (count), as CSR arrays (the tile's rows + 1
+    // offsets, nnz indices and values), its values times alpha; the sum is dropped.
+    status take_into(uint64_t i, uint64_t j, double alpha, uint64_t nnz, uint64_t *offsets, uint64_t *indices,
+                     void *values)
+    {
+        const uint64_t rows = lc_.tile_rows_of(i);
+        auto it = sums_.find(i * lc_.tgrid_cols + j);
+        if (it == sums_.end() || nnz == 0) {
+            memset(offsets, 0, (rows + 1) * 8);
+            if (it != sums_.end()) GrB_Matrix_free(&it->second), sums_.erase(it);
+            return PGDDS_OK;
+        }
+        status st = typed(lc_.dtype, [&](auto x) {
+            using T = decltype(x);
+            GrB_Index pl = rows + 1, il = nnz, xl = nnz;
+            GrB_Info info = grb<T>::export_(offsets, indices, static_cast<T *>(values), &pl, &il, &xl, it->second);
+            return info == GrB_SUCCESS ? PGDDS_OK : grb_failed(who_, "export", info);
+        });
+        GrB_Matrix_free(&it->second);
+        sums_.erase(it);
+        if (st == PGDDS_OK && alpha != 1) kernels::scale(kernels::place{}, lc_.dtype, 1, nnz, alpha, values, nnz);
+        return st;
+    }
     // The sum of tile (i, j) as a CSR tile (no entries where nothing was added), its values
     // times alpha; the sum is dropped.
     status take(uint64_t i, uint64_t j, double alpha, csr_tile &out)
     {
         out = csr_tile();
-        auto it = sums_.find(i * lc_.tgrid_cols + j);
-        if (it == sums_.end()) return PGDDS_OK;
-        status st = typed(lc_.dtype, [&](auto x) {
-            using T = decltype(x);
-            GrB_Index pl = 0, il = 0, xl = 0;
-            GrB_Info info = GrB_Matrix_exportSize(&pl, &il, &xl, GrB_CSR_FORMAT, it->second);
-            if (info == GrB_SUCCESS) {
-                out.offsets.resize(pl);
-                out.indices.resize(il + 1);  // never empty: no NULL array
-                out.values.resize((xl + 1) * sizeof(T));
-                info = grb<T>::export_(out.offsets.data(), out.indices.data(), reinterpret_cast<T *>(out.values.data()),
-                                       &pl, &il, &xl, it->second);
-            }
-            if (info != GrB_SUCCESS) return grb_failed(who_, "export", info);
-            out.indices.resize(il);
-            out.values.resize(xl * sizeof(T));
-            return PGDDS_OK;
-        });
-        GrB_Matrix_free(&it->second);
-        sums_.erase(it);
-        if (st == PGDDS_OK && alpha != 1 && out.nnz()) kernels::scale(kernels::place{}, lc_.dtype, 1, out.nnz(), alpha, out.values.data(), out.nnz());
-        return st;
+        uint64_t nnz = 0;
+        status st = count(i, j, nnz);
+        if (st != PGDDS_OK || nnz == 0) return st;
+        out.offsets.resize(lc_.tile_rows_of(i) + 1);
+        out.indices.resize(nnz);
+        out.values.resize(nnz * lc_.esize);
+        return take_into(i, j, alpha, nnz, out.offsets.data(), out.indices.data(), out.values.data());
     }
     // The C tiles (ti * tgrid_cols + tj) that have a sum.
     std::vector<uint64_t> tiles() const
@@ -388,13 +407,16 @@ status spgemm(const char *who, double alpha, const smatrix &a, const smatrix &b,
     pgdds_matrix_steals_t steals{};
     st = products(who, a, b, lc, algorithm, sums, steals);
     st = exchange(who, a, lc, sums, st);
-    // This rank's tiles, whole.
-    std::vector<csr_tile> tiles(lc.slots_per_rank);
+    // This rank's tiles, whole: exported by GraphBLAS straight into the new matrix's block.
+    std::vector<uint64_t> nnz(lc.slots_per_rank, 0);
     for (uint64_t i = 0; i < lc.tgrid_rows && st == PGDDS_OK; ++i)
         for (uint64_t j = 0; j < lc.tgrid_cols && st == PGDDS_OK; ++j)
-            if (lc.owner(i, j) == a.rank()) st = sums.take(i, j, alpha, tiles[lc.slot(i, j)]);
+            if (lc.owner(i, j) == a.rank()) st = sums.count(i, j, nnz[lc.slot(i, j)]);
     st = containers::agree(rt, who, st);
-    if (st == PGDDS_OK) st = smatrix::from_tiles(rt, who, lc, tiles, out);
+    if (st == PGDDS_OK)
+        st = smatrix::from_filled(rt, who, lc, nnz, [&](uint64_t i, uint64_t j, uint64_t *offsets, uint64_t *indices, void *values) {
+            return sums.take_into(i, j, alpha, nnz[lc.slot(i, j)], offsets, indices, values);
+        }, out);
     if (st == PGDDS_OK) out->steals() = steals;
     return st;
 }
