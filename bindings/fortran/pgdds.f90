@@ -73,6 +73,7 @@ module pgdds
     PGDDS_DMATRIX_FIELD_MEMORY = 4
   integer(c_int), parameter, public :: PGDDS_GEMM_STATIONARY_C = 0, PGDDS_GEMM_STATIONARY_A = 1, &
     PGDDS_GEMM_STATIONARY_B = 2, PGDDS_GEMM_SUMMA = 3, PGDDS_GEMM_STEAL_RANDOM = 4, PGDDS_GEMM_STEAL_LOCALITY = 5
+  integer(c_int), parameter, public :: PGDDS_NO_TRANS = 0, PGDDS_TRANS = 1
   integer(c_int), parameter, public :: PGDDS_SIGNAL_SET = 0, PGDDS_SIGNAL_ADD = 1
   integer(c_int), parameter, public :: PGDDS_CMP_EQ = 0, PGDDS_CMP_NE = 1, PGDDS_CMP_GT = 2, PGDDS_CMP_GE = 3, &
     PGDDS_CMP_LT = 4, PGDDS_CMP_LE = 5
@@ -207,6 +208,9 @@ module pgdds
   public :: pgdds_dmatrix_get_tile, pgdds_dmatrix_put_tile, pgdds_dmatrix_accumulate_tile
   public :: pgdds_dmatrix_get_tile_nb, pgdds_dmatrix_put_tile_nb, pgdds_dmatrix_accumulate_tile_nb
   public :: pgdds_dmatrix_get_slice, pgdds_dmatrix_put_slice, pgdds_dmatrix_gemm, pgdds_dmatrix_steals
+  public :: pgdds_dmatrix_get, pgdds_dmatrix_put, pgdds_dmatrix_fill, pgdds_dmatrix_generator
+  public :: pgdds_dmatrix_local_tile, pgdds_dmatrix_tile_gptr, pgdds_smatrix_tile_shape, pgdds_smatrix_get_tile
+  public :: pgdds_smatrix_local_tile
   public :: pgdds_smatrix_create_coo, pgdds_smatrix_destroy, pgdds_smatrix_info, pgdds_smatrix_get_slice
   public :: pgdds_smatrix_spmm, pgdds_smatrix_spgemm, pgdds_smatrix_steals, pgdds_smatrix_stencil, pgdds_smatrix_rmat
   public :: pgdds_smatrix_read_mm, pgdds_smatrix_write_mm
@@ -284,6 +288,13 @@ module pgdds
   ! (pgdds_context(ctx) makes a type(pgdds_context) of it), args and result point at size bytes,
   ! which may be unaligned (copy them out, e.g. with transfer), valid during the call only.
   abstract interface
+    ! A dense matrix's generator (pgdds_dmatrix_fill): gives element (i, j) (from 0) its value
+    ! through value, the address of one element of the matrix's type (c_f_pointer it).
+    subroutine pgdds_dmatrix_generator(i, j, value, arg) bind(C)
+      import :: c_ptr, c_int64_t
+      integer(c_int64_t), value :: i, j
+      type(c_ptr), value :: value, arg
+    end subroutine
     ! The function run on the target, inside a progress call there: it must not block (no flush,
     ! wait, barrier or waiting for an RPC). It answers with pgdds_rpc_reply (else an empty success).
     subroutine pgdds_rpc_fn(ctx, src_rank, args, size, reply) bind(C)
@@ -331,6 +342,14 @@ module pgdds
   end interface
   interface pgdds_darray_local
     module procedure darray_local_int32, darray_local_int64, darray_local_real32, darray_local_real64
+  end interface
+  interface pgdds_dmatrix_local_tile
+    module procedure dmatrix_local_tile_int32, dmatrix_local_tile_int64, dmatrix_local_tile_real32, &
+                     dmatrix_local_tile_real64
+  end interface
+  interface pgdds_smatrix_local_tile
+    module procedure smatrix_local_tile_int32, smatrix_local_tile_int64, smatrix_local_tile_real32, &
+                     smatrix_local_tile_real64
   end interface
   interface pgdds_queue_push
     module procedure queue_push_scalar, queue_push_array
@@ -1416,10 +1435,75 @@ module pgdds
       integer(c_int), value :: algorithm
       integer(c_int) :: st
     end function
+    function c_dmatrix_gemm_trans(trans_a, trans_b, alpha, a, b, beta, c, algorithm) &
+        bind(C, name='pgdds_dmatrix_gemm_trans') result(st)
+      import :: c_ptr, c_int, c_double
+      integer(c_int), value :: trans_a, trans_b
+      real(c_double), value :: alpha, beta
+      type(c_ptr), value :: a, b, c
+      integer(c_int), value :: algorithm
+      integer(c_int) :: st
+    end function
     function c_dmatrix_steals(c, out) bind(C, name='pgdds_dmatrix_steals') result(st)
       import :: c_ptr, c_int, c_matrix_steals
       type(c_ptr), value :: c
       type(c_matrix_steals), intent(out) :: out
+      integer(c_int) :: st
+    end function
+    function c_dmatrix_tile_gptr(matrix, ti, tj, out) bind(C, name='pgdds_dmatrix_tile_gptr') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: matrix
+      integer(c_int64_t), value :: ti, tj
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: st
+    end function
+    function c_dmatrix_local_tile(matrix, ti, tj, data) bind(C, name='pgdds_dmatrix_local_tile') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: matrix
+      integer(c_int64_t), value :: ti, tj
+      type(c_ptr), intent(out) :: data
+      integer(c_int) :: st
+    end function
+    function c_dmatrix_get(matrix, i, j, value) bind(C, name='pgdds_dmatrix_get') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: matrix, value
+      integer(c_int64_t), value :: i, j
+      integer(c_int) :: st
+    end function
+    function c_dmatrix_put(matrix, i, j, value) bind(C, name='pgdds_dmatrix_put') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: matrix, value
+      integer(c_int64_t), value :: i, j
+      integer(c_int) :: st
+    end function
+    function c_dmatrix_fill(matrix, generator, arg) bind(C, name='pgdds_dmatrix_fill') result(st)
+      import :: c_ptr, c_funptr, c_int
+      type(c_ptr), value :: matrix, arg
+      type(c_funptr), value :: generator
+      integer(c_int) :: st
+    end function
+    function c_smatrix_tile_shape(matrix, ti, tj, rows, cols, nnz, owner) bind(C, name='pgdds_smatrix_tile_shape') &
+        result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: matrix
+      integer(c_int64_t), value :: ti, tj
+      integer(c_int64_t), intent(out) :: rows, cols, nnz
+      integer(c_int), intent(out) :: owner
+      integer(c_int) :: st
+    end function
+    function c_smatrix_get_tile(matrix, ti, tj, row_offsets, col_indices, values) &
+        bind(C, name='pgdds_smatrix_get_tile') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: matrix, row_offsets, col_indices, values
+      integer(c_int64_t), value :: ti, tj
+      integer(c_int) :: st
+    end function
+    function c_smatrix_local_tile(matrix, ti, tj, row_offsets, col_indices, values) &
+        bind(C, name='pgdds_smatrix_local_tile') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: matrix
+      integer(c_int64_t), value :: ti, tj
+      type(c_ptr), intent(out) :: row_offsets, col_indices, values
       integer(c_int) :: st
     end function
     function c_smatrix_create_coo(ctx, params, count, rows, cols, values, matrix) &
@@ -2009,12 +2093,13 @@ module pgdds
       integer(int64), intent(in), optional :: ld
       integer(c_int) :: st
     end function
-    ! c = alpha a b + beta c by algorithm (PGDDS_GEMM_*; left out: PGDDS_GEMM_STATIONARY_C).
-    ! Collective.
-    module function pgdds_dmatrix_gemm(alpha, a, b, beta, c, algorithm) result(st)
+    ! c = alpha op(a) op(b) + beta c by algorithm (PGDDS_GEMM_*; left out:
+    ! PGDDS_GEMM_STATIONARY_C), op(x) being x, or its transpose read in place where trans_a or
+    ! trans_b is PGDDS_TRANS (left out: PGDDS_NO_TRANS). Collective.
+    module function pgdds_dmatrix_gemm(alpha, a, b, beta, c, algorithm, trans_a, trans_b) result(st)
       real(real64), intent(in) :: alpha, beta
       type(pgdds_dmatrix), intent(in) :: a, b, c
-      integer(c_int), intent(in), optional :: algorithm
+      integer(c_int), intent(in), optional :: algorithm, trans_a, trans_b
       integer(c_int) :: st
     end function
     ! This rank's work-stealing counts of the last gemm into c (zero after other algorithms);
@@ -2022,6 +2107,95 @@ module pgdds
     module function pgdds_dmatrix_steals(c, own_steps, stolen_steps, claims) result(st)
       type(pgdds_dmatrix), intent(in) :: c
       integer(int64), intent(out), optional :: own_steps, stolen_steps, claims
+      integer(c_int) :: st
+    end function
+    ! The global pointer of tile (ti, tj): its elements follow it row-major, with no gap.
+    module function pgdds_dmatrix_tile_gptr(matrix, ti, tj, ptr) result(st)
+      type(pgdds_dmatrix), intent(in) :: matrix
+      integer(int64), intent(in) :: ti, tj
+      integer(PGDDS_GPTR_KIND), intent(out) :: ptr
+      integer(c_int) :: st
+    end function
+    ! Element (i, j) into value, or value written to it (visible after pgdds_flush or a barrier);
+    ! value is a scalar of the matrix's element type.
+    module function pgdds_dmatrix_get(matrix, i, j, value) result(st)
+      type(pgdds_dmatrix), intent(in) :: matrix
+      integer(int64), intent(in) :: i, j
+      class(*), intent(inout), target :: value
+      integer(c_int) :: st
+    end function
+    module function pgdds_dmatrix_put(matrix, i, j, value) result(st)
+      type(pgdds_dmatrix), intent(in) :: matrix
+      integer(int64), intent(in) :: i, j
+      class(*), intent(in), target :: value
+      integer(c_int) :: st
+    end function
+    ! Every element from generator (a bind(C) subroutine of interface pgdds_dmatrix_generator),
+    ! called on the rank that holds the element with arg (left out: c_null_ptr). Collective.
+    module function pgdds_dmatrix_fill(matrix, generator, arg) result(st)
+      type(pgdds_dmatrix), intent(in) :: matrix
+      procedure(pgdds_dmatrix_generator) :: generator
+      type(c_ptr), intent(in), optional :: arg
+      integer(c_int) :: st
+    end function
+    ! pgdds_dmatrix_local_tile(matrix, ti, tj, view): a tile this rank holds, in place, as a
+    ! rank-2 pointer of the matrix's element type. The tile is stored row-major, so view has the
+    ! tile's columns as its first dimension: view(j + 1, i + 1) is the tile's element (i, j).
+    ! For a matrix in GPU memory view points to device memory.
+    module function dmatrix_local_tile_int32(matrix, ti, tj, view) result(st)
+      type(pgdds_dmatrix), intent(in) :: matrix
+      integer(int64), intent(in) :: ti, tj
+      integer(int32), pointer, intent(out) :: view(:, :)
+      integer(c_int) :: st
+    end function
+    module function dmatrix_local_tile_int64(matrix, ti, tj, view) result(st)
+      type(pgdds_dmatrix), intent(in) :: matrix
+      integer(int64), intent(in) :: ti, tj
+      integer(int64), pointer, intent(out) :: view(:, :)
+      integer(c_int) :: st
+    end function
+    module function dmatrix_local_tile_real32(matrix, ti, tj, view) result(st)
+      type(pgdds_dmatrix), intent(in) :: matrix
+      integer(int64), intent(in) :: ti, tj
+      real(real32), pointer, intent(out) :: view(:, :)
+      integer(c_int) :: st
+    end function
+    module function dmatrix_local_tile_real64(matrix, ti, tj, view) result(st)
+      type(pgdds_dmatrix), intent(in) :: matrix
+      integer(int64), intent(in) :: ti, tj
+      real(real64), pointer, intent(out) :: view(:, :)
+      integer(c_int) :: st
+    end function
+    ! pgdds_smatrix_local_tile(matrix, ti, tj, row_offsets, col_indices, values): the CSR arrays
+    ! of a tile this rank holds, in place; read them only (the pattern is fixed). Offsets and
+    ! column indices count from 0, as in C: row i's entries are col_indices(row_offsets(i + 1) +
+    ! 1 : row_offsets(i + 2)). Device memory for a matrix in GPU memory.
+    module function smatrix_local_tile_int32(matrix, ti, tj, row_offsets, col_indices, values) result(st)
+      type(pgdds_smatrix), intent(in) :: matrix
+      integer(int64), intent(in) :: ti, tj
+      integer(int64), pointer, intent(out) :: row_offsets(:), col_indices(:)
+      integer(int32), pointer, intent(out) :: values(:)
+      integer(c_int) :: st
+    end function
+    module function smatrix_local_tile_int64(matrix, ti, tj, row_offsets, col_indices, values) result(st)
+      type(pgdds_smatrix), intent(in) :: matrix
+      integer(int64), intent(in) :: ti, tj
+      integer(int64), pointer, intent(out) :: row_offsets(:), col_indices(:)
+      integer(int64), pointer, intent(out) :: values(:)
+      integer(c_int) :: st
+    end function
+    module function smatrix_local_tile_real32(matrix, ti, tj, row_offsets, col_indices, values) result(st)
+      type(pgdds_smatrix), intent(in) :: matrix
+      integer(int64), intent(in) :: ti, tj
+      integer(int64), pointer, intent(out) :: row_offsets(:), col_indices(:)
+      real(real32), pointer, intent(out) :: values(:)
+      integer(c_int) :: st
+    end function
+    module function smatrix_local_tile_real64(matrix, ti, tj, row_offsets, col_indices, values) result(st)
+      type(pgdds_smatrix), intent(in) :: matrix
+      integer(int64), intent(in) :: ti, tj
+      integer(int64), pointer, intent(out) :: row_offsets(:), col_indices(:)
+      real(real64), pointer, intent(out) :: values(:)
       integer(c_int) :: st
     end function
 
@@ -2050,6 +2224,23 @@ module pgdds
     module function pgdds_smatrix_info(matrix, rows, cols, nnz, tile_grid_rows, tile_grid_cols) result(st)
       type(pgdds_smatrix), intent(in) :: matrix
       integer(int64), intent(out), optional :: rows, cols, nnz, tile_grid_rows, tile_grid_cols
+      integer(c_int) :: st
+    end function
+    ! Tile (ti, tj)'s rows, columns, entries and owner; each may be left out.
+    module function pgdds_smatrix_tile_shape(matrix, ti, tj, rows, cols, nnz, owner) result(st)
+      type(pgdds_smatrix), intent(in) :: matrix
+      integer(int64), intent(in) :: ti, tj
+      integer(int64), intent(out), optional :: rows, cols, nnz
+      integer, intent(out), optional :: owner
+      integer(c_int) :: st
+    end function
+    ! Copies CSR tile (ti, tj): rows + 1 offsets and nnz column indices (from 0, as in C), and
+    ! nnz values of the matrix's element type, at least that long each.
+    module function pgdds_smatrix_get_tile(matrix, ti, tj, row_offsets, col_indices, values) result(st)
+      type(pgdds_smatrix), intent(in) :: matrix
+      integer(int64), intent(in) :: ti, tj
+      integer(int64), intent(inout), target, contiguous :: row_offsets(:), col_indices(:)
+      class(*), intent(inout), target, contiguous :: values(:)
       integer(c_int) :: st
     end function
     ! Rows [row0, row0 + nrows) x columns [col0, col0 + ncols), dense (zeros where no entry), into buf.

@@ -2,6 +2,12 @@
 submodule (pgdds) pgdds_matrices
   implicit none
 
+  ! What the in-place views of an empty CSR tile's entries point to.
+  integer(int64), target :: no_index(0), no_int64(0)
+  integer(int32), target :: no_int32(0)
+  real(real32), target :: no_real32(0)
+  real(real64), target :: no_real64(0)
+
 contains
 
   ! The address of buf if it is of the matrix's element type and holds nrows rows of ncols
@@ -238,10 +244,18 @@ contains
   end procedure
 
   module procedure pgdds_dmatrix_gemm
-    integer(c_int) :: alg
+    integer(c_int) :: alg, ta, tb
     alg = PGDDS_GEMM_STATIONARY_C
     if (present(algorithm)) alg = algorithm
-    st = c_dmatrix_gemm(real(alpha, c_double), a%handle, b%handle, real(beta, c_double), c%handle, alg)
+    ta = PGDDS_NO_TRANS
+    tb = PGDDS_NO_TRANS
+    if (present(trans_a)) ta = trans_a
+    if (present(trans_b)) tb = trans_b
+    if (ta == PGDDS_NO_TRANS .and. tb == PGDDS_NO_TRANS) then
+      st = c_dmatrix_gemm(real(alpha, c_double), a%handle, b%handle, real(beta, c_double), c%handle, alg)
+    else
+      st = c_dmatrix_gemm_trans(ta, tb, real(alpha, c_double), a%handle, b%handle, real(beta, c_double), c%handle, alg)
+    end if
   end procedure
 
   module procedure pgdds_dmatrix_steals
@@ -251,6 +265,108 @@ contains
     if (present(own_steps)) own_steps = s%own_steps
     if (present(stolen_steps)) stolen_steps = s%stolen_steps
     if (present(claims)) claims = s%claims
+  end procedure
+
+  module procedure pgdds_dmatrix_tile_gptr
+    integer(c_int64_t) :: out
+    ptr = PGDDS_GPTR_NULL
+    if (ti < 0 .or. tj < 0) then
+      st = fail(PGDDS_ERR_OUT_OF_BOUNDS, 'pgdds_dmatrix_tile_gptr: a tile index is negative (tiles start at 0)')
+      return
+    end if
+    st = c_dmatrix_tile_gptr(matrix%handle, ti, tj, out)
+    if (st == PGDDS_OK) ptr = out
+  end procedure
+
+  ! The address of value, a scalar of the matrix's element type at row i, column j (not
+  ! negative); else the failure, naming who.
+  function element_args(who, matrix, i, j, value, addr) result(st)
+    character(len=*), intent(in) :: who
+    type(pgdds_dmatrix), intent(in) :: matrix
+    integer(int64), intent(in) :: i, j
+    class(*), intent(in), target :: value
+    type(c_ptr), intent(out) :: addr
+    integer(c_int) :: st, dtype
+    integer(c_size_t) :: bytes
+    addr = c_null_ptr
+    if (i < 0 .or. j < 0) then
+      st = fail(PGDDS_ERR_OUT_OF_BOUNDS, who // ': a row or column is negative (they start at 0)')
+      return
+    end if
+    call describe_scalar(value, addr, bytes, dtype)
+    st = PGDDS_OK
+    if (dtype /= matrix%elem_type) st = fail(PGDDS_ERR_INVALID_ARG, who // ': value is not of the matrix''s element type')
+  end function
+
+  module procedure pgdds_dmatrix_get
+    type(c_ptr) :: addr
+    st = element_args('pgdds_dmatrix_get', matrix, i, j, value, addr)
+    if (st == PGDDS_OK) st = c_dmatrix_get(matrix%handle, i, j, addr)
+  end procedure
+
+  module procedure pgdds_dmatrix_put
+    type(c_ptr) :: addr
+    st = element_args('pgdds_dmatrix_put', matrix, i, j, value, addr)
+    if (st == PGDDS_OK) st = c_dmatrix_put(matrix%handle, i, j, addr)
+  end procedure
+
+  module procedure pgdds_dmatrix_fill
+    type(c_ptr) :: a
+    a = c_null_ptr
+    if (present(arg)) a = arg
+    st = c_dmatrix_fill(matrix%handle, c_funloc(generator), a)
+  end procedure
+
+  ! Tile (ti, tj)'s address on this rank and its shape, for a view of type dtype; else the
+  ! failure.
+  function local_tile_of(matrix, ti, tj, dtype, base, rows, cols) result(st)
+    type(pgdds_dmatrix), intent(in) :: matrix
+    integer(int64), intent(in) :: ti, tj
+    integer(c_int), intent(in) :: dtype
+    type(c_ptr), intent(out) :: base
+    integer(int64), intent(out) :: rows, cols
+    integer(c_int) :: st
+    base = c_null_ptr
+    rows = 0
+    cols = 0
+    if (matrix%elem_type /= dtype) then
+      st = fail(PGDDS_ERR_INVALID_ARG, 'pgdds_dmatrix_local_tile: the view is not of the matrix''s element type')
+      return
+    end if
+    st = tile_size(matrix, ti, tj, rows, cols)
+    if (st == PGDDS_OK) st = c_dmatrix_local_tile(matrix%handle, ti, tj, base)
+  end function
+
+  module procedure dmatrix_local_tile_int32
+    type(c_ptr) :: base
+    integer(int64) :: rows, cols
+    nullify(view)
+    st = local_tile_of(matrix, ti, tj, PGDDS_INT32, base, rows, cols)
+    if (st == PGDDS_OK) call c_f_pointer(base, view, [cols, rows])
+  end procedure
+
+  module procedure dmatrix_local_tile_int64
+    type(c_ptr) :: base
+    integer(int64) :: rows, cols
+    nullify(view)
+    st = local_tile_of(matrix, ti, tj, PGDDS_INT64, base, rows, cols)
+    if (st == PGDDS_OK) call c_f_pointer(base, view, [cols, rows])
+  end procedure
+
+  module procedure dmatrix_local_tile_real32
+    type(c_ptr) :: base
+    integer(int64) :: rows, cols
+    nullify(view)
+    st = local_tile_of(matrix, ti, tj, PGDDS_FLOAT, base, rows, cols)
+    if (st == PGDDS_OK) call c_f_pointer(base, view, [cols, rows])
+  end procedure
+
+  module procedure dmatrix_local_tile_real64
+    type(c_ptr) :: base
+    integer(int64) :: rows, cols
+    nullify(view)
+    st = local_tile_of(matrix, ti, tj, PGDDS_DOUBLE, base, rows, cols)
+    if (st == PGDDS_OK) call c_f_pointer(base, view, [cols, rows])
   end procedure
 
   ! --- Sparse matrices -------------------------------------------------------------------------
@@ -294,6 +410,136 @@ contains
     if (present(nnz)) nnz = n
     if (present(tile_grid_rows)) tile_grid_rows = in%tile_grid_rows
     if (present(tile_grid_cols)) tile_grid_cols = in%tile_grid_cols
+  end procedure
+
+  ! Tile (ti, tj)'s rows, columns, entries and owner (no failure recorded beyond C's own).
+  function sparse_tile_size(who, matrix, ti, tj, rows, cols, nnz, owner) result(st)
+    character(len=*), intent(in) :: who
+    type(pgdds_smatrix), intent(in) :: matrix
+    integer(int64), intent(in) :: ti, tj
+    integer(int64), intent(out) :: rows, cols, nnz
+    integer, intent(out) :: owner
+    integer(c_int) :: st, o
+    integer(c_int64_t) :: r, c, z
+    rows = 0
+    cols = 0
+    nnz = 0
+    owner = -1
+    if (ti < 0 .or. tj < 0) then
+      st = fail(PGDDS_ERR_OUT_OF_BOUNDS, who // ': a tile index is negative (tiles start at 0)')
+      return
+    end if
+    st = c_smatrix_tile_shape(matrix%handle, ti, tj, r, c, z, o)
+    if (st /= PGDDS_OK) return
+    rows = r
+    cols = c
+    nnz = z
+    owner = int(o)
+  end function
+
+  module procedure pgdds_smatrix_tile_shape
+    integer(int64) :: r, c, z
+    integer :: o
+    st = sparse_tile_size('pgdds_smatrix_tile_shape', matrix, ti, tj, r, c, z, o)
+    if (st /= PGDDS_OK) return
+    if (present(rows)) rows = r
+    if (present(cols)) cols = c
+    if (present(nnz)) nnz = z
+    if (present(owner)) owner = o
+  end procedure
+
+  module procedure pgdds_smatrix_get_tile
+    character(len=*), parameter :: who = 'pgdds_smatrix_get_tile'
+    integer(int64) :: rows, cols, nnz
+    integer :: owner
+    type(c_ptr) :: offp, idxp, valp
+    integer(c_size_t) :: bytes
+    integer(c_int) :: dtype
+    character(len=24) :: need
+    st = sparse_tile_size(who, matrix, ti, tj, rows, cols, nnz, owner)
+    if (st /= PGDDS_OK) return
+    call describe_array(values, valp, bytes, dtype)
+    if (dtype /= matrix%elem_type) then
+      st = fail(PGDDS_ERR_INVALID_ARG, who // ': values are not of the matrix''s element type')
+      return
+    end if
+    if (int(size(row_offsets), int64) < rows + 1) then
+      write (need, '(i0)') rows + 1
+      st = fail(PGDDS_ERR_INVALID_ARG, who // ': row_offsets holds fewer than the tile''s ' // trim(need) // ' offsets')
+      return
+    end if
+    if (int(size(col_indices), int64) < nnz .or. int(size(values), int64) < nnz) then
+      write (need, '(i0)') nnz
+      st = fail(PGDDS_ERR_INVALID_ARG, who // ': col_indices and values must hold the tile''s ' // trim(need) // &
+                ' entries')
+      return
+    end if
+    offp = c_loc(row_offsets(1))
+    idxp = c_null_ptr
+    if (size(col_indices) > 0) idxp = c_loc(col_indices(1))
+    st = c_smatrix_get_tile(matrix%handle, ti, tj, offp, idxp, valp)
+  end procedure
+
+  ! The CSR arrays of tile (ti, tj) in place on this rank, its rows and entries, for values of
+  ! type dtype; else the failure. The entry arrays of an empty tile, and all three on failure, are
+  ! empty arrays.
+  function sparse_local_of(matrix, ti, tj, dtype, row_offsets, col_indices, values, nnz) result(st)
+    type(pgdds_smatrix), intent(in) :: matrix
+    integer(int64), intent(in) :: ti, tj
+    integer(c_int), intent(in) :: dtype
+    integer(int64), pointer, intent(out) :: row_offsets(:), col_indices(:)
+    type(c_ptr), intent(out) :: values
+    integer(int64), intent(out) :: nnz
+    integer(c_int) :: st
+    character(len=*), parameter :: who = 'pgdds_smatrix_local_tile'
+    integer(int64) :: rows, cols
+    integer :: owner
+    type(c_ptr) :: offp, idxp
+    row_offsets => no_index
+    col_indices => no_index
+    values = c_null_ptr
+    nnz = 0
+    if (matrix%elem_type /= dtype) then
+      st = fail(PGDDS_ERR_INVALID_ARG, who // ': the values'' view is not of the matrix''s element type')
+      return
+    end if
+    st = sparse_tile_size(who, matrix, ti, tj, rows, cols, nnz, owner)
+    if (st == PGDDS_OK) st = c_smatrix_local_tile(matrix%handle, ti, tj, offp, idxp, values)
+    if (st /= PGDDS_OK) return
+    call c_f_pointer(offp, row_offsets, [rows + 1])
+    if (nnz > 0) call c_f_pointer(idxp, col_indices, [nnz])
+  end function
+
+  module procedure smatrix_local_tile_int32
+    type(c_ptr) :: base
+    integer(int64) :: nnz
+    values => no_int32
+    st = sparse_local_of(matrix, ti, tj, PGDDS_INT32, row_offsets, col_indices, base, nnz)
+    if (st == PGDDS_OK .and. nnz > 0) call c_f_pointer(base, values, [nnz])
+  end procedure
+
+  module procedure smatrix_local_tile_int64
+    type(c_ptr) :: base
+    integer(int64) :: nnz
+    values => no_int64
+    st = sparse_local_of(matrix, ti, tj, PGDDS_INT64, row_offsets, col_indices, base, nnz)
+    if (st == PGDDS_OK .and. nnz > 0) call c_f_pointer(base, values, [nnz])
+  end procedure
+
+  module procedure smatrix_local_tile_real32
+    type(c_ptr) :: base
+    integer(int64) :: nnz
+    values => no_real32
+    st = sparse_local_of(matrix, ti, tj, PGDDS_FLOAT, row_offsets, col_indices, base, nnz)
+    if (st == PGDDS_OK .and. nnz > 0) call c_f_pointer(base, values, [nnz])
+  end procedure
+
+  module procedure smatrix_local_tile_real64
+    type(c_ptr) :: base
+    integer(int64) :: nnz
+    values => no_real64
+    st = sparse_local_of(matrix, ti, tj, PGDDS_DOUBLE, row_offsets, col_indices, base, nnz)
+    if (st == PGDDS_OK .and. nnz > 0) call c_f_pointer(base, values, [nnz])
   end procedure
 
   module procedure pgdds_smatrix_get_slice

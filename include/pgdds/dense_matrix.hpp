@@ -5,6 +5,8 @@
 //   pgdds::dense_matrix<double> a(ctx, 1000, 800), b(ctx, 800, 600), c(ctx, 1000, 600);
 //   a.fill([](uint64_t i, uint64_t j) { return double(i + j); });     // collective
 //   pgdds::gemm(1.0, a, b, 0.0, c);                                    // collective
+//   pgdds::dense_matrix<double> d(ctx, 800, 600);
+//   pgdds::gemm(PGDDS_TRANS, PGDDS_NO_TRANS, 1.0, a, c, 0.0, d);       // D = A^T C, A read in place
 //   std::vector<double> corner = c.slice(0, 0, 10, 10);
 //
 // The default layout is square block-cyclic tiles (PGDDS_DMATRIX_DEFAULT_TILE), which conform
@@ -272,6 +274,16 @@ void gemm(T alpha, const dense_matrix<T> &a, const dense_matrix<T> &b, T beta, d
           pgdds_gemm_algorithm_t algorithm = PGDDS_GEMM_STATIONARY_C)
 {
     check(pgdds_dmatrix_gemm(double(alpha), a.handle(), b.handle(), double(beta), c.handle(), algorithm));
+}
+
+// Collective: C = alpha op(A) op(B) + beta C, op(X) X or its transpose read in place
+// (pgdds_dmatrix_gemm_trans).
+template <class T>
+void gemm(pgdds_trans_t trans_a, pgdds_trans_t trans_b, T alpha, const dense_matrix<T> &a, const dense_matrix<T> &b,
+          T beta, dense_matrix<T> &c, pgdds_gemm_algorithm_t algorithm = PGDDS_GEMM_STATIONARY_C)
+{
+    check(pgdds_dmatrix_gemm_trans(trans_a, trans_b, double(alpha), a.handle(), b.handle(), double(beta), c.handle(),
+                                   algorithm));
 }
 
 }  // namespace pgdds

@@ -313,6 +313,35 @@ typedef enum {
 PGDDS_API pgdds_status_t pgdds_dmatrix_gemm(double alpha, pgdds_dmatrix_t a, pgdds_dmatrix_t b, double beta,
                                             pgdds_dmatrix_t c, pgdds_gemm_algorithm_t algorithm);
 
+/** Whether pgdds_dmatrix_gemm_trans reads an operand as it is or transposed. */
+typedef enum {
+    PGDDS_NO_TRANS = 0,  /* the matrix as it is */
+    PGDDS_TRANS = 1      /* its transpose, read in place: tile (x, y) of the operand is the
+                          * matrix's tile (y, x), which the local kernel reads transposed; no
+                          * copy of the matrix is made */
+} pgdds_trans_t;
+
+/** C = alpha * op(A) * op(B) + beta * C, op(X) being X or its transpose (since 0.1; the BLAS
+ * transa/transb convention); collective. The rules of pgdds_dmatrix_gemm apply to op(A) and
+ * op(B): op(A) is m x k, op(B) k x n, and their tilings conform (a transposed matrix's tile
+ * rows are its tile columns). Every algorithm but SUMMA takes transposed operands (SUMMA's
+ * broadcasts follow A's tile columns and B's tile rows as stored); matrices in GPU memory take
+ * them as they are only.
+ * @param trans_a   PGDDS_NO_TRANS or PGDDS_TRANS: op(A)
+ * @param trans_b   PGDDS_NO_TRANS or PGDDS_TRANS: op(B)
+ * @param alpha     the product's factor
+ * @param a         A
+ * @param b         B
+ * @param beta      C's factor
+ * @param c         C, m x n
+ * @param algorithm a pgdds_gemm_algorithm_t
+ * @return as pgdds_dmatrix_gemm; also PGDDS_ERR_INVALID_ARG for a trans value that is neither,
+ *         or a transposed operand with SUMMA, and PGDDS_ERR_UNSUPPORTED for a transposed operand
+ *         in GPU memory */
+PGDDS_API pgdds_status_t pgdds_dmatrix_gemm_trans(pgdds_trans_t trans_a, pgdds_trans_t trans_b, double alpha,
+                                                  pgdds_dmatrix_t a, pgdds_dmatrix_t b, double beta, pgdds_dmatrix_t c,
+                                                  pgdds_gemm_algorithm_t algorithm);
+
 /** What this rank did in the last work-stealing product written into a matrix (thesis §7.4):
  * the steps of the product (a k step: one tile product added into one C tile) it computed for
  * its own C tiles and for other ranks' tiles, and the fetch-adds it made on the tiles' counters

@@ -14,6 +14,21 @@ template <class Op> status with_matrix(pgdds_dmatrix_t h, const char *who, const
     return with_handle<dmatrix>(h, dmatrix_magic, who, what, p, name, op);
 }
 
+// The GEMM entries: the handles, then check_gemm and gemm on op(A) and op(B).
+status gemm_entry(const char *who, bool trans_a, bool trans_b, double alpha, pgdds_dmatrix_t a, pgdds_dmatrix_t b,
+                  double beta, pgdds_dmatrix_t c, pgdds_gemm_algorithm_t algorithm)
+{
+    dmatrix *ma = nullptr, *mb = nullptr;
+    status st = containers::resolve(a, dmatrix_magic, who, "dense matrix A", ma);
+    if (st == PGDDS_OK) st = containers::resolve(b, dmatrix_magic, who, "dense matrix B", mb);
+    if (st != PGDDS_OK) return st;
+    const operand opa{*ma, trans_a}, opb{*mb, trans_b};
+    return with_matrix(c, who, nullptr, nullptr, [&](dmatrix &mc) {
+        status s = check_gemm(who, alpha, opa, opb, beta, mc, enum_value(algorithm));
+        return s == PGDDS_OK ? gemm(who, alpha, opa, opb, beta, mc, enum_value(algorithm)) : s;
+    });
+}
+
 // Tile (ti, tj) checked, and the caller's ld for it resolved.
 template <class Op>
 status with_tile(pgdds_dmatrix_t h, const char *who, uint64_t ti, uint64_t tj, const void *buf, uint64_t ld, Op op)
@@ -189,15 +204,17 @@ pgdds_status_t pgdds_dmatrix_fill(pgdds_dmatrix_t matrix, pgdds_dmatrix_generato
 pgdds_status_t pgdds_dmatrix_gemm(double alpha, pgdds_dmatrix_t a, pgdds_dmatrix_t b, double beta, pgdds_dmatrix_t c,
                                   pgdds_gemm_algorithm_t algorithm)
 {
-    const char *who = "pgdds_dmatrix_gemm";
-    dmatrix *ma = nullptr, *mb = nullptr;
-    status st = containers::resolve(a, dmatrix_magic, who, "dense matrix A", ma);
-    if (st == PGDDS_OK) st = containers::resolve(b, dmatrix_magic, who, "dense matrix B", mb);
-    if (st != PGDDS_OK) return st;
-    return with_matrix(c, who, nullptr, nullptr, [&](dmatrix &mc) {
-        status s = check_gemm(who, alpha, *ma, *mb, beta, mc, enum_value(algorithm));
-        return s == PGDDS_OK ? gemm(who, alpha, *ma, *mb, beta, mc, enum_value(algorithm)) : s;
-    });
+    return gemm_entry("pgdds_dmatrix_gemm", false, false, alpha, a, b, beta, c, algorithm);
+}
+
+pgdds_status_t pgdds_dmatrix_gemm_trans(pgdds_trans_t trans_a, pgdds_trans_t trans_b, double alpha, pgdds_dmatrix_t a,
+                                        pgdds_dmatrix_t b, double beta, pgdds_dmatrix_t c, pgdds_gemm_algorithm_t algorithm)
+{
+    const char *who = "pgdds_dmatrix_gemm_trans";
+    for (int t : {enum_value(trans_a), enum_value(trans_b)})
+        if (t != PGDDS_NO_TRANS && t != PGDDS_TRANS)
+            return fail(PGDDS_ERR_INVALID_ARG, "%s: trans %d is neither PGDDS_NO_TRANS nor PGDDS_TRANS", who, t);
+    return gemm_entry(who, trans_a == PGDDS_TRANS, trans_b == PGDDS_TRANS, alpha, a, b, beta, c, algorithm);
 }
 
 }  // extern "C"

@@ -31,6 +31,12 @@ status start_fetch(const dmatrix &m, uint64_t ti, uint64_t tj, fetched &f)
     return st == PGDDS_OK ? pgdds_get_nb(m.ctx, f.buf.data(), m.tile_gptr(ti, tj), bytes, &f.req) : st;
 }
 
+// The operand's tile (x, y), as stored.
+status start_fetch(const operand &o, uint64_t x, uint64_t y, fetched &f)
+{
+    return start_fetch(o.m, o.row_of(x, y), o.col_of(x, y), f);
+}
+
 status finish_fetch(pgdds_context_t ctx, fetched &f)
 {
     if (!f.req) return PGDDS_OK;
@@ -67,15 +73,13 @@ template <class Start, class Work> status pipeline(pgdds_context_t ctx, uint64_t
 // The owned tiles of m, as (ti, tj).
 template <class F> void for_my_tiles(const dmatrix &m, F f) { m.lay().for_tiles_of(m.rank(), f); }
 
-status stationary_c(double alpha, const dmatrix &a, const dmatrix &b, double beta, const dmatrix &c)
+status stationary_c(double alpha, const operand &a, const operand &b, double beta, const dmatrix &c)
 {
-    const layout &la = a.lay(), &lb = b.lay(), &lc = c.lay();
-    const uint64_t kt = la.tgrid_cols;
+    const uint64_t kt = a.tgrid_cols();
     status st = PGDDS_OK;
     for_my_tiles(c, [&](uint64_t i, uint64_t j) {
         if (st != PGDDS_OK) return;
         void *ct = c.reachable(i, j);
-        const uint64_t rows = lc.tile_rows_of(i), cols = lc.tile_cols_of(j);
         // k starts at i + j, so the ranks do not all read the same A and B tiles at once.
         auto k_of = [&](uint64_t s) { return (i + j + s) % kt; };
         st = pipeline(
@@ -86,9 +90,8 @@ status stationary_c(double alpha, const dmatrix &a, const dmatrix &b, double bet
             },
             [&](uint64_t s, pair &p) {
                 // beta enters with the first product: C is read at most once.
-                const uint64_t kk = la.tile_cols_of(k_of(s));
-                return kernels::gemm(c.at(), lc.dtype, rows, cols, kk, alpha, p.a.data, kk, p.b.data, lb.tile_cols_of(j),
-                                     s ? 1 : beta, ct, cols);
+                return tile_product(c, a, b, i, k_of(s), j, alpha, p.a.data, p.b.data, s ? 1 : beta, ct,
+                                    c.lay().tile_cols_of(j));
             });
     });
     return st;
@@ -96,15 +99,18 @@ status stationary_c(double alpha, const dmatrix &a, const dmatrix &b, double bet
 
 // Stationary A (or, with `by_b`, stationary B): the owner of each tile of the stationary matrix
 // reads the other operand's tiles it meets and accumulates each product into its C tile.
-status stationary_ab(const char *who, double alpha, const dmatrix &a, const dmatrix &b, const dmatrix &c, bool by_b)
+status stationary_ab(const char *who, double alpha, const operand &a, const operand &b, const dmatrix &c, bool by_b)
 {
-    const layout &la = a.lay(), &lb = b.lay(), &lc = c.lay();
+    const layout &lc = c.lay();
+    const operand &stationary = by_b ? b : a;
     kernels::buffer prod;  // made at the first product whose C tile this rank does not reach in place
     status st = PGDDS_OK;
-    for_my_tiles(by_b ? b : a, [&](uint64_t x, uint64_t y) {
+    for_my_tiles(stationary.m, [&](uint64_t sx, uint64_t sy) {
         if (st != PGDDS_OK) return;
-        // By A: (x, y) = (i, k), step s visits j; by B: (x, y) = (k, j), step s visits i.
-        const uint64_t n = by_b ? la.tgrid_rows : lb.tgrid_cols;
+        // The operand's coordinates of the stored tile (sx, sy). By A: (x, y) = (i, k), step s
+        // visits j; by B: (x, y) = (k, j), step s visits i.
+        const uint64_t x = stationary.transposed ? sy : sx, y = stationary.transposed ? sx : sy;
+        const uint64_t n = by_b ? a.tgrid_rows() : b.tgrid_cols();
         auto other_of = [&](uint64_t s) { return (x + y + s) % n; };
         st = pipeline(
             c.ctx, n,
@@ -114,16 +120,15 @@ status stationary_ab(const char *who, double alpha, const dmatrix &a, const dmat
             [&](uint64_t s, pair &p) {
                 const uint64_t i = by_b ? other_of(s) : x, k = by_b ? x : y, j = by_b ? y : other_of(s);
                 const void *at = by_b ? p.a.data : a.reachable(i, k), *bt = by_b ? b.reachable(k, j) : p.b.data;
-                const uint64_t rows = lc.tile_rows_of(i), cols = lc.tile_cols_of(j), kk = la.tile_cols_of(k);
+                const uint64_t cols = lc.tile_cols_of(j);
                 // Into C(i, j) itself where this rank reaches it, else through a product buffer.
                 bool done = false;
                 status s1 = c.accumulate_in_place(who, i, j, done, [&](void *ct) {
-                    return kernels::gemm(c.at(), lc.dtype, rows, cols, kk, alpha, at, kk, bt, cols, 1, ct, cols);
+                    return tile_product(c, a, b, i, k, j, alpha, at, bt, 1, ct, cols);
                 });
                 if (s1 != PGDDS_OK || done) return s1;
                 s1 = prod.ensure(c.at(), lc.tile_rows * lc.tile_cols * lc.esize);
-                if (s1 == PGDDS_OK)
-                    s1 = kernels::gemm(c.at(), lc.dtype, rows, cols, kk, alpha, at, kk, bt, cols, 0, prod.data(), cols);
+                if (s1 == PGDDS_OK) s1 = tile_product(c, a, b, i, k, j, alpha, at, bt, 0, prod.data(), cols);
                 return s1 == PGDDS_OK ? c.accumulate_tile(who, i, j, prod.data(), cols) : s1;
             });
     });
@@ -255,31 +260,38 @@ status check_scalars(const char *who, pgdds_dtype_t t, double alpha, double beta
     return PGDDS_OK;
 }
 
-status check_gemm(const char *who, double alpha, const dmatrix &a, const dmatrix &b, double beta, const dmatrix &c,
+status check_gemm(const char *who, double alpha, const operand &a, const operand &b, double beta, const dmatrix &c,
                   int algorithm)
 {
-    const layout &la = a.lay(), &lb = b.lay(), &lc = c.lay();
-    if (a.ctx != c.ctx || b.ctx != c.ctx) return fail(PGDDS_ERR_INVALID_ARG, "%s: the matrices belong to different contexts", who);
-    if (&c == &a || &c == &b) return fail(PGDDS_ERR_INVALID_ARG, "%s: C is also %s (C must be a matrix of its own)", who, &c == &a ? "A" : "B");
+    const layout la = a.shape(), lb = b.shape(), &lc = c.lay();
+    if (a.m.ctx != c.ctx || b.m.ctx != c.ctx) return fail(PGDDS_ERR_INVALID_ARG, "%s: the matrices belong to different contexts", who);
+    if (&c == &a.m || &c == &b.m)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: C is also %s (C must be a matrix of its own)", who, &c == &a.m ? "A" : "B");
     if (algorithm < PGDDS_GEMM_STATIONARY_C || algorithm > PGDDS_GEMM_STEAL_LOCALITY)
         return fail(PGDDS_ERR_INVALID_ARG, "%s: algorithm %d is not a pgdds_gemm_algorithm_t", who, algorithm);
     status st = check_conform(who, la, lb, lc);
     if (st != PGDDS_OK) return st;
+    if (algorithm == PGDDS_GEMM_SUMMA && (a.transposed || b.transposed))
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: SUMMA takes A and B as they are (its broadcasts follow their tile "
+                    "columns and rows); transposed operands go with the other algorithms", who);
     if (algorithm == PGDDS_GEMM_SUMMA && (la.grid_rows != lc.grid_rows || la.grid_cols != lc.grid_cols ||
                                           lb.grid_rows != lc.grid_rows || lb.grid_cols != lc.grid_cols))
         return fail(PGDDS_ERR_INVALID_ARG, "%s: SUMMA needs one grid of ranks for A, B and C (A %d x %d, B %d x %d, C %d x %d)",
                     who, la.grid_rows, la.grid_cols, lb.grid_rows, lb.grid_cols, lc.grid_rows, lc.grid_cols);
+    if ((a.transposed || b.transposed) && lc.memory != PGDDS_MEMORY_HOST)
+        return fail(PGDDS_ERR_UNSUPPORTED, "%s: transposed operands are read in place in host memory only (cuBLAS "
+                    "products of transposed tiles are not built yet)", who);
     return check_scalars(who, lc.dtype, alpha, beta);
 }
 
-status gemm(const char *who, double alpha, const dmatrix &a, const dmatrix &b, double beta, const dmatrix &c,
+status gemm(const char *who, double alpha, const operand &a, const operand &b, double beta, const dmatrix &c,
             int algorithm)
 {
     c.steals() = {};  // gemm_steal counts; the other algorithms leave none
     return product_frame(who, c, beta, algorithm != PGDDS_GEMM_STATIONARY_C, [&] {
         switch (algorithm) {
         case PGDDS_GEMM_STATIONARY_C: return stationary_c(alpha, a, b, beta, c);
-        case PGDDS_GEMM_SUMMA: return summa(who, alpha, a, b, c);
+        case PGDDS_GEMM_SUMMA: return summa(who, alpha, a.m, b.m, c);
         case PGDDS_GEMM_STEAL_RANDOM:
         case PGDDS_GEMM_STEAL_LOCALITY: return gemm_steal(who, alpha, a, b, c, algorithm == PGDDS_GEMM_STEAL_LOCALITY);
         default: return stationary_ab(who, alpha, a, b, c, algorithm == PGDDS_GEMM_STATIONARY_B);

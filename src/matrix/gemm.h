@@ -4,8 +4,53 @@
 #include "dmatrix.h"
 
 #include <functional>
+#include <utility>
 
 namespace pgdds::matrix {
+
+// A dense GEMM operand: matrix m as it is, or its transpose read in place (`transposed`): the
+// operand's tile (x, y) is then m's tile (y, x), which the local kernel reads transposed.
+struct operand {
+    const dmatrix &m;
+    bool transposed = false;
+
+    uint64_t tgrid_rows() const { return transposed ? m.lay().tgrid_cols : m.lay().tgrid_rows; }
+    uint64_t tgrid_cols() const { return transposed ? m.lay().tgrid_rows : m.lay().tgrid_cols; }
+    uint64_t tile_rows_of(uint64_t x) const { return transposed ? m.lay().tile_cols_of(x) : m.lay().tile_rows_of(x); }
+    uint64_t tile_cols_of(uint64_t y) const { return transposed ? m.lay().tile_rows_of(y) : m.lay().tile_cols_of(y); }
+    // m's tile row and column of the operand's tile (x, y).
+    uint64_t row_of(uint64_t x, uint64_t y) const { return transposed ? y : x; }
+    uint64_t col_of(uint64_t x, uint64_t y) const { return transposed ? x : y; }
+    const void *reachable(uint64_t x, uint64_t y) const { return m.reachable(row_of(x, y), col_of(x, y)); }
+    // The leading dimension of the stored tile behind the operand's tile (x, y): its columns.
+    uint64_t ld(uint64_t x, uint64_t y) const { return m.lay().tile_cols_of(col_of(x, y)); }
+    status read_tile(const char *who, uint64_t x, uint64_t y, kernels::buffer &buf, const void *&data) const
+    {
+        return m.read_tile(who, row_of(x, y), col_of(x, y), buf, data);
+    }
+    // The operand's shape and tiling (rows, columns and tile sizes swapped when transposed), for
+    // the conformity checks.
+    layout shape() const
+    {
+        layout l = m.lay();
+        if (transposed) {
+            std::swap(l.rows, l.cols);
+            std::swap(l.tile_rows, l.tile_cols);
+            std::swap(l.tgrid_rows, l.tgrid_cols);
+        }
+        return l;
+    }
+};
+
+// C's tile (i, j) (ldc apart) = alpha A(i, k) B(k, j) + beta C(i, j), the operands' tiles at at
+// and bt as stored.
+inline status tile_product(const dmatrix &c, const operand &a, const operand &b, uint64_t i, uint64_t k, uint64_t j,
+                           double alpha, const void *at, const void *bt, double beta, void *ct, uint64_t ldc)
+{
+    const layout &lc = c.lay();
+    return kernels::gemm(c.at(), lc.dtype, lc.tile_rows_of(i), lc.tile_cols_of(j), a.tile_cols_of(k), alpha, at,
+                         a.ld(i, k), bt, b.ld(k, j), beta, ct, ldc, a.transposed, b.transposed);
+}
 
 // Shapes, types, tilings and memory kinds of C = A B conform (A's tile rows are C's, A's tile
 // columns B's tile rows, B's tile columns C's; all three in host or all three in GPU memory).
@@ -14,7 +59,7 @@ status check_conform(const char *who, const layout &la, const layout &lb, const 
 status check_scalars(const char *who, pgdds_dtype_t t, double alpha, double beta);
 // Checks that C = alpha A B + beta C is well-formed (pgdds_dmatrix_gemm's rules); the same
 // answer on every rank, since every rank holds the same layouts.
-status check_gemm(const char *who, double alpha, const dmatrix &a, const dmatrix &b, double beta, const dmatrix &c,
+status check_gemm(const char *who, double alpha, const operand &a, const operand &b, double beta, const dmatrix &c,
                   int algorithm);
 // Work stealing over C's tiles (steal.cc, thesis §7.4): each tile's `steps` steps are claimed one
 // at a time by a fetch-add on a counter on the tile's owner, own tiles first, then other ranks'
@@ -29,7 +74,7 @@ using steal_done = std::function<status(uint64_t, uint64_t)>;
 status steal(const char *who, pgdds_context_t ctx, int me, const layout &lc, uint64_t steps, bool locality,
              const steal_near &near, const steal_step &step, const steal_done &done, pgdds_matrix_steals_t &counts);
 // Stationary C with work stealing for dense A and B: random victims, or locality-aware ones first.
-status gemm_steal(const char *who, double alpha, const dmatrix &a, const dmatrix &b, const dmatrix &c, bool locality);
+status gemm_steal(const char *who, double alpha, const operand &a, const operand &b, const dmatrix &c, bool locality);
 // Scales this rank's C tiles by beta (beta 0 zeroes them without reading).
 status scale_mine(const dmatrix &c, double beta);
 // The end of product_frame: names `who` in front of a failure that does not yet, a barrier, and
@@ -54,7 +99,7 @@ template <class Run> status product_frame(const char *who, const dmatrix &c, dou
     return product_finish(who, c, st);
 }
 // Collective; after check_gemm.
-status gemm(const char *who, double alpha, const dmatrix &a, const dmatrix &b, double beta, const dmatrix &c,
+status gemm(const char *who, double alpha, const operand &a, const operand &b, double beta, const dmatrix &c,
             int algorithm);
 
 }  // namespace pgdds::matrix

@@ -11,19 +11,24 @@
 namespace pgdds::matrix::kernels {
 namespace {
 
-// Integer arithmetic wraps, as unsigned arithmetic does (no signed overflow).
+// Integer arithmetic wraps, as unsigned arithmetic does (no signed overflow). ta, tb: A and B
+// are stored transposed (k x m, n x k, row-major).
 template <class T, class U> void gemm_int(uint64_t m, uint64_t n, uint64_t k, double alpha, const T *a, uint64_t lda,
-                                          const T *b, uint64_t ldb, double beta, T *c, uint64_t ldc)
+                                          bool ta, const T *b, uint64_t ldb, bool tb, double beta, T *c, uint64_t ldc)
 {
     U al = U(int64_t(alpha)), be = U(int64_t(beta));
     for (uint64_t i = 0; i < m; ++i) {
         U *ci = reinterpret_cast<U *>(c + i * ldc);
         for (uint64_t j = 0; j < n; ++j) ci[j] = beta == 0 ? U(0) : U(ci[j] * be);
-        // i-p-j order: B's rows and C's row are read contiguously.
+        // i-p-j order: B's rows and C's row are read contiguously (B's columns when transposed).
         for (uint64_t p = 0; p < k; ++p) {
-            U aip = U(al * U(a[i * lda + p]));
-            const T *bp = b + p * ldb;
-            for (uint64_t j = 0; j < n; ++j) ci[j] = U(ci[j] + U(aip * U(bp[j])));
+            U aip = U(al * U(ta ? a[p * lda + i] : a[i * lda + p]));
+            if (tb) {
+                for (uint64_t j = 0; j < n; ++j) ci[j] = U(ci[j] + U(aip * U(b[j * ldb + p])));
+            } else {
+                const T *bp = b + p * ldb;
+                for (uint64_t j = 0; j < n; ++j) ci[j] = U(ci[j] + U(aip * U(bp[j])));
+            }
         }
     }
 }
@@ -47,28 +52,27 @@ template <class T, class U> void scale_int(uint64_t rows, uint64_t cols, double 
 }
 
 void host_gemm(pgdds_dtype_t t, uint64_t m, uint64_t n, uint64_t k, double alpha, const void *a, uint64_t lda,
-          const void *b, uint64_t ldb, double beta, void *c, uint64_t ldc)
+               bool ta, const void *b, uint64_t ldb, bool tb, double beta, void *c, uint64_t ldc)
 {
     if (m == 0 || n == 0) return;
+    const CBLAS_TRANSPOSE opa = ta ? CblasTrans : CblasNoTrans, opb = tb ? CblasTrans : CblasNoTrans;
     // The layout keeps every tile dimension within int (layout.cc).
     switch (t) {
     case PGDDS_FLOAT:
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(m), int(n), int(k), float(alpha),
-                    static_cast<const float *>(a), int(lda), static_cast<const float *>(b), int(ldb), float(beta),
-                    static_cast<float *>(c), int(ldc));
+        cblas_sgemm(CblasRowMajor, opa, opb, int(m), int(n), int(k), float(alpha), static_cast<const float *>(a), int(lda),
+                    static_cast<const float *>(b), int(ldb), float(beta), static_cast<float *>(c), int(ldc));
         break;
     case PGDDS_DOUBLE:
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(m), int(n), int(k), alpha,
-                    static_cast<const double *>(a), int(lda), static_cast<const double *>(b), int(ldb), beta,
-                    static_cast<double *>(c), int(ldc));
+        cblas_dgemm(CblasRowMajor, opa, opb, int(m), int(n), int(k), alpha, static_cast<const double *>(a), int(lda),
+                    static_cast<const double *>(b), int(ldb), beta, static_cast<double *>(c), int(ldc));
         break;
     case PGDDS_INT32:
-        gemm_int<int32_t, uint32_t>(m, n, k, alpha, static_cast<const int32_t *>(a), lda,
-                                    static_cast<const int32_t *>(b), ldb, beta, static_cast<int32_t *>(c), ldc);
+        gemm_int<int32_t, uint32_t>(m, n, k, alpha, static_cast<const int32_t *>(a), lda, ta,
+                                    static_cast<const int32_t *>(b), ldb, tb, beta, static_cast<int32_t *>(c), ldc);
         break;
     default:
-        gemm_int<int64_t, uint64_t>(m, n, k, alpha, static_cast<const int64_t *>(a), lda,
-                                    static_cast<const int64_t *>(b), ldb, beta, static_cast<int64_t *>(c), ldc);
+        gemm_int<int64_t, uint64_t>(m, n, k, alpha, static_cast<const int64_t *>(a), lda, ta,
+                                    static_cast<const int64_t *>(b), ldb, tb, beta, static_cast<int64_t *>(c), ldc);
         break;
     }
 }
@@ -123,10 +127,14 @@ void host_scale(pgdds_dtype_t t, uint64_t rows, uint64_t cols, double beta, void
 }  // namespace
 
 status gemm(place at, pgdds_dtype_t t, uint64_t m, uint64_t n, uint64_t k, double alpha, const void *a, uint64_t lda,
-            const void *b, uint64_t ldb, double beta, void *c, uint64_t ldc)
+            const void *b, uint64_t ldb, double beta, void *c, uint64_t ldc, bool trans_a, bool trans_b)
 {
-    if (!at.host()) return device::gemm(at.device, t, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    host_gemm(t, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    if (!at.host()) {
+        if (trans_a || trans_b)
+            return fail(PGDDS_ERR_UNSUPPORTED, "a transposed operand in GPU memory is not supported (transpose it first)");
+        return device::gemm(at.device, t, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    }
+    host_gemm(t, m, n, k, alpha, a, lda, trans_a, b, ldb, trans_b, beta, c, ldc);
     return PGDDS_OK;
 }
 

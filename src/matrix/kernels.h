@@ -23,8 +23,11 @@ struct place {
 };
 
 // C (m x n) = alpha * A (m x k) * B (k x n) + beta * C; beta 0 sets C without reading it.
+// trans_a, trans_b: A or B is stored transposed (k x m, n x k, with its own leading dimension);
+// on the host only.
 pgdds_status_t gemm(place at, pgdds_dtype_t t, uint64_t m, uint64_t n, uint64_t k, double alpha, const void *a,
-                    uint64_t lda, const void *b, uint64_t ldb, double beta, void *c, uint64_t ldc);
+                    uint64_t lda, const void *b, uint64_t ldb, double beta, void *c, uint64_t ldc, bool trans_a = false,
+                    bool trans_b = false);
 // Y (rows x cols) += X.
 pgdds_status_t add(place at, pgdds_dtype_t t, uint64_t rows, uint64_t cols, const void *x, uint64_t ldx, void *y,
                    uint64_t ldy);

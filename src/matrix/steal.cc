@@ -68,10 +68,10 @@ status steal(const char *who, pgdds_context_t ctx, int me, const layout &lc, uin
     return st != PGDDS_OK ? st : (fr == PGDDS_OK ? fr : fail_prefix(fr, who));
 }
 
-status gemm_steal(const char *who, double alpha, const dmatrix &a, const dmatrix &b, const dmatrix &c, bool locality)
+status gemm_steal(const char *who, double alpha, const operand &a, const operand &b, const dmatrix &c, bool locality)
 {
-    const layout &la = a.lay(), &lb = b.lay(), &lc = c.lay();
-    const uint64_t kt = la.tgrid_cols;
+    const layout &lc = c.lay();
+    const uint64_t kt = a.tgrid_cols();
     kernels::buffer sum, abuf, bbuf;  // sum: made at the first product for a C tile not reached in place
     // How many of a tile's operand tiles (A's tile row i, B's tile column j) this rank reads in place.
     auto near = [&](uint64_t i, uint64_t j) {
@@ -82,19 +82,17 @@ status gemm_steal(const char *who, double alpha, const dmatrix &a, const dmatrix
     // A step adds its product into C(i, j) itself where this rank reaches it (under the tile's
     // lock), else into the private sum that done() accumulates.
     auto step = [&](uint64_t i, uint64_t j, uint64_t s, bool first) {
-        const uint64_t k = (i + j + s) % kt, kk = la.tile_cols_of(k), rows = lc.tile_rows_of(i), cols = lc.tile_cols_of(j);
+        const uint64_t k = (i + j + s) % kt, cols = lc.tile_cols_of(j);
         const void *at = nullptr, *bt = nullptr;
         status st = a.read_tile(who, i, k, abuf, at);
         if (st == PGDDS_OK) st = b.read_tile(who, k, j, bbuf, bt);
         bool in_place = false;
         if (st == PGDDS_OK)
             st = c.accumulate_in_place(who, i, j, in_place, [&](void *ct) {
-                return kernels::gemm(c.at(), lc.dtype, rows, cols, kk, alpha, at, kk, bt, lb.tile_cols_of(j), 1, ct, cols);
+                return tile_product(c, a, b, i, k, j, alpha, at, bt, 1, ct, cols);
             });
         if (st == PGDDS_OK && !in_place) st = sum.ensure(c.at(), lc.tile_rows * lc.tile_cols * lc.esize);
-        if (st == PGDDS_OK && !in_place)
-            st = kernels::gemm(c.at(), lc.dtype, rows, cols, kk, alpha, at, kk, bt, lb.tile_cols_of(j), first ? 0 : 1,
-                               sum.data(), cols);
+        if (st == PGDDS_OK && !in_place) st = tile_product(c, a, b, i, k, j, alpha, at, bt, first ? 0 : 1, sum.data(), cols);
         return st;
     };
     auto done = [&](uint64_t i, uint64_t j) {

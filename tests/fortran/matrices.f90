@@ -1,20 +1,46 @@
 ! Dense matrices from Fortran: creation and layout, tiles and slices through rank-1 buffers in C's
 ! row-major order, accumulation from every rank at once (exact sums), C = alpha A B + beta C by
 ! every algorithm against the product computed here (small whole numbers: exact in double and in
-! int64), and bad input: buffers of the wrong type or too small, negative indexes, tiles outside
-! the grid, half of an optional pair.
+! int64) and with B read transposed, elements, a generator and tiles in place, and bad input:
+! buffers and values of the wrong type or too small, negative indexes, tiles outside the grid,
+! half of an optional pair.
+module matrix_generators
+  use, intrinsic :: iso_c_binding
+  implicit none
+contains
+  ! Element (i, j) = 100 i + j, times arg's real(c_double) where arg is given.
+  subroutine hundred_i_plus_j(i, j, value, arg) bind(C)
+    integer(c_int64_t), value :: i, j
+    type(c_ptr), value :: value, arg
+    real(c_double), pointer :: v, factor
+    call c_f_pointer(value, v)
+    v = real(100 * i + j, c_double)
+    if (c_associated(arg)) then
+      call c_f_pointer(arg, factor)
+      v = v * factor
+    end if
+  end subroutine
+end module
+
 program fortran_matrices
+  use matrix_generators
   use pgdds
   use harness
   implicit none
 
   integer, parameter :: m = 13, k = 11, nc = 9
   type(pgdds_context) :: ctx
-  type(pgdds_dmatrix) :: a, b, c, t, ia, ib, ic, refused
+  type(pgdds_dmatrix) :: a, b, c, t, ia, ib, ic, g, bt, refused
+  integer(int64) :: ti, tj
+  integer(PGDDS_GPTR_KIND) :: gp
+  real(real64), target :: factor
+  real(real64) :: value
+  real(real64), pointer :: view(:, :)
+  real(real32), pointer :: wrong_view(:, :)
   integer :: me, n, owner, alg, gr, gc
   integer(int64) :: rows, cols, trows, tcols, tgr, tgc, i, j, x, bad
   integer(int64) :: own, stolen, steps, cgr, cgc, agc
-  real(real64) :: abuf(m * k), bbuf(k * nc), cbuf(m * nc), want
+  real(real64) :: abuf(m * k), bbuf(k * nc), cbuf(m * nc), btbuf(nc * k), want
   real(real64), asynchronous :: tile(16)
   type(pgdds_request) :: req
   integer(int64) :: iabuf(m * k), ibbuf(k * nc), icbuf(m * nc), iwant
@@ -94,6 +120,41 @@ program fortran_matrices
     end if
     call check_ok(pgdds_barrier(ctx), 'barrier')
   end do
+
+  ! C = A (B^T)^T: B stored transposed (nc x k, tiles 4 x 4) and read transposed in place, by
+  ! stationary C and locality-aware stealing; with SUMMA refused.
+  call check_ok(pgdds_dmatrix_create(ctx, bt, int(nc, int64), int(k, int64), PGDDS_DOUBLE, PGDDS_DIST_BLOCK_CYCLIC, &
+                                     tile_rows=4_int64, tile_cols=4_int64), 'create B^T')
+  if (me == 0) then
+    do i = 0, nc - 1
+      do j = 0, k - 1
+        btbuf(i * k + j + 1) = bbuf(j * nc + i + 1)
+      end do
+    end do
+    call check_ok(pgdds_dmatrix_put_slice(bt, 0_int64, 0_int64, int(nc, int64), int(k, int64), btbuf), 'put B^T')
+  end if
+  call check_ok(pgdds_barrier(ctx), 'barrier')
+  do alg = PGDDS_GEMM_STATIONARY_C, PGDDS_GEMM_STEAL_LOCALITY, PGDDS_GEMM_STEAL_LOCALITY
+    call check_ok(pgdds_dmatrix_gemm(1.0_real64, a, bt, 0.0_real64, c, alg, trans_b=PGDDS_TRANS), 'gemm with B^T')
+    call check_ok(pgdds_dmatrix_get_slice(c, 0_int64, 0_int64, int(m, int64), int(nc, int64), cbuf), 'get C')
+    bad = 0
+    do i = 0, m - 1
+      do j = 0, nc - 1
+        want = 0
+        do x = 0, k - 1
+          want = want + abuf(i * k + x + 1) * bbuf(x * nc + j + 1)
+        end do
+        if (cbuf(i * nc + j + 1) /= want) bad = bad + 1
+      end do
+    end do
+    call check(bad == 0, 'C = A B with B read transposed')
+    call check_ok(pgdds_barrier(ctx), 'barrier')
+  end do
+  call check_status(pgdds_dmatrix_gemm(1.0_real64, a, bt, 0.0_real64, c, PGDDS_GEMM_SUMMA, trans_b=PGDDS_TRANS), &
+                    PGDDS_ERR_INVALID_ARG, 'SUMMA with a transposed operand')
+  call check_status(pgdds_dmatrix_gemm(1.0_real64, a, bt, 0.0_real64, c, trans_a=PGDDS_TRANS), PGDDS_ERR_INVALID_ARG, &
+                    'A^T does not conform')
+  call check_ok(pgdds_dmatrix_destroy(bt), 'destroy B^T')
 
   ! int64: the same product, exact.
   call check_ok(pgdds_dmatrix_create(ctx, ia, int(m, int64), int(k, int64), PGDDS_INT64, PGDDS_DIST_BLOCK_ROW), 'int A')
@@ -186,6 +247,73 @@ program fortran_matrices
   call check_status(pgdds_dmatrix_accumulate_tile_nb(t, 0_int64, 0_int64, wrong_type, req), PGDDS_ERR_INVALID_ARG, &
                     'accumulate_tile_nb real32 buffer')
   call check_ok(pgdds_barrier(ctx), 'barrier')
+
+  ! Elements, a generator and tiles in place: G (10 x 7 in 4 x 3 tiles) filled from a bind(C)
+  ! generator with and without its argument, read back element by element; each rank writes the
+  ! first element of each tile it holds through the tile in place (view(j + 1, i + 1) is the
+  ! tile's element (i, j)), rank 0 puts one element, and every rank reads them.
+  call check_ok(pgdds_dmatrix_create(ctx, g, 10_int64, 7_int64, PGDDS_DOUBLE, PGDDS_DIST_BLOCK_CYCLIC, &
+                                     tile_rows=4_int64, tile_cols=3_int64), 'create G')
+  factor = 2
+  call check_ok(pgdds_dmatrix_fill(g, hundred_i_plus_j, c_loc(factor)), 'fill G, with an argument')
+  bad = 0
+  do i = 0, 9
+    do j = 0, 6
+      call check_ok(pgdds_dmatrix_get(g, i, j, value), 'get an element')
+      if (value /= 2 * (100 * i + j)) bad = bad + 1
+    end do
+  end do
+  call check(bad == 0, 'every element from the generator and its argument')
+  call check_ok(pgdds_barrier(ctx), 'barrier')  ! every rank has read G before it is filled again
+  call check_ok(pgdds_dmatrix_fill(g, hundred_i_plus_j), 'fill G')
+  call check_ok(pgdds_dmatrix_info(g, tile_grid_rows=tgr, tile_grid_cols=tgc), 'info G')
+  bad = 0
+  do ti = 0, tgr - 1
+    do tj = 0, tgc - 1
+      call check_ok(pgdds_dmatrix_tile_shape(g, ti, tj, rows, cols, owner), 'tile_shape G')
+      if (owner /= me) then
+        call check_status(pgdds_dmatrix_local_tile(g, ti, tj, view), PGDDS_ERR_INVALID_ARG, 'another rank''s tile in place')
+        cycle
+      end if
+      call check_ok(pgdds_dmatrix_local_tile(g, ti, tj, view), 'local tile')
+      call check_ok(pgdds_dmatrix_tile_gptr(g, ti, tj, gp), 'tile_gptr')
+      if (.not. c_associated(pgdds_gptr_to_local(ctx, gp), c_loc(view(1, 1)))) bad = bad + 1
+      if (size(view, 1) /= cols .or. size(view, 2) /= rows) then
+        bad = bad + 1
+        cycle
+      end if
+      do i = 0, rows - 1
+        do j = 0, cols - 1
+          if (view(j + 1, i + 1) /= 100 * (ti * 4 + i) + tj * 3 + j) bad = bad + 1
+        end do
+      end do
+      view(1, 1) = -1
+    end do
+  end do
+  call check(bad == 0, 'each tile this rank holds, in place')
+  call check_ok(pgdds_barrier(ctx), 'barrier')
+  if (me == 0) call check_ok(pgdds_dmatrix_put(g, 9_int64, 6_int64, 5.5_real64), 'put an element')
+  call check_ok(pgdds_barrier(ctx), 'barrier')
+  bad = 0
+  do i = 0, 9
+    do j = 0, 6
+      call check_ok(pgdds_dmatrix_get(g, i, j, value), 'get an element')
+      want = real(100 * i + j, real64)
+      if (mod(i, 4_int64) == 0 .and. mod(j, 3_int64) == 0) want = -1
+      if (i == 9 .and. j == 6) want = 5.5_real64
+      if (value /= want) bad = bad + 1
+    end do
+  end do
+  call check(bad == 0, 'elements written in place and by a put')
+  call check_status(pgdds_dmatrix_get(g, 0_int64, 0_int64, wrong_type(1)), PGDDS_ERR_INVALID_ARG, 'get, real32 value')
+  call check_status(pgdds_dmatrix_put(g, 0_int64, 0_int64, 1_int64), PGDDS_ERR_INVALID_ARG, 'put, int64 value')
+  call check_status(pgdds_dmatrix_get(g, 10_int64, 0_int64, value), PGDDS_ERR_OUT_OF_BOUNDS, 'get outside the matrix')
+  call check_status(pgdds_dmatrix_put(g, 0_int64, -1_int64, value), PGDDS_ERR_OUT_OF_BOUNDS, 'put, negative column')
+  call check_status(pgdds_dmatrix_local_tile(g, 0_int64, 0_int64, wrong_view), PGDDS_ERR_INVALID_ARG, &
+                    'local tile, view of the wrong type')
+  call check_status(pgdds_dmatrix_local_tile(g, tgr, 0_int64, view), PGDDS_ERR_OUT_OF_BOUNDS, 'local tile outside the grid')
+  call check_status(pgdds_dmatrix_tile_gptr(g, 0_int64, -1_int64, gp), PGDDS_ERR_OUT_OF_BOUNDS, 'tile_gptr, negative index')
+  call check_ok(pgdds_dmatrix_destroy(g), 'destroy G')
 
   ! Bad input: nothing is read or written past a buffer, nothing of the wrong type.
   call check_status(pgdds_dmatrix_get_tile(t, 0_int64, 0_int64, wrong_type), PGDDS_ERR_INVALID_ARG, 'real32 buffer')

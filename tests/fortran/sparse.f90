@@ -1,9 +1,9 @@
 ! Sparse matrices from Fortran: a 13 x 11 matrix from coordinate triples given by every rank
 ! (duplicates summed), its shape, entry count and dense slices; C = A B with B dense by every
 ! algorithm, and A D with D sparse (SpGEMM) by every algorithm, against products computed here
-! (small whole numbers: exact in double), with work stealing's counts; the stencil and R-MAT
-! generators; a Matrix Market round trip; and bad input: arrays of different lengths or the
-! wrong type, negative sizes, half of an optional pair.
+! (small whole numbers: exact in double), with work stealing's counts; A's CSR tiles copied and
+! in place; the stencil and R-MAT generators; a Matrix Market round trip; and bad input: arrays
+! of different lengths or the wrong type, negative sizes, half of an optional pair.
 program fortran_sparse
   use pgdds
   use harness
@@ -19,6 +19,12 @@ program fortran_sparse
   real(real64), allocatable :: v(:)
   real(real64) :: adense(m * k), got(m * k), bbuf(k * nc), cbuf(m * nc), want, sbuf(27 * 27), sback(27 * 27)
   real(real32) :: wrong_type(4)
+  integer(int64) :: ti, tj, tnnz, offs(5), cols_of(16)
+  integer :: owner
+  real(real64) :: vals(16), tdense(16)
+  integer(int64), pointer :: loff(:), lcol(:)
+  real(real64), pointer :: lval(:)
+  real(real32), pointer :: wrong_view(:)
   character(len=64) :: path
 
   call start(ctx, 32_int64 * 1024 * 1024)
@@ -47,6 +53,52 @@ program fortran_sparse
   got = -1
   call check_ok(pgdds_smatrix_get_slice(a, 0_int64, 0_int64, int(m, int64), int(k, int64), got), 'slice of A')
   call check(all(got == adense), 'A read back whole, zeros where no entry')
+
+  ! A's CSR tiles: every tile copied by every rank (offsets and columns from 0, in C's terms)
+  ! matches adense; the tiles this rank holds also in place, the same arrays.
+  bad = 0
+  do ti = 0, 3
+    do tj = 0, agc - 1
+      call check_ok(pgdds_smatrix_tile_shape(a, ti, tj, rows, cols, tnnz, owner), 'sparse tile_shape')
+      offs = -1
+      call check_ok(pgdds_smatrix_get_tile(a, ti, tj, offs, cols_of, vals), 'sparse get_tile')
+      if (offs(1) /= 0 .or. offs(rows + 1) /= tnnz) bad = bad + 1
+      tdense = 0
+      do i = 0, rows - 1
+        do x = offs(i + 1) + 1, offs(i + 2)
+          tdense(i * 4 + cols_of(x) + 1) = vals(x)
+        end do
+      end do
+      do i = 0, rows - 1
+        do j = 0, cols - 1
+          if (tdense(i * 4 + j + 1) /= adense((ti * 4 + i) * k + tj * 4 + j + 1)) bad = bad + 1
+        end do
+      end do
+      if (owner == me) then
+        call check_ok(pgdds_smatrix_local_tile(a, ti, tj, loff, lcol, lval), 'sparse local_tile')
+        if (size(loff) /= rows + 1 .or. size(lcol) /= tnnz .or. size(lval) /= tnnz) then
+          bad = bad + 1
+        else if (any(loff /= offs(1:rows + 1)) .or. any(lcol /= cols_of(1:tnnz)) .or. any(lval /= vals(1:tnnz))) then
+          bad = bad + 1
+        end if
+      else
+        call check_status(pgdds_smatrix_local_tile(a, ti, tj, loff, lcol, lval), PGDDS_ERR_INVALID_ARG, &
+                          'another rank''s sparse tile in place')
+      end if
+    end do
+  end do
+  call check(bad == 0, 'A''s tiles copied and in place')
+  call check_status(pgdds_smatrix_get_tile(a, 0_int64, 0_int64, offs(1:4), cols_of, vals), PGDDS_ERR_INVALID_ARG, &
+                    'sparse get_tile, offsets too short')
+  call check_status(pgdds_smatrix_get_tile(a, 0_int64, 0_int64, offs, cols_of, wrong_type), PGDDS_ERR_INVALID_ARG, &
+                    'sparse get_tile, values of the wrong type')
+  call check_status(pgdds_smatrix_get_tile(a, 0_int64, 0_int64, offs, cols_of(1:0), vals), PGDDS_ERR_INVALID_ARG, &
+                    'sparse get_tile, no room for the columns')
+  call check_status(pgdds_smatrix_get_tile(a, 4_int64, 0_int64, offs, cols_of, vals), PGDDS_ERR_OUT_OF_BOUNDS, &
+                    'sparse get_tile outside the grid')
+  call check_status(pgdds_smatrix_tile_shape(a, -1_int64, 0_int64), PGDDS_ERR_OUT_OF_BOUNDS, 'sparse tile_shape, negative')
+  call check_status(pgdds_smatrix_local_tile(a, 0_int64, 0_int64, loff, lcol, wrong_view), PGDDS_ERR_INVALID_ARG, &
+                    'sparse local_tile, values of the wrong type')
 
   ! C = A B by every algorithm; B(x, j) = x + 2 j.
   call check_ok(pgdds_dmatrix_create(ctx, b, int(k, int64), int(nc, int64), PGDDS_DOUBLE, PGDDS_DIST_BLOCK_CYCLIC, &

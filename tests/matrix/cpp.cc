@@ -1,7 +1,7 @@
 // The C++ face of the dense matrices: pgdds::dense_matrix<T> for every element type, fill from a
 // lambda, tiles (blocking and through a future), elements, slices, local tiles, accumulation,
-// gemm with every algorithm against a plain product of the same matrices, and pgdds::error for
-// what the C ABI refuses.
+// gemm with every algorithm against a plain product of the same matrices, A^T A with A read
+// transposed, and pgdds::error for what the C ABI refuses.
 #include <pgdds/dense_matrix.hpp>
 
 #include <cmath>
@@ -59,6 +59,25 @@ template <class T> static void run(pgdds::context &ctx)
                 for (uint64_t p = 0; p < K; ++p) want += 2.0 * double(av[i * K + p]) * double(bv[p * N + j]);
                 CHECK(std::fabs(double(cv[i * N + j]) - want) <= 1e-5 * (std::fabs(want) + 1));
             }
+        ctx.barrier();
+    }
+
+    // A^T A (K x K) with A read transposed in place, by stationary C and work stealing.
+    {
+        pgdds::dense_matrix<T> ata(ctx, K, K, sq);
+        for (int algo : {int(PGDDS_GEMM_STATIONARY_C), int(PGDDS_GEMM_STEAL_LOCALITY)}) {
+            pgdds::gemm(PGDDS_TRANS, PGDDS_NO_TRANS, T(1), a, a, T(0), ata, pgdds_gemm_algorithm_t(algo));
+            std::vector<T> v = ata.slice(0, 0, K, K);
+            for (uint64_t i = 0; i < K; ++i)
+                for (uint64_t j = 0; j < K; ++j) {
+                    double want = 0;
+                    for (uint64_t p = 0; p < M; ++p) want += double(av[p * K + i]) * double(av[p * K + j]);
+                    CHECK(std::fabs(double(v[i * K + j]) - want) <= 1e-5 * (std::fabs(want) + 1));
+                }
+            ctx.barrier();
+        }
+        CHECK(status_of([&] { pgdds::gemm(PGDDS_TRANS, PGDDS_NO_TRANS, T(1), a, b, T(0), ata); }) ==
+              PGDDS_ERR_INVALID_ARG);  // A^T is 7 x 11, B 7 x 9
         ctx.barrier();
     }
 

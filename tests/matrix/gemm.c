@@ -1,8 +1,9 @@
 /* C = alpha A B + beta C with every algorithm, over conforming layouts of every kind (square
  * block-cyclic tiles, 1 x N and N x 1 grids, block row times block column), on shapes the
- * grids do not divide, checked against a single-process product of the same matrices: CBLAS
- * for float and double (within the stated tolerance), a plain loop for the integer types
- * (exact). Bad input returns a status on every rank and leaves C as it was. */
+ * grids do not divide, and with A, B or both read transposed (pgdds_dmatrix_gemm_trans, each
+ * stored as its transpose in the swapped layout), checked against a single-process product of
+ * the same matrices: CBLAS for float and double (within the stated tolerance), a plain loop for
+ * the integer types (exact). Bad input returns a status on every rank and leaves C as it was. */
 #include "matrix_test.h"
 
 #include <cblas.h>
@@ -95,25 +96,70 @@ static int close_enough(pgdds_dtype_t t, double got, double want, double scale)
     return fabs(got - want) <= (t == PGDDS_FLOAT ? TOL_FLOAT : TOL_DOUBLE) * scale;
 }
 
-static void run(pgdds_context_t ctx, const struct gemm_layout *L, uint64_t m, uint64_t n, uint64_t k, int ti, int algo)
+/* The layout of X^T's storage for an operand laid out as p: grid and tile sizes swapped, block
+ * rows for block columns; so X^T read transposed tiles as p would. */
+static pgdds_dmatrix_params_t swapped(pgdds_dmatrix_params_t p)
+{
+    int g = p.grid_rows;
+    uint64_t t = p.tile_rows;
+    p.grid_rows = p.grid_cols, p.grid_cols = g;
+    p.tile_rows = p.tile_cols, p.tile_cols = t;
+    if (p.distribution == PGDDS_DIST_BLOCK_ROW) p.distribution = PGDDS_DIST_BLOCK_COL;
+    else if (p.distribution == PGDDS_DIST_BLOCK_COL) p.distribution = PGDDS_DIST_BLOCK_ROW;
+    return p;
+}
+
+/* Element (i, j) of a matrix stored transposed: the pattern at (j, i). */
+static void transposed_generator(uint64_t i, uint64_t j, void *value, void *arg)
+{
+    m_generator(j, i, value, arg);
+}
+
+/* An operand of pattern `seed`, rows x cols as the product reads it: stored as it is, or (trans)
+ * as its transpose, which gemm_trans reads transposed. */
+static pgdds_dmatrix_t operand(pgdds_context_t ctx, pgdds_dmatrix_params_t p, uint64_t rows, uint64_t cols,
+                               pgdds_dtype_t t, int trans, struct m_gen_arg *g)
+{
+    pgdds_dmatrix_t x = trans ? make(ctx, swapped(p), cols, rows, t) : make(ctx, p, rows, cols, t);
+    if (x) T_OK(pgdds_dmatrix_fill(x, trans ? transposed_generator : m_generator, g));
+    return x;
+}
+
+/* C = alpha op(A) op(B) + beta C (op: the transpose where ta or tb) by one algorithm. */
+static void run(pgdds_context_t ctx, const struct gemm_layout *L, uint64_t m, uint64_t n, uint64_t k, int ti, int algo,
+                int ta, int tb)
 {
     pgdds_dtype_t t = m_types[ti];
     int integer = t == PGDDS_INT32 || t == PGDDS_INT64;
     double alpha = integer ? 2 : 1.5, beta = integer ? -1 : 0.5;
-    pgdds_dmatrix_t A = make(ctx, L->a, m, k, t), B = make(ctx, L->b, k, n, t), C = make(ctx, L->c, m, n, t);
-    if (!A || !B || !C) return;
     struct m_gen_arg ga = {t, 1}, gb = {t, 2}, gc = {t, 3};
-    T_OK(pgdds_dmatrix_fill(A, m_generator, &ga));
-    T_OK(pgdds_dmatrix_fill(B, m_generator, &gb));
+    pgdds_dmatrix_t A = operand(ctx, L->a, m, k, t, ta, &ga), B = operand(ctx, L->b, k, n, t, tb, &gb);
+    pgdds_dmatrix_t C = make(ctx, L->c, m, n, t);
+    if (!A || !B || !C) return;
     T_OK(pgdds_dmatrix_fill(C, m_generator, &gc));
-    T_OK(pgdds_dmatrix_gemm(alpha, A, B, beta, C, (pgdds_gemm_algorithm_t)algo));
+    const pgdds_trans_t opa = ta ? PGDDS_TRANS : PGDDS_NO_TRANS, opb = tb ? PGDDS_TRANS : PGDDS_NO_TRANS;
+    if ((ta || tb) && algo == PGDDS_GEMM_SUMMA) { /* SUMMA takes the operands as stored */
+        double *before = whole(C, t, m, n);
+        T_STATUS(pgdds_dmatrix_gemm_trans(opa, opb, alpha, A, B, beta, C, PGDDS_GEMM_SUMMA), PGDDS_ERR_INVALID_ARG);
+        double *after = whole(C, t, m, n);
+        for (uint64_t x = 0; x < m * n; ++x) T_CHECK(after[x] == before[x]);
+        free(before), free(after);
+        T_OK(pgdds_barrier(ctx));
+        T_OK(pgdds_dmatrix_destroy(A));
+        T_OK(pgdds_dmatrix_destroy(B));
+        T_OK(pgdds_dmatrix_destroy(C));
+        return;
+    }
+    if (ta || tb) T_OK(pgdds_dmatrix_gemm_trans(opa, opb, alpha, A, B, beta, C, (pgdds_gemm_algorithm_t)algo));
+    else T_OK(pgdds_dmatrix_gemm(alpha, A, B, beta, C, (pgdds_gemm_algorithm_t)algo));
     pgdds_matrix_steals_t steals;
     pgdds_dmatrix_info_t ia, ic;
     T_OK(pgdds_dmatrix_steals(C, &steals));
     T_OK(pgdds_dmatrix_info(A, &ia));
     T_OK(pgdds_dmatrix_info(C, &ic));
     m_check_steals(ctx, &steals, algo == PGDDS_GEMM_STEAL_RANDOM || algo == PGDDS_GEMM_STEAL_LOCALITY,
-                   ic.tile_grid_rows * ic.tile_grid_cols, ia.tile_grid_cols, algo_names[algo]);
+                   ic.tile_grid_rows * ic.tile_grid_cols, ta ? ia.tile_grid_rows : ia.tile_grid_cols,
+                   algo_names[algo]);
     double *want = malloc(m * n * sizeof *want), scale = 0;
     reference(t, m, n, k, alpha, beta, want, &scale);
     double *got = whole(C, t, m, n);
@@ -121,12 +167,13 @@ static void run(pgdds_context_t ctx, const struct gemm_layout *L, uint64_t m, ui
     for (uint64_t x = 0; x < m * n && bad < 3; ++x)
         if (!close_enough(t, got[x], want[x], scale)) {
             ++bad;
-            T_CHECK_MSG(0, "%s %s %s %llux%llux%llu: C(%llu, %llu) is %.17g, expected %.17g", L->name, algo_names[algo],
-                        m_type_names[ti], (unsigned long long)m, (unsigned long long)n, (unsigned long long)k,
+            T_CHECK_MSG(0, "%s %s %s %llux%llux%llu%s%s: C(%llu, %llu) is %.17g, expected %.17g", L->name,
+                        algo_names[algo], m_type_names[ti], (unsigned long long)m, (unsigned long long)n,
+                        (unsigned long long)k, ta ? " A^T" : "", tb ? " B^T" : "",
                         (unsigned long long)(x / n), (unsigned long long)(x % n), got[x], want[x]);
         }
     /* Again with beta 0 over a C of NaNs (floating types): C is set without being read. */
-    if (!integer && algo == 0) {
+    if (!integer && algo == 0 && !ta && !tb) {
         double nan_ = NAN;
         T_OK(pgdds_barrier(ctx)); /* every rank has read C */
         for (uint64_t x = 0; x < m * n; ++x) {
@@ -177,6 +224,16 @@ static void bad_input(pgdds_context_t ctx)
     T_STATUS(pgdds_dmatrix_gemm(1, NULL, B, 0, C, PGDDS_GEMM_STATIONARY_C), PGDDS_ERR_INVALID_ARG);
     T_STATUS(pgdds_dmatrix_gemm(1, A, NULL, 0, C, PGDDS_GEMM_STATIONARY_C), PGDDS_ERR_INVALID_ARG);
     T_STATUS(pgdds_dmatrix_gemm(1, A, B, 0, NULL, PGDDS_GEMM_STATIONARY_C), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_dmatrix_gemm_trans((pgdds_trans_t)2, PGDDS_NO_TRANS, 1, A, B, 0, C, PGDDS_GEMM_STATIONARY_C),
+             PGDDS_ERR_INVALID_ARG); /* neither */
+    T_STATUS(pgdds_dmatrix_gemm_trans(PGDDS_NO_TRANS, (pgdds_trans_t)-1, 1, A, B, 0, C, PGDDS_GEMM_STATIONARY_C),
+             PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_dmatrix_gemm_trans(PGDDS_TRANS, PGDDS_NO_TRANS, 1, A, B, 0, C, PGDDS_GEMM_STATIONARY_C),
+             PGDDS_ERR_INVALID_ARG); /* A^T is 5 x 7 */
+    T_STATUS(pgdds_dmatrix_gemm_trans(PGDDS_NO_TRANS, PGDDS_TRANS, 1, A, Bt, 0, C, PGDDS_GEMM_SUMMA),
+             PGDDS_ERR_INVALID_ARG); /* SUMMA takes no transposed operand */
+    T_STATUS(pgdds_dmatrix_gemm_trans(PGDDS_NO_TRANS, PGDDS_TRANS, 1, A, Bt, 0, NULL, PGDDS_GEMM_STATIONARY_C),
+             PGDDS_ERR_INVALID_ARG);
     if (nranks > 1) { /* SUMMA over different grids */
         pgdds_dmatrix_t Ar = make(ctx, lay(PGDDS_DIST_CUSTOM, PGDDS_DMATRIX_FIELD_GRID | PGDDS_DMATRIX_FIELD_TILE,
                                            nranks, 1, 3, 3), 7, 5, PGDDS_DOUBLE);
@@ -237,8 +294,18 @@ int main(void)
                     /* The small shapes take one type per layout; the first takes them all. */
                     if (s > 0 && t != (int)((l + s) % 4)) continue;
                     if (algo == PGDDS_GEMM_SUMMA && !layouts[l].summa_ok && P > 1) continue;
-                    run(ctx, &layouts[l], m, n, k, t, algo);
+                    run(ctx, &layouts[l], m, n, k, t, algo, 0, 0);
                 }
+        /* Transposed operands, read in place: op(A) = A^T, op(B) = B^T or both, stored with the
+         * swapped layouts, on the first shape for every layout and algorithm; float and int64. */
+        for (size_t l = 0; s == 0 && l < sizeof layouts / sizeof layouts[0]; ++l)
+            for (int tr = 1; tr < 4; ++tr)
+                for (int t = 0; t < 4; ++t)
+                    for (int algo = 0; algo < 6; ++algo) {
+                        if (m_types[t] != PGDDS_FLOAT && m_types[t] != PGDDS_INT64) continue;
+                        if (algo == PGDDS_GEMM_SUMMA && !layouts[l].summa_ok && P > 1) continue;
+                        run(ctx, &layouts[l], m, n, k, t, algo, tr & 1, tr >> 1);
+                    }
     }
     /* 2D block (one tile per rank): A, B and C of one square shape conform on a square grid
      * (1 or 4 ranks), every algorithm; elsewhere their tilings differ and every rank refuses. */
@@ -249,7 +316,7 @@ int main(void)
         for (int d = 1; d * d <= P; ++d)
             if (P % d == 0) gr = d;
         if (gr * gr == P) {
-            for (int algo = 0; algo < 6; ++algo) run(ctx, &block2d, 10, 10, 10, t, algo);
+            for (int algo = 0; algo < 6; ++algo) run(ctx, &block2d, 10, 10, 10, t, algo, 0, 0);
         } else {
             pgdds_dmatrix_t A = make(ctx, block2d.a, 10, 10, m_types[t]), B = make(ctx, block2d.b, 10, 10, m_types[t]);
             pgdds_dmatrix_t C = make(ctx, block2d.c, 10, 10, m_types[t]);
