@@ -11,7 +11,7 @@
 # Writes OUT/matrix-sparse.jsonl (every record of every run, with "run", "program" and "case") and
 # OUT/matrix-sparse.md (medians of the runs, each run the best of --reps products).
 #   sparse_compare.sh BUILD_DIR [--runs N] [--reps R] [--ranks P] [--out DIR]
-#                     [--matrices "rmat:14 rmat:16 stencil:32"] [--spgemm "rmat:14 stencil:32"]
+#                     [--matrices "rmat:14 rmat:16 stencil:32"] [--spgemm "rmat:14 rmat:16 stencil:32"]
 #                     [--cols "32 128"]
 # A peer that is not built here (petsc_matmult needs pkg-config petsc and MPI) is left out.
 set -euo pipefail
@@ -20,7 +20,7 @@ usage="usage: sparse_compare.sh BUILD_DIR [--runs N] [--reps R] [--ranks P] [--o
 [ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
 build=$(cd "$1" && pwd)
 shift
-runs=3 reps=3 ranks=2 out=$here/../results matrices="rmat:14 rmat:16 stencil:32" spgemm="rmat:14 stencil:32" cols="32 128"
+runs=3 reps=3 ranks=2 out=$here/../results matrices="rmat:14 rmat:16 stencil:32" spgemm="rmat:14 rmat:16 stencil:32" cols="32 128"
 while [ $# -gt 0 ]; do
   case $1 in
   --runs) runs=$2; shift 2 ;;
@@ -47,8 +47,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # Keeps the JSON records of stdin, each with the run, the program and the case added.
 tag() { grep '^{' | sed "s/}\$/,\"run\":$1,\"program\":\"$2\",\"case\":\"$3\"}/"; }
-# SpGEMM products are large (R-MAT scale 14: 20 M entries): a segment to hold them.
-export PGDDS_SEGMENT_SIZE=${PGDDS_SEGMENT_SIZE:-3G}
+# SpGEMM products are large (R-MAT scale 16: 164 M entries, 1.3 GB a rank): a segment to hold them.
+export PGDDS_SEGMENT_SIZE=${PGDDS_SEGMENT_SIZE:-4G}
 
 for r in $(seq "$runs"); do
   for m in $matrices; do
