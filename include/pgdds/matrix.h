@@ -262,6 +262,81 @@ typedef void (*pgdds_dmatrix_generator_t)(uint64_t i, uint64_t j, void *value, v
 PGDDS_API pgdds_status_t pgdds_dmatrix_fill(pgdds_dmatrix_t matrix, pgdds_dmatrix_generator_t generator, void *arg);
 /** @} */
 
+/** @name Element-wise operations, reductions, norms and transposition
+ * Collective, every rank passing the same matrices and arguments: each rank works on the tiles
+ * it holds, reading other ranks' tiles one-sidedly where an operand is laid out differently,
+ * and the call ends with a barrier, so every rank sees the result on return. alpha and beta are
+ * converted to the matrix's type; for integer types they must be whole numbers, and integer
+ * arithmetic wraps. Bad input is PGDDS_ERR_INVALID_ARG on every rank, every matrix untouched.
+ * Tiles in GPU memory are scaled and added by device kernels; apply, reduce, norm and
+ * transpose stage them through host memory. */
+/** @{ */
+
+/** The norm pgdds_dmatrix_norm and pgdds_smatrix_norm compute, as LAPACK's ?lange. */
+typedef enum {
+    PGDDS_NORM_FROBENIUS = 0, /* the square root of the sum of |a_ij|^2 */
+    PGDDS_NORM_ONE = 1,       /* the largest column sum of |a_ij| */
+    PGDDS_NORM_INF = 2,       /* the largest row sum of |a_ij| */
+    PGDDS_NORM_MAX = 3        /* the largest |a_ij| */
+} pgdds_norm_t;
+
+/** Replaces element (i, j)'s value in *value (elem_size bytes, of the matrix's type). */
+typedef void (*pgdds_dmatrix_apply_t)(uint64_t i, uint64_t j, void *value, void *arg);
+
+/** matrix = alpha * matrix; collective.
+ * @param alpha    the factor (a whole number for integer types); 0 zeroes the matrix
+ * @param matrix   the matrix
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why), the same on every
+ *         rank: PGDDS_ERR_INVALID_ARG (alpha not finite, or not whole for an integer type) */
+PGDDS_API pgdds_status_t pgdds_dmatrix_scale(double alpha, pgdds_dmatrix_t matrix);
+/** B = alpha * A + beta * B (AXPBY over whole matrices); collective. A and B have one shape and
+ * type; their layouts may differ: each rank reads the part of A under each tile of B it holds
+ * (in place where it reaches it, else one slice). A may be B.
+ * @param alpha    A's factor
+ * @param a        A
+ * @param beta     B's factor; 0 sets B without reading it
+ * @param b        B
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why), the same on every
+ *         rank: PGDDS_ERR_INVALID_ARG (shapes or types that differ, A and B in different memory
+ *         kinds, alpha or beta as for pgdds_dmatrix_scale), PGDDS_ERR_NO_MEMORY,
+ *         PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
+PGDDS_API pgdds_status_t pgdds_dmatrix_add(double alpha, pgdds_dmatrix_t a, double beta, pgdds_dmatrix_t b);
+/** B = A^T; collective. B is A's cols x rows, of A's type, in any layout; each rank reads the
+ * part of A under each tile of B it holds (one slice) and writes it transposed. B must not be A.
+ * (A transposed operand of a product needs no copy: pgdds_dmatrix_gemm_trans reads it in place.)
+ * @param a        A, m x n
+ * @param b        B, n x m
+ * @return as pgdds_dmatrix_add, PGDDS_ERR_INVALID_ARG also for B being A */
+PGDDS_API pgdds_status_t pgdds_dmatrix_transpose(pgdds_dmatrix_t a, pgdds_dmatrix_t b);
+/** Replaces every element by fn's value for it; collective. Each rank calls fn once for every
+ * element of the tiles it holds (in no set order), then the ranks wait for each other.
+ * @param matrix   the matrix
+ * @param fn       reads and replaces one element
+ * @param arg      passed to fn
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
+PGDDS_API pgdds_status_t pgdds_dmatrix_apply(pgdds_dmatrix_t matrix, pgdds_dmatrix_apply_t fn, void *arg);
+/** Reduces every element with op into *out (of the matrix's type) on every rank; collective.
+ * PGDDS_OP_SUM (integers wrap; floating-point sums in no set order), _MIN and _MAX take any
+ * type; PGDDS_OP_BAND, _BOR and _BXOR integer types only.
+ * @param matrix   the matrix
+ * @param op       the reduction
+ * @param out      on success, the result (elem_size bytes)
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why), the same on every
+ *         rank: PGDDS_ERR_INVALID_ARG (NULL out, an op it does not know or a bitwise op on a
+ *         floating-point type), PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
+PGDDS_API pgdds_status_t pgdds_dmatrix_reduce(pgdds_dmatrix_t matrix, pgdds_op_t op, void *out);
+/** A norm of the matrix (pgdds_norm_t), in double, on every rank; collective. The Frobenius
+ * norm is summed with scaling, as LAPACK's ?lassq, so it neither overflows nor underflows
+ * where the norm itself does not.
+ * @param matrix   the matrix
+ * @param norm     which norm
+ * @param out      on success, the norm
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why), the same on every
+ *         rank: PGDDS_ERR_INVALID_ARG (NULL out, a norm it does not know),
+ *         PGDDS_ERR_NO_MEMORY, PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
+PGDDS_API pgdds_status_t pgdds_dmatrix_norm(pgdds_dmatrix_t matrix, pgdds_norm_t norm, double *out);
+/** @} */
+
 /** @name Matrix multiplication
  * C = alpha * A * B + beta * C over distributed matrices, one-sided as in the BCL thesis
  * (chapter 7), or bulk-synchronous as the baseline; collective, every rank passing the same
@@ -523,6 +598,43 @@ PGDDS_API pgdds_status_t pgdds_smatrix_spgemm(double alpha, pgdds_smatrix_t a, p
  * @return PGDDS_OK, or PGDDS_ERR_INVALID_ARG (c not a matrix, out NULL), PGDDS_ERR_STATE (c's
  *         context finalized) */
 PGDDS_API pgdds_status_t pgdds_smatrix_steals(pgdds_smatrix_t c, pgdds_matrix_steals_t *out);
+/** matrix = alpha * matrix over its stored entries (which stay stored, even where they become
+ * 0); collective, as pgdds_dmatrix_scale. */
+PGDDS_API pgdds_status_t pgdds_smatrix_scale(double alpha, pgdds_smatrix_t matrix);
+/** Replaces every stored entry by fn's value for it (entries absent stay absent); collective,
+ * as pgdds_dmatrix_apply. */
+PGDDS_API pgdds_status_t pgdds_smatrix_apply(pgdds_smatrix_t matrix, pgdds_dmatrix_apply_t fn, void *arg);
+/** Reduces the stored entries with op into *out on every rank; collective, as
+ * pgdds_dmatrix_reduce. A matrix with no entries gives op's identity (0 for SUM, BOR and BXOR;
+ * all ones for BAND; the type's largest value, or +inf, for MIN and its lowest, or -inf, for
+ * MAX). */
+PGDDS_API pgdds_status_t pgdds_smatrix_reduce(pgdds_smatrix_t matrix, pgdds_op_t op, void *out);
+/** A norm of the matrix (absent entries count as 0); collective, as pgdds_dmatrix_norm. */
+PGDDS_API pgdds_status_t pgdds_smatrix_norm(pgdds_smatrix_t matrix, pgdds_norm_t norm, double *out);
+/** C = A^T, a new sparse matrix; collective. C's layout is A's transposed (tile size and grid of
+ * ranks swapped), so C's tile (i, j) is A's tile (j, i) transposed: its owner fetches that one
+ * tile (three gets, or in place) and transposes it locally (GraphBLAS).
+ * @param a        A
+ * @param c        on success, the new matrix C
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why), the same on every
+ *         rank: PGDDS_ERR_INVALID_ARG (NULL), PGDDS_ERR_NO_MEMORY, PGDDS_ERR_TRANSPORT,
+ *         PGDDS_ERR_PEER_FAILED */
+PGDDS_API pgdds_status_t pgdds_smatrix_transpose(pgdds_smatrix_t a, pgdds_smatrix_t *c);
+/** C = alpha * A + beta * B, a new sparse matrix with A's layout holding the union of A's and
+ * B's entries (a sum that is 0 stays stored); collective. B has A's shape, type and tile size
+ * (its grid of ranks may differ): each owner of a C tile adds A's and B's tiles there
+ * (GraphBLAS eWiseAdd), fetching B's with three gets where it does not reach it in place.
+ * @param alpha    A's factor (a whole number for integer types)
+ * @param a        A
+ * @param beta     B's factor (likewise)
+ * @param b        B
+ * @param c        on success, the new matrix C
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why), the same on every
+ *         rank: PGDDS_ERR_INVALID_ARG (NULL, shapes, types or tile sizes that differ, A and B
+ *         in different memory kinds, alpha or beta as for pgdds_dmatrix_scale),
+ *         PGDDS_ERR_NO_MEMORY, PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
+PGDDS_API pgdds_status_t pgdds_smatrix_add(double alpha, pgdds_smatrix_t a, double beta, pgdds_smatrix_t b,
+                                           pgdds_smatrix_t *c);
 /** Creates the matrix of a 3D stencil on an nx x ny x nz grid (the HPCG matrix for 27 points);
  * collective. Row and column x + nx (y + ny z) are grid point (x, y, z); each row has the
  * point itself, points - 1 on the diagonal, and -1 for every neighbour inside the grid (7

@@ -1,4 +1,5 @@
 // The C entry points of include/pgdds/matrix.h: handle checks, argument checks, then dmatrix.
+#include "elementwise.h"
 #include "entry.h"
 #include "gemm.h"
 
@@ -27,6 +28,15 @@ status gemm_entry(const char *who, bool trans_a, bool trans_b, double alpha, pgd
         status s = check_gemm(who, alpha, opa, opb, beta, mc, enum_value(algorithm));
         return s == PGDDS_OK ? gemm(who, alpha, opa, opb, beta, mc, enum_value(algorithm)) : s;
     });
+}
+
+// The element-wise entries on A and B: both handles, then op(A, B).
+template <class Op> status with_pair(const char *who, pgdds_dmatrix_t a, pgdds_dmatrix_t b, Op op)
+{
+    dmatrix *ma = nullptr;
+    status st = containers::resolve(a, dmatrix_magic, who, "dense matrix A", ma);
+    if (st != PGDDS_OK) return st;
+    return with_matrix(b, who, nullptr, nullptr, [&](dmatrix &mb) { return op(*ma, mb); });
 }
 
 // Tile (ti, tj) checked, and the caller's ld for it resolved.
@@ -215,6 +225,42 @@ pgdds_status_t pgdds_dmatrix_gemm_trans(pgdds_trans_t trans_a, pgdds_trans_t tra
         if (t != PGDDS_NO_TRANS && t != PGDDS_TRANS)
             return fail(PGDDS_ERR_INVALID_ARG, "%s: trans %d is neither PGDDS_NO_TRANS nor PGDDS_TRANS", who, t);
     return gemm_entry(who, trans_a == PGDDS_TRANS, trans_b == PGDDS_TRANS, alpha, a, b, beta, c, algorithm);
+}
+
+pgdds_status_t pgdds_dmatrix_scale(double alpha, pgdds_dmatrix_t matrix)
+{
+    const char *who = "pgdds_dmatrix_scale";
+    return with_matrix(matrix, who, nullptr, nullptr, [&](dmatrix &m) { return scale(who, alpha, m); });
+}
+
+pgdds_status_t pgdds_dmatrix_add(double alpha, pgdds_dmatrix_t a, double beta, pgdds_dmatrix_t b)
+{
+    const char *who = "pgdds_dmatrix_add";
+    return with_pair(who, a, b, [&](dmatrix &ma, dmatrix &mb) { return add(who, alpha, ma, beta, mb); });
+}
+
+pgdds_status_t pgdds_dmatrix_transpose(pgdds_dmatrix_t a, pgdds_dmatrix_t b)
+{
+    const char *who = "pgdds_dmatrix_transpose";
+    return with_pair(who, a, b, [&](dmatrix &ma, dmatrix &mb) { return transpose(who, ma, mb); });
+}
+
+pgdds_status_t pgdds_dmatrix_apply(pgdds_dmatrix_t matrix, pgdds_dmatrix_apply_t fn, void *arg)
+{
+    const char *who = "pgdds_dmatrix_apply";
+    return with_matrix(matrix, who, nullptr, nullptr, [&](dmatrix &m) { return apply(who, m, fn, arg); });
+}
+
+pgdds_status_t pgdds_dmatrix_reduce(pgdds_dmatrix_t matrix, pgdds_op_t op, void *out)
+{
+    const char *who = "pgdds_dmatrix_reduce";
+    return with_matrix(matrix, who, nullptr, nullptr, [&](dmatrix &m) { return reduce(who, m, enum_value(op), out); });
+}
+
+pgdds_status_t pgdds_dmatrix_norm(pgdds_dmatrix_t matrix, pgdds_norm_t norm, double *out)
+{
+    const char *who = "pgdds_dmatrix_norm";
+    return with_matrix(matrix, who, nullptr, nullptr, [&](dmatrix &m) { return pgdds::matrix::norm(who, m, enum_value(norm), out); });
 }
 
 }  // extern "C"

@@ -286,22 +286,20 @@ status dmatrix::read_tile(const char *who, uint64_t ti, uint64_t tj, kernels::bu
 
 status dmatrix::fill(const char *who, pgdds_dmatrix_generator_t gen, void *arg) const
 {
-    // The generator writes host memory: tiles in GPU memory are generated in a buffer and copied.
-    std::vector<char> staged(at_.host() ? 0 : lay_.tile_rows * lay_.tile_cols * lay_.esize);
-    status st = PGDDS_OK;
-    for (uint64_t ti = 0; ti < lay_.tgrid_rows; ++ti)
-        for (uint64_t tj = 0; tj < lay_.tgrid_cols && st == PGDDS_OK; ++tj) {
-            if (!mine(ti, tj)) continue;
-            char *tile = static_cast<char *>(pgdds_gptr_to_local(ctx, tile_gptr(ti, tj)));
-            char *t = at_.host() ? tile : staged.data();
-            const uint64_t rows = lay_.tile_rows_of(ti), cols = lay_.tile_cols_of(tj);
-            for (uint64_t r = 0; r < rows; ++r)
-                for (uint64_t c = 0; c < cols; ++c)
-                    gen(ti * lay_.tile_rows + r, tj * lay_.tile_cols + c, t + (r * cols + c) * lay_.esize, arg);
-            if (!at_.host()) st = kernels::copy(at_, tile, t, rows * cols * lay_.esize);
-        }
-    st = containers::agree(rt, who, st == PGDDS_OK ? st : fail_prefix(st, who));
-    status bar = pgdds_barrier(ctx);
+    return settle(rt, who, on_host_tiles(who, false, true, [&](uint64_t ti, uint64_t tj, void *tile, uint64_t rows, uint64_t cols) {
+        char *t = static_cast<char *>(tile);
+        for (uint64_t r = 0; r < rows; ++r)
+            for (uint64_t c = 0; c < cols; ++c)
+                gen(ti * lay_.tile_rows + r, tj * lay_.tile_cols + c, t + (r * cols + c) * lay_.esize, arg);
+        return PGDDS_OK;
+    }));
+}
+
+status settle(runtime *rt, const char *who, status st)
+{
+    const bool prefixed = st == PGDDS_OK || std::string(pgdds_last_error()).rfind(who, 0) == 0;
+    st = containers::agree(rt, who, prefixed ? st : fail_prefix(st, who));
+    status bar = pgdds_barrier(rt->handle());
     return st != PGDDS_OK ? st : (bar == PGDDS_OK ? bar : fail_prefix(bar, who));
 }
 

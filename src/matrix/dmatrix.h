@@ -57,6 +57,21 @@ struct layout {
     uint64_t locks_bytes() const { return (slots_per_rank * 8 + cache_line - 1) / cache_line * cache_line; }
 };
 
+// f(T()) for the element type t: the one switch from a runtime type to a C++ one.
+template <class F> auto typed(pgdds_dtype_t t, F f)
+{
+    switch (t) {
+    case PGDDS_FLOAT: return f(float());
+    case PGDDS_DOUBLE: return f(double());
+    case PGDDS_INT32: return f(int32_t());
+    default: return f(int64_t());
+    }
+}
+
+// The end of a collective that changed tiles: every rank's status agreed (prefixed with who
+// where it is not yet), then a barrier, so every rank sees every rank's writes.
+status settle(runtime *rt, const char *who, status st);
+
 // A caller's leading dimension for rows of `cols` elements: 0 means cols, else at least cols.
 status check_ld(const char *who, uint64_t ld, uint64_t cols, uint64_t &out);
 
@@ -103,6 +118,28 @@ class dmatrix : public containers::container {
     status slice(const char *who, uint64_t row0, uint64_t col0, uint64_t nrows, uint64_t ncols, void *buf,
                  uint64_t ld, bool put) const;
     status fill(const char *who, pgdds_dmatrix_generator_t gen, void *arg) const;
+    // f(ti, tj, tile, rows, cols) for every tile this rank holds, with the tile (row-major,
+    // `cols` apart) in host memory: in place, or, for tiles in GPU memory, a staged copy read
+    // from the device first where `read` and written back after where `write`. Stops at the
+    // first failure, f's (which says why itself) or a copy's.
+    template <class F> status on_host_tiles(const char *who, bool read, bool write, F f) const
+    {
+        std::vector<char> staged(at_.host() ? 0 : lay_.tile_rows * lay_.tile_cols * lay_.esize);
+        status st = PGDDS_OK;
+        lay_.for_tiles_of(rank_, [&](uint64_t ti, uint64_t tj) {
+            if (st != PGDDS_OK) return;
+            char *tile = static_cast<char *>(reachable(ti, tj)), *t = at_.host() ? tile : staged.data();
+            const uint64_t rows = lay_.tile_rows_of(ti), cols = lay_.tile_cols_of(tj);
+            const size_t bytes = rows * cols * lay_.esize;
+            if (!at_.host() && read && (st = kernels::copy(at_, t, tile, bytes)) != PGDDS_OK) {
+                st = fail_prefix(st, who);
+                return;
+            }
+            if ((st = f(ti, tj, static_cast<void *>(t), rows, cols)) != PGDDS_OK) return;
+            if (!at_.host() && write && (st = kernels::copy(at_, tile, t, bytes)) != PGDDS_OK) st = fail_prefix(st, who);
+        });
+        return st;
+    }
     // Tile (ti, tj) to read: in place where this rank reaches it, else copied into buf.
     status read_tile(const char *who, uint64_t ti, uint64_t tj, kernels::buffer &buf, const void *&data) const;
 

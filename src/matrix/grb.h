@@ -2,7 +2,7 @@
 // plus-times semirings, CSR import and export, and starting the library once per process.
 #pragma once
 
-#include "dmatrix.h"
+#include "smatrix.h"
 
 extern "C" {
 #include <GraphBLAS.h>
@@ -77,6 +77,27 @@ template <> struct grb<int64_t> {
     }
 };
 
+template <class T> GrB_Info import_tile(GrB_Matrix *m, uint64_t rows, uint64_t cols, const csr_tile &t)
+{
+    return grb<T>::import_(m, rows, cols, t.offsets.data(), t.indices.data(), reinterpret_cast<const T *>(t.values.data()),
+                           rows + 1, t.nnz(), t.nnz());
+}
+
+// m (rows high) as a CSR tile, sized to fit; m is freed.
+template <class T> GrB_Info export_tile(GrB_Matrix &m, uint64_t rows, csr_tile &t)
+{
+    GrB_Index n = 0;
+    GrB_Info info = GrB_Matrix_nvals(&n, m);
+    t.offsets.assign(rows + 1, 0);
+    t.indices.resize(n);
+    t.values.resize(n * sizeof(T));
+    GrB_Index pl = rows + 1, il = n, xl = n;
+    if (info == GrB_SUCCESS)
+        info = grb<T>::export_(t.offsets.data(), t.indices.data(), reinterpret_cast<T *>(t.values.data()), &pl, &il, &xl, m);
+    GrB_Matrix_free(&m);
+    return info;
+}
+
 inline status grb_failed(const char *who, const char *what, GrB_Info info)
 {
     return fail(info == GrB_OUT_OF_MEMORY ? PGDDS_ERR_NO_MEMORY : PGDDS_ERR_INVALID_ARG, "%s: GraphBLAS %s failed (GrB_Info %d)",
@@ -93,17 +114,6 @@ inline status grb_start(const char *who)
         if (info == GrB_INVALID_VALUE) info = GrB_SUCCESS;  // already started
     });
     return info == GrB_SUCCESS ? PGDDS_OK : grb_failed(who, "GrB_init", info);
-}
-
-// f(T()) for the element type t: the one switch from a runtime type to a GraphBLAS one.
-template <class F> auto typed(pgdds_dtype_t t, F f)
-{
-    switch (t) {
-    case PGDDS_FLOAT: return f(float());
-    case PGDDS_DOUBLE: return f(double());
-    case PGDDS_INT32: return f(int32_t());
-    default: return f(int64_t());
-    }
 }
 
 }  // namespace pgdds::matrix

@@ -54,6 +54,33 @@ class smatrix : public containers::container {
     // Copies the tile into t, sized to fit.
     status fetch_tile(const char *who, uint64_t ti, uint64_t tj, csr_tile &t) const;
 
+    // f(ti, tj, offsets, indices, values, nnz) for every tile this rank holds, its arrays in
+    // host memory: in place, or, for tiles in GPU memory, a fetched copy whose values are written
+    // back after where `write`. Stops at the first failure, f's (which says why) or a transfer's.
+    template <class F> status on_host_tiles(const char *who, bool write, F f) const
+    {
+        const bool gpu = lay_.memory == PGDDS_MEMORY_CUDA;
+        csr_tile c;
+        status st = PGDDS_OK;
+        lay_.for_tiles_of(rank_, [&](uint64_t ti, uint64_t tj) {
+            if (st != PGDDS_OK) return;
+            const tile_entry &t = tile(ti, tj);
+            if (!gpu) {
+                st = f(ti, tj, static_cast<const uint64_t *>(pgdds_gptr_to_local(ctx, t.offsets)),
+                       static_cast<const uint64_t *>(pgdds_gptr_to_local(ctx, t.indices)), pgdds_gptr_to_local(ctx, t.values),
+                       t.nnz);
+                return;
+            }
+            if ((st = fetch_tile(who, ti, tj, c)) != PGDDS_OK) return;
+            if ((st = f(ti, tj, c.offsets.data(), c.indices.data(), static_cast<void *>(c.values.data()), t.nnz)) != PGDDS_OK)
+                return;
+            if (write && t.nnz && (st = pgdds_put(ctx, t.values, c.values.data(), c.values.size())) == PGDDS_OK)
+                st = pgdds_flush(ctx);
+            if (st != PGDDS_OK) st = fail_prefix(st, who);
+        });
+        return st;
+    }
+
     // The slice, dense and row-major (ld elements apart), absent entries 0.
     status get_slice(const char *who, uint64_t row0, uint64_t col0, uint64_t nrows, uint64_t ncols, void *buf,
                      uint64_t ld) const;
@@ -82,6 +109,16 @@ status write_mm(const smatrix &m, const char *who, const char *path);
 // pgdds_gemm_algorithm_t other than SUMMA.
 status spmm(const char *who, double alpha, const smatrix &a, const dmatrix &b, double beta, const dmatrix &c,
             int algorithm);
+// The element-wise operations of include/pgdds/matrix.h on sparse matrices
+// (sparse_elementwise.cc), after the entry points' handle checks; collective, as the dense ones
+// (elementwise.h).
+status scale(const char *who, double alpha, const smatrix &m);
+status apply(const char *who, const smatrix &m, pgdds_dmatrix_apply_t fn, void *arg);
+status reduce(const char *who, const smatrix &m, int op, void *out);
+status norm(const char *who, const smatrix &m, int kind, double *out);
+status transpose(const char *who, const smatrix &a, smatrix *&out);
+status add(const char *who, double alpha, const smatrix &a, double beta, const smatrix &b, smatrix *&out);
+
 // C = alpha A B, all three sparse, C new with the layout of params (spgemm.cc); collective.
 status spgemm(const char *who, double alpha, const smatrix &a, const smatrix &b, const pgdds_dmatrix_params_t &params,
               int algorithm, smatrix *&out);

@@ -1,4 +1,5 @@
 // The C entry points of the sparse matrices (include/pgdds/matrix.h, libpgdds_smatrix).
+#include "elementwise.h"
 #include "entry.h"
 #include "gemm.h"
 #include "smatrix.h"
@@ -193,6 +194,51 @@ pgdds_status_t pgdds_smatrix_spgemm(double alpha, pgdds_smatrix_t a, pgdds_smatr
     return create(ma->ctx, who, params, c, [&](runtime *, smatrix *&impl) {
         return spgemm(who, alpha, *ma, *mb, *params, enum_value(algorithm), impl);
     });
+}
+
+pgdds_status_t pgdds_smatrix_scale(double alpha, pgdds_smatrix_t matrix)
+{
+    const char *who = "pgdds_smatrix_scale";
+    return with_smatrix(matrix, who, nullptr, nullptr, [&](smatrix &m) { return scale(who, alpha, m); });
+}
+
+pgdds_status_t pgdds_smatrix_apply(pgdds_smatrix_t matrix, pgdds_dmatrix_apply_t fn, void *arg)
+{
+    const char *who = "pgdds_smatrix_apply";
+    return with_smatrix(matrix, who, nullptr, nullptr, [&](smatrix &m) { return apply(who, m, fn, arg); });
+}
+
+pgdds_status_t pgdds_smatrix_reduce(pgdds_smatrix_t matrix, pgdds_op_t op, void *out)
+{
+    const char *who = "pgdds_smatrix_reduce";
+    return with_smatrix(matrix, who, nullptr, nullptr, [&](smatrix &m) { return reduce(who, m, enum_value(op), out); });
+}
+
+pgdds_status_t pgdds_smatrix_norm(pgdds_smatrix_t matrix, pgdds_norm_t norm, double *out)
+{
+    const char *who = "pgdds_smatrix_norm";
+    return with_smatrix(matrix, who, nullptr, nullptr,
+                        [&](smatrix &m) { return pgdds::matrix::norm(who, m, enum_value(norm), out); });
+}
+
+pgdds_status_t pgdds_smatrix_transpose(pgdds_smatrix_t a, pgdds_smatrix_t *c)
+{
+    const char *who = "pgdds_smatrix_transpose";
+    return with_smatrix(a, who, nullptr, nullptr, [&](smatrix &ma) {
+        // No params: C's layout comes from A, which stands in for them in create's check.
+        return create(ma.ctx, who, &ma, c, [&](runtime *, smatrix *&impl) { return transpose(who, ma, impl); });
+    });
+}
+
+pgdds_status_t pgdds_smatrix_add(double alpha, pgdds_smatrix_t a, double beta, pgdds_smatrix_t b, pgdds_smatrix_t *c)
+{
+    const char *who = "pgdds_smatrix_add";
+    smatrix *ma = nullptr, *mb = nullptr;
+    status st = containers::resolve(a, smatrix_magic, who, "sparse matrix A", ma);
+    if (st == PGDDS_OK) st = containers::resolve(b, smatrix_magic, who, "sparse matrix B", mb);
+    if (st != PGDDS_OK) return st;
+    // C takes A's layout; A stands in for the params create checks.
+    return create(ma->ctx, who, ma, c, [&](runtime *, smatrix *&impl) { return add(who, alpha, *ma, beta, *mb, impl); });
 }
 
 }  // extern "C"

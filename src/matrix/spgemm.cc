@@ -32,12 +32,6 @@ struct queued {
     uint64_t nnz;
 };
 
-template <class T> GrB_Info import_tile(GrB_Matrix *m, uint64_t rows, uint64_t cols, const csr_tile &t)
-{
-    return grb<T>::import_(m, rows, cols, t.offsets.data(), t.indices.data(), reinterpret_cast<const T *>(t.values.data()),
-                           rows + 1, t.nnz(), t.nnz());
-}
-
 // The sums of tile products by C tile, each a GraphBLAS matrix of the tile's shape.
 class tile_sums {
   public:

@@ -1,0 +1,461 @@
+/* Element-wise operations, reductions, norms and transposition of distributed matrices: scale,
+ * add (between different layouts, and a matrix with itself), transpose into another layout,
+ * apply, reduce with every op and norm of every kind, over every element type, against values
+ * computed here element by element; with the sparse matrices (where built) also their
+ * transpose and sum as new matrices. Bad input on every function leaves every matrix as it was. */
+#include "matrix_test.h"
+
+#include <float.h>
+
+static int rank, nranks;
+
+struct layout_case {
+    const char *name;
+    pgdds_dist_t dist;
+    uint64_t field_mask;
+    int grid_rows, grid_cols; /* -1: nranks */
+    uint64_t tile_rows, tile_cols;
+};
+
+static const struct layout_case cases[] = {
+    {"block-row", PGDDS_DIST_BLOCK_ROW, 0, 0, 0, 0, 0},
+    {"block-column", PGDDS_DIST_BLOCK_COL, 0, 0, 0, 0, 0},
+    {"block-cyclic 4 x 3", PGDDS_DIST_BLOCK_CYCLIC, PGDDS_DMATRIX_FIELD_TILE, 0, 0, 4, 3},
+    {"custom N x 1, 5 x 2", PGDDS_DIST_CUSTOM, PGDDS_DMATRIX_FIELD_GRID | PGDDS_DMATRIX_FIELD_TILE, -1, 1, 5, 2},
+};
+#define NCASES (sizeof cases / sizeof cases[0])
+
+static pgdds_dmatrix_params_t params_of(const struct layout_case *c, uint64_t rows, uint64_t cols, pgdds_dtype_t t)
+{
+    pgdds_dmatrix_params_t p;
+    memset(&p, 0, sizeof p);
+    p.field_mask = c->field_mask;
+    p.rows = rows;
+    p.cols = cols;
+    p.dtype = t;
+    p.distribution = c->dist;
+    p.grid_rows = c->grid_rows < 0 ? nranks : c->grid_rows;
+    p.grid_cols = c->grid_cols < 0 ? nranks : c->grid_cols;
+    p.tile_rows = c->tile_rows;
+    p.tile_cols = c->tile_cols;
+    return p;
+}
+
+/* Every rank reads the whole matrix and compares it with expect; collective. */
+static void dense_matches(pgdds_context_t ctx, pgdds_dmatrix_t m, pgdds_dtype_t t, uint64_t rows, uint64_t cols,
+                          const double *expect, const char *what)
+{
+    size_t es = m_esize(t);
+    char *buf = malloc(rows * cols * es);
+    int bad = 0;
+    T_OK(pgdds_dmatrix_get_slice(m, 0, 0, rows, cols, buf, 0));
+    for (uint64_t x = 0; x < rows * cols && bad < 3; ++x)
+        if (m_val(t, buf + x * es) != expect[x]) {
+            ++bad;
+            T_CHECK_MSG(0, "%s: element (%llu, %llu) is %g, expected %g", what, (unsigned long long)(x / cols),
+                        (unsigned long long)(x % cols), m_val(t, buf + x * es), expect[x]);
+        }
+    free(buf);
+    T_OK(pgdds_barrier(ctx));
+}
+
+/* apply's function: value * 2 + i - j, counting its calls. */
+struct apply_arg {
+    pgdds_dtype_t dtype;
+    uint64_t calls;
+};
+static void twice_plus(uint64_t i, uint64_t j, void *value, void *arg)
+{
+    struct apply_arg *a = (struct apply_arg *)arg;
+    m_set(a->dtype, value, m_val(a->dtype, value) * 2 + (double)i - (double)j);
+    a->calls++;
+}
+
+static int close_to(double x, double want, pgdds_dtype_t t)
+{
+    double tol = (t == PGDDS_FLOAT ? 1e-5 : 1e-12) * (fabs(want) > 1 ? fabs(want) : 1);
+    return fabs(x - want) <= tol;
+}
+
+/* The reductions and norms of a rows x cols matrix whose elements are e[], checked against
+ * reduce(op) and norm(kind) of the handle (dense or sparse, by the caller's functions). */
+typedef pgdds_status_t (*reduce_fn)(void *m, pgdds_op_t op, void *out);
+typedef pgdds_status_t (*norm_fn)(void *m, pgdds_norm_t kind, double *out);
+
+static void check_reductions(void *m, reduce_fn reduce, norm_fn norm, pgdds_dtype_t t, uint64_t rows, uint64_t cols,
+                             const double *e, const unsigned char *stored, const char *what)
+{
+    int integer = t == PGDDS_INT32 || t == PGDDS_INT64;
+    double sum = 0, mn = INFINITY, mx = -INFINITY, frob = 0, maxabs = 0, one = 0, inf = 0;
+    int64_t band = -1, bor = 0, bxor = 0;
+    double *colsum = calloc(cols, sizeof(double));
+    for (uint64_t i = 0; i < rows; ++i) {
+        double rowsum = 0;
+        for (uint64_t j = 0; j < cols; ++j) {
+            if (stored && !stored[i * cols + j]) continue;
+            double v = e[i * cols + j];
+            sum += v;
+            mn = v < mn ? v : mn;
+            mx = v > mx ? v : mx;
+            frob += v * v;
+            maxabs = fabs(v) > maxabs ? fabs(v) : maxabs;
+            rowsum += fabs(v);
+            colsum[j] += fabs(v);
+            band &= (int64_t)v;
+            bor |= (int64_t)v;
+            bxor ^= (int64_t)v;
+        }
+        inf = rowsum > inf ? rowsum : inf;
+    }
+    for (uint64_t j = 0; j < cols; ++j) one = colsum[j] > one ? colsum[j] : one;
+    free(colsum);
+    if (integer && t == PGDDS_INT32) band = (int32_t)band;
+    unsigned char out[8];
+    const struct {
+        pgdds_op_t op;
+        double want;
+    } ops[] = {{PGDDS_OP_SUM, sum}, {PGDDS_OP_MIN, mn}, {PGDDS_OP_MAX, mx},
+               {PGDDS_OP_BAND, (double)band}, {PGDDS_OP_BOR, (double)bor}, {PGDDS_OP_BXOR, (double)bxor}};
+    for (int o = 0; o < (integer ? 6 : 3); ++o) {
+        memset(out, 0, sizeof out);
+        T_OK(reduce(m, ops[o].op, out));
+        double got = m_val(t, out);
+        T_CHECK_MSG(got == ops[o].want, "%s: reduce op %d gave %g, expected %g", what,
+                    (int)ops[o].op, got, ops[o].want);
+    }
+    const struct {
+        pgdds_norm_t kind;
+        double want;
+    } norms[] = {{PGDDS_NORM_FROBENIUS, sqrt(frob)}, {PGDDS_NORM_ONE, one}, {PGDDS_NORM_INF, inf}, {PGDDS_NORM_MAX, maxabs}};
+    for (int k = 0; k < 4; ++k) {
+        double got = -1;
+        T_OK(norm(m, norms[k].kind, &got));
+        T_CHECK_MSG(close_to(got, norms[k].want, t), "%s: norm %d is %.17g, expected %.17g", what, (int)norms[k].kind, got,
+                    norms[k].want);
+    }
+}
+
+static pgdds_status_t dense_reduce(void *m, pgdds_op_t op, void *out) { return pgdds_dmatrix_reduce(m, op, out); }
+static pgdds_status_t dense_norm(void *m, pgdds_norm_t k, double *out) { return pgdds_dmatrix_norm(m, k, out); }
+
+/* Dense: A in layout ca, B in cb, C (A^T) in cc. */
+static void run_dense(pgdds_context_t ctx, size_t ca, size_t cb, size_t cc, uint64_t rows, uint64_t cols, int ti)
+{
+    pgdds_dtype_t t = m_types[ti];
+    char what[160];
+    snprintf(what, sizeof what, "%s A, %s B, %s C, %llu x %llu %s", cases[ca].name, cases[cb].name, cases[cc].name,
+             (unsigned long long)rows, (unsigned long long)cols, m_type_names[ti]);
+    pgdds_dmatrix_params_t pa = params_of(&cases[ca], rows, cols, t), pb = params_of(&cases[cb], rows, cols, t),
+                           pc = params_of(&cases[cc], cols, rows, t);
+    pgdds_dmatrix_t a, b, c;
+    T_OK(pgdds_dmatrix_create(ctx, &pa, &a));
+    T_OK(pgdds_dmatrix_create(ctx, &pb, &b));
+    T_OK(pgdds_dmatrix_create(ctx, &pc, &c));
+    struct m_gen_arg g1 = {t, 1}, g2 = {t, 2};
+    T_OK(pgdds_dmatrix_fill(a, m_generator, &g1));
+    T_OK(pgdds_dmatrix_fill(b, m_generator, &g2));
+    double *ea = malloc(rows * cols * sizeof(double)), *eb = malloc(rows * cols * sizeof(double)),
+           *ec = malloc(rows * cols * sizeof(double));
+    for (uint64_t i = 0; i < rows; ++i)
+        for (uint64_t j = 0; j < cols; ++j) {
+            ea[i * cols + j] = m_pattern(1, i, j);
+            eb[i * cols + j] = m_pattern(2, i, j);
+        }
+    char sub[200];
+
+    /* scale */
+    T_OK(pgdds_dmatrix_scale(3, a));
+    for (uint64_t x = 0; x < rows * cols; ++x) ea[x] *= 3;
+    snprintf(sub, sizeof sub, "%s: A *= 3", what);
+    dense_matches(ctx, a, t, rows, cols, ea, sub);
+
+    /* B = 2 A - B between different layouts, then B = B + B (A is B) */
+    T_OK(pgdds_dmatrix_add(2, a, -1, b));
+    for (uint64_t x = 0; x < rows * cols; ++x) eb[x] = 2 * ea[x] - eb[x];
+    snprintf(sub, sizeof sub, "%s: B = 2A - B", what);
+    dense_matches(ctx, b, t, rows, cols, eb, sub);
+    T_OK(pgdds_dmatrix_add(1, b, 1, b));
+    for (uint64_t x = 0; x < rows * cols; ++x) eb[x] *= 2;
+    snprintf(sub, sizeof sub, "%s: B = B + B", what);
+    dense_matches(ctx, b, t, rows, cols, eb, sub);
+
+    /* C = A^T */
+    T_OK(pgdds_dmatrix_transpose(a, c));
+    for (uint64_t i = 0; i < rows; ++i)
+        for (uint64_t j = 0; j < cols; ++j) ec[j * rows + i] = ea[i * cols + j];
+    snprintf(sub, sizeof sub, "%s: C = A^T", what);
+    dense_matches(ctx, c, t, cols, rows, ec, sub);
+
+    /* apply: every element once */
+    struct apply_arg arg = {t, 0};
+    T_OK(pgdds_dmatrix_apply(a, twice_plus, &arg));
+    uint64_t calls = 0;
+    T_OK(pgdds_allreduce(ctx, &arg.calls, &calls, 1, PGDDS_UINT64, PGDDS_OP_SUM));
+    T_CHECK_MSG(calls == rows * cols, "%s: apply called %llu times for %llu elements", what, (unsigned long long)calls,
+                (unsigned long long)(rows * cols));
+    for (uint64_t i = 0; i < rows; ++i)
+        for (uint64_t j = 0; j < cols; ++j) ea[i * cols + j] = ea[i * cols + j] * 2 + (double)i - (double)j;
+    snprintf(sub, sizeof sub, "%s: apply", what);
+    dense_matches(ctx, a, t, rows, cols, ea, sub);
+
+    /* reductions and norms */
+    check_reductions(a, dense_reduce, dense_norm, t, rows, cols, ea, NULL, what);
+
+    /* bad input: every matrix unchanged */
+    double out = 0;
+    unsigned char v[8];
+    if (t == PGDDS_INT32 || t == PGDDS_INT64) {
+        T_STATUS(pgdds_dmatrix_scale(0.5, a), PGDDS_ERR_INVALID_ARG);
+        T_STATUS(pgdds_dmatrix_add(1.5, a, 1, b), PGDDS_ERR_INVALID_ARG);
+    } else {
+        T_STATUS(pgdds_dmatrix_scale(NAN, a), PGDDS_ERR_INVALID_ARG);
+        T_STATUS(pgdds_dmatrix_add(1, a, INFINITY, b), PGDDS_ERR_INVALID_ARG);
+        T_STATUS(pgdds_dmatrix_reduce(a, PGDDS_OP_BAND, v), PGDDS_ERR_INVALID_ARG);
+    }
+    if (rows != cols) {
+        T_STATUS(pgdds_dmatrix_add(1, a, 1, c), PGDDS_ERR_INVALID_ARG);    /* A and C differ in shape */
+        T_STATUS(pgdds_dmatrix_transpose(a, b), PGDDS_ERR_INVALID_ARG); /* A^T and B differ */
+    }
+    T_STATUS(pgdds_dmatrix_transpose(a, a), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_dmatrix_reduce(a, (pgdds_op_t)99, v), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_dmatrix_reduce(a, PGDDS_OP_SUM, NULL), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_dmatrix_norm(a, (pgdds_norm_t)9, &out), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_dmatrix_norm(a, PGDDS_NORM_ONE, NULL), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_dmatrix_apply(a, NULL, NULL), PGDDS_ERR_INVALID_ARG);
+    pgdds_dmatrix_params_t other = pa;
+    other.dtype = t == PGDDS_DOUBLE ? PGDDS_FLOAT : PGDDS_DOUBLE;
+    pgdds_dmatrix_t d;
+    T_OK(pgdds_dmatrix_create(ctx, &other, &d));
+    T_STATUS(pgdds_dmatrix_add(1, d, 1, a), PGDDS_ERR_INVALID_ARG); /* type */
+    T_OK(pgdds_dmatrix_destroy(d));
+    snprintf(sub, sizeof sub, "%s: after bad input", what);
+    dense_matches(ctx, a, t, rows, cols, ea, sub);
+    dense_matches(ctx, b, t, rows, cols, eb, sub);
+    dense_matches(ctx, c, t, cols, rows, ec, sub);
+
+    T_OK(pgdds_dmatrix_destroy(c));
+    T_OK(pgdds_dmatrix_destroy(b));
+    T_OK(pgdds_dmatrix_destroy(a));
+    free(ea);
+    free(eb);
+    free(ec);
+}
+
+/* The Frobenius norm neither overflows nor underflows where the norm does not; a NaN makes
+ * every norm NaN. */
+static void dense_extremes(pgdds_context_t ctx)
+{
+    pgdds_dmatrix_params_t p = params_of(&cases[2], 9, 7, PGDDS_DOUBLE);
+    pgdds_dmatrix_t m;
+    T_OK(pgdds_dmatrix_create(ctx, &p, &m));
+    const double scales[] = {1e300, 1e-300};
+    for (int s = 0; s < 2; ++s) {
+        T_OK(pgdds_dmatrix_scale(0, m));
+        if (rank == 0)
+            for (uint64_t i = 0; i < 9; ++i) T_OK(pgdds_dmatrix_put(m, i, i % 7, &scales[s]));
+        T_OK(pgdds_barrier(ctx));
+        double got = 0;
+        T_OK(pgdds_dmatrix_norm(m, PGDDS_NORM_FROBENIUS, &got));
+        T_CHECK_MSG(fabs(got / (scales[s] * 3) - 1) < 1e-12, "Frobenius norm of nine elements %g: %g", scales[s], got);
+    }
+    if (rank == nranks - 1) {
+        double nan = NAN;
+        T_OK(pgdds_dmatrix_put(m, 8, 6, &nan));
+    }
+    T_OK(pgdds_barrier(ctx));
+    for (int k = 0; k < 4; ++k) {
+        double got = 0;
+        T_OK(pgdds_dmatrix_norm(m, (pgdds_norm_t)k, &got));
+        T_CHECK_MSG(isnan(got), "norm %d of a matrix holding a NaN: %g", k, got);
+    }
+    T_OK(pgdds_dmatrix_destroy(m));
+    /* a destroyed or NULL handle */
+    T_STATUS(pgdds_dmatrix_scale(1, m), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_dmatrix_scale(1, NULL), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_dmatrix_add(1, NULL, 1, NULL), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_dmatrix_transpose(NULL, NULL), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_dmatrix_apply(NULL, twice_plus, NULL), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_dmatrix_reduce(NULL, PGDDS_OP_SUM, NULL), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_dmatrix_norm(m, PGDDS_NORM_MAX, NULL), PGDDS_ERR_INVALID_ARG);
+}
+
+#ifdef PGDDS_TEST_SPARSE
+static pgdds_status_t sparse_reduce(void *m, pgdds_op_t op, void *out) { return pgdds_smatrix_reduce(m, op, out); }
+static pgdds_status_t sparse_norm(void *m, pgdds_norm_t k, double *out) { return pgdds_smatrix_norm(m, k, out); }
+
+/* A sparse matrix holding pattern `seed` where stored(seed, i, j), from rank 0's triples. */
+static int stored_at(int seed, uint64_t i, uint64_t j) { return (i * 5 + j * 3 + (uint64_t)seed) % 4 == 0; }
+
+static pgdds_smatrix_t sparse_of(pgdds_context_t ctx, const pgdds_dmatrix_params_t *p, int seed, double *e,
+                                 unsigned char *st)
+{
+    uint64_t n = p->rows * p->cols, count = 0;
+    uint64_t *ri = malloc(n * 8), *ci = malloc(n * 8);
+    char *vals = malloc(n * 8);
+    for (uint64_t i = 0; i < p->rows; ++i)
+        for (uint64_t j = 0; j < p->cols; ++j) {
+            uint64_t x = i * p->cols + j;
+            st[x] = (unsigned char)stored_at(seed, i, j);
+            e[x] = st[x] ? m_pattern(seed, i, j) : 0;
+            if (!st[x] || rank != 0) continue;
+            ri[count] = i;
+            ci[count] = j;
+            m_set(p->dtype, vals + count * m_esize(p->dtype), e[x]);
+            ++count;
+        }
+    pgdds_smatrix_t m = NULL;
+    T_OK(pgdds_smatrix_create_coo(ctx, p, count, ri, ci, vals, &m));
+    free(ri);
+    free(ci);
+    free(vals);
+    return m;
+}
+
+/* Every rank reads the whole sparse matrix (dense) and its entry count, against expect. */
+static void sparse_matches(pgdds_context_t ctx, pgdds_smatrix_t m, pgdds_dtype_t t, uint64_t rows, uint64_t cols,
+                           const double *expect, uint64_t nnz, const char *what)
+{
+    size_t es = m_esize(t);
+    char *buf = malloc(rows * cols * es);
+    int bad = 0;
+    uint64_t got_nnz = 0;
+    pgdds_dmatrix_info_t info;
+    T_OK(pgdds_smatrix_info(m, &info, &got_nnz));
+    T_CHECK_MSG(got_nnz == nnz && info.rows == rows && info.cols == cols, "%s: %llu x %llu with %llu entries, expected "
+                "%llu x %llu with %llu", what, (unsigned long long)info.rows, (unsigned long long)info.cols,
+                (unsigned long long)got_nnz, (unsigned long long)rows, (unsigned long long)cols, (unsigned long long)nnz);
+    T_OK(pgdds_smatrix_get_slice(m, 0, 0, rows, cols, buf, 0));
+    for (uint64_t x = 0; x < rows * cols && bad < 3; ++x)
+        if (m_val(t, buf + x * es) != expect[x]) {
+            ++bad;
+            T_CHECK_MSG(0, "%s: element (%llu, %llu) is %g, expected %g", what, (unsigned long long)(x / cols),
+                        (unsigned long long)(x % cols), m_val(t, buf + x * es), expect[x]);
+        }
+    free(buf);
+    T_OK(pgdds_barrier(ctx));
+}
+
+static void run_sparse(pgdds_context_t ctx, size_t ca, size_t cb, uint64_t rows, uint64_t cols, int ti)
+{
+    pgdds_dtype_t t = m_types[ti];
+    char what[160], sub[200];
+    snprintf(what, sizeof what, "sparse %s A, %s B, %llu x %llu %s", cases[ca].name, cases[cb].name,
+             (unsigned long long)rows, (unsigned long long)cols, m_type_names[ti]);
+    pgdds_dmatrix_params_t pa = params_of(&cases[ca], rows, cols, t), pb = params_of(&cases[cb], rows, cols, t);
+    /* B takes A's tile size on its own grid (add wants the same tiles). */
+    uint64_t n = rows * cols;
+    double *ea = malloc(n * sizeof(double)), *eb = malloc(n * sizeof(double)), *ec = malloc(n * sizeof(double));
+    unsigned char *sa = malloc(n), *sb = malloc(n), *sc = malloc(n);
+    pgdds_smatrix_t a = sparse_of(ctx, &pa, 1, ea, sa);
+    pgdds_dmatrix_info_t ia;
+    T_OK(pgdds_smatrix_info(a, &ia, NULL));
+    pb.distribution = PGDDS_DIST_CUSTOM;
+    pb.field_mask = PGDDS_DMATRIX_FIELD_GRID | PGDDS_DMATRIX_FIELD_TILE;
+    pb.grid_rows = cases[cb].dist == PGDDS_DIST_BLOCK_COL ? 1 : nranks;
+    pb.grid_cols = cases[cb].dist == PGDDS_DIST_BLOCK_COL ? nranks : 1;
+    pb.tile_rows = ia.tile_rows;
+    pb.tile_cols = ia.tile_cols;
+    pgdds_smatrix_t b = sparse_of(ctx, &pb, 2, eb, sb);
+    uint64_t nnz_a = 0, nnz_b = 0, nnz_u = 0;
+    for (uint64_t x = 0; x < n; ++x) {
+        nnz_a += sa[x];
+        nnz_b += sb[x];
+        nnz_u += sa[x] | sb[x];
+    }
+
+    T_OK(pgdds_smatrix_scale(-2, a));
+    for (uint64_t x = 0; x < n; ++x) ea[x] *= -2;
+    snprintf(sub, sizeof sub, "%s: A *= -2", what);
+    sparse_matches(ctx, a, t, rows, cols, ea, nnz_a, sub);
+
+    struct apply_arg arg = {t, 0};
+    T_OK(pgdds_smatrix_apply(a, twice_plus, &arg));
+    uint64_t calls = 0;
+    T_OK(pgdds_allreduce(ctx, &arg.calls, &calls, 1, PGDDS_UINT64, PGDDS_OP_SUM));
+    T_CHECK_MSG(calls == nnz_a, "%s: apply called %llu times for %llu entries", what, (unsigned long long)calls,
+                (unsigned long long)nnz_a);
+    for (uint64_t i = 0; i < rows; ++i)
+        for (uint64_t j = 0; j < cols; ++j)
+            if (sa[i * cols + j]) ea[i * cols + j] = ea[i * cols + j] * 2 + (double)i - (double)j;
+    snprintf(sub, sizeof sub, "%s: apply", what);
+    sparse_matches(ctx, a, t, rows, cols, ea, nnz_a, sub);
+
+    check_reductions(a, sparse_reduce, sparse_norm, t, rows, cols, ea, sa, what);
+
+    pgdds_smatrix_t c = NULL;
+    T_OK(pgdds_smatrix_transpose(a, &c));
+    for (uint64_t i = 0; i < rows; ++i)
+        for (uint64_t j = 0; j < cols; ++j) ec[j * rows + i] = ea[i * cols + j];
+    snprintf(sub, sizeof sub, "%s: A^T", what);
+    sparse_matches(ctx, c, t, cols, rows, ec, nnz_a, sub);
+    pgdds_dmatrix_info_t ic;
+    T_OK(pgdds_smatrix_info(c, &ic, NULL));
+    T_CHECK_MSG(ic.tile_rows == ia.tile_cols && ic.tile_cols == ia.tile_rows && ic.grid_rows == ia.grid_cols &&
+                ic.grid_cols == ia.grid_rows, "%s: A^T's layout is not A's transposed", what);
+    T_OK(pgdds_smatrix_destroy(c));
+
+    T_OK(pgdds_smatrix_add(3, a, -1, b, &c));
+    for (uint64_t x = 0; x < n; ++x) ec[x] = 3 * ea[x] - eb[x];
+    snprintf(sub, sizeof sub, "%s: 3A - B", what);
+    sparse_matches(ctx, c, t, rows, cols, ec, nnz_u, sub);
+    T_OK(pgdds_smatrix_destroy(c));
+
+    /* bad input */
+    T_STATUS(pgdds_smatrix_scale(t == PGDDS_INT32 || t == PGDDS_INT64 ? 0.5 : NAN, a), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_smatrix_add(1, a, 1, a, NULL), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_smatrix_transpose(a, NULL), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_smatrix_apply(a, NULL, NULL), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_smatrix_reduce(a, PGDDS_OP_SUM, NULL), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_smatrix_norm(a, (pgdds_norm_t)-1, &(double){0}), PGDDS_ERR_INVALID_ARG);
+    pgdds_dmatrix_params_t pt = pa;
+    pt.rows = cols;
+    pt.cols = rows;
+    pgdds_smatrix_t at = sparse_of(ctx, &pt, 3, ec, sc);
+    if (rows != cols) T_STATUS(pgdds_smatrix_add(1, a, 1, at, &c), PGDDS_ERR_INVALID_ARG); /* shape */
+    T_OK(pgdds_smatrix_destroy(at));
+    pgdds_dmatrix_params_t pd = pb;
+    pd.dtype = t == PGDDS_DOUBLE ? PGDDS_FLOAT : PGDDS_DOUBLE;
+    pgdds_smatrix_t d = sparse_of(ctx, &pd, 2, ec, sc);
+    T_STATUS(pgdds_smatrix_add(1, a, 1, d, &c), PGDDS_ERR_INVALID_ARG); /* type */
+    T_OK(pgdds_smatrix_destroy(d));
+    if (ia.tile_rows > 1) {
+        pd = pb;
+        pd.tile_rows = ia.tile_rows - 1;
+        d = sparse_of(ctx, &pd, 2, ec, sc);
+        T_STATUS(pgdds_smatrix_add(1, a, 1, d, &c), PGDDS_ERR_INVALID_ARG); /* tile size */
+        T_OK(pgdds_smatrix_destroy(d));
+    }
+    snprintf(sub, sizeof sub, "%s: after bad input", what);
+    sparse_matches(ctx, a, t, rows, cols, ea, nnz_a, sub);
+
+    T_OK(pgdds_smatrix_destroy(b));
+    T_OK(pgdds_smatrix_destroy(a));
+    T_STATUS(pgdds_smatrix_scale(1, a), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_smatrix_norm(NULL, PGDDS_NORM_MAX, &(double){0}), PGDDS_ERR_INVALID_ARG);
+    free(ea);
+    free(eb);
+    free(ec);
+    free(sa);
+    free(sb);
+    free(sc);
+}
+#endif
+
+int main(void)
+{
+    pgdds_context_t ctx = t_init(NULL);
+    rank = pgdds_rank(ctx);
+    nranks = pgdds_nranks(ctx);
+    static const uint64_t shapes[][2] = {{13, 11}, {1, 7}, {6, 6}};
+    for (size_t c = 0; c < NCASES; ++c)
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
+            for (int t = 0; t < 4; ++t) {
+                if (s > 0 && t != (int)((c + s) % 4)) continue; /* the first shape takes every type */
+                run_dense(ctx, c, (c + 1) % NCASES, (c + 2) % NCASES, shapes[s][0], shapes[s][1], t);
+#ifdef PGDDS_TEST_SPARSE
+                run_sparse(ctx, c, (c + 1) % NCASES, shapes[s][0], shapes[s][1], t);
+#endif
+            }
+    dense_extremes(ctx);
+    return t_finish(ctx, "matrix/elementwise");
+}
