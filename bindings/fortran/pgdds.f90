@@ -74,6 +74,8 @@ module pgdds
   integer(c_int), parameter, public :: PGDDS_GEMM_STATIONARY_C = 0, PGDDS_GEMM_STATIONARY_A = 1, &
     PGDDS_GEMM_STATIONARY_B = 2, PGDDS_GEMM_SUMMA = 3, PGDDS_GEMM_STEAL_RANDOM = 4, PGDDS_GEMM_STEAL_LOCALITY = 5
   integer(c_int), parameter, public :: PGDDS_NO_TRANS = 0, PGDDS_TRANS = 1
+  integer(c_int), parameter, public :: PGDDS_NORM_FROBENIUS = 0, PGDDS_NORM_ONE = 1, PGDDS_NORM_INF = 2, &
+    PGDDS_NORM_MAX = 3
   integer(c_int), parameter, public :: PGDDS_SIGNAL_SET = 0, PGDDS_SIGNAL_ADD = 1
   integer(c_int), parameter, public :: PGDDS_CMP_EQ = 0, PGDDS_CMP_NE = 1, PGDDS_CMP_GT = 2, PGDDS_CMP_GE = 3, &
     PGDDS_CMP_LT = 4, PGDDS_CMP_LE = 5
@@ -214,6 +216,10 @@ module pgdds
   public :: pgdds_smatrix_create_coo, pgdds_smatrix_destroy, pgdds_smatrix_info, pgdds_smatrix_get_slice
   public :: pgdds_smatrix_spmm, pgdds_smatrix_spgemm, pgdds_smatrix_steals, pgdds_smatrix_stencil, pgdds_smatrix_rmat
   public :: pgdds_smatrix_read_mm, pgdds_smatrix_write_mm
+  public :: pgdds_dmatrix_scale, pgdds_dmatrix_add, pgdds_dmatrix_transpose, pgdds_dmatrix_apply
+  public :: pgdds_dmatrix_reduce, pgdds_dmatrix_norm
+  public :: pgdds_smatrix_scale, pgdds_smatrix_add, pgdds_smatrix_transpose, pgdds_smatrix_apply
+  public :: pgdds_smatrix_reduce, pgdds_smatrix_norm
   public :: pgdds_team_world, pgdds_team_node, pgdds_team_split_strided, pgdds_team_split_2d, pgdds_team_rank
   public :: pgdds_team_size, pgdds_team_translate_rank, pgdds_team_destroy, pgdds_team_is_null
   public :: pgdds_team_barrier, pgdds_team_broadcast, pgdds_team_allreduce, pgdds_team_reduce
@@ -289,7 +295,9 @@ module pgdds
   ! which may be unaligned (copy them out, e.g. with transfer), valid during the call only.
   abstract interface
     ! A dense matrix's generator (pgdds_dmatrix_fill): gives element (i, j) (from 0) its value
-    ! through value, the address of one element of the matrix's type (c_f_pointer it).
+    ! through value, the address of one element of the matrix's type (c_f_pointer it). The
+    ! element functions of pgdds_dmatrix_apply and pgdds_smatrix_apply have this interface too:
+    ! they read the element through value and replace it.
     subroutine pgdds_dmatrix_generator(i, j, value, arg) bind(C)
       import :: c_ptr, c_int64_t
       integer(c_int64_t), value :: i, j
@@ -1435,6 +1443,80 @@ module pgdds
       integer(c_int), value :: algorithm
       integer(c_int) :: st
     end function
+    function c_dmatrix_scale(alpha, matrix) bind(C, name='pgdds_dmatrix_scale') result(st)
+      import :: c_ptr, c_int, c_double
+      real(c_double), value :: alpha
+      type(c_ptr), value :: matrix
+      integer(c_int) :: st
+    end function
+    function c_smatrix_scale(alpha, matrix) bind(C, name='pgdds_smatrix_scale') result(st)
+      import :: c_ptr, c_int, c_double
+      real(c_double), value :: alpha
+      type(c_ptr), value :: matrix
+      integer(c_int) :: st
+    end function
+    function c_dmatrix_add(alpha, a, beta, b) bind(C, name='pgdds_dmatrix_add') result(st)
+      import :: c_ptr, c_int, c_double
+      real(c_double), value :: alpha, beta
+      type(c_ptr), value :: a, b
+      integer(c_int) :: st
+    end function
+    function c_smatrix_add(alpha, a, beta, b, c) bind(C, name='pgdds_smatrix_add') result(st)
+      import :: c_ptr, c_int, c_double
+      real(c_double), value :: alpha, beta
+      type(c_ptr), value :: a, b
+      type(c_ptr), intent(out) :: c
+      integer(c_int) :: st
+    end function
+    function c_dmatrix_transpose(a, b) bind(C, name='pgdds_dmatrix_transpose') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: a, b
+      integer(c_int) :: st
+    end function
+    function c_smatrix_transpose(a, c) bind(C, name='pgdds_smatrix_transpose') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: a
+      type(c_ptr), intent(out) :: c
+      integer(c_int) :: st
+    end function
+    function c_dmatrix_apply(matrix, fn, arg) bind(C, name='pgdds_dmatrix_apply') result(st)
+      import :: c_ptr, c_funptr, c_int
+      type(c_ptr), value :: matrix, arg
+      type(c_funptr), value :: fn
+      integer(c_int) :: st
+    end function
+    function c_smatrix_apply(matrix, fn, arg) bind(C, name='pgdds_smatrix_apply') result(st)
+      import :: c_ptr, c_funptr, c_int
+      type(c_ptr), value :: matrix, arg
+      type(c_funptr), value :: fn
+      integer(c_int) :: st
+    end function
+    function c_dmatrix_reduce(matrix, op, out) bind(C, name='pgdds_dmatrix_reduce') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: matrix, out
+      integer(c_int), value :: op
+      integer(c_int) :: st
+    end function
+    function c_smatrix_reduce(matrix, op, out) bind(C, name='pgdds_smatrix_reduce') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: matrix, out
+      integer(c_int), value :: op
+      integer(c_int) :: st
+    end function
+    function c_dmatrix_norm(matrix, norm, out) bind(C, name='pgdds_dmatrix_norm') result(st)
+      import :: c_ptr, c_int, c_double
+      type(c_ptr), value :: matrix
+      integer(c_int), value :: norm
+      real(c_double), intent(out) :: out
+      integer(c_int) :: st
+    end function
+    function c_smatrix_norm(matrix, norm, out) bind(C, name='pgdds_smatrix_norm') result(st)
+      import :: c_ptr, c_int, c_double
+      type(c_ptr), value :: matrix
+      integer(c_int), value :: norm
+      real(c_double), intent(out) :: out
+      integer(c_int) :: st
+    end function
     function c_dmatrix_gemm_trans(trans_a, trans_b, alpha, a, b, beta, c, algorithm) &
         bind(C, name='pgdds_dmatrix_gemm_trans') result(st)
       import :: c_ptr, c_int, c_double
@@ -2136,6 +2218,79 @@ module pgdds
       type(pgdds_dmatrix), intent(in) :: matrix
       procedure(pgdds_dmatrix_generator) :: generator
       type(c_ptr), intent(in), optional :: arg
+      integer(c_int) :: st
+    end function
+    ! Element-wise operations, reductions, norms and transposition (collective; alpha and beta
+    ! whole numbers for integer types). matrix = alpha matrix; b = alpha a + beta b (any
+    ! layouts); b = a^T; every element replaced by fn (the interface pgdds_dmatrix_generator,
+    ! reading and replacing value) with arg; value = every element reduced by op (a scalar of the
+    ! matrix's type); norm = a pgdds_norm_t of the matrix (PGDDS_NORM_FROBENIUS, _ONE, _INF, _MAX).
+    module function pgdds_dmatrix_scale(alpha, matrix) result(st)
+      real(real64), intent(in) :: alpha
+      type(pgdds_dmatrix), intent(in) :: matrix
+      integer(c_int) :: st
+    end function
+    module function pgdds_dmatrix_add(alpha, a, beta, b) result(st)
+      real(real64), intent(in) :: alpha, beta
+      type(pgdds_dmatrix), intent(in) :: a, b
+      integer(c_int) :: st
+    end function
+    module function pgdds_dmatrix_transpose(a, b) result(st)
+      type(pgdds_dmatrix), intent(in) :: a, b
+      integer(c_int) :: st
+    end function
+    module function pgdds_dmatrix_apply(matrix, fn, arg) result(st)
+      type(pgdds_dmatrix), intent(in) :: matrix
+      procedure(pgdds_dmatrix_generator) :: fn
+      type(c_ptr), intent(in), optional :: arg
+      integer(c_int) :: st
+    end function
+    module function pgdds_dmatrix_reduce(matrix, op, value) result(st)
+      type(pgdds_dmatrix), intent(in) :: matrix
+      integer(c_int), intent(in) :: op
+      class(*), intent(inout), target :: value
+      integer(c_int) :: st
+    end function
+    module function pgdds_dmatrix_norm(matrix, norm, value) result(st)
+      type(pgdds_dmatrix), intent(in) :: matrix
+      integer(c_int), intent(in) :: norm
+      real(real64), intent(out) :: value
+      integer(c_int) :: st
+    end function
+    ! The same on a sparse matrix's stored entries; transpose and add make c, a new matrix (a's
+    ! layout transposed, or a's layout; b must have a's tile size).
+    module function pgdds_smatrix_scale(alpha, matrix) result(st)
+      real(real64), intent(in) :: alpha
+      type(pgdds_smatrix), intent(in) :: matrix
+      integer(c_int) :: st
+    end function
+    module function pgdds_smatrix_add(alpha, a, beta, b, c) result(st)
+      real(real64), intent(in) :: alpha, beta
+      type(pgdds_smatrix), intent(in) :: a, b
+      type(pgdds_smatrix), intent(out) :: c
+      integer(c_int) :: st
+    end function
+    module function pgdds_smatrix_transpose(a, c) result(st)
+      type(pgdds_smatrix), intent(in) :: a
+      type(pgdds_smatrix), intent(out) :: c
+      integer(c_int) :: st
+    end function
+    module function pgdds_smatrix_apply(matrix, fn, arg) result(st)
+      type(pgdds_smatrix), intent(in) :: matrix
+      procedure(pgdds_dmatrix_generator) :: fn
+      type(c_ptr), intent(in), optional :: arg
+      integer(c_int) :: st
+    end function
+    module function pgdds_smatrix_reduce(matrix, op, value) result(st)
+      type(pgdds_smatrix), intent(in) :: matrix
+      integer(c_int), intent(in) :: op
+      class(*), intent(inout), target :: value
+      integer(c_int) :: st
+    end function
+    module function pgdds_smatrix_norm(matrix, norm, value) result(st)
+      type(pgdds_smatrix), intent(in) :: matrix
+      integer(c_int), intent(in) :: norm
+      real(real64), intent(out) :: value
       integer(c_int) :: st
     end function
     ! pgdds_dmatrix_local_tile(matrix, ti, tj, view): a tile this rank holds, in place, as a

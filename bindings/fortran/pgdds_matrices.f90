@@ -311,10 +311,84 @@ contains
   end procedure
 
   module procedure pgdds_dmatrix_fill
+    st = c_dmatrix_fill(matrix%handle, c_funloc(generator), arg_or_null(arg))
+  end procedure
+
+  ! The address of value, a scalar of element type elem_type; else the failure, naming who.
+  function typed_scalar(who, elem_type, value, addr) result(st)
+    character(len=*), intent(in) :: who
+    integer(c_int), intent(in) :: elem_type
+    class(*), intent(in), target :: value
+    type(c_ptr), intent(out) :: addr
+    integer(c_int) :: st, dtype
+    integer(c_size_t) :: bytes
+    call describe_scalar(value, addr, bytes, dtype)
+    st = PGDDS_OK
+    if (dtype /= elem_type) st = fail(PGDDS_ERR_INVALID_ARG, who // ': value is not of the matrix''s element type')
+  end function
+
+  ! arg, or c_null_ptr where it is left out.
+  function arg_or_null(arg) result(a)
+    type(c_ptr), intent(in), optional :: arg
     type(c_ptr) :: a
     a = c_null_ptr
     if (present(arg)) a = arg
-    st = c_dmatrix_fill(matrix%handle, c_funloc(generator), a)
+  end function
+
+  module procedure pgdds_dmatrix_scale
+    st = c_dmatrix_scale(real(alpha, c_double), matrix%handle)
+  end procedure
+
+  module procedure pgdds_smatrix_scale
+    st = c_smatrix_scale(real(alpha, c_double), matrix%handle)
+  end procedure
+
+  module procedure pgdds_dmatrix_add
+    st = c_dmatrix_add(real(alpha, c_double), a%handle, real(beta, c_double), b%handle)
+  end procedure
+
+  module procedure pgdds_smatrix_add
+    st = c_smatrix_add(real(alpha, c_double), a%handle, real(beta, c_double), b%handle, c%handle)
+    if (st == PGDDS_OK) c%elem_type = a%elem_type
+  end procedure
+
+  module procedure pgdds_dmatrix_transpose
+    st = c_dmatrix_transpose(a%handle, b%handle)
+  end procedure
+
+  module procedure pgdds_smatrix_transpose
+    st = c_smatrix_transpose(a%handle, c%handle)
+    if (st == PGDDS_OK) c%elem_type = a%elem_type
+  end procedure
+
+  module procedure pgdds_dmatrix_apply
+    st = c_dmatrix_apply(matrix%handle, c_funloc(fn), arg_or_null(arg))
+  end procedure
+
+  module procedure pgdds_smatrix_apply
+    st = c_smatrix_apply(matrix%handle, c_funloc(fn), arg_or_null(arg))
+  end procedure
+
+  ! A type mismatch is found on every rank alike (every rank passes the same type), so no rank
+  ! is left in the collective alone.
+  module procedure pgdds_dmatrix_reduce
+    type(c_ptr) :: addr
+    st = typed_scalar('pgdds_dmatrix_reduce', matrix%elem_type, value, addr)
+    if (st == PGDDS_OK) st = c_dmatrix_reduce(matrix%handle, op, addr)
+  end procedure
+
+  module procedure pgdds_smatrix_reduce
+    type(c_ptr) :: addr
+    st = typed_scalar('pgdds_smatrix_reduce', matrix%elem_type, value, addr)
+    if (st == PGDDS_OK) st = c_smatrix_reduce(matrix%handle, op, addr)
+  end procedure
+
+  module procedure pgdds_dmatrix_norm
+    st = c_dmatrix_norm(matrix%handle, norm, value)
+  end procedure
+
+  module procedure pgdds_smatrix_norm
+    st = c_smatrix_norm(matrix%handle, norm, value)
   end procedure
 
   ! Tile (ti, tj)'s address on this rank and its shape, for a view of type dtype; else the

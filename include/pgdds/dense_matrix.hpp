@@ -8,6 +8,8 @@
 //   pgdds::dense_matrix<double> d(ctx, 800, 600);
 //   pgdds::gemm(PGDDS_TRANS, PGDDS_NO_TRANS, 1.0, a, c, 0.0, d);       // D = A^T C, A read in place
 //   std::vector<double> corner = c.slice(0, 0, 10, 10);
+//   pgdds::add(2.0, c, -1.0, e);                                       // E = 2 C - E
+//   double size = c.norm(PGDDS_NORM_FROBENIUS);                        // collective
 //
 // The default layout is square block-cyclic tiles (PGDDS_DMATRIX_DEFAULT_TILE), which conform
 // for any product; dense_matrix<T>::layout chooses another.
@@ -53,6 +55,13 @@ class pending_request {
     pgdds_context_t ctx_;
     pgdds_request_t req_;
 };
+
+// The C callback of apply for a callable f(i, j, value) -> new value, passed as arg.
+template <class T, class F> void apply_element(uint64_t i, uint64_t j, void *v, void *f)
+{
+    T *x = static_cast<T *>(v);
+    *x = (*static_cast<F *>(f))(i, j, *x);
+}
 }  // namespace detail
 
 // A tile on its way (get_tile_async): get() waits for it and hands it over; a future dropped
@@ -251,6 +260,25 @@ template <class T> class dense_matrix : public matrix_shape {
             &f));
     }
 
+    // Collective: every element times alpha (pgdds_dmatrix_scale).
+    void scale(T alpha) const { check(pgdds_dmatrix_scale(double(alpha), h_)); }
+    // Collective: element (i, j) = f(i, j, its value), computed on its owner (pgdds_dmatrix_apply).
+    template <class F> void apply(F f) const { check(pgdds_dmatrix_apply(h_, detail::apply_element<T, F>, &f)); }
+    // Collective: every element reduced by op, on every rank (pgdds_dmatrix_reduce).
+    T reduce(pgdds_op_t op) const
+    {
+        T out;
+        check(pgdds_dmatrix_reduce(h_, op, &out));
+        return out;
+    }
+    // Collective: a norm, on every rank (pgdds_dmatrix_norm).
+    double norm(pgdds_norm_t kind = PGDDS_NORM_FROBENIUS) const
+    {
+        double out;
+        check(pgdds_dmatrix_norm(h_, kind, &out));
+        return out;
+    }
+
   private:
     uint64_t tile_elems(uint64_t ti, uint64_t tj) const
     {
@@ -284,6 +312,19 @@ void gemm(pgdds_trans_t trans_a, pgdds_trans_t trans_b, T alpha, const dense_mat
 {
     check(pgdds_dmatrix_gemm_trans(trans_a, trans_b, double(alpha), a.handle(), b.handle(), double(beta), c.handle(),
                                    algorithm));
+}
+
+// Collective: B = alpha A + beta B, in any layouts (pgdds_dmatrix_add).
+template <class T> void add(T alpha, const dense_matrix<T> &a, T beta, dense_matrix<T> &b)
+{
+    check(pgdds_dmatrix_add(double(alpha), a.handle(), double(beta), b.handle()));
+}
+
+// Collective: B = A^T, B in any layout (pgdds_dmatrix_transpose; a product reads A^T in place
+// instead, through gemm's trans arguments).
+template <class T> void transpose(const dense_matrix<T> &a, dense_matrix<T> &b)
+{
+    check(pgdds_dmatrix_transpose(a.handle(), b.handle()));
 }
 
 }  // namespace pgdds

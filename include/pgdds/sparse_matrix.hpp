@@ -8,6 +8,7 @@
 //   pgdds::dense_matrix<double> x(ctx, a.rows(), 1, layout), y(ctx, a.rows(), 1, layout);
 //   pgdds::spmm(1.0, a, x, 0.0, y);                                         // y = A x
 //   auto a2 = pgdds::spgemm(1.0, a, a);                                     // A^2, sparse
+//   auto s = pgdds::add(1.0, a, 1.0, pgdds::transpose(a));                  // A + A^T, sparse
 #pragma once
 
 #include <pgdds/dense_matrix.hpp>
@@ -110,6 +111,38 @@ template <class T> class sparse_matrix : public matrix_shape {
         return out;
     }
 
+    // Collective: every stored entry times alpha (pgdds_smatrix_scale).
+    void scale(T alpha) const { check(pgdds_smatrix_scale(double(alpha), h_)); }
+    // Collective: each stored entry (i, j) = f(i, j, its value), on its owner (pgdds_smatrix_apply).
+    template <class F> void apply(F f) const { check(pgdds_smatrix_apply(h_, detail::apply_element<T, F>, &f)); }
+    // Collective: the stored entries reduced by op, on every rank (pgdds_smatrix_reduce).
+    T reduce(pgdds_op_t op) const
+    {
+        T out;
+        check(pgdds_smatrix_reduce(h_, op, &out));
+        return out;
+    }
+    // Collective: a norm, on every rank (pgdds_smatrix_norm).
+    double norm(pgdds_norm_t kind = PGDDS_NORM_FROBENIUS) const
+    {
+        double out;
+        check(pgdds_smatrix_norm(h_, kind, &out));
+        return out;
+    }
+    // Collective: A^T, a new matrix in A's layout transposed (pgdds_smatrix_transpose); pgdds::transpose.
+    sparse_matrix transposed() const
+    {
+        sparse_matrix m;
+        m.adopt(pgdds_smatrix_transpose(h_, &m.h_));
+        return m;
+    }
+    // Collective: alpha A + beta B, a new matrix in A's layout (pgdds_smatrix_add); pgdds::add.
+    static sparse_matrix sum(T alpha, const sparse_matrix &a, T beta, const sparse_matrix &b)
+    {
+        sparse_matrix m;
+        m.adopt(pgdds_smatrix_add(double(alpha), a.h_, double(beta), b.h_, &m.h_));
+        return m;
+    }
     // Collective: C = alpha A B, a new matrix of layout l (pgdds_smatrix_spgemm); pgdds::spgemm.
     static sparse_matrix product(T alpha, const sparse_matrix &a, const sparse_matrix &b, const layout &l,
                                  pgdds_gemm_algorithm_t algorithm)
@@ -151,6 +184,15 @@ sparse_matrix<T> spgemm(T alpha, const sparse_matrix<T> &a, const sparse_matrix<
                         pgdds_gemm_algorithm_t algorithm = PGDDS_GEMM_STATIONARY_C)
 {
     return sparse_matrix<T>::product(alpha, a, b, l, algorithm);
+}
+
+// Collective: A^T, a new sparse matrix (pgdds_smatrix_transpose).
+template <class T> sparse_matrix<T> transpose(const sparse_matrix<T> &a) { return a.transposed(); }
+
+// Collective: alpha A + beta B, a new sparse matrix in A's layout (pgdds_smatrix_add).
+template <class T> sparse_matrix<T> add(T alpha, const sparse_matrix<T> &a, T beta, const sparse_matrix<T> &b)
+{
+    return sparse_matrix<T>::sum(alpha, a, beta, b);
 }
 
 }  // namespace pgdds

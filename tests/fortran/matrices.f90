@@ -1,7 +1,8 @@
 ! Dense matrices from Fortran: creation and layout, tiles and slices through rank-1 buffers in C's
 ! row-major order, accumulation from every rank at once (exact sums), C = alpha A B + beta C by
 ! every algorithm against the product computed here (small whole numbers: exact in double and in
-! int64) and with B read transposed, elements, a generator and tiles in place, and bad input:
+! int64) and with B read transposed, elements, a generator and tiles in place, transpose, add,
+! scale, apply, reduce and norm, and bad input:
 ! buffers and values of the wrong type or too small, negative indexes, tiles outside the grid,
 ! half of an optional pair.
 module matrix_generators
@@ -20,6 +21,18 @@ contains
       v = v * factor
     end if
   end subroutine
+  ! Element (i, j) = its value + i - j, plus arg's real(c_double) where arg is given.
+  subroutine plus_i_minus_j(i, j, value, arg) bind(C)
+    integer(c_int64_t), value :: i, j
+    type(c_ptr), value :: value, arg
+    real(c_double), pointer :: v, extra
+    call c_f_pointer(value, v)
+    v = v + real(i - j, c_double)
+    if (c_associated(arg)) then
+      call c_f_pointer(arg, extra)
+      v = v + extra
+    end if
+  end subroutine
 end module
 
 program fortran_matrices
@@ -30,7 +43,7 @@ program fortran_matrices
 
   integer, parameter :: m = 13, k = 11, nc = 9
   type(pgdds_context) :: ctx
-  type(pgdds_dmatrix) :: a, b, c, t, ia, ib, ic, g, bt, refused
+  type(pgdds_dmatrix) :: a, b, c, t, ia, ib, ic, g, bt, refused, e, f
   integer(int64) :: ti, tj
   integer(PGDDS_GPTR_KIND) :: gp
   real(real64), target :: factor
@@ -45,7 +58,8 @@ program fortran_matrices
   type(pgdds_request) :: req
   integer(int64) :: iabuf(m * k), ibbuf(k * nc), icbuf(m * nc), iwant
   real(real32) :: wrong_type(16)
-  real(real64) :: small(3)
+  real(real64) :: small(3), ebuf(m * k), fbuf(m * k), total, norm
+  real(real32) :: wrong_total
 
   call start(ctx, 32_int64 * 1024 * 1024)
   me = pgdds_rank(ctx)
@@ -338,6 +352,37 @@ program fortran_matrices
   call check_status(pgdds_dmatrix_gemm(1.0_real64, a, b, 0.0_real64, a), PGDDS_ERR_INVALID_ARG, 'C is A')
 
   call check_ok(pgdds_dmatrix_destroy(t), 'destroy T')
+  ! Element-wise: E = A^T and F = A^T in two layouts, E = 3 E, F = E - F (2 A^T), F(i, j) + i - j,
+  ! its sum and its largest row sum, against A read here.
+  call check_ok(pgdds_dmatrix_get_slice(a, 0_int64, 0_int64, int(m, int64), int(k, int64), abuf), 'get A')
+  call check_ok(pgdds_dmatrix_create(ctx, e, int(k, int64), int(m, int64), PGDDS_DOUBLE, PGDDS_DIST_BLOCK_ROW), 'E')
+  call check_ok(pgdds_dmatrix_create(ctx, f, int(k, int64), int(m, int64), PGDDS_DOUBLE, PGDDS_DIST_BLOCK_CYCLIC, &
+                                     tile_rows=3_int64, tile_cols=5_int64), 'F')
+  call check_ok(pgdds_dmatrix_transpose(a, e), 'transpose into E')
+  call check_ok(pgdds_dmatrix_transpose(a, f), 'transpose into F')
+  call check_ok(pgdds_dmatrix_scale(3.0_real64, e), 'scale')
+  call check_ok(pgdds_dmatrix_add(1.0_real64, e, -1.0_real64, f), 'add')
+  factor = 0.5_real64
+  call check_ok(pgdds_dmatrix_apply(f, plus_i_minus_j, c_loc(factor)), 'apply')
+  ! ebuf: 2 A^T + i - j + 0.5, row-major k x m.
+  do i = 0, k - 1
+    do j = 0, m - 1
+      ebuf(i * m + j + 1) = 2 * abuf(j * k + i + 1) + real(i - j, real64) + 0.5_real64
+    end do
+  end do
+  call check_ok(pgdds_dmatrix_get_slice(f, 0_int64, 0_int64, int(k, int64), int(m, int64), fbuf), 'get F')
+  call check(all(fbuf == ebuf), 'F = 2 A^T + i - j + 0.5')
+  call check_ok(pgdds_dmatrix_reduce(f, PGDDS_OP_SUM, total), 'reduce')
+  call check(total == sum(ebuf), 'the sum of F')
+  call check_ok(pgdds_dmatrix_norm(f, PGDDS_NORM_INF, norm), 'norm')
+  call check(norm == maxval(sum(abs(reshape(ebuf, [m, k])), dim=1)), 'the largest row sum of F')
+  call check_status(pgdds_dmatrix_reduce(f, PGDDS_OP_SUM, wrong_total), PGDDS_ERR_INVALID_ARG, 'reduce into a real32')
+  call check_status(pgdds_dmatrix_reduce(f, PGDDS_OP_BAND, total), PGDDS_ERR_INVALID_ARG, 'a bitwise op on doubles')
+  call check_status(pgdds_dmatrix_transpose(a, c), PGDDS_ERR_INVALID_ARG, 'A^T into a 13 x 9 matrix')
+  call check_status(pgdds_dmatrix_add(1.0_real64, a, 1.0_real64, e), PGDDS_ERR_INVALID_ARG, 'A + E (13x11, 11x13)')
+  call check_ok(pgdds_dmatrix_destroy(f), 'destroy F')
+  call check_ok(pgdds_dmatrix_destroy(e), 'destroy E')
+
   call check_ok(pgdds_dmatrix_destroy(ic), 'destroy int C')
   call check_ok(pgdds_dmatrix_destroy(ib), 'destroy int B')
   call check_ok(pgdds_dmatrix_destroy(ia), 'destroy int A')

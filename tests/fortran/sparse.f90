@@ -11,7 +11,7 @@ program fortran_sparse
 
   integer, parameter :: m = 13, k = 11, nc = 5
   type(pgdds_context) :: ctx
-  type(pgdds_smatrix) :: a, d, p, s, g, back, refused
+  type(pgdds_smatrix) :: a, d, p, s, g, back, refused, at, a3
   type(pgdds_dmatrix) :: b, c
   integer :: me, n, alg, q
   integer(int64) :: rows, cols, nnz, i, j, x, bad, own, stolen, steps, tgr, tgc, agc, seed
@@ -21,7 +21,8 @@ program fortran_sparse
   real(real32) :: wrong_type(4)
   integer(int64) :: ti, tj, tnnz, offs(5), cols_of(16)
   integer :: owner
-  real(real64) :: vals(16), tdense(16)
+  real(real64) :: vals(16), tdense(16), total, norm
+  real(real32) :: wrong_total
   integer(int64), pointer :: loff(:), lcol(:)
   real(real64), pointer :: lval(:)
   real(real32), pointer :: wrong_view(:)
@@ -53,6 +54,25 @@ program fortran_sparse
   got = -1
   call check_ok(pgdds_smatrix_get_slice(a, 0_int64, 0_int64, int(m, int64), int(k, int64), got), 'slice of A')
   call check(all(got == adense), 'A read back whole, zeros where no entry')
+
+  ! Element-wise: A^T (a new matrix), A + 2 A, scaling, a reduction and a norm of A's entries.
+  call check_ok(pgdds_smatrix_transpose(a, at), 'transpose')
+  call check_ok(pgdds_smatrix_get_slice(at, 0_int64, 0_int64, int(k, int64), int(m, int64), got), 'slice of A^T')
+  call check(all(reshape(got, [m, k]) == transpose(reshape(adense, [k, m]))), 'A^T')
+  call check_ok(pgdds_smatrix_add(1.0_real64, a, 2.0_real64, a, a3), 'add')
+  call check_ok(pgdds_smatrix_get_slice(a3, 0_int64, 0_int64, int(m, int64), int(k, int64), got), 'slice of 3 A')
+  call check(all(got == 3 * adense), 'A + 2 A')
+  call check_status(pgdds_smatrix_add(1.0_real64, a, 1.0_real64, at, refused), PGDDS_ERR_INVALID_ARG, 'A + A^T (13x11, 11x13)')
+  call check_ok(pgdds_smatrix_destroy(a3), 'destroy 3 A')
+  call check_ok(pgdds_smatrix_destroy(at), 'destroy A^T')
+  call check_ok(pgdds_smatrix_scale(2.0_real64, a), 'scale')
+  call check_ok(pgdds_smatrix_reduce(a, PGDDS_OP_SUM, total), 'reduce')
+  call check(total == 2 * sum(adense), 'the sum of 2 A''s entries')
+  call check_ok(pgdds_smatrix_norm(a, PGDDS_NORM_MAX, norm), 'norm')
+  call check(norm == 2 * maxval(abs(adense)), 'the largest entry of 2 A')
+  call check_status(pgdds_smatrix_reduce(a, PGDDS_OP_SUM, wrong_total), PGDDS_ERR_INVALID_ARG, 'reduce into a real32')
+  call check_status(pgdds_smatrix_norm(a, 9_c_int, norm), PGDDS_ERR_INVALID_ARG, 'norm 9')
+  call check_ok(pgdds_smatrix_scale(0.5_real64, a), 'scale back')
 
   ! A's CSR tiles: every tile copied by every rank (offsets and columns from 0, in C's terms)
   ! matches adense; the tiles this rank holds also in place, the same arrays.

@@ -1,9 +1,11 @@
 // The C++ face of the dense matrices: pgdds::dense_matrix<T> for every element type, fill from a
 // lambda, tiles (blocking and through a future), elements, slices, local tiles, accumulation,
 // gemm with every algorithm against a plain product of the same matrices, A^T A with A read
-// transposed, and pgdds::error for what the C ABI refuses.
+// transposed, transpose, add, scale, apply, reduce and norm, and pgdds::error for what the C ABI
+// refuses.
 #include <pgdds/dense_matrix.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -78,6 +80,34 @@ template <class T> static void run(pgdds::context &ctx)
         }
         CHECK(status_of([&] { pgdds::gemm(PGDDS_TRANS, PGDDS_NO_TRANS, T(1), a, b, T(0), ata); }) ==
               PGDDS_ERR_INVALID_ARG);  // A^T is 7 x 11, B 7 x 9
+        ctx.barrier();
+    }
+
+    // Element-wise: A^T into a matrix of another layout, 2 A^T - A^T, scale, apply, reduce, norm.
+    {
+        typename pgdds::dense_matrix<T>::layout rows_layout;
+        rows_layout.distribution = PGDDS_DIST_BLOCK_ROW;
+        pgdds::dense_matrix<T> at(ctx, K, M, rows_layout), at2(ctx, K, M, sq);
+        pgdds::transpose(a, at);
+        pgdds::transpose(a, at2);
+        pgdds::add(T(2), at, T(-1), at2);  // at2 = A^T again
+        at2.scale(T(3));
+        at2.apply([](uint64_t i, uint64_t j, T x) { return T(x - T(i) + T(j)); });
+        std::vector<T> v = at2.slice(0, 0, K, M);
+        T sum = 0, top = v[0];
+        double frob = 0;
+        for (uint64_t i = 0; i < K; ++i)
+            for (uint64_t j = 0; j < M; ++j) {
+                const T want = T(3 * av[j * K + i] - T(i) + T(j));
+                CHECK(v[i * M + j] == want);
+                sum = T(sum + want);
+                top = std::max(top, want);
+                frob += double(want) * double(want);
+            }
+        CHECK(at2.reduce(PGDDS_OP_SUM) == sum && at2.reduce(PGDDS_OP_MAX) == top);
+        CHECK(std::fabs(at2.norm() - std::sqrt(frob)) <= 1e-5 * std::sqrt(frob));
+        CHECK(status_of([&] { pgdds::transpose(a, c); }) == PGDDS_ERR_INVALID_ARG);  // A^T is 7 x 11, C 11 x 9
+        CHECK(status_of([&] { (void)at2.norm(pgdds_norm_t(7)); }) == PGDDS_ERR_INVALID_ARG);
         ctx.barrier();
     }
 

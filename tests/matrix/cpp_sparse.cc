@@ -1,8 +1,10 @@
 // The C++ face of the sparse matrices: pgdds::sparse_matrix<T> from triples (duplicates summed),
 // a stencil, an R-MAT graph and a Matrix Market file; tiles, slices, spmm and spgemm against
-// plain products, and pgdds::error for what the C ABI refuses.
+// plain products, element-wise operations, transpose and sums, and pgdds::error for what the C
+// ABI refuses.
 #include <pgdds/sparse_matrix.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -80,6 +82,27 @@ template <class T> static void run(pgdds::context &ctx)
     CHECK(back.nnz() == s.nnz() && back.slice(0, 0, 27, 27) == s.slice(0, 0, 27, 27));
     ctx.barrier();
     if (me == 0) unlink(path.c_str());
+
+    // Element-wise: scale, apply, reduce and norm over a's entries (n at (i, i % 5)), its
+    // transpose and A + 2 A.
+    a.scale(T(2));                                                    // 2n
+    a.apply([](uint64_t i, uint64_t j, T x) { return T(x + T(i) - T(j)); });  // 2n + i - i % 5
+    T want_sum = 0, want_max = 0;
+    for (uint64_t i = 0; i < 7; ++i) {
+        want_sum += T(2 * n + int(i) - int(i % 5));
+        want_max = std::max(want_max, T(2 * n + int(i) - int(i % 5)));
+    }
+    CHECK(a.reduce(PGDDS_OP_SUM) == want_sum && a.reduce(PGDDS_OP_MAX) == want_max);
+    CHECK(std::fabs(a.norm(PGDDS_NORM_MAX) - double(want_max)) < 1e-6);
+    auto at = pgdds::transpose(a);
+    CHECK(at.rows() == 5 && at.cols() == 7 && at.nnz() == 7);
+    std::vector<T> av = a.slice(0, 0, 7, 5), atv = at.slice(0, 0, 5, 7);
+    for (uint64_t i = 0; i < 7; ++i)
+        for (uint64_t j = 0; j < 5; ++j) CHECK(atv[j * 7 + i] == av[i * 5 + j]);
+    auto a3 = pgdds::add(T(1), a, T(2), a);
+    std::vector<T> a3v = a3.slice(0, 0, 7, 5);
+    for (uint64_t x = 0; x < 35; ++x) CHECK(a3v[x] == T(3 * av[x]));
+    CHECK(status_of([&] { pgdds::add(T(1), a, T(1), at); }) == PGDDS_ERR_INVALID_ARG);  // 7x5 plus 5x7
 
     // What the C ABI refuses throws.
     CHECK(status_of([&] { a.get_tile(9, 0); }) == PGDDS_ERR_OUT_OF_BOUNDS);
