@@ -4,7 +4,8 @@
  * addition to the ABI of pgdds.h, which does not include this header).
  *
  * A dense matrix of rows x cols elements of one type (float, double, int32 or int64) is cut
- * into a grid of tiles, each a contiguous row-major block stored in one rank's segment, and
+ * into a grid of tiles, each a contiguous block stored in one rank's segment (row-major, or
+ * column-major where the matrix is made so: pgdds_order_t), and
  * the tiles are dealt to a 2D grid of grid_rows x grid_cols ranks block-cyclically: tile
  * (ti, tj) lives on rank (ti % grid_rows) * grid_cols + (tj % grid_cols). Every rank holds
  * the directory of the tiles' global pointers, so any rank reads, writes or accumulates any
@@ -52,8 +53,19 @@ typedef enum {
 enum {
     PGDDS_DMATRIX_FIELD_GRID = 1u << 0,  /* grid_rows, grid_cols: their product is the job's size */
     PGDDS_DMATRIX_FIELD_TILE = 1u << 1,  /* tile_rows, tile_cols (0 in one of them: div) */
-    PGDDS_DMATRIX_FIELD_MEMORY = 1u << 2 /* memory: where the tiles live (default PGDDS_MEMORY_HOST) */
+    PGDDS_DMATRIX_FIELD_MEMORY = 1u << 2, /* memory: where the tiles live (default PGDDS_MEMORY_HOST) */
+    PGDDS_DMATRIX_FIELD_ORDER = 1u << 3   /* order: how a tile's elements are laid out (default
+                                           * PGDDS_ROW_MAJOR; since 0.1) */
 };
+
+/** How a dense tile's elements follow each other in memory, and so how every caller buffer of
+ * the matrix (tiles, slices, accumulations) is laid out, with its ld counting elements between
+ * rows (row-major) or between columns (column-major, as BLAS, LAPACK and Fortran have it). */
+typedef enum {
+    PGDDS_ROW_MAJOR = 0,
+    PGDDS_COL_MAJOR = 1  /* dense matrices in host memory; SpMM, SUMMA and sparse matrices take
+                          * row-major ones only */
+} pgdds_order_t;
 
 typedef struct pgdds_dmatrix_params {
     uint64_t      field_mask;
@@ -68,6 +80,9 @@ typedef struct pgdds_dmatrix_params {
      * (SpMM; SpGEMM stays in host memory). Tile pointers (local_tile, the directory) are then
      * device pointers, and caller buffers may be host or device memory. */
     pgdds_memory_kind_t memory;
+    /* PGDDS_COL_MAJOR: each tile column-major (element (r, c) of a tile of `rows` rows at
+     * c * rows + r); see pgdds_order_t. */
+    pgdds_order_t order;
 } pgdds_dmatrix_params_t;
 
 /** What a matrix is: its shape, type and layout. */
@@ -80,6 +95,11 @@ typedef struct pgdds_dmatrix_info {
     uint64_t      tile_grid_rows, tile_grid_cols;  /* the number of tiles down and across */
 } pgdds_dmatrix_info_t;
 
+/** The order of a dense matrix's tiles (pgdds_dmatrix_info_t predates it).
+ * @param matrix   the matrix
+ * @param order    on success, PGDDS_ROW_MAJOR or PGDDS_COL_MAJOR
+ * @return PGDDS_OK, or PGDDS_ERR_INVALID_ARG (matrix not a matrix, order NULL) */
+PGDDS_API pgdds_status_t pgdds_dmatrix_order(pgdds_dmatrix_t matrix, pgdds_order_t *order);
 /** Creates a matrix, every element zero; collective, with the same params on every rank.
  * The tiles live in one symmetric block (pgdds_alloc_all) of every rank's segment, sized for
  * the most tiles any rank holds, plus one lock word per tile slot for accumulation. With
@@ -109,7 +129,8 @@ PGDDS_API pgdds_status_t pgdds_dmatrix_info(pgdds_dmatrix_t matrix, pgdds_dmatri
  * A tile is addressed by its tile-grid coordinates (ti, tj), 0 <= ti < tile_grid_rows,
  * 0 <= tj < tile_grid_cols (else PGDDS_ERR_OUT_OF_BOUNDS). A caller's buffer holds the tile
  * row-major with ld elements between rows (ld at least the tile's columns; 0 means exactly
- * its columns). Puts are visible to others after pgdds_flush or a barrier, as pgdds_put's. */
+ * its columns), or, for a column-major matrix, column-major with ld elements between columns
+ * (at least, and by default, the tile's rows). Puts are visible to others after pgdds_flush or a barrier, as pgdds_put's. */
 /** @{ */
 /** The size and owner of tile (ti, tj).
  * @param matrix   the matrix
@@ -123,7 +144,7 @@ PGDDS_API pgdds_status_t pgdds_dmatrix_info(pgdds_dmatrix_t matrix, pgdds_dmatri
 PGDDS_API pgdds_status_t pgdds_dmatrix_tile_shape(pgdds_dmatrix_t matrix, uint64_t ti, uint64_t tj, uint64_t *rows,
                                                   uint64_t *cols, int *owner);
 /** The global pointer of tile (ti, tj) (the directory's entry); its rows x cols elements
- * follow it row-major, with no gap.
+ * follow it in the matrix's order, with no gap.
  * @param matrix   the matrix
  * @param ti       the tile row
  * @param tj       the tile column
@@ -135,7 +156,8 @@ PGDDS_API pgdds_status_t pgdds_dmatrix_tile_gptr(pgdds_dmatrix_t matrix, uint64_
  * @param matrix   the matrix
  * @param ti       the tile row
  * @param tj       the tile column
- * @param data     gets the tile's first element (row-major, ld = its columns)
+ * @param data     gets the tile's first element (in the matrix's order, ld = its columns,
+ *                 or its rows when column-major)
  * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
  *         PGDDS_ERR_OUT_OF_BOUNDS, PGDDS_ERR_INVALID_ARG when another rank holds the tile */
 PGDDS_API pgdds_status_t pgdds_dmatrix_local_tile(pgdds_dmatrix_t matrix, uint64_t ti, uint64_t tj, void **data);
@@ -144,7 +166,7 @@ PGDDS_API pgdds_status_t pgdds_dmatrix_local_tile(pgdds_dmatrix_t matrix, uint64
  * @param ti       the tile row
  * @param tj       the tile column
  * @param buf      room for the tile's rows, ld elements apart
- * @param ld       elements between rows of buf; 0: the tile's columns
+ * @param ld       elements between rows of buf (columns when column-major); 0: packed
  * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
  *         PGDDS_ERR_OUT_OF_BOUNDS, PGDDS_ERR_INVALID_ARG (NULL buf, ld below the tile's
  *         columns), PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
@@ -154,7 +176,7 @@ PGDDS_API pgdds_status_t pgdds_dmatrix_get_tile(pgdds_dmatrix_t matrix, uint64_t
  * @param ti       the tile row
  * @param tj       the tile column
  * @param buf      the tile's rows, ld elements apart
- * @param ld       elements between rows of buf; 0: the tile's columns
+ * @param ld       elements between rows of buf (columns when column-major); 0: packed
  * @return as pgdds_dmatrix_get_tile */
 PGDDS_API pgdds_status_t pgdds_dmatrix_put_tile(pgdds_dmatrix_t matrix, uint64_t ti, uint64_t tj, const void *buf,
                                                 uint64_t ld);
@@ -165,7 +187,7 @@ PGDDS_API pgdds_status_t pgdds_dmatrix_put_tile(pgdds_dmatrix_t matrix, uint64_t
  * @param ti       the tile row
  * @param tj       the tile column
  * @param buf      the addend's rows, ld elements apart
- * @param ld       elements between rows of buf; 0: the tile's columns
+ * @param ld       elements between rows of buf (columns when column-major); 0: packed
  * @return as pgdds_dmatrix_get_tile */
 PGDDS_API pgdds_status_t pgdds_dmatrix_accumulate_tile(pgdds_dmatrix_t matrix, uint64_t ti, uint64_t tj,
                                                        const void *buf, uint64_t ld);
@@ -209,8 +231,9 @@ PGDDS_API pgdds_status_t pgdds_dmatrix_put_tile_nb(pgdds_dmatrix_t matrix, uint6
 /** @name Elements and slices
  * Element (i, j) and slices in global coordinates, 0 <= i < rows, 0 <= j < cols. A slice is
  * any submatrix [row0, row0 + nrows) x [col0, col0 + ncols), across tiles and ranks, copied
- * to or from a row-major buffer with ld elements between rows (0: ncols); an empty slice
- * (nrows or ncols 0) copies nothing. */
+ * to or from a row-major buffer with ld elements between rows (0: ncols), or for a
+ * column-major matrix a column-major one with ld elements between columns (0: nrows); an
+ * empty slice (nrows or ncols 0) copies nothing. */
 /** @{ */
 /** Reads element (i, j) into value (elem_size bytes).
  * @param matrix   the matrix
@@ -233,8 +256,8 @@ PGDDS_API pgdds_status_t pgdds_dmatrix_put(pgdds_dmatrix_t matrix, uint64_t i, u
  * @param col0     the first column
  * @param nrows    rows of the slice
  * @param ncols    columns of the slice
- * @param buf      room for the slice, row-major
- * @param ld       elements between rows of buf; 0: ncols
+ * @param buf      room for the slice, in the matrix's order
+ * @param ld       elements between rows (columns when column-major) of buf; 0: packed
  * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
  *         PGDDS_ERR_OUT_OF_BOUNDS (the slice leaves the matrix), PGDDS_ERR_INVALID_ARG (NULL
  *         buf, ld below ncols), PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
@@ -246,8 +269,8 @@ PGDDS_API pgdds_status_t pgdds_dmatrix_get_slice(pgdds_dmatrix_t matrix, uint64_
  * @param col0     the first column
  * @param nrows    rows of the slice
  * @param ncols    columns of the slice
- * @param buf      the slice, row-major
- * @param ld       elements between rows of buf; 0: ncols
+ * @param buf      the slice, in the matrix's order
+ * @param ld       elements between rows (columns when column-major) of buf; 0: packed
  * @return as pgdds_dmatrix_get_slice */
 PGDDS_API pgdds_status_t pgdds_dmatrix_put_slice(pgdds_dmatrix_t matrix, uint64_t row0, uint64_t col0, uint64_t nrows,
                                                  uint64_t ncols, const void *buf, uint64_t ld);

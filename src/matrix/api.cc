@@ -46,7 +46,7 @@ status with_tile(pgdds_dmatrix_t h, const char *who, uint64_t ti, uint64_t tj, c
     return with_matrix(h, who, buf, "buf", [&](dmatrix &m) {
         uint64_t eff = 0;
         status st = m.lay().check_tile(who, ti, tj);
-        if (st == PGDDS_OK) st = check_ld(who, ld, m.lay().tile_cols_of(tj), eff);
+        if (st == PGDDS_OK) st = check_ld(who, m.lay(), ld, m.lay().tile_rows_of(ti), m.lay().tile_cols_of(tj), eff);
         return st == PGDDS_OK ? op(m, eff) : st;
     });
 }
@@ -57,7 +57,7 @@ status slice(pgdds_dmatrix_t h, const char *who, uint64_t row0, uint64_t col0, u
     return with_matrix(h, who, buf, "buf", [&](dmatrix &m) {
         uint64_t eff = 0;
         status st = check_slice(who, m.lay(), row0, col0, nrows, ncols);
-        if (st == PGDDS_OK) st = check_ld(who, ld, ncols, eff);
+        if (st == PGDDS_OK) st = check_ld(who, m.lay(), ld, nrows, ncols, eff);
         return st == PGDDS_OK ? m.slice(who, row0, col0, nrows, ncols, buf, eff, put) : st;
     });
 }
@@ -87,6 +87,14 @@ pgdds_status_t pgdds_dmatrix_create(pgdds_context_t ctx, const pgdds_dmatrix_par
 pgdds_status_t pgdds_dmatrix_destroy(pgdds_dmatrix_t matrix)
 {
     return destroy_handle(matrix, dmatrix_magic, "pgdds_dmatrix_destroy", what);
+}
+
+pgdds_status_t pgdds_dmatrix_order(pgdds_dmatrix_t matrix, pgdds_order_t *order)
+{
+    return with_matrix(matrix, "pgdds_dmatrix_order", order, "order", [&](dmatrix &m) {
+        *order = m.lay().col_major ? PGDDS_COL_MAJOR : PGDDS_ROW_MAJOR;
+        return PGDDS_OK;
+    });
 }
 
 pgdds_status_t pgdds_dmatrix_info(pgdds_dmatrix_t matrix, pgdds_dmatrix_info_t *info)

@@ -87,31 +87,38 @@ status dmatrix::put_tile(const char *who, uint64_t ti, uint64_t tj, const void *
                  const_cast<void *>(buf), ld, true);
 }
 
-// Every tile row piece of the slice is one transfer, all in flight together (nbi), completed
-// by one flush; a piece that is a whole tile's rows is one transfer for all of them.
+// Every piece of a stored tile row (a column when column-major) in the slice is one transfer,
+// all in flight together (nbi), completed by one flush; pieces that are whole stored rows of a
+// tile, where buf's rows are as long, are one transfer for all of them.
 status dmatrix::slice(const char *who, uint64_t row0, uint64_t col0, uint64_t nrows, uint64_t ncols, void *buf,
                       uint64_t ld, bool put) const
 {
     const size_t es = lay_.esize;
+    const bool cm = lay_.col_major;
     status st = PGDDS_OK;
     bool issued = false;
     for (uint64_t ti = row0 / lay_.tile_rows; nrows && ti * lay_.tile_rows < row0 + nrows && st == PGDDS_OK; ++ti) {
-        const uint64_t t_r0 = ti * lay_.tile_rows;
+        const uint64_t t_r0 = ti * lay_.tile_rows, trows = lay_.tile_rows_of(ti);
         const uint64_t r_lo = row0 > t_r0 ? row0 : t_r0;
-        const uint64_t r_hi = std::min(row0 + nrows, t_r0 + lay_.tile_rows_of(ti));
+        const uint64_t r_hi = std::min(row0 + nrows, t_r0 + trows);
         for (uint64_t tj = col0 / lay_.tile_cols; ncols && tj * lay_.tile_cols < col0 + ncols && st == PGDDS_OK; ++tj) {
             const uint64_t t_c0 = tj * lay_.tile_cols, tcols = lay_.tile_cols_of(tj);
             const uint64_t c_lo = col0 > t_c0 ? col0 : t_c0;
             const uint64_t c_hi = std::min(col0 + ncols, t_c0 + tcols);
+            // In the tile's order: outer runs [o_lo, o_hi) from the tile's o0 (buf's ob0), each
+            // the inner elements [i_lo, i_hi) of a run of `run` from the tile's i0 (buf's ib0).
+            const uint64_t o_lo = cm ? c_lo : r_lo, o_hi = cm ? c_hi : r_hi, o0 = cm ? t_c0 : t_r0, ob0 = cm ? col0 : row0;
+            const uint64_t i_lo = cm ? r_lo : c_lo, i_hi = cm ? r_hi : c_hi, i0 = cm ? t_r0 : t_c0, ib0 = cm ? row0 : col0;
+            const uint64_t run = cm ? trows : tcols;
             const pgdds_gptr_t tile = tile_gptr(ti, tj);
-            const bool whole_rows = c_lo == t_c0 && c_hi == t_c0 + tcols && ld == tcols;
-            for (uint64_t r = r_lo; r < r_hi && st == PGDDS_OK; ++r) {
-                const uint64_t n = whole_rows ? (r_hi - r_lo) * tcols : c_hi - c_lo;
-                pgdds_gptr_t remote = pgdds_gptr_add(tile, int64_t(((r - t_r0) * tcols + (c_lo - t_c0)) * es));
-                char *local = static_cast<char *>(buf) + ((r - row0) * ld + (c_lo - col0)) * es;
+            const bool whole_runs = i_lo == i0 && i_hi == i0 + run && ld == run;
+            for (uint64_t o = o_lo; o < o_hi && st == PGDDS_OK; ++o) {
+                const uint64_t n = whole_runs ? (o_hi - o_lo) * run : i_hi - i_lo;
+                pgdds_gptr_t remote = pgdds_gptr_add(tile, int64_t(((o - o0) * run + (i_lo - i0)) * es));
+                char *local = static_cast<char *>(buf) + ((o - ob0) * ld + (i_lo - ib0)) * es;
                 st = put ? pgdds_put_nbi(ctx, remote, local, n * es) : pgdds_get_nbi(ctx, local, remote, n * es);
                 issued = true;
-                if (whole_rows) break;
+                if (whole_runs) break;
             }
         }
     }
@@ -146,16 +153,16 @@ status release_tile_lock(pgdds_context_t ctx, pgdds_gptr_t lock)
     return pgdds_atomic_u64(ctx, lock, PGDDS_AOP_SWAP, 0, nullptr);
 }
 
-// The accumulation itself, under the tile's lock, which this rank holds: buf (rows x cols, ld
-// elements apart, where kernels at `at` read it) added in place where this rank reaches the tile,
+// The accumulation itself, under the tile's lock, which this rank holds: buf (`outer` runs of
+// `inner` elements, ld elements apart, in the tile's order, where kernels at `at` read it) added in place where this rank reaches the tile,
 // else read into scratch, added, written back and completed before the lock goes (the next
 // holder reads the sum).
 status add_under_lock(pgdds_context_t ctx, kernels::place at, pgdds_dtype_t t, pgdds_gptr_t tile, void *in_place,
-                      void *scratch, uint64_t rows, uint64_t cols, size_t bytes, const void *buf, uint64_t ld)
+                      void *scratch, uint64_t outer, uint64_t inner, size_t bytes, const void *buf, uint64_t ld)
 {
-    if (in_place) return kernels::add(at, t, rows, cols, buf, ld, in_place, cols);
+    if (in_place) return kernels::add(at, t, outer, inner, buf, ld, in_place, inner);
     status st = pgdds_get(ctx, scratch, tile, bytes);
-    if (st == PGDDS_OK) st = kernels::add(at, t, rows, cols, buf, ld, scratch, cols);
+    if (st == PGDDS_OK) st = kernels::add(at, t, outer, inner, buf, ld, scratch, inner);
     if (st == PGDDS_OK) st = pgdds_put(ctx, tile, scratch, bytes);
     if (st == PGDDS_OK) st = pgdds_flush(ctx);
     return st;
@@ -184,6 +191,7 @@ status dmatrix::unlock_tile(const char *who, pgdds_gptr_t lock) const
 status dmatrix::accumulate_tile(const char *who, uint64_t ti, uint64_t tj, const void *buf, uint64_t ld) const
 {
     const uint64_t rows = lay_.tile_rows_of(ti), cols = lay_.tile_cols_of(tj);
+    const uint64_t outer = lay_.outer(rows, cols), inner = lay_.inner(rows, cols);
     const pgdds_gptr_t lock = lock_gptr(ti, tj);
     void *in_place = reachable(ti, tj);
     const size_t bytes = rows * cols * lay_.esize;
@@ -191,7 +199,7 @@ status dmatrix::accumulate_tile(const char *who, uint64_t ti, uint64_t tj, const
     status st = in_place ? PGDDS_OK : tmp.ensure(at_, bytes);
     // Device kernels read a host buffer from a device copy of it.
     if (st == PGDDS_OK && !at_.host() && !kernels::device::holds(buf)) {
-        const size_t span = ((rows - 1) * ld + cols) * lay_.esize;
+        const size_t span = ((outer - 1) * ld + inner) * lay_.esize;
         st = staged.ensure(at_, span);
         if (st == PGDDS_OK) st = kernels::copy(at_, staged.data(), buf, span);
         buf = staged.data();
@@ -199,7 +207,7 @@ status dmatrix::accumulate_tile(const char *who, uint64_t ti, uint64_t tj, const
     if (st != PGDDS_OK) return fail_prefix(st, who);
     st = lock_tile(who, lock);
     if (st != PGDDS_OK) return st;
-    st = add_under_lock(ctx, at_, lay_.dtype, tile_gptr(ti, tj), in_place, tmp.data(), rows, cols, bytes, buf, ld);
+    st = add_under_lock(ctx, at_, lay_.dtype, tile_gptr(ti, tj), in_place, tmp.data(), outer, inner, bytes, buf, ld);
     if (st != PGDDS_OK) st = fail_prefix(st, who);
     status un = unlock_tile(who, lock);
     return st != PGDDS_OK ? st : un;
@@ -219,7 +227,7 @@ class accumulate_op final : public deferred_op {
         pgdds_gptr_t tile, lock;
         void *in_place;  // the tile where this rank loads and stores it, else null
         pgdds_dtype_t dtype;
-        uint64_t rows, cols;
+        uint64_t outer, inner;  // the tile as stored (layout::outer, inner)
         size_t bytes;
     };
     accumulate_op(const target &t, std::vector<uint8_t> addend) : t_(t), addend_(std::move(addend)) {}
@@ -231,8 +239,8 @@ class accumulate_op final : public deferred_op {
         if (st != PGDDS_OK) return end(st);
         if (!taken) return false;  // held: the next poll asks again
         std::vector<uint8_t> scratch(t_.in_place ? 0 : t_.bytes);
-        st = add_under_lock(t_.ctx, kernels::place{}, t_.dtype, t_.tile, t_.in_place, scratch.data(), t_.rows, t_.cols,
-                            t_.bytes, addend_.data(), t_.cols);
+        st = add_under_lock(t_.ctx, kernels::place{}, t_.dtype, t_.tile, t_.in_place, scratch.data(), t_.outer, t_.inner,
+                            t_.bytes, addend_.data(), t_.inner);
         status un = release_tile_lock(t_.ctx, t_.lock);
         return end(st != PGDDS_OK ? st : un);
     }
@@ -260,13 +268,13 @@ status dmatrix::accumulate_tile_nb(const char *who, uint64_t ti, uint64_t tj, co
 {
     const uint64_t rows = lay_.tile_rows_of(ti), cols = lay_.tile_cols_of(tj);
     // Tiles in GPU memory take the blocking path (device kernels, staged copies) in the call.
-    if (!at_.host()) return rt->settled_request(who, accumulate_tile(who, ti, tj, buf, cols), req);
+    if (!at_.host()) return rt->settled_request(who, accumulate_tile(who, ti, tj, buf, lay_.inner(rows, cols)), req);
     try {
         const size_t bytes = rows * cols * lay_.esize;
         const uint8_t *in = static_cast<const uint8_t *>(buf);
         auto op = std::make_unique<accumulate_op>(
-            accumulate_op::target{ctx, who, tile_gptr(ti, tj), lock_gptr(ti, tj), reachable(ti, tj), lay_.dtype, rows,
-                                  cols, bytes},
+            accumulate_op::target{ctx, who, tile_gptr(ti, tj), lock_gptr(ti, tj), reachable(ti, tj), lay_.dtype,
+                                  lay_.outer(rows, cols), lay_.inner(rows, cols), bytes},
             std::vector<uint8_t>(in, in + bytes));
         return rt->deferred_request(who, std::move(op), req);
     } catch (const std::bad_alloc &) {
@@ -290,7 +298,7 @@ status dmatrix::fill(const char *who, pgdds_dmatrix_generator_t gen, void *arg) 
         char *t = static_cast<char *>(tile);
         for (uint64_t r = 0; r < rows; ++r)
             for (uint64_t c = 0; c < cols; ++c)
-                gen(ti * lay_.tile_rows + r, tj * lay_.tile_cols + c, t + (r * cols + c) * lay_.esize, arg);
+                gen(ti * lay_.tile_rows + r, tj * lay_.tile_cols + c, t + lay_.index(r, c, rows, cols) * lay_.esize, arg);
         return PGDDS_OK;
     }));
 }

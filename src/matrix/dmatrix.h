@@ -22,6 +22,7 @@ struct layout {
     uint64_t tgrid_rows = 1, tgrid_cols = 1;  // tiles down and across
     uint64_t slots_per_rank = 0;              // the most tiles any rank holds
     pgdds_memory_kind_t memory = PGDDS_MEMORY_HOST;  // where the tiles live
+    bool col_major = false;                          // tiles stored column-major (pgdds_order_t)
 
     // Derives the layout from params for a job of nranks, or explains why it cannot. A dense tile
     // holds at most 2^31 elements (BLAS takes int sizes); a sparse one only keeps each side
@@ -45,6 +46,15 @@ struct layout {
         for (uint64_t ti = uint64_t(r / grid_cols); ti < tgrid_rows; ti += uint64_t(grid_rows))
             for (uint64_t tj = uint64_t(r % grid_cols); tj < tgrid_cols; tj += uint64_t(grid_cols)) f(ti, tj);
     }
+    // A tile of rows x cols as stored: `outer` runs (its rows, or its columns when column-major)
+    // of `inner` contiguous elements each; element (r, c) at index(r, c, rows, cols).
+    uint64_t outer(uint64_t rows, uint64_t cols) const { return col_major ? cols : rows; }
+    uint64_t inner(uint64_t rows, uint64_t cols) const { return col_major ? rows : cols; }
+    uint64_t index(uint64_t r, uint64_t c, uint64_t rows, uint64_t cols) const
+    {
+        return col_major ? c * rows + r : r * cols + c;
+    }
+    uint64_t inner_of(uint64_t ti, uint64_t tj) const { return inner(tile_rows_of(ti), tile_cols_of(tj)); }
     // Tile (ti, tj) is inside the tile grid.
     status check_tile(const char *who, uint64_t ti, uint64_t tj) const;
     // The tile's slot in its owner's block.
@@ -72,8 +82,9 @@ template <class F> auto typed(pgdds_dtype_t t, F f)
 // where it is not yet), then a barrier, so every rank sees every rank's writes.
 status settle(runtime *rt, const char *who, status st);
 
-// A caller's leading dimension for rows of `cols` elements: 0 means cols, else at least cols.
-status check_ld(const char *who, uint64_t ld, uint64_t cols, uint64_t &out);
+// A caller's leading dimension for a rows x cols buffer in l's order: 0 means packed (cols, or
+// rows when column-major), else at least that.
+status check_ld(const char *who, const layout &l, uint64_t ld, uint64_t rows, uint64_t cols, uint64_t &out);
 
 class dmatrix : public containers::container {
   public:
@@ -92,7 +103,8 @@ class dmatrix : public containers::container {
     // Where the tiles are, and so where kernels on them and scratch buffers for them go.
     kernels::place at() const { return at_; }
 
-    // Tile transfers between a caller's row-major buffer (ld elements apart) and tile (ti, tj).
+    // Tile transfers between a caller's buffer (in the matrix's order, ld elements apart) and
+    // tile (ti, tj).
     status get_tile(const char *who, uint64_t ti, uint64_t tj, void *buf, uint64_t ld) const;
     status put_tile(const char *who, uint64_t ti, uint64_t tj, const void *buf, uint64_t ld) const;
     // Adds buf into the tile under the tile's lock word; complete on return.
@@ -114,12 +126,13 @@ class dmatrix : public containers::container {
         status un = unlock_tile(who, lock);
         return st != PGDDS_OK ? st : un;
     }
-    // Copies the slice [row0, +nrows) x [col0, +ncols) to/from buf (ld elements apart).
+    // Copies the slice [row0, +nrows) x [col0, +ncols) to/from buf (in the matrix's order, ld
+    // elements apart).
     status slice(const char *who, uint64_t row0, uint64_t col0, uint64_t nrows, uint64_t ncols, void *buf,
                  uint64_t ld, bool put) const;
     status fill(const char *who, pgdds_dmatrix_generator_t gen, void *arg) const;
-    // f(ti, tj, tile, rows, cols) for every tile this rank holds, with the tile (row-major,
-    // `cols` apart) in host memory: in place, or, for tiles in GPU memory, a staged copy read
+    // f(ti, tj, tile, rows, cols) for every tile this rank holds, with the tile (packed, in the
+    // matrix's order: lay().index) in host memory: in place, or, for tiles in GPU memory, a staged copy read
     // from the device first where `read` and written back after where `write`. Stops at the
     // first failure, f's (which says why itself) or a copy's.
     template <class F> status on_host_tiles(const char *who, bool read, bool write, F f) const

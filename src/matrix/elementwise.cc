@@ -86,7 +86,7 @@ status check_alike(const char *who, const dmatrix &a, const dmatrix &b, bool tra
     return PGDDS_OK;
 }
 
-// A's elements [row0, +rows) x [col0, +cols) into host buffer buf (row-major, `cols` apart): in
+// A's elements [row0, +rows) x [col0, +cols) into host buffer buf, packed in A's order: in
 // place where A's tile holds them all and this rank reaches it, else one slice.
 status read_region(const char *who, const dmatrix &a, uint64_t row0, uint64_t col0, uint64_t rows, uint64_t cols,
                    std::vector<char> &buf)
@@ -99,17 +99,24 @@ status read_region(const char *who, const dmatrix &a, uint64_t row0, uint64_t co
         memcpy(buf.data(), t, buf.size());
         return PGDDS_OK;
     }
-    return a.slice(who, row0, col0, rows, cols, buf.data(), cols, false);
+    return a.slice(who, row0, col0, rows, cols, buf.data(), l.inner(rows, cols), false);
 }
 
-// Tile t (rows x cols) = the transpose of s (cols x rows), in 32 x 32 blocks.
-template <class E> void transpose_into(const E *s, E *t, uint64_t rows, uint64_t cols)
+// t (outer x inner, packed) = the transpose of s (inner x outer, packed), in 32 x 32 blocks.
+template <class E> void transpose_into(const E *s, E *t, uint64_t outer, uint64_t inner)
 {
     constexpr uint64_t b = 32;
-    for (uint64_t r0 = 0; r0 < rows; r0 += b)
-        for (uint64_t c0 = 0; c0 < cols; c0 += b)
-            for (uint64_t r = r0; r < std::min(rows, r0 + b); ++r)
-                for (uint64_t c = c0; c < std::min(cols, c0 + b); ++c) t[r * cols + c] = s[c * rows + r];
+    for (uint64_t o0 = 0; o0 < outer; o0 += b)
+        for (uint64_t i0 = 0; i0 < inner; i0 += b)
+            for (uint64_t o = o0; o < std::min(outer, o0 + b); ++o)
+                for (uint64_t i = i0; i < std::min(inner, i0 + b); ++i) t[o * inner + i] = s[i * outer + o];
+}
+
+// t = the transpose of s (packed, outer x inner as t is), elements of esize bytes.
+void transpose_bytes(const void *s, void *t, uint64_t outer, uint64_t inner, size_t esize)
+{
+    if (esize == 4) transpose_into(static_cast<const uint32_t *>(s), static_cast<uint32_t *>(t), outer, inner);
+    else transpose_into(static_cast<const uint64_t *>(s), static_cast<uint64_t *>(t), outer, inner);
 }
 
 }  // namespace
@@ -132,13 +139,18 @@ status add(const char *who, double alpha, const dmatrix &a, double beta, const d
     if (st == PGDDS_OK) st = check_scalars(who, b.lay().dtype, alpha, beta);
     if (st != PGDDS_OK) return st;
     const layout &l = b.lay();
-    std::vector<char> region;
+    std::vector<char> region, flipped;
     kernels::buffer on_device;
     l.for_tiles_of(b.rank(), [&](uint64_t ti, uint64_t tj) {
         if (st != PGDDS_OK) return;
         const uint64_t rows = l.tile_rows_of(ti), cols = l.tile_cols_of(tj);
-        // alpha A's part, where the kernels run, then B's tile = beta B's tile + that.
+        // alpha A's part in B's order, where the kernels run, then B's tile = beta B's tile + that.
         st = read_region(who, a, ti * l.tile_rows, tj * l.tile_cols, rows, cols, region);
+        if (st == PGDDS_OK && a.lay().col_major != l.col_major) {
+            flipped.resize(region.size());
+            transpose_bytes(region.data(), flipped.data(), l.outer(rows, cols), l.inner(rows, cols), l.esize);
+            region.swap(flipped);
+        }
         void *x = region.data();
         if (st == PGDDS_OK && !b.at().host()) {
             st = on_device.ensure(b.at(), region.size());
@@ -161,12 +173,14 @@ status transpose(const char *who, const dmatrix &a, const dmatrix &b)
     const layout &l = b.lay();
     std::vector<char> region;
     st = b.on_host_tiles(who, false, true, [&](uint64_t ti, uint64_t tj, void *tile, uint64_t rows, uint64_t cols) {
-        // B's tile (rows x cols) is A's cols x rows elements at (tj's first column, ti's first row).
+        // B's tile (rows x cols) is A's cols x rows elements at (tj's first column, ti's first
+        // row): in A's order, that region is the tile's transpose in the same order, or the tile
+        // itself in the other.
         status s = read_region(who, a, tj * l.tile_cols, ti * l.tile_rows, cols, rows, region);
-        if (s == PGDDS_OK && l.esize == 4)
-            transpose_into(reinterpret_cast<const uint32_t *>(region.data()), static_cast<uint32_t *>(tile), rows, cols);
+        if (s == PGDDS_OK && a.lay().col_major == l.col_major)
+            transpose_bytes(region.data(), tile, l.outer(rows, cols), l.inner(rows, cols), l.esize);
         else if (s == PGDDS_OK)
-            transpose_into(reinterpret_cast<const uint64_t *>(region.data()), static_cast<uint64_t *>(tile), rows, cols);
+            memcpy(tile, region.data(), region.size());
         return s;
     });
     return settle(b.rt, who, st);
@@ -180,7 +194,8 @@ status apply(const char *who, const dmatrix &m, pgdds_dmatrix_apply_t fn, void *
     return settle(m.rt, who, m.on_host_tiles(who, true, true, [&](uint64_t ti, uint64_t tj, void *tile, uint64_t rows, uint64_t cols) {
         char *t = static_cast<char *>(tile);
         for (uint64_t r = 0; r < rows; ++r)
-            for (uint64_t c = 0; c < cols; ++c) fn(ti * l.tile_rows + r, tj * l.tile_cols + c, t + (r * cols + c) * l.esize, arg);
+            for (uint64_t c = 0; c < cols; ++c)
+                fn(ti * l.tile_rows + r, tj * l.tile_cols + c, t + l.index(r, c, rows, cols) * l.esize, arg);
         return PGDDS_OK;
     }));
 }
@@ -215,7 +230,7 @@ status norm(const char *who, const dmatrix &m, int kind, double *out)
             const T *t = static_cast<const T *>(tile);
             for (uint64_t r = 0; r < rows; ++r)
                 for (uint64_t c = 0; c < cols; ++c)
-                    part.add(ti * l.tile_rows + r, tj * l.tile_cols + c, double(t[r * cols + c]));
+                    part.add(ti * l.tile_rows + r, tj * l.tile_cols + c, double(t[l.index(r, c, rows, cols)]));
             return PGDDS_OK;
         });
     });

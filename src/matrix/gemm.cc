@@ -90,8 +90,7 @@ status stationary_c(double alpha, const operand &a, const operand &b, double bet
             },
             [&](uint64_t s, pair &p) {
                 // beta enters with the first product: C is read at most once.
-                return tile_product(c, a, b, i, k_of(s), j, alpha, p.a.data, p.b.data, s ? 1 : beta, ct,
-                                    c.lay().tile_cols_of(j));
+                return tile_product(c, a, b, i, k_of(s), j, alpha, p.a.data, p.b.data, s ? 1 : beta, ct);
             });
     });
     return st;
@@ -120,16 +119,15 @@ status stationary_ab(const char *who, double alpha, const operand &a, const oper
             [&](uint64_t s, pair &p) {
                 const uint64_t i = by_b ? other_of(s) : x, k = by_b ? x : y, j = by_b ? y : other_of(s);
                 const void *at = by_b ? p.a.data : a.reachable(i, k), *bt = by_b ? b.reachable(k, j) : p.b.data;
-                const uint64_t cols = lc.tile_cols_of(j);
                 // Into C(i, j) itself where this rank reaches it, else through a product buffer.
                 bool done = false;
                 status s1 = c.accumulate_in_place(who, i, j, done, [&](void *ct) {
-                    return tile_product(c, a, b, i, k, j, alpha, at, bt, 1, ct, cols);
+                    return tile_product(c, a, b, i, k, j, alpha, at, bt, 1, ct);
                 });
                 if (s1 != PGDDS_OK || done) return s1;
                 s1 = prod.ensure(c.at(), lc.tile_rows * lc.tile_cols * lc.esize);
-                if (s1 == PGDDS_OK) s1 = tile_product(c, a, b, i, k, j, alpha, at, bt, 0, prod.data(), cols);
-                return s1 == PGDDS_OK ? c.accumulate_tile(who, i, j, prod.data(), cols) : s1;
+                if (s1 == PGDDS_OK) s1 = tile_product(c, a, b, i, k, j, alpha, at, bt, 0, prod.data());
+                return s1 == PGDDS_OK ? c.accumulate_tile(who, i, j, prod.data(), lc.inner_of(i, j)) : s1;
             });
     });
     return st;
@@ -271,6 +269,9 @@ status check_gemm(const char *who, double alpha, const operand &a, const operand
         return fail(PGDDS_ERR_INVALID_ARG, "%s: algorithm %d is not a pgdds_gemm_algorithm_t", who, algorithm);
     status st = check_conform(who, la, lb, lc);
     if (st != PGDDS_OK) return st;
+    if (algorithm == PGDDS_GEMM_SUMMA && (la.col_major || lb.col_major || lc.col_major))
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: SUMMA takes row-major tiles (its panels join tiles row by row); "
+                    "column-major ones go with the other algorithms", who);
     if (algorithm == PGDDS_GEMM_SUMMA && (a.transposed || b.transposed))
         return fail(PGDDS_ERR_INVALID_ARG, "%s: SUMMA takes A and B as they are (its broadcasts follow their tile "
                     "columns and rows); transposed operands go with the other algorithms", who);

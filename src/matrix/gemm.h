@@ -22,8 +22,12 @@ struct operand {
     uint64_t row_of(uint64_t x, uint64_t y) const { return transposed ? y : x; }
     uint64_t col_of(uint64_t x, uint64_t y) const { return transposed ? x : y; }
     const void *reachable(uint64_t x, uint64_t y) const { return m.reachable(row_of(x, y), col_of(x, y)); }
-    // The leading dimension of the stored tile behind the operand's tile (x, y): its columns.
-    uint64_t ld(uint64_t x, uint64_t y) const { return m.lay().tile_cols_of(col_of(x, y)); }
+    // The leading dimension of the stored tile behind the operand's tile (x, y): its columns,
+    // or its rows when column-major.
+    uint64_t ld(uint64_t x, uint64_t y) const { return m.lay().inner_of(row_of(x, y), col_of(x, y)); }
+    // Whether a row-major kernel reads the stored tile transposed: a column-major tile is the
+    // row-major tile of its transpose.
+    bool kernel_trans() const { return transposed != m.lay().col_major; }
     status read_tile(const char *who, uint64_t x, uint64_t y, kernels::buffer &buf, const void *&data) const
     {
         return m.read_tile(who, row_of(x, y), col_of(x, y), buf, data);
@@ -42,14 +46,19 @@ struct operand {
     }
 };
 
-// C's tile (i, j) (ldc apart) = alpha A(i, k) B(k, j) + beta C(i, j), the operands' tiles at at
-// and bt as stored.
+// C's tile (i, j) at ct (packed, in C's order) = alpha A(i, k) B(k, j) + beta C(i, j), the
+// operands' tiles at at and bt as stored. A column-major C tile is the row-major tile of C^T =
+// B^T A^T, which the row-major kernel computes with the operands swapped and flipped.
 inline status tile_product(const dmatrix &c, const operand &a, const operand &b, uint64_t i, uint64_t k, uint64_t j,
-                           double alpha, const void *at, const void *bt, double beta, void *ct, uint64_t ldc)
+                           double alpha, const void *at, const void *bt, double beta, void *ct)
 {
     const layout &lc = c.lay();
-    return kernels::gemm(c.at(), lc.dtype, lc.tile_rows_of(i), lc.tile_cols_of(j), a.tile_cols_of(k), alpha, at,
-                         a.ld(i, k), bt, b.ld(k, j), beta, ct, ldc, a.transposed, b.transposed);
+    const uint64_t m = lc.tile_rows_of(i), n = lc.tile_cols_of(j), kk = a.tile_cols_of(k);
+    if (lc.col_major)
+        return kernels::gemm(c.at(), lc.dtype, n, m, kk, alpha, bt, b.ld(k, j), at, a.ld(i, k), beta, ct, m,
+                             !b.kernel_trans(), !a.kernel_trans());
+    return kernels::gemm(c.at(), lc.dtype, m, n, kk, alpha, at, a.ld(i, k), bt, b.ld(k, j), beta, ct, n,
+                         a.kernel_trans(), b.kernel_trans());
 }
 
 // Shapes, types, tilings and memory kinds of C = A B conform (A's tile rows are C's, A's tile

@@ -50,7 +50,8 @@ status layout::from_params(const char *who, const pgdds_dmatrix_params_t &p, int
     if (dist < PGDDS_DIST_BLOCK_ROW || dist > PGDDS_DIST_CUSTOM)
         return fail(PGDDS_ERR_INVALID_ARG, "%s: distribution %d is not a pgdds_dist_t", who, dist);
     const bool grid_given = p.field_mask & PGDDS_DMATRIX_FIELD_GRID, tile_given = p.field_mask & PGDDS_DMATRIX_FIELD_TILE;
-    if (p.field_mask & ~uint64_t(PGDDS_DMATRIX_FIELD_GRID | PGDDS_DMATRIX_FIELD_TILE | PGDDS_DMATRIX_FIELD_MEMORY))
+    if (p.field_mask & ~uint64_t(PGDDS_DMATRIX_FIELD_GRID | PGDDS_DMATRIX_FIELD_TILE | PGDDS_DMATRIX_FIELD_MEMORY |
+                                 PGDDS_DMATRIX_FIELD_ORDER))
         return fail(PGDDS_ERR_INVALID_ARG, "%s: field_mask 0x%llx has bits it does not know", who,
                     (unsigned long long)p.field_mask);
     if (p.field_mask & PGDDS_DMATRIX_FIELD_MEMORY) {
@@ -62,6 +63,17 @@ status layout::from_params(const char *who, const pgdds_dmatrix_params_t &p, int
             return fail(PGDDS_ERR_UNSUPPORTED, "%s: matrices in GPU memory hold PGDDS_FLOAT or PGDDS_DOUBLE, not dtype %d",
                         who, enum_value(p.dtype));
         l.memory = p.memory;
+    }
+    if (p.field_mask & PGDDS_DMATRIX_FIELD_ORDER) {
+        const int order = enum_value(p.order);
+        if (order != PGDDS_ROW_MAJOR && order != PGDDS_COL_MAJOR)
+            return fail(PGDDS_ERR_INVALID_ARG, "%s: order %d is not a pgdds_order_t", who, order);
+        // CSR tiles are row-major by construction; the device kernels take row-major tiles.
+        if (order == PGDDS_COL_MAJOR && sparse)
+            return fail(PGDDS_ERR_INVALID_ARG, "%s: a sparse matrix's CSR tiles are row-major (order %d)", who, order);
+        if (order == PGDDS_COL_MAJOR && l.memory == PGDDS_MEMORY_CUDA)
+            return fail(PGDDS_ERR_UNSUPPORTED, "%s: column-major tiles are in host memory only", who);
+        l.col_major = order == PGDDS_COL_MAJOR;
     }
     if (dist == PGDDS_DIST_CUSTOM && !(grid_given && tile_given))
         return fail(PGDDS_ERR_INVALID_ARG, "%s: PGDDS_DIST_CUSTOM needs both the grid and the tile size "
@@ -127,7 +139,8 @@ status layout::agreed(runtime *rt, const char *who, const pgdds_dmatrix_params_t
          uint64_t(p.field_mask & PGDDS_DMATRIX_FIELD_GRID ? p.grid_rows : 0),
          uint64_t(p.field_mask & PGDDS_DMATRIX_FIELD_GRID ? p.grid_cols : 0),
          p.field_mask & PGDDS_DMATRIX_FIELD_TILE ? p.tile_rows : 0, p.field_mask & PGDDS_DMATRIX_FIELD_TILE ? p.tile_cols : 0,
-         uint64_t(p.field_mask & PGDDS_DMATRIX_FIELD_MEMORY ? enum_value(p.memory) : 0)});
+         uint64_t(p.field_mask & PGDDS_DMATRIX_FIELD_MEMORY ? enum_value(p.memory) : 0),
+         uint64_t(p.field_mask & PGDDS_DMATRIX_FIELD_ORDER ? enum_value(p.order) : 0)});
 }
 
 status layout::check_tile(const char *who, uint64_t ti, uint64_t tj) const
@@ -139,12 +152,13 @@ status layout::check_tile(const char *who, uint64_t ti, uint64_t tj) const
     return PGDDS_OK;
 }
 
-status check_ld(const char *who, uint64_t ld, uint64_t cols, uint64_t &out)
+status check_ld(const char *who, const layout &l, uint64_t ld, uint64_t rows, uint64_t cols, uint64_t &out)
 {
-    if (ld != 0 && ld < cols)
-        return fail(PGDDS_ERR_INVALID_ARG, "%s: ld %llu is below the %llu columns", who, (unsigned long long)ld,
-                    (unsigned long long)cols);
-    out = ld ? ld : cols;
+    const uint64_t run = l.col_major ? rows : cols;
+    if (ld != 0 && ld < run)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: ld %llu is below the %llu %s", who, (unsigned long long)ld,
+                    (unsigned long long)run, l.col_major ? "rows (the matrix is column-major)" : "columns");
+    out = ld ? ld : run;
     return PGDDS_OK;
 }
 

@@ -42,6 +42,9 @@ status spmm_entry(const char *who, double alpha, pgdds_smatrix_t a, pgdds_dmatri
         if (alg < PGDDS_GEMM_STATIONARY_C || alg > PGDDS_GEMM_STEAL_LOCALITY || alg == PGDDS_GEMM_SUMMA)
             return fail(PGDDS_ERR_INVALID_ARG, "%s: algorithm %d is not one SpMM offers (stationary C, A or B, or work "
                         "stealing)", who, alg);
+        if (mb->lay().col_major || mc->lay().col_major)
+            return fail(PGDDS_ERR_INVALID_ARG, "%s: SpMM takes row-major dense B and C (its kernels read and write "
+                        "rows)", who);
         status s = check_conform(who, ma.lay(), mb->lay(), mc->lay());
         if (s == PGDDS_OK) s = check_scalars(who, mc->lay().dtype, alpha, beta);
         return s == PGDDS_OK ? spmm(who, alpha, ma, *mb, beta, *mc, alg) : s;
@@ -166,7 +169,7 @@ pgdds_status_t pgdds_smatrix_get_slice(pgdds_smatrix_t matrix, uint64_t row0, ui
     return with_smatrix(matrix, who, buf, "buf", [&](smatrix &m) {
         uint64_t eff = 0;
         status st = check_slice(who, m.lay(), row0, col0, nrows, ncols);
-        if (st == PGDDS_OK) st = check_ld(who, ld, ncols, eff);
+        if (st == PGDDS_OK) st = check_ld(who, m.lay(), ld, nrows, ncols, eff);
         return st == PGDDS_OK ? m.get_slice(who, row0, col0, nrows, ncols, buf, eff) : st;
     });
 }

@@ -82,21 +82,21 @@ status gemm_steal(const char *who, double alpha, const operand &a, const operand
     // A step adds its product into C(i, j) itself where this rank reaches it (under the tile's
     // lock), else into the private sum that done() accumulates.
     auto step = [&](uint64_t i, uint64_t j, uint64_t s, bool first) {
-        const uint64_t k = (i + j + s) % kt, cols = lc.tile_cols_of(j);
+        const uint64_t k = (i + j + s) % kt;
         const void *at = nullptr, *bt = nullptr;
         status st = a.read_tile(who, i, k, abuf, at);
         if (st == PGDDS_OK) st = b.read_tile(who, k, j, bbuf, bt);
         bool in_place = false;
         if (st == PGDDS_OK)
             st = c.accumulate_in_place(who, i, j, in_place, [&](void *ct) {
-                return tile_product(c, a, b, i, k, j, alpha, at, bt, 1, ct, cols);
+                return tile_product(c, a, b, i, k, j, alpha, at, bt, 1, ct);
             });
         if (st == PGDDS_OK && !in_place) st = sum.ensure(c.at(), lc.tile_rows * lc.tile_cols * lc.esize);
-        if (st == PGDDS_OK && !in_place) st = tile_product(c, a, b, i, k, j, alpha, at, bt, first ? 0 : 1, sum.data(), cols);
+        if (st == PGDDS_OK && !in_place) st = tile_product(c, a, b, i, k, j, alpha, at, bt, first ? 0 : 1, sum.data());
         return st;
     };
     auto done = [&](uint64_t i, uint64_t j) {
-        return c.reachable(i, j) ? PGDDS_OK : c.accumulate_tile(who, i, j, sum.data(), lc.tile_cols_of(j));
+        return c.reachable(i, j) ? PGDDS_OK : c.accumulate_tile(who, i, j, sum.data(), lc.inner_of(i, j));
     };
     return steal(who, c.ctx, c.rank(), c.lay(), kt, locality, near, step, done, c.steals());
 }

@@ -6,6 +6,11 @@
 
 static int rank, nranks;
 static pgdds_context_t test_ctx;
+/* The case's order: caller buffers are column-major (ld between columns) for a column-major
+ * matrix. Element (a, b) of a buffer ld apart, and the packed ld of an r x c buffer. */
+static int cm;
+static uint64_t at(uint64_t a, uint64_t b, uint64_t ld) { return cm ? b * ld + a : a * ld + b; }
+static uint64_t packed(uint64_t r, uint64_t c) { return cm ? r : c; }
 
 struct layout_case {
     const char *name;
@@ -13,18 +18,22 @@ struct layout_case {
     uint64_t field_mask;
     int grid_rows, grid_cols; /* 0: nranks (a 1 x N or N x 1 grid) */
     uint64_t tile_rows, tile_cols;
+    pgdds_order_t order;
 };
 
 static const struct layout_case cases[] = {
-    {"block-row", PGDDS_DIST_BLOCK_ROW, 0, 0, 0, 0, 0},
-    {"block-row cyclic", PGDDS_DIST_BLOCK_ROW, PGDDS_DMATRIX_FIELD_TILE, 0, 0, 3, 0},
-    {"block-column", PGDDS_DIST_BLOCK_COL, 0, 0, 0, 0, 0},
-    {"2d block", PGDDS_DIST_BLOCK_2D, 0, 0, 0, 0, 0},
-    {"2d block, 1 x N grid", PGDDS_DIST_BLOCK_2D, PGDDS_DMATRIX_FIELD_GRID, 1, -1, 0, 0},
-    {"2d block, N x 1 grid", PGDDS_DIST_BLOCK_2D, PGDDS_DMATRIX_FIELD_GRID, -1, 1, 0, 0},
-    {"block-cyclic", PGDDS_DIST_BLOCK_CYCLIC, 0, 0, 0, 0, 0},
-    {"block-cyclic 4 x 3", PGDDS_DIST_BLOCK_CYCLIC, PGDDS_DMATRIX_FIELD_TILE, 0, 0, 4, 3},
-    {"custom N x 1, 5 x 2", PGDDS_DIST_CUSTOM, PGDDS_DMATRIX_FIELD_GRID | PGDDS_DMATRIX_FIELD_TILE, -1, 1, 5, 2},
+    {"block-row", PGDDS_DIST_BLOCK_ROW, 0, 0, 0, 0, 0, PGDDS_ROW_MAJOR},
+    {"block-row cyclic", PGDDS_DIST_BLOCK_ROW, PGDDS_DMATRIX_FIELD_TILE, 0, 0, 3, 0, PGDDS_ROW_MAJOR},
+    {"block-column", PGDDS_DIST_BLOCK_COL, 0, 0, 0, 0, 0, PGDDS_ROW_MAJOR},
+    {"2d block", PGDDS_DIST_BLOCK_2D, 0, 0, 0, 0, 0, PGDDS_ROW_MAJOR},
+    {"2d block, 1 x N grid", PGDDS_DIST_BLOCK_2D, PGDDS_DMATRIX_FIELD_GRID, 1, -1, 0, 0, PGDDS_ROW_MAJOR},
+    {"2d block, N x 1 grid", PGDDS_DIST_BLOCK_2D, PGDDS_DMATRIX_FIELD_GRID, -1, 1, 0, 0, PGDDS_ROW_MAJOR},
+    {"block-cyclic", PGDDS_DIST_BLOCK_CYCLIC, 0, 0, 0, 0, 0, PGDDS_ROW_MAJOR},
+    {"block-cyclic 4 x 3", PGDDS_DIST_BLOCK_CYCLIC, PGDDS_DMATRIX_FIELD_TILE, 0, 0, 4, 3, PGDDS_ROW_MAJOR},
+    {"custom N x 1, 5 x 2", PGDDS_DIST_CUSTOM, PGDDS_DMATRIX_FIELD_GRID | PGDDS_DMATRIX_FIELD_TILE, -1, 1, 5, 2, PGDDS_ROW_MAJOR},
+    {"column-major block-cyclic 4 x 3", PGDDS_DIST_BLOCK_CYCLIC, PGDDS_DMATRIX_FIELD_TILE | PGDDS_DMATRIX_FIELD_ORDER, 0, 0,
+     4, 3, PGDDS_COL_MAJOR},
+    {"column-major block-row", PGDDS_DIST_BLOCK_ROW, PGDDS_DMATRIX_FIELD_ORDER, 0, 0, 0, 0, PGDDS_COL_MAJOR},
 };
 
 static pgdds_dmatrix_params_t params_of(const struct layout_case *c, uint64_t rows, uint64_t cols, pgdds_dtype_t t)
@@ -40,6 +49,7 @@ static pgdds_dmatrix_params_t params_of(const struct layout_case *c, uint64_t ro
     p.grid_cols = c->grid_cols < 0 ? nranks : c->grid_cols;
     p.tile_rows = c->tile_rows;
     p.tile_cols = c->tile_cols;
+    p.order = c->order;
     return p;
 }
 
@@ -51,12 +61,14 @@ static int matches(pgdds_dmatrix_t m, pgdds_dtype_t t, uint64_t rows, uint64_t c
     char *buf = malloc(rows * cols * es);
     int bad = 0;
     T_OK(pgdds_dmatrix_get_slice(m, 0, 0, rows, cols, buf, 0));
-    for (uint64_t x = 0; x < rows * cols && bad < 3; ++x)
-        if (m_val(t, buf + x * es) != expect[x]) {
+    for (uint64_t x = 0; x < rows * cols && bad < 3; ++x) {
+        const char *e = buf + at(x / cols, x % cols, packed(rows, cols)) * es;
+        if (m_val(t, e) != expect[x]) {
             ++bad;
             T_CHECK_MSG(0, "%s: element (%llu, %llu) is %g, expected %g", what, (unsigned long long)(x / cols),
-                        (unsigned long long)(x % cols), m_val(t, buf + x * es), expect[x]);
+                        (unsigned long long)(x % cols), m_val(t, e), expect[x]);
         }
+    }
     free(buf);
     T_OK(pgdds_barrier(test_ctx));
     return bad == 0;
@@ -96,6 +108,7 @@ static void run_case(pgdds_context_t ctx, const struct layout_case *c, uint64_t 
     pgdds_dtype_t t = m_types[ti_];
     size_t es = m_esize(t);
     pgdds_dmatrix_params_t p = params_of(c, rows, cols, t);
+    cm = c->order == PGDDS_COL_MAJOR;
     pgdds_dmatrix_t m = NULL;
     T_OK(pgdds_dmatrix_create(ctx, &p, &m));
     if (!m) return;
@@ -103,7 +116,10 @@ static void run_case(pgdds_context_t ctx, const struct layout_case *c, uint64_t 
     pgdds_dmatrix_info_t info;
     T_OK(pgdds_dmatrix_info(m, &info));
     double *expect = calloc(rows * cols, sizeof *expect);
-    char *tile = malloc(info.tile_rows * info.tile_cols * es), *tile2 = malloc((info.tile_rows * (info.tile_cols + 3)) * es);
+    char *tile = malloc(info.tile_rows * info.tile_cols * es), *tile2 = malloc(((info.tile_rows + 3) * (info.tile_cols + 3)) * es);
+    pgdds_order_t order = PGDDS_ROW_MAJOR;
+    T_OK(pgdds_dmatrix_order(m, &order));
+    T_CHECK(order == c->order);
     char what[160];
     snprintf(what, sizeof what, "%s %llux%llu %s", c->name, (unsigned long long)rows, (unsigned long long)cols, m_type_names[ti_]);
 
@@ -120,7 +136,7 @@ static void run_case(pgdds_context_t ctx, const struct layout_case *c, uint64_t 
             uint64_t r = 0, cc = 0;
             int owner = -1;
             T_OK(pgdds_dmatrix_tile_shape(m, ti, tj, &r, &cc, &owner));
-            uint64_t ld = cc + 3; /* a padded buffer */
+            uint64_t ld = packed(r, cc) + 3; /* a padded buffer */
             T_OK(pgdds_dmatrix_get_tile(m, ti, tj, tile2, ld));
             pgdds_request_t req = NULL;
             T_OK(pgdds_dmatrix_get_tile_nb(m, ti, tj, tile, &req));
@@ -131,9 +147,9 @@ static void run_case(pgdds_context_t ctx, const struct layout_case *c, uint64_t 
             for (uint64_t a = 0; a < r; ++a)
                 for (uint64_t b = 0; b < cc; ++b) {
                     double want = expect[(ti * info.tile_rows + a) * cols + tj * info.tile_cols + b];
-                    T_CHECK(m_val(t, tile2 + (a * ld + b) * es) == want);
-                    T_CHECK(m_val(t, tile + (a * cc + b) * es) == want);
-                    if (local) T_CHECK(m_val(t, (char *)local + (a * cc + b) * es) == want);
+                    T_CHECK(m_val(t, tile2 + at(a, b, ld) * es) == want);
+                    T_CHECK(m_val(t, tile + at(a, b, packed(r, cc)) * es) == want);
+                    if (local) T_CHECK(m_val(t, (char *)local + at(a, b, packed(r, cc)) * es) == want);
                 }
         }
     /* Elements and slices at awkward places, across tiles. */
@@ -142,11 +158,11 @@ static void run_case(pgdds_context_t ctx, const struct layout_case *c, uint64_t 
         char v[8];
         T_OK(pgdds_dmatrix_get(m, i, j, v));
         T_CHECK(m_val(t, v) == expect[i * cols + j]);
-        uint64_t nr = rows - i, nc = cols - j, ld = nc + 2;
-        char *s = malloc(nr * ld * es);
+        uint64_t nr = rows - i, nc = cols - j, ld = packed(nr, nc) + 2;
+        char *s = malloc((nr + 2) * (nc + 2) * es);
         T_OK(pgdds_dmatrix_get_slice(m, i, j, nr, nc, s, ld));
         for (uint64_t a = 0; a < nr; ++a)
-            for (uint64_t b = 0; b < nc; ++b) T_CHECK(m_val(t, s + (a * ld + b) * es) == expect[(i + a) * cols + j + b]);
+            for (uint64_t b = 0; b < nc; ++b) T_CHECK(m_val(t, s + at(a, b, ld) * es) == expect[(i + a) * cols + j + b]);
         free(s);
     }
     char untouched = 'u'; /* an empty slice copies nothing */
@@ -166,7 +182,7 @@ static void run_case(pgdds_context_t ctx, const struct layout_case *c, uint64_t 
                 for (uint64_t b = 0; b < cc; ++b) {
                     uint64_t i = ti * info.tile_rows + a, j = tj * info.tile_cols + b;
                     expect[i * cols + j] = m_pattern(2, i, j);
-                    m_set(t, tile + (a * cc + b) * es, expect[i * cols + j]);
+                    m_set(t, tile + at(a, b, packed(r, cc)) * es, expect[i * cols + j]);
                 }
             if ((owner + 1) % nranks != rank) continue;
             int how = (int)((ti + tj) % 3);
@@ -197,9 +213,9 @@ static void run_case(pgdds_context_t ctx, const struct layout_case *c, uint64_t 
     /* Every rank adds rank + 1 to every element of every tile, at once. */
     for (uint64_t ti = 0; ti < info.tile_grid_rows; ++ti)
         for (uint64_t tj = 0; tj < info.tile_grid_cols; ++tj) {
-            uint64_t r = 0, cc = 0, ld = info.tile_cols + 3;
+            uint64_t r = 0, cc = 0, ld = packed(info.tile_rows, info.tile_cols) + 3;
             T_OK(pgdds_dmatrix_tile_shape(m, ti, tj, &r, &cc, NULL));
-            for (uint64_t x = 0; x < r * ld; ++x) m_set(t, tile2 + x * es, rank + 1);
+            for (uint64_t x = 0; x < (cm ? cc : r) * ld; ++x) m_set(t, tile2 + x * es, rank + 1);
             T_OK(pgdds_dmatrix_accumulate_tile(m, ti, tj, tile2, ld));
         }
     for (uint64_t x = 0; x < rows * cols; ++x) expect[x] += (double)nranks * (nranks + 1) / 2;
@@ -256,11 +272,11 @@ static void run_case(pgdds_context_t ctx, const struct layout_case *c, uint64_t 
     T_STATUS(pgdds_dmatrix_tile_gptr(m, 0, 0, NULL), PGDDS_ERR_INVALID_ARG);
     T_STATUS(pgdds_dmatrix_local_tile(m, 0, 0, NULL), PGDDS_ERR_INVALID_ARG);
     T_STATUS(pgdds_dmatrix_info(m, NULL), PGDDS_ERR_INVALID_ARG);
-    if (info.tile_cols > 1) {
-        uint64_t cc = 0;
-        T_OK(pgdds_dmatrix_tile_shape(m, 0, 0, NULL, &cc, NULL));
-        T_STATUS(pgdds_dmatrix_put_tile(m, 0, 0, tile, cc - 1), PGDDS_ERR_INVALID_ARG);
-        T_STATUS(pgdds_dmatrix_accumulate_tile(m, 0, 0, tile, cc - 1), PGDDS_ERR_INVALID_ARG);
+    if (packed(info.tile_rows, info.tile_cols) > 1) {
+        uint64_t r = 0, cc = 0;
+        T_OK(pgdds_dmatrix_tile_shape(m, 0, 0, &r, &cc, NULL));
+        T_STATUS(pgdds_dmatrix_put_tile(m, 0, 0, tile, packed(r, cc) - 1), PGDDS_ERR_INVALID_ARG);
+        T_STATUS(pgdds_dmatrix_accumulate_tile(m, 0, 0, tile, packed(r, cc) - 1), PGDDS_ERR_INVALID_ARG);
     }
     T_STATUS(pgdds_dmatrix_get(m, rows, 0, v), PGDDS_ERR_OUT_OF_BOUNDS);
     T_STATUS(pgdds_dmatrix_put(m, 0, cols, v), PGDDS_ERR_OUT_OF_BOUNDS);
@@ -269,7 +285,8 @@ static void run_case(pgdds_context_t ctx, const struct layout_case *c, uint64_t 
     T_STATUS(pgdds_dmatrix_put_slice(m, 1, 0, rows, 1, tile2, 0), PGDDS_ERR_OUT_OF_BOUNDS);
     T_STATUS(pgdds_dmatrix_put_slice(m, 0, UINT64_MAX, 1, 2, tile2, 0), PGDDS_ERR_OUT_OF_BOUNDS);
     T_STATUS(pgdds_dmatrix_get_slice(m, 0, 0, 1, cols, NULL, 0), PGDDS_ERR_INVALID_ARG);
-    if (cols > 1) T_STATUS(pgdds_dmatrix_put_slice(m, 0, 0, 1, 2, tile2, 1), PGDDS_ERR_INVALID_ARG);
+    if (!cm && cols > 1) T_STATUS(pgdds_dmatrix_put_slice(m, 0, 0, 1, 2, tile2, 1), PGDDS_ERR_INVALID_ARG);
+    if (cm && rows > 1) T_STATUS(pgdds_dmatrix_put_slice(m, 0, 0, 2, 1, tile2, 1), PGDDS_ERR_INVALID_ARG);
     T_STATUS(pgdds_dmatrix_fill(m, NULL, NULL), PGDDS_ERR_INVALID_ARG);
     T_OK(pgdds_barrier(ctx));
     T_CHECK_MSG(matches(m, t, rows, cols, expect, what), "%s: changed by refused calls", what);
@@ -316,6 +333,12 @@ static void bad_create(pgdds_context_t ctx)
     p = params_of(c, 10, 10, PGDDS_DOUBLE);
     p.field_mask = 1u << 7;
     T_STATUS(pgdds_dmatrix_create(ctx, &p, &m), PGDDS_ERR_INVALID_ARG);
+    p = params_of(c, 10, 10, PGDDS_DOUBLE);
+    p.field_mask = PGDDS_DMATRIX_FIELD_ORDER;
+    p.order = (pgdds_order_t)2;
+    T_STATUS(pgdds_dmatrix_create(ctx, &p, &m), PGDDS_ERR_INVALID_ARG); /* an order it does not know */
+    pgdds_order_t order;
+    T_STATUS(pgdds_dmatrix_order(NULL, &order), PGDDS_ERR_INVALID_ARG);
     p = params_of(c, UINT64_C(1) << 40, UINT64_C(1) << 40, PGDDS_DOUBLE);
     T_CHECK(pgdds_dmatrix_create(ctx, &p, &m) != PGDDS_OK);
     if (nranks > 1) { /* the ranks disagree: every rank refuses */

@@ -15,13 +15,17 @@ struct layout_case {
     uint64_t field_mask;
     int grid_rows, grid_cols; /* -1: nranks */
     uint64_t tile_rows, tile_cols;
+    pgdds_order_t order;
 };
 
 static const struct layout_case cases[] = {
-    {"block-row", PGDDS_DIST_BLOCK_ROW, 0, 0, 0, 0, 0},
-    {"block-column", PGDDS_DIST_BLOCK_COL, 0, 0, 0, 0, 0},
-    {"block-cyclic 4 x 3", PGDDS_DIST_BLOCK_CYCLIC, PGDDS_DMATRIX_FIELD_TILE, 0, 0, 4, 3},
-    {"custom N x 1, 5 x 2", PGDDS_DIST_CUSTOM, PGDDS_DMATRIX_FIELD_GRID | PGDDS_DMATRIX_FIELD_TILE, -1, 1, 5, 2},
+    {"block-row", PGDDS_DIST_BLOCK_ROW, 0, 0, 0, 0, 0, PGDDS_ROW_MAJOR},
+    {"block-column", PGDDS_DIST_BLOCK_COL, 0, 0, 0, 0, 0, PGDDS_ROW_MAJOR},
+    {"block-cyclic 4 x 3", PGDDS_DIST_BLOCK_CYCLIC, PGDDS_DMATRIX_FIELD_TILE, 0, 0, 4, 3, PGDDS_ROW_MAJOR},
+    {"custom N x 1, 5 x 2", PGDDS_DIST_CUSTOM, PGDDS_DMATRIX_FIELD_GRID | PGDDS_DMATRIX_FIELD_TILE, -1, 1, 5, 2,
+     PGDDS_ROW_MAJOR},
+    {"column-major block-cyclic 3 x 4", PGDDS_DIST_BLOCK_CYCLIC, PGDDS_DMATRIX_FIELD_TILE | PGDDS_DMATRIX_FIELD_ORDER, 0, 0,
+     3, 4, PGDDS_COL_MAJOR},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 
@@ -38,23 +42,29 @@ static pgdds_dmatrix_params_t params_of(const struct layout_case *c, uint64_t ro
     p.grid_cols = c->grid_cols < 0 ? nranks : c->grid_cols;
     p.tile_rows = c->tile_rows;
     p.tile_cols = c->tile_cols;
+    p.order = c->order;
     return p;
 }
 
-/* Every rank reads the whole matrix and compares it with expect; collective. */
+/* Every rank reads the whole matrix (a slice in the matrix's order) and compares it with
+ * expect (row-major); collective. */
 static void dense_matches(pgdds_context_t ctx, pgdds_dmatrix_t m, pgdds_dtype_t t, uint64_t rows, uint64_t cols,
                           const double *expect, const char *what)
 {
     size_t es = m_esize(t);
     char *buf = malloc(rows * cols * es);
     int bad = 0;
+    pgdds_order_t order = PGDDS_ROW_MAJOR;
+    T_OK(pgdds_dmatrix_order(m, &order));
     T_OK(pgdds_dmatrix_get_slice(m, 0, 0, rows, cols, buf, 0));
-    for (uint64_t x = 0; x < rows * cols && bad < 3; ++x)
-        if (m_val(t, buf + x * es) != expect[x]) {
+    for (uint64_t x = 0; x < rows * cols && bad < 3; ++x) {
+        const char *e = buf + (order == PGDDS_COL_MAJOR ? (x % cols) * rows + x / cols : x) * es;
+        if (m_val(t, e) != expect[x]) {
             ++bad;
             T_CHECK_MSG(0, "%s: element (%llu, %llu) is %g, expected %g", what, (unsigned long long)(x / cols),
-                        (unsigned long long)(x % cols), m_val(t, buf + x * es), expect[x]);
+                        (unsigned long long)(x % cols), m_val(t, e), expect[x]);
         }
+    }
     free(buf);
     T_OK(pgdds_barrier(ctx));
 }
@@ -338,6 +348,12 @@ static void sparse_matches(pgdds_context_t ctx, pgdds_smatrix_t m, pgdds_dtype_t
 static void run_sparse(pgdds_context_t ctx, size_t ca, size_t cb, uint64_t rows, uint64_t cols, int ti)
 {
     pgdds_dtype_t t = m_types[ti];
+    if (cases[ca].order == PGDDS_COL_MAJOR) { /* CSR tiles are row-major: refused */
+        pgdds_dmatrix_params_t p = params_of(&cases[ca], rows, cols, t);
+        pgdds_smatrix_t m = NULL;
+        T_STATUS(pgdds_smatrix_create_coo(ctx, &p, 0, NULL, NULL, NULL, &m), PGDDS_ERR_INVALID_ARG);
+        return;
+    }
     char what[160], sub[200];
     snprintf(what, sizeof what, "sparse %s A, %s B, %llu x %llu %s", cases[ca].name, cases[cb].name,
              (unsigned long long)rows, (unsigned long long)cols, m_type_names[ti]);
@@ -350,6 +366,7 @@ static void run_sparse(pgdds_context_t ctx, size_t ca, size_t cb, uint64_t rows,
     pgdds_dmatrix_info_t ia;
     T_OK(pgdds_smatrix_info(a, &ia, NULL));
     pb.distribution = PGDDS_DIST_CUSTOM;
+    pb.order = PGDDS_ROW_MAJOR;
     pb.field_mask = PGDDS_DMATRIX_FIELD_GRID | PGDDS_DMATRIX_FIELD_TILE;
     pb.grid_rows = cases[cb].dist == PGDDS_DIST_BLOCK_COL ? 1 : nranks;
     pb.grid_cols = cases[cb].dist == PGDDS_DIST_BLOCK_COL ? nranks : 1;

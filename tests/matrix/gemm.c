@@ -47,13 +47,19 @@ static pgdds_dmatrix_t make(pgdds_context_t ctx, pgdds_dmatrix_params_t p, uint6
     return m;
 }
 
+/* The whole matrix, row-major, whatever the matrix's order (a slice comes in it). */
 static double *whole(pgdds_dmatrix_t m, pgdds_dtype_t t, uint64_t rows, uint64_t cols)
 {
     size_t es = m_esize(t);
     char *buf = malloc(rows * cols * es);
     double *out = malloc(rows * cols * sizeof *out);
+    pgdds_order_t order = PGDDS_ROW_MAJOR;
+    T_OK(pgdds_dmatrix_order(m, &order));
     T_OK(pgdds_dmatrix_get_slice(m, 0, 0, rows, cols, buf, 0));
-    for (uint64_t x = 0; x < rows * cols; ++x) out[x] = m_val(t, buf + x * es);
+    for (uint64_t x = 0; x < rows * cols; ++x) {
+        const uint64_t i = x / cols, j = x % cols;
+        out[x] = m_val(t, buf + (order == PGDDS_COL_MAJOR ? j * rows + i : x) * es);
+    }
     free(buf);
     return out;
 }
@@ -138,9 +144,16 @@ static void run(pgdds_context_t ctx, const struct gemm_layout *L, uint64_t m, ui
     if (!A || !B || !C) return;
     T_OK(pgdds_dmatrix_fill(C, m_generator, &gc));
     const pgdds_trans_t opa = ta ? PGDDS_TRANS : PGDDS_NO_TRANS, opb = tb ? PGDDS_TRANS : PGDDS_NO_TRANS;
-    if ((ta || tb) && algo == PGDDS_GEMM_SUMMA) { /* SUMMA takes the operands as stored */
+    pgdds_order_t oa, ob, oc;
+    T_OK(pgdds_dmatrix_order(A, &oa));
+    T_OK(pgdds_dmatrix_order(B, &ob));
+    T_OK(pgdds_dmatrix_order(C, &oc));
+    const int col_major = oa == PGDDS_COL_MAJOR || ob == PGDDS_COL_MAJOR || oc == PGDDS_COL_MAJOR;
+    /* SUMMA takes the operands as stored, and row-major tiles only. */
+    if ((ta || tb || col_major) && algo == PGDDS_GEMM_SUMMA) {
         double *before = whole(C, t, m, n);
         T_STATUS(pgdds_dmatrix_gemm_trans(opa, opb, alpha, A, B, beta, C, PGDDS_GEMM_SUMMA), PGDDS_ERR_INVALID_ARG);
+        if (!ta && !tb) T_STATUS(pgdds_dmatrix_gemm(alpha, A, B, beta, C, PGDDS_GEMM_SUMMA), PGDDS_ERR_INVALID_ARG);
         double *after = whole(C, t, m, n);
         for (uint64_t x = 0; x < m * n; ++x) T_CHECK(after[x] == before[x]);
         free(before), free(after);
@@ -167,9 +180,9 @@ static void run(pgdds_context_t ctx, const struct gemm_layout *L, uint64_t m, ui
     for (uint64_t x = 0; x < m * n && bad < 3; ++x)
         if (!close_enough(t, got[x], want[x], scale)) {
             ++bad;
-            T_CHECK_MSG(0, "%s %s %s %llux%llux%llu%s%s: C(%llu, %llu) is %.17g, expected %.17g", L->name,
+            T_CHECK_MSG(0, "%s %s %s %llux%llux%llu%s%s%s: C(%llu, %llu) is %.17g, expected %.17g", L->name,
                         algo_names[algo], m_type_names[ti], (unsigned long long)m, (unsigned long long)n,
-                        (unsigned long long)k, ta ? " A^T" : "", tb ? " B^T" : "",
+                        (unsigned long long)k, ta ? " A^T" : "", tb ? " B^T" : "", col_major ? " column-major" : "",
                         (unsigned long long)(x / n), (unsigned long long)(x % n), got[x], want[x]);
         }
     /* Again with beta 0 over a C of NaNs (floating types): C is set without being read. */
@@ -307,6 +320,30 @@ int main(void)
                         run(ctx, &layouts[l], m, n, k, t, algo, tr & 1, tr >> 1);
                     }
     }
+    /* Column-major tiles (pgdds_order_t) for A, B or C alone and all three, with and without
+     * transposed operands, every algorithm (SUMMA refuses them), on 13 x 11 x 9 over block-cyclic
+     * 3 x 3 tiles and the 1 x N grid; float and int64. */
+    for (int l = 0; l < 2; ++l)
+        for (int mask = 1; mask < 8; mask = mask == 4 ? 7 : mask << 1)
+            for (int tr = 0; tr < 4; tr += 3)
+                for (int t = 0; t < 4; ++t)
+                    for (int algo = 0; algo < 6; ++algo) {
+                        if (m_types[t] != PGDDS_FLOAT && m_types[t] != PGDDS_INT64) continue;
+                        struct gemm_layout cmaj = l == 0
+                            ? (struct gemm_layout){"column-major block-cyclic 3 x 3", lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 3, 3),
+                                                   lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 3, 3),
+                                                   lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 3, 3), 1}
+                            : (struct gemm_layout){"column-major 1 x N grid", lay(PGDDS_DIST_CUSTOM, G | T, 1, P, 4, 2),
+                                                   lay(PGDDS_DIST_CUSTOM, G | T, 1, P, 2, 3),
+                                                   lay(PGDDS_DIST_CUSTOM, G | T, 1, P, 4, 3), 1};
+                        pgdds_dmatrix_params_t *ops[3] = {&cmaj.a, &cmaj.b, &cmaj.c};
+                        for (int x = 0; x < 3; ++x)
+                            if (mask & (1 << x)) {
+                                ops[x]->field_mask |= PGDDS_DMATRIX_FIELD_ORDER;
+                                ops[x]->order = PGDDS_COL_MAJOR;
+                            }
+                        run(ctx, &cmaj, 13, 11, 9, t, algo, tr & 1, tr >> 1);
+                    }
     /* 2D block (one tile per rank): A, B and C of one square shape conform on a square grid
      * (1 or 4 ranks), every algorithm; elsewhere their tilings differ and every rank refuses. */
     for (int t = 0; t < 4; ++t) {

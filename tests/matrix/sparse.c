@@ -281,6 +281,13 @@ static void bad_input(void)
     T_STATUS(pgdds_smatrix_spmm_algorithm(1, A, B, 0, C, PGDDS_GEMM_SUMMA), PGDDS_ERR_INVALID_ARG);
     T_STATUS(pgdds_smatrix_spmm_algorithm(1, A, B, 0, C, (pgdds_gemm_algorithm_t)-1), PGDDS_ERR_INVALID_ARG);
     T_STATUS(pgdds_smatrix_spmm_algorithm(1, A, Bt, 0, C, PGDDS_GEMM_STATIONARY_A), PGDDS_ERR_INVALID_ARG);
+    pgdds_dmatrix_params_t pcm = pb; /* SpMM takes row-major dense matrices only */
+    pcm.field_mask |= PGDDS_DMATRIX_FIELD_ORDER;
+    pcm.order = PGDDS_COL_MAJOR;
+    pgdds_dmatrix_t Bcm = NULL;
+    T_OK(pgdds_dmatrix_create(test_ctx, &pcm, &Bcm));
+    T_STATUS(pgdds_smatrix_spmm(1, A, Bcm, 0, C), PGDDS_ERR_INVALID_ARG);
+    T_OK(pgdds_dmatrix_destroy(Bcm));
     T_OK(pgdds_barrier(test_ctx));
     double *after = whole(C, PGDDS_DOUBLE, 7, 4);
     for (int x = 0; x < 28; ++x) T_CHECK(after[x] == before[x]);
