@@ -70,10 +70,11 @@ module pgdds
     PGDDS_DIST_BLOCK_CYCLIC = 3, PGDDS_DIST_CUSTOM = 4
   integer(c_int), parameter, public :: PGDDS_DMATRIX_DEFAULT_TILE = 64
   integer(c_int), parameter, public :: PGDDS_DMATRIX_FIELD_GRID = 1, PGDDS_DMATRIX_FIELD_TILE = 2, &
-    PGDDS_DMATRIX_FIELD_MEMORY = 4
+    PGDDS_DMATRIX_FIELD_MEMORY = 4, PGDDS_DMATRIX_FIELD_ORDER = 8
   integer(c_int), parameter, public :: PGDDS_GEMM_STATIONARY_C = 0, PGDDS_GEMM_STATIONARY_A = 1, &
     PGDDS_GEMM_STATIONARY_B = 2, PGDDS_GEMM_SUMMA = 3, PGDDS_GEMM_STEAL_RANDOM = 4, PGDDS_GEMM_STEAL_LOCALITY = 5
   integer(c_int), parameter, public :: PGDDS_NO_TRANS = 0, PGDDS_TRANS = 1
+  integer(c_int), parameter, public :: PGDDS_ROW_MAJOR = 0, PGDDS_COL_MAJOR = 1
   integer(c_int), parameter, public :: PGDDS_NORM_FROBENIUS = 0, PGDDS_NORM_ONE = 1, PGDDS_NORM_INF = 2, &
     PGDDS_NORM_MAX = 3
   integer(c_int), parameter, public :: PGDDS_SIGNAL_SET = 0, PGDDS_SIGNAL_ADD = 1
@@ -397,6 +398,7 @@ module pgdds
     integer(c_int) :: grid_rows = 0, grid_cols = 0
     integer(c_int64_t) :: tile_rows = 0, tile_cols = 0
     integer(c_int) :: memory = 0
+    integer(c_int) :: order = 0
   end type
 
   type, bind(C) :: c_dmatrix_info_record
@@ -1443,6 +1445,12 @@ module pgdds
       integer(c_int), value :: algorithm
       integer(c_int) :: st
     end function
+    function c_dmatrix_order(matrix, order) bind(C, name='pgdds_dmatrix_order') result(st)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: matrix
+      integer(c_int), intent(out) :: order
+      integer(c_int) :: st
+    end function
     function c_dmatrix_scale(alpha, matrix) bind(C, name='pgdds_dmatrix_scale') result(st)
       import :: c_ptr, c_int, c_double
       real(c_double), value :: alpha
@@ -2077,19 +2085,22 @@ module pgdds
   ! --- Dense matrices: implemented in the submodule pgdds_matrices -------------------------------
   ! Tiles, rows and columns are counted from 0, as in C. A buffer is a contiguous rank-1 array of
   ! the matrix's element type holding its rows one after another (C's row-major order, ld elements
-  ! apart; ld left out: the tile's or slice's columns); one too small for them is refused.
+  ! apart; ld left out: the tile's or slice's columns), or for a column-major matrix its columns
+  ! one after another (Fortran's order; ld left out: the rows); one too small for them is refused.
   interface
     ! A rows x cols matrix of elem_type (PGDDS_INT32, PGDDS_INT64, PGDDS_FLOAT, PGDDS_DOUBLE),
     ! every element zero, cut and dealt by distribution (PGDDS_DIST_*); grid_rows and grid_cols
-    ! (both or neither), tile_rows and tile_cols (both or neither) and memory (PGDDS_MEMORY_*) as
-    ! pgdds_dmatrix_params_t's optional fields. Collective, with the same arguments everywhere.
+    ! (both or neither), tile_rows and tile_cols (both or neither), memory (PGDDS_MEMORY_*) and
+    ! order (PGDDS_ROW_MAJOR, PGDDS_COL_MAJOR) as pgdds_dmatrix_params_t's optional fields.
+    ! Collective, with the same arguments everywhere.
     module function pgdds_dmatrix_create(ctx, matrix, rows, cols, elem_type, distribution, grid_rows, grid_cols, &
-                                         tile_rows, tile_cols, memory) result(st)
+                                         tile_rows, tile_cols, memory, order) result(st)
       type(pgdds_context), intent(in) :: ctx
       type(pgdds_dmatrix), intent(out) :: matrix
       integer(int64), intent(in) :: rows, cols
       integer(c_int), intent(in) :: elem_type, distribution
       integer, intent(in), optional :: grid_rows, grid_cols, memory
+      integer(c_int), intent(in), optional :: order
       integer(int64), intent(in), optional :: tile_rows, tile_cols
       integer(c_int) :: st
     end function
@@ -2294,8 +2305,9 @@ module pgdds
       integer(c_int) :: st
     end function
     ! pgdds_dmatrix_local_tile(matrix, ti, tj, view): a tile this rank holds, in place, as a
-    ! rank-2 pointer of the matrix's element type. The tile is stored row-major, so view has the
-    ! tile's columns as its first dimension: view(j + 1, i + 1) is the tile's element (i, j).
+    ! rank-2 pointer of the matrix's element type. A row-major tile gives view the tile's columns
+    ! as its first dimension: view(j + 1, i + 1) is the tile's element (i, j); a column-major one
+    ! (order=PGDDS_COL_MAJOR at creation) is Fortran's own order: view(i + 1, j + 1).
     ! For a matrix in GPU memory view points to device memory.
     module function dmatrix_local_tile_int32(matrix, ti, tj, view) result(st)
       type(pgdds_dmatrix), intent(in) :: matrix

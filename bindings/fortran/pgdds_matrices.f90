@@ -47,11 +47,21 @@ contains
     st = PGDDS_OK
   end function
 
-  ! Tile (ti, tj)'s rows and columns (no failure recorded beyond C's own).
-  function tile_size(matrix, ti, tj, rows, cols) result(st)
+  ! Whether the matrix's tiles, and so its buffers, are column-major.
+  logical function col_major(matrix)
+    type(pgdds_dmatrix), intent(in) :: matrix
+    integer(c_int) :: order
+    order = PGDDS_ROW_MAJOR
+    if (c_dmatrix_order(matrix%handle, order) /= PGDDS_OK) order = PGDDS_ROW_MAJOR
+    col_major = order == PGDDS_COL_MAJOR
+  end function
+
+  ! Tile (ti, tj) as stored: `outer` runs (its rows, or its columns when column-major) of
+  ! `inner` elements (no failure recorded beyond C's own).
+  function tile_size(matrix, ti, tj, outer, inner) result(st)
     type(pgdds_dmatrix), intent(in) :: matrix
     integer(int64), intent(in) :: ti, tj
-    integer(int64), intent(out) :: rows, cols
+    integer(int64), intent(out) :: outer, inner
     integer(c_int) :: st, owner
     integer(c_int64_t) :: r, c
     if (ti < 0 .or. tj < 0) then
@@ -59,8 +69,8 @@ contains
       return
     end if
     st = c_dmatrix_tile_shape(matrix%handle, ti, tj, r, c, owner)
-    rows = r
-    cols = c
+    outer = merge(c, r, col_major(matrix))
+    inner = merge(r, c, col_major(matrix))
   end function
 
   ! pgdds_dmatrix_params_t of a layout given as pgdds_dmatrix_create takes it; else the failure,
@@ -111,6 +121,10 @@ contains
     type(c_dmatrix_params) :: p
     st = layout_params('pgdds_dmatrix_create', rows, cols, elem_type, distribution, grid_rows, grid_cols, tile_rows, &
                        tile_cols, memory, p)
+    if (present(order)) then
+      p%field_mask = ior(p%field_mask, int(PGDDS_DMATRIX_FIELD_ORDER, c_int64_t))
+      p%order = order
+    end if
     if (st /= PGDDS_OK) return
     st = c_dmatrix_create(ctx%handle, p, matrix%handle)
     if (st == PGDDS_OK) matrix%elem_type = elem_type
@@ -226,7 +240,11 @@ contains
       st = fail(PGDDS_ERR_OUT_OF_BOUNDS, who // ': row0, col0, nrows and ncols must not be negative')
       return
     end if
-    st = buffer_for(who, matrix%elem_type, buf, nrows, ncols, ld, addr, eff)
+    if (col_major(matrix)) then  ! ncols runs of nrows
+      st = buffer_for(who, matrix%elem_type, buf, ncols, nrows, ld, addr, eff)
+    else
+      st = buffer_for(who, matrix%elem_type, buf, nrows, ncols, ld, addr, eff)
+    end if
   end function
 
   module procedure pgdds_dmatrix_get_slice

@@ -102,6 +102,8 @@ struct matrix_layout {
     int grid_rows = 0, grid_cols = 0;
     uint64_t tile_rows = 0, tile_cols = 0;
     memory where = memory::host;  // memory::cuda: dense tiles in the device segments (float, double)
+    // PGDDS_COL_MAJOR: dense tiles, and the vectors that carry tiles and slices, column-major.
+    pgdds_order_t order = PGDDS_ROW_MAJOR;
 
     // The params of a rows x cols matrix of type t with this layout.
     pgdds_dmatrix_params_t params(uint64_t rows, uint64_t cols, pgdds_dtype_t t) const
@@ -124,6 +126,10 @@ struct matrix_layout {
         if (where != memory::host) {
             p.field_mask |= PGDDS_DMATRIX_FIELD_MEMORY;
             p.memory = static_cast<pgdds_memory_kind_t>(where);
+        }
+        if (order != PGDDS_ROW_MAJOR) {
+            p.field_mask |= PGDDS_DMATRIX_FIELD_ORDER;
+            p.order = order;
         }
         return p;
     }
@@ -225,6 +231,13 @@ template <class T> class dense_matrix : public matrix_shape {
         return accumulate_future(ctx_, req);
     }
     // A tile this rank holds, in place (row-major, its columns apart).
+    // The order of the tiles, and of every vector that carries a tile or a slice.
+    pgdds_order_t order() const
+    {
+        pgdds_order_t o;
+        check(pgdds_dmatrix_order(h_, &o));
+        return o;
+    }
     T *local_tile(uint64_t ti, uint64_t tj) const
     {
         void *p;

@@ -2,7 +2,7 @@
 ! row-major order, accumulation from every rank at once (exact sums), C = alpha A B + beta C by
 ! every algorithm against the product computed here (small whole numbers: exact in double and in
 ! int64) and with B read transposed, elements, a generator and tiles in place, transpose, add,
-! scale, apply, reduce and norm, and bad input:
+! scale, apply, reduce and norm, column-major tiles (Fortran arrays as they are), and bad input:
 ! buffers and values of the wrong type or too small, negative indexes, tiles outside the grid,
 ! half of an optional pair.
 module matrix_generators
@@ -43,7 +43,7 @@ program fortran_matrices
 
   integer, parameter :: m = 13, k = 11, nc = 9
   type(pgdds_context) :: ctx
-  type(pgdds_dmatrix) :: a, b, c, t, ia, ib, ic, g, bt, refused, e, f
+  type(pgdds_dmatrix) :: a, b, c, t, ia, ib, ic, g, bt, refused, e, f, cma, cmc
   integer(int64) :: ti, tj
   integer(PGDDS_GPTR_KIND) :: gp
   real(real64), target :: factor
@@ -59,6 +59,8 @@ program fortran_matrices
   integer(int64) :: iabuf(m * k), ibbuf(k * nc), icbuf(m * nc), iwant
   real(real32) :: wrong_type(16)
   real(real64) :: small(3), ebuf(m * k), fbuf(m * k), total, norm
+  real(real64) :: afort(m, k), cfort(m, nc)
+  real(real64), pointer :: cview(:, :)
   real(real32) :: wrong_total
 
   call start(ctx, 32_int64 * 1024 * 1024)
@@ -382,6 +384,44 @@ program fortran_matrices
   call check_status(pgdds_dmatrix_add(1.0_real64, a, 1.0_real64, e), PGDDS_ERR_INVALID_ARG, 'A + E (13x11, 11x13)')
   call check_ok(pgdds_dmatrix_destroy(f), 'destroy F')
   call check_ok(pgdds_dmatrix_destroy(e), 'destroy E')
+
+  ! Column-major tiles: a Fortran array goes in as it is, a local tile is view(i + 1, j + 1), and
+  ! C = A B lands column-major; a buffer's ld counts its rows.
+  call check_ok(pgdds_dmatrix_create(ctx, cma, int(m, int64), int(k, int64), PGDDS_DOUBLE, PGDDS_DIST_BLOCK_CYCLIC, &
+                                     tile_rows=4_int64, tile_cols=4_int64, order=PGDDS_COL_MAJOR), 'column-major A')
+  call check_ok(pgdds_dmatrix_create(ctx, cmc, int(m, int64), int(nc, int64), PGDDS_DOUBLE, PGDDS_DIST_BLOCK_CYCLIC, &
+                                     tile_rows=4_int64, tile_cols=4_int64, order=PGDDS_COL_MAJOR), 'column-major C')
+  call check_ok(pgdds_dmatrix_get_slice(b, 0_int64, 0_int64, int(k, int64), int(nc, int64), bbuf), 'get B')
+  afort = transpose(reshape(abuf, [k, m]))
+  if (me == 0) call check_ok(pgdds_dmatrix_put_slice(cma, 0_int64, 0_int64, int(m, int64), int(k, int64), &
+                                                     reshape(afort, [m * k])), 'put A column-major')
+  call check_ok(pgdds_barrier(ctx), 'barrier')
+  bad = 0
+  do ti = 0, 3
+    do tj = 0, 2
+      call check_ok(pgdds_dmatrix_tile_shape(cma, ti, tj, rows, cols, owner), 'tile_shape')
+      if (owner /= me) cycle
+      call check_ok(pgdds_dmatrix_local_tile(cma, ti, tj, cview), 'column-major local_tile')
+      call check(size(cview, 1) == rows .and. size(cview, 2) == cols, 'a column-major view is rows x cols')
+      do i = 0, rows - 1
+        do j = 0, cols - 1
+          if (cview(i + 1, j + 1) /= afort(ti * 4 + i + 1, tj * 4 + j + 1)) bad = bad + 1
+        end do
+      end do
+    end do
+  end do
+  call check(bad == 0, 'column-major tiles in place, view(i + 1, j + 1)')
+  call check_ok(pgdds_dmatrix_gemm(1.0_real64, cma, b, 0.0_real64, cmc), 'gemm into column-major C')
+  call check_ok(pgdds_dmatrix_get_slice(cmc, 0_int64, 0_int64, int(m, int64), int(nc, int64), cbuf), 'get C')
+  cfort = reshape(cbuf, [m, nc])
+  call check(all(cfort == matmul(afort, transpose(reshape(bbuf, [nc, k])))), 'C = A B, column-major')
+  call check_status(pgdds_dmatrix_get_slice(cmc, 0_int64, 0_int64, int(m, int64), int(nc, int64), cbuf, ld=3_int64), &
+                    PGDDS_ERR_INVALID_ARG, 'a column-major slice with ld below its rows')
+  call check_status(pgdds_dmatrix_create(ctx, refused, int(m, int64), int(k, int64), PGDDS_DOUBLE, &
+                                         PGDDS_DIST_BLOCK_CYCLIC, order=7_c_int), PGDDS_ERR_INVALID_ARG, 'order 7')
+  call check_ok(pgdds_barrier(ctx), 'barrier')
+  call check_ok(pgdds_dmatrix_destroy(cmc), 'destroy column-major C')
+  call check_ok(pgdds_dmatrix_destroy(cma), 'destroy column-major A')
 
   call check_ok(pgdds_dmatrix_destroy(ic), 'destroy int C')
   call check_ok(pgdds_dmatrix_destroy(ib), 'destroy int B')

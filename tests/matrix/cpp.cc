@@ -107,6 +107,24 @@ template <class T> static void run(pgdds::context &ctx)
         CHECK(at2.reduce(PGDDS_OP_SUM) == sum && at2.reduce(PGDDS_OP_MAX) == top);
         CHECK(std::fabs(at2.norm() - std::sqrt(frob)) <= 1e-5 * std::sqrt(frob));
         CHECK(status_of([&] { pgdds::transpose(a, c); }) == PGDDS_ERR_INVALID_ARG);  // A^T is 7 x 11, C 11 x 9
+        // Column-major tiles: A^T again, its slices column-major, and A^T B-ish products by gemm.
+        typename pgdds::dense_matrix<T>::layout cm = sq;
+        cm.order = PGDDS_COL_MAJOR;
+        pgdds::dense_matrix<T> atc(ctx, K, M, cm);
+        CHECK(atc.order() == PGDDS_COL_MAJOR && at.order() == PGDDS_ROW_MAJOR);
+        pgdds::transpose(a, atc);
+        std::vector<T> cv = atc.slice(0, 0, K, M);  // column-major: (i, j) at j * K + i
+        for (uint64_t i = 0; i < K; ++i)
+            for (uint64_t j = 0; j < M; ++j) CHECK(cv[j * K + i] == av[j * K + i]);
+        pgdds::dense_matrix<T> prod(ctx, K, K, cm);
+        pgdds::gemm(T(1), atc, a, T(0), prod);  // A^T A, column-major
+        std::vector<T> pv = prod.slice(0, 0, K, K);
+        for (uint64_t i = 0; i < K; ++i)
+            for (uint64_t j = 0; j < K; ++j) {
+                double want = 0;
+                for (uint64_t p = 0; p < M; ++p) want += double(av[p * K + i]) * double(av[p * K + j]);
+                CHECK(std::fabs(double(pv[j * K + i]) - want) <= 1e-5 * (std::fabs(want) + 1));
+            }
         CHECK(status_of([&] { (void)at2.norm(pgdds_norm_t(7)); }) == PGDDS_ERR_INVALID_ARG);
         ctx.barrier();
     }
