@@ -1,4 +1,5 @@
 /* Matrices in GPU memory: dense tiles in the device segments (their pointers device pointers),
+ * scale, add, transpose, apply, reduce and norm (dense and sparse),
  * tile and slice transfers with host and device buffers, accumulation into a tile from every
  * rank at once, and C = alpha A B + beta C by every algorithm, in float and double, on an even
  * and an uneven (edge tiles) layout, checked element by element against the product computed
@@ -10,6 +11,7 @@
 
 #include <pgdds/matrix.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -311,6 +313,91 @@ static void check_spgemm(pgdds_context_t ctx, pgdds_dtype_t t, uint64_t m, uint6
     T_OK(pgdds_smatrix_destroy(a));
 }
 
+/* apply's function: value + i - j. */
+static void plus_i_minus_j(uint64_t i, uint64_t j, void *value, void *arg)
+{
+    if (*(pgdds_dtype_t *)arg == PGDDS_FLOAT) *(float *)value += (float)i - (float)j;
+    else *(double *)value += (double)i - (double)j;
+}
+
+/* The element-wise operations on tiles in GPU memory (scale and add by device kernels; apply,
+ * reduce, norm and transpose staged through host memory), dense and sparse, against values
+ * computed here; column-major tiles there are refused. */
+static void check_elementwise(pgdds_context_t ctx, pgdds_dtype_t t)
+{
+    const uint64_t m = 53, n = 41;
+    const size_t es = t == PGDDS_FLOAT ? 4 : 8;
+    pgdds_dmatrix_t a = make(ctx, m, n, t, 16), b = make(ctx, m, n, t, 16), c = make(ctx, n, m, t, 16);
+    struct gen_arg ga = {t, a_of}, gb = {t, b_of};
+    T_OK(pgdds_dmatrix_fill(a, gen, &ga));
+    T_OK(pgdds_dmatrix_fill(b, gen, &gb));
+    T_OK(pgdds_dmatrix_scale(2, a));
+    T_OK(pgdds_dmatrix_add(1, a, -1, b));        /* B = 2 A0 - B0 */
+    T_OK(pgdds_dmatrix_transpose(a, c));         /* C = 2 A0^T */
+    T_OK(pgdds_dmatrix_apply(b, plus_i_minus_j, &t));
+    char *hb = malloc(m * n * es), *hc = malloc(m * n * es);
+    T_OK(pgdds_dmatrix_get_slice(b, 0, 0, m, n, hb, 0));
+    T_OK(pgdds_dmatrix_get_slice(c, 0, 0, n, m, hc, 0));
+    size_t wrong = 0;
+    double sum = 0, frob = 0;
+    for (uint64_t i = 0; i < m; ++i)
+        for (uint64_t j = 0; j < n; ++j) {
+            const double want_b = 2 * a_of(i, j) - b_of(i, j) + (double)i - (double)j;
+            wrong += elem(t, hb, i * n + j) != want_b;
+            wrong += elem(t, hc, j * m + i) != 2 * a_of(i, j);
+            sum += want_b;
+            frob += 4 * a_of(i, j) * a_of(i, j);
+        }
+    T_CHECK_MSG(wrong == 0, "%zu elements wrong after scale, add, transpose and apply in GPU memory", wrong);
+    double got_sum = 0, got_frob = 0;
+    char out[8];
+    T_OK(pgdds_dmatrix_reduce(b, PGDDS_OP_SUM, out));
+    got_sum = elem(t, out, 0);
+    T_OK(pgdds_dmatrix_norm(a, PGDDS_NORM_FROBENIUS, &got_frob));
+    T_CHECK_MSG(got_sum == sum && fabs(got_frob - sqrt(frob)) <= 1e-5 * sqrt(frob), "reduce %g (want %g), norm %g "
+                "(want %g) in GPU memory", got_sum, sum, got_frob, sqrt(frob));
+    pgdds_dmatrix_params_t cm = {.field_mask = PGDDS_DMATRIX_FIELD_MEMORY | PGDDS_DMATRIX_FIELD_ORDER, .rows = m,
+                                 .cols = n, .dtype = t, .distribution = PGDDS_DIST_BLOCK_CYCLIC,
+                                 .memory = PGDDS_MEMORY_CUDA, .order = PGDDS_COL_MAJOR};
+    pgdds_dmatrix_t refused = NULL;
+    T_STATUS(pgdds_dmatrix_create(ctx, &cm, &refused), PGDDS_ERR_UNSUPPORTED);
+
+    /* Sparse: scale, apply, reduce and the transpose and sum as new matrices in GPU memory. */
+    pgdds_dmatrix_params_t sp;
+    pgdds_smatrix_t s = make_sparse(ctx, t, m, n, 16, 1, &sp), st = NULL, s3 = NULL;
+    T_OK(pgdds_smatrix_scale(3, s));
+    T_OK(pgdds_smatrix_transpose(s, &st));
+    T_OK(pgdds_smatrix_add(1, s, 2, s, &s3));   /* 9 S0 */
+    T_OK(pgdds_smatrix_apply(s, plus_i_minus_j, &t));
+    T_OK(pgdds_smatrix_get_slice(s, 0, 0, m, n, hb, 0));
+    T_OK(pgdds_smatrix_get_slice(st, 0, 0, n, m, hc, 0));
+    char *h3 = malloc(m * n * es);
+    T_OK(pgdds_smatrix_get_slice(s3, 0, 0, m, n, h3, 0));
+    wrong = 0;
+    sum = 0;
+    for (uint64_t i = 0; i < m; ++i)
+        for (uint64_t j = 0; j < n; ++j) {
+            const double s0 = s_has(i, j) ? s_of(i, j) : 0;
+            const double want = s_has(i, j) ? 3 * s0 + (double)i - (double)j : 0;
+            wrong += elem(t, hb, i * n + j) != want;
+            wrong += elem(t, hc, j * m + i) != 3 * s0;
+            wrong += elem(t, h3, i * n + j) != 9 * s0;
+            sum += want;
+        }
+    T_CHECK_MSG(wrong == 0, "%zu sparse elements wrong after scale, transpose, add and apply in GPU memory", wrong);
+    T_OK(pgdds_smatrix_reduce(s, PGDDS_OP_SUM, out));
+    T_CHECK_MSG(elem(t, out, 0) == sum, "sparse reduce %g, want %g, in GPU memory", elem(t, out, 0), sum);
+    free(h3);
+    free(hb);
+    free(hc);
+    T_OK(pgdds_smatrix_destroy(s3));
+    T_OK(pgdds_smatrix_destroy(st));
+    T_OK(pgdds_smatrix_destroy(s));
+    T_OK(pgdds_dmatrix_destroy(c));
+    T_OK(pgdds_dmatrix_destroy(b));
+    T_OK(pgdds_dmatrix_destroy(a));
+}
+
 int main(void)
 {
     g_skip_without_device();
@@ -321,6 +408,7 @@ int main(void)
     static const pgdds_dtype_t types[] = {PGDDS_DOUBLE, PGDDS_FLOAT};
     for (int x = 0; x < 2; ++x) {
         check_tiles(ctx, types[x]);
+        check_elementwise(ctx, types[x]);
         for (size_t y = 0; y < sizeof algs / sizeof algs[0]; ++y) {
             check_gemm(ctx, types[x], 64, 96, 48, 16, algs[y]); /* whole tiles */
             check_gemm(ctx, types[x], 53, 41, 67, 16, algs[y]); /* edge tiles */
