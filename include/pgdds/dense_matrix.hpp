@@ -62,6 +62,43 @@ template <class T, class F> void apply_element(uint64_t i, uint64_t j, void *v, 
     T *x = static_cast<T *>(v);
     *x = (*static_cast<F *>(f))(i, j, *x);
 }
+
+// The C calls behind the element-wise members, by handle.
+inline pgdds_status_t c_scale(double a, pgdds_dmatrix_t h) { return pgdds_dmatrix_scale(a, h); }
+inline pgdds_status_t c_scale(double a, pgdds_smatrix_t h) { return pgdds_smatrix_scale(a, h); }
+inline pgdds_status_t c_apply(pgdds_dmatrix_t h, pgdds_dmatrix_apply_t f, void *arg) { return pgdds_dmatrix_apply(h, f, arg); }
+inline pgdds_status_t c_apply(pgdds_smatrix_t h, pgdds_dmatrix_apply_t f, void *arg) { return pgdds_smatrix_apply(h, f, arg); }
+inline pgdds_status_t c_reduce(pgdds_dmatrix_t h, pgdds_op_t op, void *out) { return pgdds_dmatrix_reduce(h, op, out); }
+inline pgdds_status_t c_reduce(pgdds_smatrix_t h, pgdds_op_t op, void *out) { return pgdds_smatrix_reduce(h, op, out); }
+inline pgdds_status_t c_norm(pgdds_dmatrix_t h, pgdds_norm_t k, double *out) { return pgdds_dmatrix_norm(h, k, out); }
+inline pgdds_status_t c_norm(pgdds_smatrix_t h, pgdds_norm_t k, double *out) { return pgdds_smatrix_norm(h, k, out); }
+
+// The element-wise members of dense_matrix<T> and sparse_matrix<T> (Derived), all collective:
+// over every element of a dense matrix, over the stored entries of a sparse one.
+template <class Derived, class T> class elementwise {
+  public:
+    // Every element times alpha.
+    void scale(T alpha) const { check(c_scale(double(alpha), self().handle())); }
+    // Element (i, j) = f(i, j, its value), computed on its owner.
+    template <class F> void apply(F f) const { check(c_apply(self().handle(), apply_element<T, F>, &f)); }
+    // Every element reduced by op, on every rank.
+    T reduce(pgdds_op_t op) const
+    {
+        T out;
+        check(c_reduce(self().handle(), op, &out));
+        return out;
+    }
+    // A norm (pgdds_norm_t), on every rank.
+    double norm(pgdds_norm_t kind = PGDDS_NORM_FROBENIUS) const
+    {
+        double out;
+        check(c_norm(self().handle(), kind, &out));
+        return out;
+    }
+
+  private:
+    const Derived &self() const { return static_cast<const Derived &>(*this); }
+};
 }  // namespace detail
 
 // A tile on its way (get_tile_async): get() waits for it and hands it over; a future dropped
@@ -148,7 +185,7 @@ class matrix_shape {
     pgdds_dmatrix_info_t info_{};
 };
 
-template <class T> class dense_matrix : public matrix_shape {
+template <class T> class dense_matrix : public matrix_shape, public detail::elementwise<dense_matrix<T>, T> {
     static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value ||
                       std::is_same<T, int32_t>::value || std::is_same<T, int64_t>::value,
                   "pgdds::dense_matrix holds float, double, int32_t or int64_t");
@@ -271,25 +308,6 @@ template <class T> class dense_matrix : public matrix_shape {
         check(pgdds_dmatrix_fill(
             h_, [](uint64_t i, uint64_t j, void *v, void *arg) { *static_cast<T *>(v) = (*static_cast<F *>(arg))(i, j); },
             &f));
-    }
-
-    // Collective: every element times alpha (pgdds_dmatrix_scale).
-    void scale(T alpha) const { check(pgdds_dmatrix_scale(double(alpha), h_)); }
-    // Collective: element (i, j) = f(i, j, its value), computed on its owner (pgdds_dmatrix_apply).
-    template <class F> void apply(F f) const { check(pgdds_dmatrix_apply(h_, detail::apply_element<T, F>, &f)); }
-    // Collective: every element reduced by op, on every rank (pgdds_dmatrix_reduce).
-    T reduce(pgdds_op_t op) const
-    {
-        T out;
-        check(pgdds_dmatrix_reduce(h_, op, &out));
-        return out;
-    }
-    // Collective: a norm, on every rank (pgdds_dmatrix_norm).
-    double norm(pgdds_norm_t kind = PGDDS_NORM_FROBENIUS) const
-    {
-        double out;
-        check(pgdds_dmatrix_norm(h_, kind, &out));
-        return out;
     }
 
   private:

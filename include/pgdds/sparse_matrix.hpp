@@ -17,7 +17,7 @@
 
 namespace pgdds {
 
-template <class T> class sparse_matrix : public matrix_shape {
+template <class T> class sparse_matrix : public matrix_shape, public detail::elementwise<sparse_matrix<T>, T> {
     static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value ||
                       std::is_same<T, int32_t>::value || std::is_same<T, int64_t>::value,
                   "pgdds::sparse_matrix holds float, double, int32_t or int64_t");
@@ -111,24 +111,6 @@ template <class T> class sparse_matrix : public matrix_shape {
         return out;
     }
 
-    // Collective: every stored entry times alpha (pgdds_smatrix_scale).
-    void scale(T alpha) const { check(pgdds_smatrix_scale(double(alpha), h_)); }
-    // Collective: each stored entry (i, j) = f(i, j, its value), on its owner (pgdds_smatrix_apply).
-    template <class F> void apply(F f) const { check(pgdds_smatrix_apply(h_, detail::apply_element<T, F>, &f)); }
-    // Collective: the stored entries reduced by op, on every rank (pgdds_smatrix_reduce).
-    T reduce(pgdds_op_t op) const
-    {
-        T out;
-        check(pgdds_smatrix_reduce(h_, op, &out));
-        return out;
-    }
-    // Collective: a norm, on every rank (pgdds_smatrix_norm).
-    double norm(pgdds_norm_t kind = PGDDS_NORM_FROBENIUS) const
-    {
-        double out;
-        check(pgdds_smatrix_norm(h_, kind, &out));
-        return out;
-    }
     // Collective: A^T, a new matrix in A's layout transposed (pgdds_smatrix_transpose); pgdds::transpose.
     sparse_matrix transposed() const
     {

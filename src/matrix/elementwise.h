@@ -96,6 +96,31 @@ class norm_partial {
     bool nan_ = false;
 };
 
+// The frame of a reduction over one rank's elements, dense or sparse: op and out checked on every
+// rank, visit(red) feeding each of this rank's elements to red.add (a reduction<T> of the
+// matrix's type), then every rank's partial combined into out.
+template <class Visit> status reduce_frame(runtime *rt, const char *who, pgdds_dtype_t t, int op, void *out, Visit visit)
+{
+    status st = containers::agree(rt, who, check_reduce(who, t, op, out));
+    if (st != PGDDS_OK) return st;
+    return typed(t, [&](auto x) {
+        reduction<decltype(x)> red(op);
+        status s = containers::agree(rt, who, visit(red));
+        return s == PGDDS_OK ? reduce_ranks(rt, who, t, op, &red.acc, out) : s;
+    });
+}
+
+// The frame of a norm, likewise: visit(part, T()) feeds each of this rank's elements, of type T,
+// with its coordinates to part.add.
+template <class Visit> status norm_frame(runtime *rt, const char *who, const layout &l, int kind, double *out, Visit visit)
+{
+    status st = containers::agree(rt, who, check_norm(who, kind, out));
+    if (st != PGDDS_OK) return st;
+    norm_partial part(kind, l.rows, l.cols);
+    st = containers::agree(rt, who, typed(l.dtype, [&](auto x) { return visit(part, x); }));
+    return st == PGDDS_OK ? part.finish(rt, who, *out) : st;
+}
+
 // The dense operations of include/pgdds/matrix.h (elementwise.cc), after the entry points'
 // handle checks; collective, their argument checks agreed between ranks (a NULL out or fn on
 // one rank fails them all rather than leave the others waiting).

@@ -42,29 +42,20 @@ status apply(const char *who, const smatrix &m, pgdds_dmatrix_apply_t fn, void *
 
 status reduce(const char *who, const smatrix &m, int op, void *out)
 {
-    const layout &l = m.lay();
-    status st = containers::agree(m.rt, who, check_reduce(who, l.dtype, op, out));
-    if (st != PGDDS_OK) return st;
-    return typed(l.dtype, [&](auto x) {
-        using T = decltype(x);
-        reduction<T> red(op);
-        status s = m.on_host_tiles(who, false, [&](uint64_t, uint64_t, const uint64_t *, const uint64_t *, void *values,
-                                                   uint64_t nnz) {
+    return reduce_frame(m.rt, who, m.lay().dtype, op, out, [&](auto &red) {
+        using T = decltype(red.acc);
+        return m.on_host_tiles(who, false, [&](uint64_t, uint64_t, const uint64_t *, const uint64_t *, void *values,
+                                               uint64_t nnz) {
             for (uint64_t e = 0; e < nnz; ++e) red.add(static_cast<const T *>(values)[e]);
             return PGDDS_OK;
         });
-        s = containers::agree(m.rt, who, s);
-        return s == PGDDS_OK ? reduce_ranks(m.rt, who, l.dtype, op, &red.acc, out) : s;
     });
 }
 
 status norm(const char *who, const smatrix &m, int kind, double *out)
 {
     const layout &l = m.lay();
-    status st = containers::agree(m.rt, who, check_norm(who, kind, out));
-    if (st != PGDDS_OK) return st;
-    norm_partial part(kind, l.rows, l.cols);
-    st = typed(l.dtype, [&](auto x) {
+    return norm_frame(m.rt, who, l, kind, out, [&](norm_partial &part, auto x) {
         using T = decltype(x);
         return m.on_host_tiles(who, false, [&](uint64_t ti, uint64_t tj, const uint64_t *offsets, const uint64_t *indices,
                                                void *values, uint64_t) {
@@ -74,8 +65,6 @@ status norm(const char *who, const smatrix &m, int kind, double *out)
             return PGDDS_OK;
         });
     });
-    st = containers::agree(m.rt, who, st);
-    return st == PGDDS_OK ? part.finish(m.rt, who, *out) : st;
 }
 
 namespace {

@@ -12,15 +12,6 @@ static int cm;
 static uint64_t at(uint64_t a, uint64_t b, uint64_t ld) { return cm ? b * ld + a : a * ld + b; }
 static uint64_t packed(uint64_t r, uint64_t c) { return cm ? r : c; }
 
-struct layout_case {
-    const char *name;
-    pgdds_dist_t dist;
-    uint64_t field_mask;
-    int grid_rows, grid_cols; /* 0: nranks (a 1 x N or N x 1 grid) */
-    uint64_t tile_rows, tile_cols;
-    pgdds_order_t order;
-};
-
 static const struct layout_case cases[] = {
     {"block-row", PGDDS_DIST_BLOCK_ROW, 0, 0, 0, 0, 0, PGDDS_ROW_MAJOR},
     {"block-row cyclic", PGDDS_DIST_BLOCK_ROW, PGDDS_DMATRIX_FIELD_TILE, 0, 0, 3, 0, PGDDS_ROW_MAJOR},
@@ -38,19 +29,7 @@ static const struct layout_case cases[] = {
 
 static pgdds_dmatrix_params_t params_of(const struct layout_case *c, uint64_t rows, uint64_t cols, pgdds_dtype_t t)
 {
-    pgdds_dmatrix_params_t p;
-    memset(&p, 0, sizeof p);
-    p.field_mask = c->field_mask;
-    p.rows = rows;
-    p.cols = cols;
-    p.dtype = t;
-    p.distribution = c->dist;
-    p.grid_rows = c->grid_rows < 0 ? nranks : c->grid_rows;
-    p.grid_cols = c->grid_cols < 0 ? nranks : c->grid_cols;
-    p.tile_rows = c->tile_rows;
-    p.tile_cols = c->tile_cols;
-    p.order = c->order;
-    return p;
+    return m_params(c, rows, cols, t, nranks);
 }
 
 /* Every rank reads the whole matrix and compares it with expect(i, j); collective (it ends with a

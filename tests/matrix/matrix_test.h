@@ -35,6 +35,35 @@ static inline double m_val(pgdds_dtype_t t, const void *p)
     }
 }
 
+/* A test's layout: a distribution and the optional fields it sets. */
+struct layout_case {
+    const char *name;
+    pgdds_dist_t dist;
+    uint64_t field_mask;
+    int grid_rows, grid_cols; /* -1: the job's ranks (a 1 x N or N x 1 grid) */
+    uint64_t tile_rows, tile_cols;
+    pgdds_order_t order;
+};
+
+/* The params of a rows x cols matrix of type t in layout c, on a job of nranks. */
+static inline pgdds_dmatrix_params_t m_params(const struct layout_case *c, uint64_t rows, uint64_t cols, pgdds_dtype_t t,
+                                              int nranks)
+{
+    pgdds_dmatrix_params_t p;
+    memset(&p, 0, sizeof p);
+    p.field_mask = c->field_mask;
+    p.rows = rows;
+    p.cols = cols;
+    p.dtype = t;
+    p.distribution = c->dist;
+    p.grid_rows = c->grid_rows < 0 ? nranks : c->grid_rows;
+    p.grid_cols = c->grid_cols < 0 ? nranks : c->grid_cols;
+    p.tile_rows = c->tile_rows;
+    p.tile_cols = c->tile_cols;
+    p.order = c->order;
+    return p;
+}
+
 /* Element (i, j) of pattern `seed`: a small integer in [-40, 56]. */
 static inline double m_pattern(int seed, uint64_t i, uint64_t j)
 {
