@@ -218,7 +218,7 @@ module pgdds
   public :: pgdds_smatrix_spmm, pgdds_smatrix_spgemm, pgdds_smatrix_steals, pgdds_smatrix_stencil, pgdds_smatrix_rmat
   public :: pgdds_smatrix_read_mm, pgdds_smatrix_write_mm
   public :: pgdds_dmatrix_scale, pgdds_dmatrix_add, pgdds_dmatrix_transpose, pgdds_dmatrix_apply
-  public :: pgdds_dmatrix_reduce, pgdds_dmatrix_norm
+  public :: pgdds_dmatrix_reduce, pgdds_dmatrix_norm, pgdds_dmatrix_view
   public :: pgdds_smatrix_scale, pgdds_smatrix_add, pgdds_smatrix_transpose, pgdds_smatrix_apply
   public :: pgdds_smatrix_reduce, pgdds_smatrix_norm
   public :: pgdds_team_world, pgdds_team_node, pgdds_team_split_strided, pgdds_team_split_2d, pgdds_team_rank
@@ -1445,6 +1445,14 @@ module pgdds
       integer(c_int), value :: algorithm
       integer(c_int) :: st
     end function
+    function c_dmatrix_view(matrix, trans, row0, col0, rows, cols, view) bind(C, name='pgdds_dmatrix_view') result(st)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: matrix
+      integer(c_int), value :: trans
+      integer(c_int64_t), value :: row0, col0, rows, cols
+      type(c_ptr), intent(out) :: view
+      integer(c_int) :: st
+    end function
     function c_dmatrix_order(matrix, order) bind(C, name='pgdds_dmatrix_order') result(st)
       import :: c_ptr, c_int
       type(c_ptr), value :: matrix
@@ -2236,6 +2244,17 @@ module pgdds
     ! layouts); b = a^T; every element replaced by fn (the interface pgdds_dmatrix_generator,
     ! reading and replacing value) with arg; value = every element reduced by op (a scalar of the
     ! matrix's type); norm = a pgdds_norm_t of the matrix (PGDDS_NORM_FROBENIUS, _ONE, _INF, _MAX).
+    ! A view of matrix (pgdds_dmatrix_view): op(matrix)'s [row0, +rows) x [col0, +cols), op the
+    ! transpose where trans is PGDDS_TRANS (left out: PGDDS_NO_TRANS), on matrix's own elements;
+    ! local. Element, slice and element-wise calls take it (its buffers in its own order: a
+    ! transposed view of a row-major matrix is column-major); pgdds_dmatrix_destroy frees it alone.
+    module function pgdds_dmatrix_view(matrix, view, row0, col0, rows, cols, trans) result(st)
+      type(pgdds_dmatrix), intent(in) :: matrix
+      type(pgdds_dmatrix), intent(out) :: view
+      integer(int64), intent(in) :: row0, col0, rows, cols
+      integer(c_int), intent(in), optional :: trans
+      integer(c_int) :: st
+    end function
     module function pgdds_dmatrix_scale(alpha, matrix) result(st)
       real(real64), intent(in) :: alpha
       type(pgdds_dmatrix), intent(in) :: matrix

@@ -353,6 +353,18 @@ contains
     if (present(arg)) a = arg
   end function
 
+  module procedure pgdds_dmatrix_view
+    integer(c_int) :: t
+    t = PGDDS_NO_TRANS
+    if (present(trans)) t = trans
+    if (row0 < 0 .or. col0 < 0 .or. rows < 0 .or. cols < 0) then
+      st = fail(PGDDS_ERR_OUT_OF_BOUNDS, 'pgdds_dmatrix_view: row0, col0, rows and cols must not be negative')
+      return
+    end if
+    st = c_dmatrix_view(matrix%handle, t, row0, col0, rows, cols, view%handle)
+    if (st == PGDDS_OK) view%elem_type = matrix%elem_type
+  end procedure
+
   module procedure pgdds_dmatrix_scale
     st = c_dmatrix_scale(real(alpha, c_double), matrix%handle)
   end procedure

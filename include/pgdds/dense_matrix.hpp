@@ -205,8 +205,20 @@ template <class T> class dense_matrix : public matrix_shape, public detail::elem
     {
         if (h_) pgdds_dmatrix_destroy(h_);
     }
-    // Collective.
+    // Collective (a view's: local).
     void destroy() { check(pgdds_dmatrix_destroy(std::exchange(h_, nullptr))); }
+    // A view (pgdds_dmatrix_view): op(this)'s [row0, +rows) x [col0, +cols), op the transpose
+    // where trans is PGDDS_TRANS, on this matrix's own elements; local. It reads and writes
+    // element-wise (get, slice, fill, apply, reduce, norm, scale, add, transpose; a whole
+    // matrix's transposed view in gemm) and must not outlive the matrix.
+    dense_matrix view(pgdds_trans_t trans, uint64_t row0, uint64_t col0, uint64_t rows, uint64_t cols) const
+    {
+        dense_matrix v;
+        check(pgdds_dmatrix_view(h_, trans, row0, col0, rows, cols, &v.h_));
+        check(pgdds_dmatrix_info(v.h_, &v.info_));
+        v.ctx_ = ctx_;
+        return v;
+    }
     dense_matrix(const dense_matrix &) = delete;
     dense_matrix &operator=(const dense_matrix &) = delete;
     dense_matrix(dense_matrix &&o) noexcept : matrix_shape(o), h_(std::exchange(o.h_, nullptr)), ctx_(o.ctx_) {}
@@ -311,6 +323,7 @@ template <class T> class dense_matrix : public matrix_shape, public detail::elem
     }
 
   private:
+    dense_matrix() = default;
     uint64_t tile_elems(uint64_t ti, uint64_t tj) const
     {
         auto s = tile_shape(ti, tj);

@@ -116,6 +116,7 @@ PGDDS_API pgdds_status_t pgdds_dmatrix_order(pgdds_dmatrix_t matrix, pgdds_order
 PGDDS_API pgdds_status_t pgdds_dmatrix_create(pgdds_context_t ctx, const pgdds_dmatrix_params_t *params,
                                               pgdds_dmatrix_t *matrix);
 /** Destroys a matrix; collective (it first completes every rank's operations, as a barrier).
+ * A view (pgdds_dmatrix_view) is destroyed alone, locally.
  * @param matrix   the matrix
  * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why) */
 PGDDS_API pgdds_status_t pgdds_dmatrix_destroy(pgdds_dmatrix_t matrix);
@@ -458,6 +459,37 @@ typedef struct pgdds_matrix_steals {
  * @return PGDDS_OK, or PGDDS_ERR_INVALID_ARG (c not a matrix, out NULL), PGDDS_ERR_STATE (c's
  *         context finalized) */
 PGDDS_API pgdds_status_t pgdds_dmatrix_steals(pgdds_dmatrix_t c, pgdds_matrix_steals_t *out);
+/** @} */
+
+/** @name Views
+ * A view shows op(M)'s submatrix [row0, row0 + rows) x [col0, col0 + cols) of a matrix M, op(M)
+ * being M or its transpose, without a copy: a handle (pgdds_dmatrix_t) on M's own elements.
+ * Element and slice calls (get, put, get_slice, put_slice) and the element-wise operations
+ * (fill, apply, reduce, norm, scale, add, transpose) take views wherever they take matrices,
+ * the collective ones on every rank alike; so do pgdds_dmatrix_info (tile fields 0: a view has
+ * no tiles of its own), pgdds_dmatrix_order and pgdds_dmatrix_destroy, which frees a view's
+ * handle alone (local). A view's buffers follow its own order: M's, turned for a transposed view
+ * (the slice of a transposed view of a row-major M is column-major), so reading one moves M's
+ * elements as they lie. GEMM takes a whole matrix's transposed view as op(A) or op(B) (as
+ * pgdds_dmatrix_gemm_trans does) and refuses other views; tile calls and SpMM refuse views
+ * (PGDDS_ERR_INVALID_ARG). A view of a view is a view of the same M. A view outlives nothing:
+ * once M is destroyed every call on the view fails (PGDDS_ERR_INVALID_ARG), destroy aside. Two
+ * operands that are views of one matrix must show the same elements the same way (else a rank
+ * could write what another still reads). Since 0.1. */
+/** @{ */
+/** Makes a view of a matrix (or of a view); local.
+ * @param matrix   M, or a view of it
+ * @param trans    PGDDS_NO_TRANS: M as it is (or the view as it is); PGDDS_TRANS: its transpose
+ * @param row0     the first row of op(M) shown
+ * @param col0     the first column of op(M) shown
+ * @param rows     rows shown, at least 1
+ * @param cols     columns shown, at least 1
+ * @param view     on success, the view
+ * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
+ *         PGDDS_ERR_OUT_OF_BOUNDS (the region leaves op(M)), PGDDS_ERR_INVALID_ARG (NULL, an
+ *         empty region, trans neither value), PGDDS_ERR_NO_MEMORY */
+PGDDS_API pgdds_status_t pgdds_dmatrix_view(pgdds_dmatrix_t matrix, pgdds_trans_t trans, uint64_t row0, uint64_t col0,
+                                            uint64_t rows, uint64_t cols, pgdds_dmatrix_t *view);
 /** @} */
 
 /** @} */

@@ -1,7 +1,9 @@
-// The C entry points of include/pgdds/matrix.h: handle checks, argument checks, then dmatrix.
+// The C entry points of include/pgdds/matrix.h: handle checks, argument checks, then dmatrix,
+// or the region a handle shows (a whole matrix or a view, region.h).
 #include "elementwise.h"
 #include "entry.h"
 #include "gemm.h"
+#include "region.h"
 
 using namespace pgdds;
 using namespace pgdds::matrix;
@@ -10,33 +12,61 @@ namespace {
 
 constexpr const char *what = "dense matrix";
 
+// A matrix itself; a view, which has no tiles of its own, is refused.
 template <class Op> status with_matrix(pgdds_dmatrix_t h, const char *who, const void *p, const char *name, Op op)
 {
-    return with_handle<dmatrix>(h, dmatrix_magic, who, what, p, name, op);
+    return with_handle<dmatrix>(h, dmatrix_magic, who, what, p, name, [&](dmatrix &m) {
+        return m.is_view() ? fail(PGDDS_ERR_INVALID_ARG, "%s: the matrix is a view (pgdds_dmatrix_view), which has no "
+                                  "tiles of its own", who)
+                           : op(m);
+    });
 }
 
-// The GEMM entries: the handles, then check_gemm and gemm on op(A) and op(B).
+// What a handle shows, a whole matrix or a view: op(region).
+template <class Op> status with_region(pgdds_dmatrix_t h, const char *who, const void *p, const char *name, Op op)
+{
+    return with_handle<dmatrix>(h, dmatrix_magic, who, what, p, name, [&](dmatrix &m) {
+        region r;
+        status st = m.shown(who, r);
+        return st == PGDDS_OK ? op(r) : st;
+    });
+}
+
+// What the handle of operand `name` shows.
+status shown_by(pgdds_dmatrix_t h, const char *who, const char *name, region &out)
+{
+    dmatrix *m = nullptr;
+    status st = containers::resolve(h, dmatrix_magic, who, name, m);
+    return st == PGDDS_OK ? m->shown(who, out) : st;
+}
+
+// The GEMM entries: the handles, then check_gemm and gemm on op(A) and op(B). A and B may be
+// whole matrices' transposed views, which are read in place as transposed operands.
 status gemm_entry(const char *who, bool trans_a, bool trans_b, double alpha, pgdds_dmatrix_t a, pgdds_dmatrix_t b,
                   double beta, pgdds_dmatrix_t c, pgdds_gemm_algorithm_t algorithm)
 {
-    dmatrix *ma = nullptr, *mb = nullptr;
-    status st = containers::resolve(a, dmatrix_magic, who, "dense matrix A", ma);
-    if (st == PGDDS_OK) st = containers::resolve(b, dmatrix_magic, who, "dense matrix B", mb);
+    region ra, rb;
+    status st = shown_by(a, who, "dense matrix A", ra);
+    if (st == PGDDS_OK) st = shown_by(b, who, "dense matrix B", rb);
     if (st != PGDDS_OK) return st;
-    const operand opa{*ma, trans_a}, opb{*mb, trans_b};
+    if (!ra.whole_or_transposed() || !rb.whole_or_transposed())
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: %s is a view of part of a matrix; GEMM reads whole matrices or their "
+                    "transposed views (copy the part into a matrix of its own with pgdds_dmatrix_add)", who,
+                    ra.whole_or_transposed() ? "B" : "A");
+    const operand opa{*ra.m, ra.trans != trans_a}, opb{*rb.m, rb.trans != trans_b};
     return with_matrix(c, who, nullptr, nullptr, [&](dmatrix &mc) {
         status s = check_gemm(who, alpha, opa, opb, beta, mc, enum_value(algorithm));
         return s == PGDDS_OK ? gemm(who, alpha, opa, opb, beta, mc, enum_value(algorithm)) : s;
     });
 }
 
-// The element-wise entries on A and B: both handles, then op(A, B).
+// The element-wise entries on A and B: what both handles show, then op(A, B).
 template <class Op> status with_pair(const char *who, pgdds_dmatrix_t a, pgdds_dmatrix_t b, Op op)
 {
-    dmatrix *ma = nullptr;
-    status st = containers::resolve(a, dmatrix_magic, who, "dense matrix A", ma);
+    region ra;
+    status st = shown_by(a, who, "dense matrix A", ra);
     if (st != PGDDS_OK) return st;
-    return with_matrix(b, who, nullptr, nullptr, [&](dmatrix &mb) { return op(*ma, mb); });
+    return with_region(b, who, nullptr, nullptr, [&](region &rb) { return op(ra, rb); });
 }
 
 // Tile (ti, tj) checked, and the caller's ld for it resolved.
@@ -46,7 +76,8 @@ status with_tile(pgdds_dmatrix_t h, const char *who, uint64_t ti, uint64_t tj, c
     return with_matrix(h, who, buf, "buf", [&](dmatrix &m) {
         uint64_t eff = 0;
         status st = m.lay().check_tile(who, ti, tj);
-        if (st == PGDDS_OK) st = check_ld(who, m.lay(), ld, m.lay().tile_rows_of(ti), m.lay().tile_cols_of(tj), eff);
+        if (st == PGDDS_OK)
+            st = check_ld(who, m.lay().col_major, ld, m.lay().tile_rows_of(ti), m.lay().tile_cols_of(tj), eff);
         return st == PGDDS_OK ? op(m, eff) : st;
     });
 }
@@ -54,11 +85,11 @@ status with_tile(pgdds_dmatrix_t h, const char *who, uint64_t ti, uint64_t tj, c
 status slice(pgdds_dmatrix_t h, const char *who, uint64_t row0, uint64_t col0, uint64_t nrows, uint64_t ncols,
              void *buf, uint64_t ld, bool put)
 {
-    return with_matrix(h, who, buf, "buf", [&](dmatrix &m) {
+    return with_region(h, who, buf, "buf", [&](region &r) {
         uint64_t eff = 0;
-        status st = check_slice(who, m.lay(), row0, col0, nrows, ncols);
-        if (st == PGDDS_OK) st = check_ld(who, m.lay(), ld, nrows, ncols, eff);
-        return st == PGDDS_OK ? m.slice(who, row0, col0, nrows, ncols, buf, eff, put) : st;
+        status st = check_slice(who, r.rows, r.cols, row0, col0, nrows, ncols);
+        if (st == PGDDS_OK) st = check_ld(who, r.col_major(), ld, nrows, ncols, eff);
+        return st == PGDDS_OK ? r.slice(who, row0, col0, nrows, ncols, buf, eff, put) : st;
     });
 }
 
@@ -91,17 +122,48 @@ pgdds_status_t pgdds_dmatrix_destroy(pgdds_dmatrix_t matrix)
 
 pgdds_status_t pgdds_dmatrix_order(pgdds_dmatrix_t matrix, pgdds_order_t *order)
 {
-    return with_matrix(matrix, "pgdds_dmatrix_order", order, "order", [&](dmatrix &m) {
-        *order = m.lay().col_major ? PGDDS_COL_MAJOR : PGDDS_ROW_MAJOR;
+    return with_region(matrix, "pgdds_dmatrix_order", order, "order", [&](region &r) {
+        *order = r.col_major() ? PGDDS_COL_MAJOR : PGDDS_ROW_MAJOR;
         return PGDDS_OK;
     });
 }
 
 pgdds_status_t pgdds_dmatrix_info(pgdds_dmatrix_t matrix, pgdds_dmatrix_info_t *info)
 {
-    return with_matrix(matrix, "pgdds_dmatrix_info", info, "info", [&](dmatrix &m) {
-        *info = info_of(m.lay());
+    const char *who = "pgdds_dmatrix_info";
+    return with_handle<dmatrix>(matrix, dmatrix_magic, who, what, info, "info", [&](dmatrix &m) {
+        region r;
+        status st = m.shown(who, r);
+        if (st != PGDDS_OK) return st;
+        pgdds_dmatrix_info_t out = info_of(r.m->lay());
+        if (m.is_view())  // its shape; no tiles of its own
+            out.rows = r.rows, out.cols = r.cols, out.tile_rows = out.tile_cols = 0, out.tile_grid_rows = out.tile_grid_cols = 0;
+        *info = out;
         return PGDDS_OK;
+    });
+}
+
+pgdds_status_t pgdds_dmatrix_view(pgdds_dmatrix_t matrix, pgdds_trans_t trans, uint64_t row0, uint64_t col0, uint64_t rows,
+                                  uint64_t cols, pgdds_dmatrix_t *view)
+{
+    const char *who = "pgdds_dmatrix_view";
+    return with_handle<dmatrix>(matrix, dmatrix_magic, who, what, view, "view", [&](dmatrix &m) {
+        const int t = enum_value(trans);
+        if (t != PGDDS_NO_TRANS && t != PGDDS_TRANS)
+            return fail(PGDDS_ERR_INVALID_ARG, "%s: trans %d is neither PGDDS_NO_TRANS nor PGDDS_TRANS", who, t);
+        if (rows == 0 || cols == 0) return fail(PGDDS_ERR_INVALID_ARG, "%s: a %llu x %llu view is empty", who,
+                                                (unsigned long long)rows, (unsigned long long)cols);
+        region r;
+        status st = m.shown(who, r);
+        const bool turn = t == PGDDS_TRANS;
+        if (st == PGDDS_OK) st = check_slice(who, turn ? r.cols : r.rows, turn ? r.rows : r.cols, row0, col0, rows, cols);
+        if (st != PGDDS_OK) return st;
+        // A view of a view shows the same matrix: its handle is the one to check for life.
+        dmatrix *impl = nullptr;
+        st = dmatrix::make_view(m.is_view() ? m.root() : matrix, r.sub(turn, row0, col0, rows, cols), impl);
+        if (st == PGDDS_OK) st = containers::make_handle(dmatrix_magic, impl, *view);
+        if (st != PGDDS_OK) delete impl;
+        return st;
     });
 }
 
@@ -215,8 +277,8 @@ pgdds_status_t pgdds_dmatrix_put_slice(pgdds_dmatrix_t matrix, uint64_t row0, ui
 pgdds_status_t pgdds_dmatrix_fill(pgdds_dmatrix_t matrix, pgdds_dmatrix_generator_t generator, void *arg)
 {
     const char *who = "pgdds_dmatrix_fill";
-    return with_matrix(matrix, who, reinterpret_cast<const void *>(generator), "generator",
-                       [&](dmatrix &m) { return m.fill(who, generator, arg); });
+    return with_region(matrix, who, reinterpret_cast<const void *>(generator), "generator",
+                       [&](region &r) { return fill(who, r, generator, arg); });
 }
 
 pgdds_status_t pgdds_dmatrix_gemm(double alpha, pgdds_dmatrix_t a, pgdds_dmatrix_t b, double beta, pgdds_dmatrix_t c,
@@ -238,37 +300,38 @@ pgdds_status_t pgdds_dmatrix_gemm_trans(pgdds_trans_t trans_a, pgdds_trans_t tra
 pgdds_status_t pgdds_dmatrix_scale(double alpha, pgdds_dmatrix_t matrix)
 {
     const char *who = "pgdds_dmatrix_scale";
-    return with_matrix(matrix, who, nullptr, nullptr, [&](dmatrix &m) { return scale(who, alpha, m); });
+    return with_region(matrix, who, nullptr, nullptr, [&](region &r) { return scale(who, alpha, r); });
 }
 
 pgdds_status_t pgdds_dmatrix_add(double alpha, pgdds_dmatrix_t a, double beta, pgdds_dmatrix_t b)
 {
     const char *who = "pgdds_dmatrix_add";
-    return with_pair(who, a, b, [&](dmatrix &ma, dmatrix &mb) { return add(who, alpha, ma, beta, mb); });
+    return with_pair(who, a, b, [&](region &ra, region &rb) { return add(who, alpha, ra, beta, rb); });
 }
 
 pgdds_status_t pgdds_dmatrix_transpose(pgdds_dmatrix_t a, pgdds_dmatrix_t b)
 {
     const char *who = "pgdds_dmatrix_transpose";
-    return with_pair(who, a, b, [&](dmatrix &ma, dmatrix &mb) { return transpose(who, ma, mb); });
+    return with_pair(who, a, b, [&](region &ra, region &rb) { return transpose(who, ra, rb); });
 }
 
 pgdds_status_t pgdds_dmatrix_apply(pgdds_dmatrix_t matrix, pgdds_dmatrix_apply_t fn, void *arg)
 {
     const char *who = "pgdds_dmatrix_apply";
-    return with_matrix(matrix, who, nullptr, nullptr, [&](dmatrix &m) { return apply(who, m, fn, arg); });
+    return with_region(matrix, who, nullptr, nullptr, [&](region &r) { return apply(who, r, fn, arg); });
 }
 
 pgdds_status_t pgdds_dmatrix_reduce(pgdds_dmatrix_t matrix, pgdds_op_t op, void *out)
 {
     const char *who = "pgdds_dmatrix_reduce";
-    return with_matrix(matrix, who, nullptr, nullptr, [&](dmatrix &m) { return reduce(who, m, enum_value(op), out); });
+    return with_region(matrix, who, nullptr, nullptr, [&](region &r) { return reduce(who, r, enum_value(op), out); });
 }
 
 pgdds_status_t pgdds_dmatrix_norm(pgdds_dmatrix_t matrix, pgdds_norm_t norm, double *out)
 {
     const char *who = "pgdds_dmatrix_norm";
-    return with_matrix(matrix, who, nullptr, nullptr, [&](dmatrix &m) { return pgdds::matrix::norm(who, m, enum_value(norm), out); });
+    return with_region(matrix, who, nullptr, nullptr,
+                       [&](region &r) { return pgdds::matrix::norm(who, r, enum_value(norm), out); });
 }
 
 }  // extern "C"

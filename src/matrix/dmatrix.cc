@@ -1,6 +1,7 @@
 // The distributed dense matrix: creation over a symmetric block, the tile directory, and the
 // one-sided tile, slice and accumulate operations (dmatrix.h).
 #include "dmatrix.h"
+#include "region.h"
 
 #include "../gpu/gpu.h"
 
@@ -64,8 +65,35 @@ status dmatrix::create(runtime *rt, const char *who, const pgdds_dmatrix_params_
     return PGDDS_OK;
 }
 
+status dmatrix::make_view(const pgdds_dmatrix *root, const region &r, dmatrix *&out)
+{
+    dmatrix *v = new dmatrix(r.m->rt);
+    v->lay_ = r.m->lay_;
+    v->rank_ = r.m->rank_;
+    v->at_ = r.m->at_;
+    v->root_ = root;
+    v->shows_ = r.m;
+    v->view_trans_ = r.trans;
+    v->view_r0_ = r.r0, v->view_c0_ = r.c0, v->view_rows_ = r.rows, v->view_cols_ = r.cols;
+    out = v;
+    return PGDDS_OK;
+}
+
+status dmatrix::shown(const char *who, region &out) const
+{
+    if (!root_) {
+        out = region::whole(*this);
+        return PGDDS_OK;
+    }
+    if (root_->magic != dmatrix_magic || root_->impl != shows_)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: the matrix this view shows has been destroyed", who);
+    out = region{shows_, view_trans_, view_r0_, view_c0_, view_rows_, view_cols_};
+    return PGDDS_OK;
+}
+
 status dmatrix::destroy(const char *who)
 {
+    if (root_) return PGDDS_OK;  // a view owns no memory
     // free_all completes every rank's operations first, so no rank reads the tiles after.
     status st = pgdds_free_all(ctx, block_);
     if (tiles_ != PGDDS_GPTR_NULL) {
@@ -290,17 +318,6 @@ status dmatrix::read_tile(const char *who, uint64_t ti, uint64_t tj, kernels::bu
     data = buf.data();
     if (st == PGDDS_OK) st = pgdds_get(ctx, buf.data(), tile_gptr(ti, tj), bytes);
     return st == PGDDS_OK ? st : fail_prefix(st, who);
-}
-
-status dmatrix::fill(const char *who, pgdds_dmatrix_generator_t gen, void *arg) const
-{
-    return settle(rt, who, on_host_tiles(who, false, true, [&](uint64_t ti, uint64_t tj, void *tile, uint64_t rows, uint64_t cols) {
-        char *t = static_cast<char *>(tile);
-        for (uint64_t r = 0; r < rows; ++r)
-            for (uint64_t c = 0; c < cols; ++c)
-                gen(ti * lay_.tile_rows + r, tj * lay_.tile_cols + c, t + lay_.index(r, c, rows, cols) * lay_.esize, arg);
-        return PGDDS_OK;
-    }));
 }
 
 status settle(runtime *rt, const char *who, status st)

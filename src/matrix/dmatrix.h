@@ -12,6 +12,8 @@
 
 namespace pgdds::matrix {
 
+struct region;  // region.h
+
 // The shape, type and layout of a matrix; the same on every rank (layout.cc).
 struct layout {
     uint64_t rows = 0, cols = 0;
@@ -82,14 +84,21 @@ template <class F> auto typed(pgdds_dtype_t t, F f)
 // where it is not yet), then a barrier, so every rank sees every rank's writes.
 status settle(runtime *rt, const char *who, status st);
 
-// A caller's leading dimension for a rows x cols buffer in l's order: 0 means packed (cols, or
-// rows when column-major), else at least that.
-status check_ld(const char *who, const layout &l, uint64_t ld, uint64_t rows, uint64_t cols, uint64_t &out);
+// A caller's leading dimension for a rows x cols buffer, column-major or not: 0 means packed
+// (cols, or rows when column-major), else at least that.
+status check_ld(const char *who, bool col_major, uint64_t ld, uint64_t rows, uint64_t cols, uint64_t &out);
 
 class dmatrix : public containers::container {
   public:
     static status create(runtime *rt, const char *who, const pgdds_dmatrix_params_t &params, dmatrix *&out);
+    // A view's handle (pgdds_dmatrix_view): what r shows of r.m, the matrix behind the live
+    // handle root; made and destroyed locally.
+    static status make_view(const pgdds_dmatrix *root, const region &r, dmatrix *&out);
     status destroy(const char *who);
+    bool is_view() const { return root_ != nullptr; }
+    const pgdds_dmatrix *root() const { return root_; }  // a view's matrix's handle
+    // What this handle shows: the whole matrix, or a view's region once its matrix is found live.
+    status shown(const char *who, region &out) const;
 
     const layout &lay() const { return lay_; }
     int rank() const { return rank_; }
@@ -130,29 +139,6 @@ class dmatrix : public containers::container {
     // elements apart).
     status slice(const char *who, uint64_t row0, uint64_t col0, uint64_t nrows, uint64_t ncols, void *buf,
                  uint64_t ld, bool put) const;
-    status fill(const char *who, pgdds_dmatrix_generator_t gen, void *arg) const;
-    // f(ti, tj, tile, rows, cols) for every tile this rank holds, with the tile (packed, in the
-    // matrix's order: lay().index) in host memory: in place, or, for tiles in GPU memory, a staged copy read
-    // from the device first where `read` and written back after where `write`. Stops at the
-    // first failure, f's (which says why itself) or a copy's.
-    template <class F> status on_host_tiles(const char *who, bool read, bool write, F f) const
-    {
-        std::vector<char> staged(at_.host() ? 0 : lay_.tile_rows * lay_.tile_cols * lay_.esize);
-        status st = PGDDS_OK;
-        lay_.for_tiles_of(rank_, [&](uint64_t ti, uint64_t tj) {
-            if (st != PGDDS_OK) return;
-            char *tile = static_cast<char *>(reachable(ti, tj)), *t = at_.host() ? tile : staged.data();
-            const uint64_t rows = lay_.tile_rows_of(ti), cols = lay_.tile_cols_of(tj);
-            const size_t bytes = rows * cols * lay_.esize;
-            if (!at_.host() && read && (st = kernels::copy(at_, t, tile, bytes)) != PGDDS_OK) {
-                st = fail_prefix(st, who);
-                return;
-            }
-            if ((st = f(ti, tj, static_cast<void *>(t), rows, cols)) != PGDDS_OK) return;
-            if (!at_.host() && write && (st = kernels::copy(at_, tile, t, bytes)) != PGDDS_OK) st = fail_prefix(st, who);
-        });
-        return st;
-    }
     // Tile (ti, tj) to read: in place where this rank reaches it, else copied into buf.
     status read_tile(const char *who, uint64_t ti, uint64_t tj, kernels::buffer &buf, const void *&data) const;
 
@@ -169,6 +155,12 @@ class dmatrix : public containers::container {
     pgdds_gptr_t block_ = PGDDS_GPTR_NULL;  // this rank's copy of the symmetric block (lock words, host tiles)
     pgdds_gptr_t tiles_ = PGDDS_GPTR_NULL;  // GPU memory: this rank's tiles in its device segment
     std::vector<pgdds_gptr_t> dir_;         // tile (ti, tj) at ti * tgrid_cols + tj
+    // A view: the handle of the matrix it shows (cells are never freed, so it can be checked),
+    // that matrix when it was made, and the region shown (trans, first element, shape).
+    const pgdds_dmatrix *root_ = nullptr;
+    const dmatrix *shows_ = nullptr;
+    bool view_trans_ = false;
+    uint64_t view_r0_ = 0, view_c0_ = 0, view_rows_ = 0, view_cols_ = 0;
 };
 
 // The handle cell behind pgdds_dmatrix_t (core/handles.h: never freed, dead once destroyed).

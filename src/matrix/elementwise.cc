@@ -1,7 +1,9 @@
-// Element-wise operations, reductions, norms and transposition of dense matrices
-// (include/pgdds/matrix.h), and what the sparse ones share with them (elementwise.h). Each rank
-// works on the tiles it holds; an operand laid out differently is read one slice per tile.
+// Element-wise operations, reductions, norms and transposition of dense matrices and their views
+// (include/pgdds/matrix.h; regions, region.h), and what the sparse ones share with them
+// (elementwise.h). Each rank works on the parts of the tiles it holds; an operand laid out
+// differently is read one slice per part.
 #include "elementwise.h"
+#include "region.h"
 
 #include <cstring>
 
@@ -71,35 +73,24 @@ status check_apply(const char *who, pgdds_dmatrix_apply_t fn)
 
 namespace {
 
-// The same shape, type, memory kind and context, or why not.
-status check_alike(const char *who, const dmatrix &a, const dmatrix &b, bool transposed)
+// A and B (regions of dense matrices) are alike enough to combine element by element: one
+// shape (A's turned where `transposed`), type, memory kind and context; and, where they are
+// regions of one matrix, the same elements the same way (`transposed`: never), since a rank
+// could otherwise write elements another still reads.
+status check_alike(const char *who, const region &a, const region &b, bool transposed)
 {
-    const layout &la = a.lay(), &lb = b.lay();
-    if (a.ctx != b.ctx) return fail(PGDDS_ERR_INVALID_ARG, "%s: the matrices belong to different contexts", who);
-    const uint64_t rows = transposed ? la.cols : la.rows, cols = transposed ? la.rows : la.cols;
-    if (rows != lb.rows || cols != lb.cols)
-        return fail(PGDDS_ERR_INVALID_ARG, "%s: B is %llu x %llu, but %s is %llu x %llu", who,
-                    (unsigned long long)lb.rows, (unsigned long long)lb.cols, transposed ? "A^T" : "A",
-                    (unsigned long long)rows, (unsigned long long)cols);
+    const layout &la = a.m->lay(), &lb = b.m->lay();
+    if (a.m->ctx != b.m->ctx) return fail(PGDDS_ERR_INVALID_ARG, "%s: the matrices belong to different contexts", who);
+    const uint64_t rows = transposed ? a.cols : a.rows, cols = transposed ? a.rows : a.cols;
+    if (rows != b.rows || cols != b.cols)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: B is %llu x %llu, but %s is %llu x %llu", who, (unsigned long long)b.rows,
+                    (unsigned long long)b.cols, transposed ? "A^T" : "A", (unsigned long long)rows, (unsigned long long)cols);
     if (la.dtype != lb.dtype) return fail(PGDDS_ERR_INVALID_ARG, "%s: A and B have different element types", who);
     if (la.memory != lb.memory) return fail(PGDDS_ERR_INVALID_ARG, "%s: A and B are in different memory kinds", who);
+    if (a.m == b.m && (transposed || !(a == b)))
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: A and B are %s of one matrix (a rank could write what another still "
+                    "reads)", who, transposed ? "regions" : "different regions");
     return PGDDS_OK;
-}
-
-// A's elements [row0, +rows) x [col0, +cols) into host buffer buf, packed in A's order: in
-// place where A's tile holds them all and this rank reaches it, else one slice.
-status read_region(const char *who, const dmatrix &a, uint64_t row0, uint64_t col0, uint64_t rows, uint64_t cols,
-                   std::vector<char> &buf)
-{
-    const layout &l = a.lay();
-    buf.resize(rows * cols * l.esize);
-    const uint64_t ti = row0 / l.tile_rows, tj = col0 / l.tile_cols;
-    const void *t = a.at().host() ? a.reachable(ti, tj) : nullptr;
-    if (t && row0 % l.tile_rows == 0 && col0 % l.tile_cols == 0 && l.tile_rows_of(ti) == rows && l.tile_cols_of(tj) == cols) {
-        memcpy(buf.data(), t, buf.size());
-        return PGDDS_OK;
-    }
-    return a.slice(who, row0, col0, rows, cols, buf.data(), l.inner(rows, cols), false);
 }
 
 // t (outer x inner, packed) = the transpose of s (inner x outer, packed), in 32 x 32 blocks.
@@ -121,108 +112,95 @@ void transpose_bytes(const void *s, void *t, uint64_t outer, uint64_t inner, siz
 
 }  // namespace
 
-status scale(const char *who, double alpha, const dmatrix &m)
+status fill(const char *who, const region &r, pgdds_dmatrix_generator_t gen, void *arg)
 {
-    status st = check_scalars(who, m.lay().dtype, alpha, 0);
-    if (st != PGDDS_OK) return st;
-    m.lay().for_tiles_of(m.rank(), [&](uint64_t ti, uint64_t tj) {
-        const uint64_t cols = m.lay().tile_cols_of(tj);
-        if (st == PGDDS_OK && alpha != 1)
-            st = kernels::scale(m.at(), m.lay().dtype, m.lay().tile_rows_of(ti), cols, alpha, m.reachable(ti, tj), cols);
-    });
-    return settle(m.rt, who, st);
+    return settle(r.m->rt, who, r.on_host_elements(who, false, true, [&](uint64_t i, uint64_t j, char *e) { gen(i, j, e, arg); }));
 }
 
-status add(const char *who, double alpha, const dmatrix &a, double beta, const dmatrix &b)
+status scale(const char *who, double alpha, const region &r)
+{
+    const layout &l = r.m->lay();
+    status st = check_scalars(who, l.dtype, alpha, 0);
+    if (st != PGDDS_OK) return st;
+    l.for_tiles_of(r.m->rank(), [&](uint64_t ti, uint64_t tj) {
+        const region::part p = r.part_of(ti, tj);
+        if (st != PGDDS_OK || p.empty() || alpha == 1) return;
+        const uint64_t trows = l.tile_rows_of(ti), tcols = l.tile_cols_of(tj), na = p.a1 - p.a0, nb = p.b1 - p.b0;
+        char *y = static_cast<char *>(r.m->reachable(ti, tj)) + l.index(p.a0, p.b0, trows, tcols) * l.esize;
+        st = kernels::scale(r.m->at(), l.dtype, l.outer(na, nb), l.inner(na, nb), alpha, y, l.inner(trows, tcols));
+    });
+    return settle(r.m->rt, who, st);
+}
+
+// Each rank updates the parts of B in the tiles it holds: it reads A's elements there (one
+// slice, in A's order), turns them where B's matrix keeps the other order, and adds.
+status add(const char *who, double alpha, const region &a, double beta, const region &b)
 {
     status st = check_alike(who, a, b, false);
-    if (st == PGDDS_OK) st = check_scalars(who, b.lay().dtype, alpha, beta);
+    if (st == PGDDS_OK) st = check_scalars(who, b.m->lay().dtype, alpha, beta);
     if (st != PGDDS_OK) return st;
-    const layout &l = b.lay();
-    std::vector<char> region, flipped;
+    const layout &l = b.m->lay();
+    const kernels::place at = b.m->at();
+    std::vector<char> buf, flipped;
     kernels::buffer on_device;
-    l.for_tiles_of(b.rank(), [&](uint64_t ti, uint64_t tj) {
-        if (st != PGDDS_OK) return;
-        const uint64_t rows = l.tile_rows_of(ti), cols = l.tile_cols_of(tj);
-        // alpha A's part in B's order, where the kernels run, then B's tile = beta B's tile + that.
-        st = read_region(who, a, ti * l.tile_rows, tj * l.tile_cols, rows, cols, region);
-        if (st == PGDDS_OK && a.lay().col_major != l.col_major) {
-            flipped.resize(region.size());
-            transpose_bytes(region.data(), flipped.data(), l.outer(rows, cols), l.inner(rows, cols), l.esize);
-            region.swap(flipped);
+    l.for_tiles_of(b.m->rank(), [&](uint64_t ti, uint64_t tj) {
+        const region::part p = b.part_of(ti, tj);
+        if (st != PGDDS_OK || p.empty()) return;
+        const uint64_t trows = l.tile_rows_of(ti), tcols = l.tile_cols_of(tj), na = p.a1 - p.a0, nb = p.b1 - p.b0;
+        const uint64_t pi = ti * l.tile_rows + p.a0, pj = tj * l.tile_cols + p.b0;
+        // The part in B's coordinates: A's same elements, a buffer that is B's part in A's
+        // order, so B's matrix's part in that order turned where B is transposed.
+        const uint64_t i0 = b.row_of(pi, pj), j0 = b.col_of(pi, pj), ni = b.trans ? nb : na, nj = b.trans ? na : nb;
+        buf.resize(na * nb * l.esize);
+        st = a.slice(who, i0, j0, ni, nj, buf.data(), a.col_major() ? ni : nj, false);
+        const uint64_t outer = l.outer(na, nb), inner = l.inner(na, nb);
+        if (st == PGDDS_OK && (a.col_major() != b.trans) != l.col_major) {
+            flipped.resize(buf.size());
+            transpose_bytes(buf.data(), flipped.data(), outer, inner, l.esize);
+            buf.swap(flipped);
         }
-        void *x = region.data();
-        if (st == PGDDS_OK && !b.at().host()) {
-            st = on_device.ensure(b.at(), region.size());
-            if (st == PGDDS_OK) st = kernels::copy(b.at(), on_device.data(), region.data(), region.size());
+        void *x = buf.data();
+        if (st == PGDDS_OK && !at.host()) {
+            st = on_device.ensure(at, buf.size());
+            if (st == PGDDS_OK) st = kernels::copy(at, on_device.data(), buf.data(), buf.size());
             x = on_device.data();
         }
-        void *y = b.reachable(ti, tj);
-        if (st == PGDDS_OK && alpha != 1) st = kernels::scale(b.at(), l.dtype, rows, cols, alpha, x, cols);
-        if (st == PGDDS_OK && beta != 1) st = kernels::scale(b.at(), l.dtype, rows, cols, beta, y, cols);
-        if (st == PGDDS_OK) st = kernels::add(b.at(), l.dtype, rows, cols, x, cols, y, cols);
+        char *y = static_cast<char *>(b.m->reachable(ti, tj)) + l.index(p.a0, p.b0, trows, tcols) * l.esize;
+        const uint64_t ldy = l.inner(trows, tcols);
+        if (st == PGDDS_OK && alpha != 1) st = kernels::scale(at, l.dtype, outer, inner, alpha, x, inner);
+        if (st == PGDDS_OK && beta != 1) st = kernels::scale(at, l.dtype, outer, inner, beta, y, ldy);
+        if (st == PGDDS_OK) st = kernels::add(at, l.dtype, outer, inner, x, inner, y, ldy);
     });
-    return settle(b.rt, who, st);
+    return settle(b.m->rt, who, st);
 }
 
-status transpose(const char *who, const dmatrix &a, const dmatrix &b)
+status transpose(const char *who, const region &a, const region &b)
 {
-    status st = &a == &b ? fail(PGDDS_ERR_INVALID_ARG, "%s: B is A (a matrix cannot be transposed into itself)", who)
-                         : check_alike(who, a, b, true);
+    status st = check_alike(who, a, b, true);
+    return st == PGDDS_OK ? add(who, 1, a.sub(true, 0, 0, a.cols, a.rows), 0, b) : st;
+}
+
+status apply(const char *who, const region &r, pgdds_dmatrix_apply_t fn, void *arg)
+{
+    status st = containers::agree(r.m->rt, who, check_apply(who, fn));
     if (st != PGDDS_OK) return st;
-    const layout &l = b.lay();
-    std::vector<char> region;
-    st = b.on_host_tiles(who, false, true, [&](uint64_t ti, uint64_t tj, void *tile, uint64_t rows, uint64_t cols) {
-        // B's tile (rows x cols) is A's cols x rows elements at (tj's first column, ti's first
-        // row): in A's order, that region is the tile's transpose in the same order, or the tile
-        // itself in the other.
-        status s = read_region(who, a, tj * l.tile_cols, ti * l.tile_rows, cols, rows, region);
-        if (s == PGDDS_OK && a.lay().col_major == l.col_major)
-            transpose_bytes(region.data(), tile, l.outer(rows, cols), l.inner(rows, cols), l.esize);
-        else if (s == PGDDS_OK)
-            memcpy(tile, region.data(), region.size());
-        return s;
-    });
-    return settle(b.rt, who, st);
+    return settle(r.m->rt, who, r.on_host_elements(who, true, true, [&](uint64_t i, uint64_t j, char *e) { fn(i, j, e, arg); }));
 }
 
-status apply(const char *who, const dmatrix &m, pgdds_dmatrix_apply_t fn, void *arg)
+status reduce(const char *who, const region &r, int op, void *out)
 {
-    const layout &l = m.lay();
-    status st = containers::agree(m.rt, who, check_apply(who, fn));
-    if (st != PGDDS_OK) return st;
-    return settle(m.rt, who, m.on_host_tiles(who, true, true, [&](uint64_t ti, uint64_t tj, void *tile, uint64_t rows, uint64_t cols) {
-        char *t = static_cast<char *>(tile);
-        for (uint64_t r = 0; r < rows; ++r)
-            for (uint64_t c = 0; c < cols; ++c)
-                fn(ti * l.tile_rows + r, tj * l.tile_cols + c, t + l.index(r, c, rows, cols) * l.esize, arg);
-        return PGDDS_OK;
-    }));
-}
-
-status reduce(const char *who, const dmatrix &m, int op, void *out)
-{
-    return reduce_frame(m.rt, who, m.lay().dtype, op, out, [&](auto &red) {
+    return reduce_frame(r.m->rt, who, r.m->lay().dtype, op, out, [&](auto &red) {
         using T = decltype(red.acc);
-        return m.on_host_tiles(who, true, false, [&](uint64_t, uint64_t, void *tile, uint64_t rows, uint64_t cols) {
-            for (uint64_t e = 0; e < rows * cols; ++e) red.add(static_cast<const T *>(tile)[e]);
-            return PGDDS_OK;
-        });
+        return r.on_host_elements(who, true, false, [&](uint64_t, uint64_t, char *e) { red.add(*reinterpret_cast<T *>(e)); });
     });
 }
 
-status norm(const char *who, const dmatrix &m, int kind, double *out)
+status norm(const char *who, const region &r, int kind, double *out)
 {
-    const layout &l = m.lay();
-    return norm_frame(m.rt, who, l, kind, out, [&](norm_partial &part, auto x) {
+    return norm_frame(r.m->rt, who, r.m->lay().dtype, r.rows, r.cols, kind, out, [&](norm_partial &part, auto x) {
         using T = decltype(x);
-        return m.on_host_tiles(who, true, false, [&](uint64_t ti, uint64_t tj, void *tile, uint64_t rows, uint64_t cols) {
-            const T *t = static_cast<const T *>(tile);
-            for (uint64_t r = 0; r < rows; ++r)
-                for (uint64_t c = 0; c < cols; ++c)
-                    part.add(ti * l.tile_rows + r, tj * l.tile_cols + c, double(t[l.index(r, c, rows, cols)]));
-            return PGDDS_OK;
-        });
+        return r.on_host_elements(who, true, false,
+                                  [&](uint64_t i, uint64_t j, char *e) { part.add(i, j, double(*reinterpret_cast<T *>(e))); });
     });
 }
 

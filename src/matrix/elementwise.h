@@ -110,25 +110,29 @@ template <class Visit> status reduce_frame(runtime *rt, const char *who, pgdds_d
     });
 }
 
-// The frame of a norm, likewise: visit(part, T()) feeds each of this rank's elements, of type T,
-// with its coordinates to part.add.
-template <class Visit> status norm_frame(runtime *rt, const char *who, const layout &l, int kind, double *out, Visit visit)
+// The frame of a norm of a rows x cols matrix, likewise: visit(part, T()) feeds each of this
+// rank's elements, of type T, with its coordinates to part.add.
+template <class Visit>
+status norm_frame(runtime *rt, const char *who, pgdds_dtype_t t, uint64_t rows, uint64_t cols, int kind, double *out,
+                  Visit visit)
 {
     status st = containers::agree(rt, who, check_norm(who, kind, out));
     if (st != PGDDS_OK) return st;
-    norm_partial part(kind, l.rows, l.cols);
-    st = containers::agree(rt, who, typed(l.dtype, [&](auto x) { return visit(part, x); }));
+    norm_partial part(kind, rows, cols);
+    st = containers::agree(rt, who, typed(t, [&](auto x) { return visit(part, x); }));
     return st == PGDDS_OK ? part.finish(rt, who, *out) : st;
 }
 
-// The dense operations of include/pgdds/matrix.h (elementwise.cc), after the entry points'
-// handle checks; collective, their argument checks agreed between ranks (a NULL out or fn on
-// one rank fails them all rather than leave the others waiting).
-status scale(const char *who, double alpha, const dmatrix &m);
-status add(const char *who, double alpha, const dmatrix &a, double beta, const dmatrix &b);
-status transpose(const char *who, const dmatrix &a, const dmatrix &b);
-status apply(const char *who, const dmatrix &m, pgdds_dmatrix_apply_t fn, void *arg);
-status reduce(const char *who, const dmatrix &m, int op, void *out);
-status norm(const char *who, const dmatrix &m, int kind, double *out);
+// The dense operations of include/pgdds/matrix.h (elementwise.cc) on regions (region.h: whole
+// matrices or views), after the entry points' handle checks; collective, their argument checks
+// agreed between ranks (a NULL out or fn on one rank fails them all rather than leave the others
+// waiting).
+status fill(const char *who, const region &r, pgdds_dmatrix_generator_t gen, void *arg);
+status scale(const char *who, double alpha, const region &r);
+status add(const char *who, double alpha, const region &a, double beta, const region &b);
+status transpose(const char *who, const region &a, const region &b);
+status apply(const char *who, const region &r, pgdds_dmatrix_apply_t fn, void *arg);
+status reduce(const char *who, const region &r, int op, void *out);
+status norm(const char *who, const region &r, int kind, double *out);
 
 }  // namespace pgdds::matrix

@@ -60,8 +60,9 @@ template <class Cell> status destroy_handle(Cell *h, uint64_t magic, const char 
     return st;
 }
 
-// The slice [row0, +nrows) x [col0, +ncols) lies inside the matrix.
-status check_slice(const char *who, const layout &l, uint64_t row0, uint64_t col0, uint64_t nrows, uint64_t ncols);
+// The slice [row0, +nrows) x [col0, +ncols) lies inside a rows x cols matrix.
+status check_slice(const char *who, uint64_t rows, uint64_t cols, uint64_t row0, uint64_t col0, uint64_t nrows,
+                   uint64_t ncols);
 // Tile (ti, tj) is rank `me`'s (local_tile).
 status check_mine(const char *who, const layout &l, int me, uint64_t ti, uint64_t tj);
 // The layout as pgdds_dmatrix_info_t.

@@ -152,22 +152,23 @@ status layout::check_tile(const char *who, uint64_t ti, uint64_t tj) const
     return PGDDS_OK;
 }
 
-status check_ld(const char *who, const layout &l, uint64_t ld, uint64_t rows, uint64_t cols, uint64_t &out)
+status check_ld(const char *who, bool col_major, uint64_t ld, uint64_t rows, uint64_t cols, uint64_t &out)
 {
-    const uint64_t run = l.col_major ? rows : cols;
+    const uint64_t run = col_major ? rows : cols;
     if (ld != 0 && ld < run)
         return fail(PGDDS_ERR_INVALID_ARG, "%s: ld %llu is below the %llu %s", who, (unsigned long long)ld,
-                    (unsigned long long)run, l.col_major ? "rows (the matrix is column-major)" : "columns");
+                    (unsigned long long)run, col_major ? "rows (the buffer is column-major)" : "columns");
     out = ld ? ld : run;
     return PGDDS_OK;
 }
 
-status check_slice(const char *who, const layout &l, uint64_t row0, uint64_t col0, uint64_t nrows, uint64_t ncols)
+status check_slice(const char *who, uint64_t rows, uint64_t cols, uint64_t row0, uint64_t col0, uint64_t nrows,
+                   uint64_t ncols)
 {
-    if (row0 > l.rows || nrows > l.rows - row0 || col0 > l.cols || ncols > l.cols - col0)
+    if (row0 > rows || nrows > rows - row0 || col0 > cols || ncols > cols - col0)
         return fail(PGDDS_ERR_OUT_OF_BOUNDS, "%s: rows [%llu, +%llu) x columns [%llu, +%llu) leave the %llu x %llu matrix",
                     who, (unsigned long long)row0, (unsigned long long)nrows, (unsigned long long)col0,
-                    (unsigned long long)ncols, (unsigned long long)l.rows, (unsigned long long)l.cols);
+                    (unsigned long long)ncols, (unsigned long long)rows, (unsigned long long)cols);
     return PGDDS_OK;
 }
 

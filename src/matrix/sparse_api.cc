@@ -39,6 +39,8 @@ status spmm_entry(const char *who, double alpha, pgdds_smatrix_t a, pgdds_dmatri
         if (ma.ctx != mc->ctx || mb->ctx != mc->ctx)
             return fail(PGDDS_ERR_INVALID_ARG, "%s: the matrices belong to different contexts", who);
         if (mb == mc) return fail(PGDDS_ERR_INVALID_ARG, "%s: C is also B (C must be a matrix of its own)", who);
+        if (mb->is_view() || mc->is_view())
+            return fail(PGDDS_ERR_INVALID_ARG, "%s: SpMM takes dense matrices, not views (pgdds_dmatrix_view)", who);
         if (alg < PGDDS_GEMM_STATIONARY_C || alg > PGDDS_GEMM_STEAL_LOCALITY || alg == PGDDS_GEMM_SUMMA)
             return fail(PGDDS_ERR_INVALID_ARG, "%s: algorithm %d is not one SpMM offers (stationary C, A or B, or work "
                         "stealing)", who, alg);
@@ -168,8 +170,8 @@ pgdds_status_t pgdds_smatrix_get_slice(pgdds_smatrix_t matrix, uint64_t row0, ui
     const char *who = "pgdds_smatrix_get_slice";
     return with_smatrix(matrix, who, buf, "buf", [&](smatrix &m) {
         uint64_t eff = 0;
-        status st = check_slice(who, m.lay(), row0, col0, nrows, ncols);
-        if (st == PGDDS_OK) st = check_ld(who, m.lay(), ld, nrows, ncols, eff);
+        status st = check_slice(who, m.lay().rows, m.lay().cols, row0, col0, nrows, ncols);
+        if (st == PGDDS_OK) st = check_ld(who, false, ld, nrows, ncols, eff);
         return st == PGDDS_OK ? m.get_slice(who, row0, col0, nrows, ncols, buf, eff) : st;
     });
 }

@@ -55,7 +55,7 @@ status reduce(const char *who, const smatrix &m, int op, void *out)
 status norm(const char *who, const smatrix &m, int kind, double *out)
 {
     const layout &l = m.lay();
-    return norm_frame(m.rt, who, l, kind, out, [&](norm_partial &part, auto x) {
+    return norm_frame(m.rt, who, l.dtype, l.rows, l.cols, kind, out, [&](norm_partial &part, auto x) {
         using T = decltype(x);
         return m.on_host_tiles(who, false, [&](uint64_t ti, uint64_t tj, const uint64_t *offsets, const uint64_t *indices,
                                                void *values, uint64_t) {

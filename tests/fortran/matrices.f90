@@ -43,7 +43,7 @@ program fortran_matrices
 
   integer, parameter :: m = 13, k = 11, nc = 9
   type(pgdds_context) :: ctx
-  type(pgdds_dmatrix) :: a, b, c, t, ia, ib, ic, g, bt, refused, e, f, cma, cmc
+  type(pgdds_dmatrix) :: a, b, c, t, ia, ib, ic, g, bt, refused, e, f, cma, cmc, fv
   integer(int64) :: ti, tj
   integer(PGDDS_GPTR_KIND) :: gp
   real(real64), target :: factor
@@ -59,7 +59,7 @@ program fortran_matrices
   integer(int64) :: iabuf(m * k), ibbuf(k * nc), icbuf(m * nc), iwant
   real(real32) :: wrong_type(16)
   real(real64) :: small(3), ebuf(m * k), fbuf(m * k), total, norm
-  real(real64) :: afort(m, k), cfort(m, nc)
+  real(real64) :: afort(m, k), cfort(m, nc), vbuf(12)
   real(real64), pointer :: cview(:, :)
   real(real32) :: wrong_total
 
@@ -382,6 +382,22 @@ program fortran_matrices
   call check_status(pgdds_dmatrix_reduce(f, PGDDS_OP_BAND, total), PGDDS_ERR_INVALID_ARG, 'a bitwise op on doubles')
   call check_status(pgdds_dmatrix_transpose(a, c), PGDDS_ERR_INVALID_ARG, 'A^T into a 13 x 9 matrix')
   call check_status(pgdds_dmatrix_add(1.0_real64, a, 1.0_real64, e), PGDDS_ERR_INVALID_ARG, 'A + E (13x11, 11x13)')
+  ! A view of F^T's [1, 4) x [2, 6): column-major (F is row-major), F's own elements.
+  call check_ok(pgdds_dmatrix_view(f, fv, 1_int64, 2_int64, 3_int64, 4_int64, trans=PGDDS_TRANS), 'view')
+  call check_ok(pgdds_dmatrix_get_slice(fv, 0_int64, 0_int64, 3_int64, 4_int64, vbuf), 'slice of the view')
+  bad = 0
+  do i = 0, 2
+    do j = 0, 3
+      if (vbuf(j * 3 + i + 1) /= ebuf((2 + j) * m + 1 + i + 1)) bad = bad + 1
+    end do
+  end do
+  call check(bad == 0, 'a transposed view of F')
+  call check_ok(pgdds_dmatrix_reduce(fv, PGDDS_OP_SUM, total), 'reduce over the view')
+  call check(total == sum(vbuf), 'the sum of the view')
+  call check_status(pgdds_dmatrix_view(f, refused, 0_int64, 0_int64, 99_int64, 1_int64), PGDDS_ERR_OUT_OF_BOUNDS, &
+                    'a view outside F')
+  call check_status(pgdds_dmatrix_get_tile(fv, 0_int64, 0_int64, vbuf), PGDDS_ERR_INVALID_ARG, 'a view has no tiles')
+  call check_ok(pgdds_dmatrix_destroy(fv), 'destroy the view')
   call check_ok(pgdds_dmatrix_destroy(f), 'destroy F')
   call check_ok(pgdds_dmatrix_destroy(e), 'destroy E')
 

@@ -126,6 +126,20 @@ template <class T> static void run(pgdds::context &ctx)
                 CHECK(std::fabs(double(pv[j * K + i]) - want) <= 1e-5 * (std::fabs(want) + 1));
             }
         CHECK(status_of([&] { (void)at2.norm(pgdds_norm_t(7)); }) == PGDDS_ERR_INVALID_ARG);
+        // Views: A^T read in place by gemm through a's transposed view, and a part of at2.
+        {
+            auto atv = a.view(PGDDS_TRANS, 0, 0, K, M);
+            pgdds::dense_matrix<T> ata(ctx, K, K, sq);
+            pgdds::gemm(T(1), atv, a, T(0), ata);
+            CHECK(ata.slice(0, 0, K, K) == prod.view(PGDDS_TRANS, 0, 0, K, K).slice(0, 0, K, K));
+            auto part = at2.view(PGDDS_NO_TRANS, 1, 2, 3, 4);
+            CHECK(part.rows() == 3 && part.cols() == 4 && part.order() == PGDDS_ROW_MAJOR);
+            std::vector<T> pv2 = part.slice(0, 0, 3, 4);
+            for (uint64_t i = 0; i < 3; ++i)
+                for (uint64_t j = 0; j < 4; ++j) CHECK(pv2[i * 4 + j] == v[(1 + i) * M + 2 + j]);
+            CHECK(status_of([&] { part.get_tile(0, 0); }) == PGDDS_ERR_INVALID_ARG);
+            ctx.barrier();
+        }
         ctx.barrier();
     }
 

@@ -1,4 +1,5 @@
-/* Element-wise operations, reductions, norms and transposition of distributed matrices: scale,
+/* Element-wise operations, reductions, norms and transposition of distributed matrices, and views
+ * (submatrices and transposes, and views of views) through which they all work: scale,
  * add (between different layouts, and a matrix with itself), transpose into another layout,
  * apply, reduce with every op and norm of every kind, over every element type, against values
  * computed here element by element; with the sparse matrices (where built) also their
@@ -437,6 +438,210 @@ static void run_sparse(pgdds_context_t ctx, size_t ca, size_t cb, uint64_t rows,
 }
 #endif
 
+/* The whole of a matrix or view m (rows x cols) into e[] (row-major), read in its own order. */
+static void read_all(pgdds_dmatrix_t m, pgdds_dtype_t t, uint64_t rows, uint64_t cols, double *e)
+{
+    size_t es = m_esize(t);
+    char *buf = malloc(rows * cols * es);
+    pgdds_order_t order = PGDDS_ROW_MAJOR;
+    T_OK(pgdds_dmatrix_order(m, &order));
+    T_OK(pgdds_dmatrix_get_slice(m, 0, 0, rows, cols, buf, 0));
+    for (uint64_t x = 0; x < rows * cols; ++x)
+        e[x] = m_val(t, buf + (order == PGDDS_COL_MAJOR ? (x % cols) * rows + x / cols : x) * es);
+    free(buf);
+}
+
+/* Views: a submatrix, a transposed part and a view of that view show A's elements where they
+ * lie, in the order they imply; element, slice and element-wise calls through them read and
+ * change A there and nowhere else; GEMM reads a whole matrix's transposed view in place; what
+ * takes no view refuses one; a view of a destroyed matrix refuses every call. */
+static void run_views(pgdds_context_t ctx, size_t ca, int ti)
+{
+    const pgdds_dtype_t t = m_types[ti];
+    const uint64_t R = 13, C = 11, n = R * C;
+    char what[160], sub[220];
+    snprintf(what, sizeof what, "views of %s 13 x 11 %s", cases[ca].name, m_type_names[ti]);
+    pgdds_dmatrix_params_t pa = params_of(&cases[ca], R, C, t);
+    pgdds_dmatrix_t a = NULL, v = NULL, tv = NULL, w = NULL;
+    T_OK(pgdds_dmatrix_create(ctx, &pa, &a));
+    struct m_gen_arg g1 = {t, 1};
+    T_OK(pgdds_dmatrix_fill(a, m_generator, &g1));
+    double *ea = malloc(n * sizeof(double)), *got = malloc(n * sizeof(double));
+    for (uint64_t x = 0; x < n; ++x) ea[x] = m_pattern(1, x / C, x % C);
+#define A_(i, j) ea[(i) * C + (j)]
+
+    /* V: A's [2, 9) x [3, 8); TV: (A^T)'s [1, 7) x [2, 11); W: TV^T's [0, 4) x [1, 4) = A's
+     * [2, 6) x [2, 5). */
+    T_OK(pgdds_dmatrix_view(a, PGDDS_NO_TRANS, 2, 3, 7, 5, &v));
+    T_OK(pgdds_dmatrix_view(a, PGDDS_TRANS, 1, 2, 6, 9, &tv));
+    T_OK(pgdds_dmatrix_view(tv, PGDDS_TRANS, 0, 1, 4, 3, &w));
+    pgdds_dmatrix_info_t info;
+    T_OK(pgdds_dmatrix_info(tv, &info));
+    T_CHECK_MSG(info.rows == 6 && info.cols == 9 && info.tile_rows == 0 && info.tile_grid_cols == 0 && info.dtype == t,
+                "%s: a transposed view's info", what);
+    pgdds_order_t oa, otv;
+    T_OK(pgdds_dmatrix_order(a, &oa));
+    T_OK(pgdds_dmatrix_order(tv, &otv));
+    T_CHECK_MSG(oa != otv, "%s: a transposed view keeps its matrix's order", what);
+    read_all(v, t, 7, 5, got);
+    for (uint64_t x = 0; x < 35; ++x) T_CHECK_MSG(got[x] == A_(2 + x / 5, 3 + x % 5), "%s: V(%llu, %llu)", what,
+                                                  (unsigned long long)(x / 5), (unsigned long long)(x % 5));
+    read_all(tv, t, 6, 9, got);
+    for (uint64_t x = 0; x < 54; ++x) T_CHECK_MSG(got[x] == A_(2 + x % 9, 1 + x / 9), "%s: TV(%llu, %llu)", what,
+                                                  (unsigned long long)(x / 9), (unsigned long long)(x % 9));
+    read_all(w, t, 4, 3, got);
+    for (uint64_t x = 0; x < 12; ++x) T_CHECK_MSG(got[x] == A_(2 + x / 3, 2 + x % 3), "%s: W(%llu, %llu)", what,
+                                                  (unsigned long long)(x / 3), (unsigned long long)(x % 3));
+    char e[8];
+    T_OK(pgdds_dmatrix_get(tv, 5, 8, e));
+    T_CHECK_MSG(m_val(t, e) == A_(10, 6), "%s: TV(5, 8) is %g, A(10, 6) %g", what, m_val(t, e), A_(10, 6));
+    T_OK(pgdds_barrier(ctx));
+
+    /* Writes through views change A there only: an element put, fill, scale, apply. */
+    if (rank == nranks - 1) {
+        m_set(t, e, 77);
+        T_OK(pgdds_dmatrix_put(tv, 0, 0, e)); /* A(2, 1) */
+        T_OK(pgdds_flush(ctx));
+    }
+    A_(2, 1) = 77;
+    T_OK(pgdds_barrier(ctx));
+    struct m_gen_arg g5 = {t, 5};
+    T_OK(pgdds_dmatrix_fill(w, m_generator, &g5)); /* W(i, j) = pattern 5 at (i, j) */
+    for (uint64_t i = 0; i < 4; ++i)
+        for (uint64_t j = 0; j < 3; ++j) A_(2 + i, 2 + j) = m_pattern(5, i, j);
+    T_OK(pgdds_dmatrix_scale(-2, v));
+    for (uint64_t i = 0; i < 7; ++i)
+        for (uint64_t j = 0; j < 5; ++j) A_(2 + i, 3 + j) *= -2;
+    struct apply_arg arg = {t, 0};
+    T_OK(pgdds_dmatrix_apply(tv, twice_plus, &arg)); /* TV(i, j) * 2 + i - j */
+    uint64_t calls = 0;
+    T_OK(pgdds_allreduce(ctx, &arg.calls, &calls, 1, PGDDS_UINT64, PGDDS_OP_SUM));
+    T_CHECK_MSG(calls == 54, "%s: apply on a 6 x 9 view called %llu times", what, (unsigned long long)calls);
+    for (uint64_t i = 0; i < 6; ++i)
+        for (uint64_t j = 0; j < 9; ++j) A_(2 + j, 1 + i) = A_(2 + j, 1 + i) * 2 + (double)i - (double)j;
+    read_all(a, t, R, C, got);
+    int bad = 0;
+    for (uint64_t x = 0; x < n && bad < 3; ++x)
+        if (got[x] != ea[x]) {
+            ++bad;
+            T_CHECK_MSG(0, "%s: after writes through views, A(%llu, %llu) is %g, expected %g", what,
+                        (unsigned long long)(x / C), (unsigned long long)(x % C), got[x], ea[x]);
+        }
+    T_OK(pgdds_barrier(ctx));
+
+    /* Reductions and norms of a view; add and transpose between a view and matrices. */
+    double *ev = malloc(54 * sizeof(double));
+    for (uint64_t x = 0; x < 54; ++x) ev[x] = A_(2 + x % 9, 1 + x / 9);
+    snprintf(sub, sizeof sub, "%s: TV", what);
+    check_reductions(tv, dense_reduce, dense_norm, t, 6, 9, ev, NULL, sub);
+    pgdds_dmatrix_params_t px = params_of(&cases[(ca + 1) % NCASES], 6, 9, t), py = params_of(&cases[(ca + 2) % NCASES], 9, 6, t);
+    pgdds_dmatrix_t x = NULL, y = NULL;
+    T_OK(pgdds_dmatrix_create(ctx, &px, &x));
+    T_OK(pgdds_dmatrix_create(ctx, &py, &y));
+    T_OK(pgdds_dmatrix_add(3, tv, 0, x));      /* X = 3 TV */
+    T_OK(pgdds_dmatrix_transpose(tv, y));      /* Y = TV^T = A's [2, 11) x [1, 7) */
+    T_OK(pgdds_dmatrix_add(1, x, -1, tv));     /* TV = X - TV = 2 TV, in A */
+    read_all(x, t, 6, 9, got);
+    for (uint64_t q = 0; q < 54; ++q) T_CHECK_MSG(got[q] == 3 * ev[q], "%s: X = 3 TV at %llu", what, (unsigned long long)q);
+    read_all(y, t, 9, 6, got);
+    for (uint64_t q = 0; q < 54; ++q)
+        T_CHECK_MSG(got[q] == A_(2 + q / 6, 1 + q % 6), "%s: Y = TV^T at %llu", what, (unsigned long long)q);
+    for (uint64_t q = 0; q < 54; ++q) A_(2 + q % 9, 1 + q / 9) *= 2;
+    read_all(a, t, R, C, got);
+    bad = 0;
+    for (uint64_t q = 0; q < n && bad < 3; ++q)
+        if (got[q] != ea[q]) {
+            ++bad;
+            T_CHECK_MSG(0, "%s: after TV = X - TV, A(%llu, %llu) is %g, expected %g", what, (unsigned long long)(q / C),
+                        (unsigned long long)(q % C), got[q], ea[q]);
+        }
+
+    /* GEMM: A^T A through A's whole transposed view, read in place. */
+    pgdds_dmatrix_info_t ia;
+    T_OK(pgdds_dmatrix_info(a, &ia));
+    pgdds_dmatrix_t at = NULL, p = NULL;
+    T_OK(pgdds_dmatrix_view(a, PGDDS_TRANS, 0, 0, C, R, &at));
+    pgdds_dmatrix_params_t pp = {.field_mask = PGDDS_DMATRIX_FIELD_GRID | PGDDS_DMATRIX_FIELD_TILE, .rows = C, .cols = C,
+                                 .dtype = t, .distribution = PGDDS_DIST_CUSTOM, .grid_rows = nranks, .grid_cols = 1,
+                                 .tile_rows = ia.tile_cols, .tile_cols = ia.tile_cols};
+    T_OK(pgdds_dmatrix_create(ctx, &pp, &p));
+    T_OK(pgdds_dmatrix_gemm(1, at, a, 0, p, PGDDS_GEMM_STATIONARY_C));
+    read_all(p, t, C, C, got);
+    bad = 0;
+    for (uint64_t i = 0; i < C; ++i)
+        for (uint64_t j = 0; j < C && bad < 3; ++j) {
+            double want = 0;
+            for (uint64_t k = 0; k < R; ++k) want += A_(k, i) * A_(k, j);
+            if (!close_to(got[i * C + j], want, t)) {
+                ++bad;
+                T_CHECK_MSG(0, "%s: (A^T A)(%llu, %llu) is %g, expected %g", what, (unsigned long long)i,
+                            (unsigned long long)j, got[i * C + j], want);
+            }
+        }
+    T_STATUS(pgdds_dmatrix_gemm(1, v, x, 0, p, PGDDS_GEMM_STATIONARY_C), PGDDS_ERR_INVALID_ARG); /* a part */
+    T_STATUS(pgdds_dmatrix_gemm(1, at, a, 0, w, PGDDS_GEMM_STATIONARY_C), PGDDS_ERR_INVALID_ARG); /* C a view */
+
+    /* What takes no view refuses one; bad views; views of one matrix that overlap otherwise. */
+    char tile[8 * 64];
+    void *local = NULL;
+    pgdds_gptr_t gp;
+    pgdds_request_t req = NULL;
+    T_STATUS(pgdds_dmatrix_get_tile(v, 0, 0, tile, 0), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_dmatrix_put_tile_nb(v, 0, 0, tile, &req), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_dmatrix_accumulate_tile(tv, 0, 0, tile, 0), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_dmatrix_local_tile(v, 0, 0, &local), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_dmatrix_tile_gptr(v, 0, 0, &gp), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_dmatrix_tile_shape(v, 0, 0, NULL, NULL, NULL), PGDDS_ERR_INVALID_ARG);
+    pgdds_dmatrix_t bad_view = NULL;
+    T_STATUS(pgdds_dmatrix_view(a, PGDDS_NO_TRANS, 10, 0, 4, 1, &bad_view), PGDDS_ERR_OUT_OF_BOUNDS);
+    T_STATUS(pgdds_dmatrix_view(a, PGDDS_TRANS, 0, 0, 12, 1, &bad_view), PGDDS_ERR_OUT_OF_BOUNDS);
+    T_STATUS(pgdds_dmatrix_view(v, PGDDS_NO_TRANS, 0, 0, 8, 1, &bad_view), PGDDS_ERR_OUT_OF_BOUNDS);
+    T_STATUS(pgdds_dmatrix_view(a, PGDDS_NO_TRANS, 0, 0, 0, 1, &bad_view), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_dmatrix_view(a, (pgdds_trans_t)5, 0, 0, 1, 1, &bad_view), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_dmatrix_view(a, PGDDS_NO_TRANS, 0, 0, 1, 1, NULL), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_dmatrix_view(NULL, PGDDS_NO_TRANS, 0, 0, 1, 1, &bad_view), PGDDS_ERR_INVALID_ARG);
+    T_CHECK(bad_view == NULL);
+    T_STATUS(pgdds_dmatrix_get_slice(v, 0, 0, 8, 1, got, 0), PGDDS_ERR_OUT_OF_BOUNDS);
+    T_STATUS(pgdds_dmatrix_add(1, v, 1, w), PGDDS_ERR_INVALID_ARG);          /* shapes differ */
+    pgdds_dmatrix_t v2 = NULL;
+    T_OK(pgdds_dmatrix_view(a, PGDDS_NO_TRANS, 0, 0, 7, 5, &v2));
+    T_STATUS(pgdds_dmatrix_add(1, v, 1, v2), PGDDS_ERR_INVALID_ARG);         /* A's regions that differ */
+    T_STATUS(pgdds_dmatrix_transpose(at, a), PGDDS_ERR_INVALID_ARG);         /* into its own matrix */
+    T_OK(pgdds_dmatrix_add(1, v, 1, v));                                     /* the same region: fine */
+    for (uint64_t i = 0; i < 7; ++i)
+        for (uint64_t j = 0; j < 5; ++j) A_(2 + i, 3 + j) *= 2;
+    read_all(a, t, R, C, got);
+    bad = 0;
+    for (uint64_t q = 0; q < n && bad < 3; ++q)
+        if (got[q] != ea[q]) {
+            ++bad;
+            T_CHECK_MSG(0, "%s: after refused calls and V = V + V, A(%llu, %llu) is %g, expected %g", what,
+                        (unsigned long long)(q / C), (unsigned long long)(q % C), got[q], ea[q]);
+        }
+    T_OK(pgdds_barrier(ctx));
+
+    /* A destroyed matrix's views refuse every call but their own destroy, which is local. */
+    T_OK(pgdds_dmatrix_destroy(v2));
+    T_OK(pgdds_dmatrix_destroy(at));
+    T_OK(pgdds_dmatrix_destroy(a));
+    T_STATUS(pgdds_dmatrix_get(v, 0, 0, e), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_dmatrix_info(tv, &info), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_dmatrix_view(w, PGDDS_NO_TRANS, 0, 0, 1, 1, &bad_view), PGDDS_ERR_INVALID_ARG);
+    if (rank == 0) T_OK(pgdds_dmatrix_destroy(w)); /* local: rank 0 alone, while the others wait */
+    T_OK(pgdds_barrier(ctx));
+    if (rank != 0) T_OK(pgdds_dmatrix_destroy(w));
+    T_OK(pgdds_dmatrix_destroy(tv));
+    T_OK(pgdds_dmatrix_destroy(v));
+    T_STATUS(pgdds_dmatrix_destroy(v), PGDDS_ERR_INVALID_ARG);
+    T_OK(pgdds_dmatrix_destroy(p));
+    T_OK(pgdds_dmatrix_destroy(y));
+    T_OK(pgdds_dmatrix_destroy(x));
+#undef A_
+    free(ev);
+    free(got);
+    free(ea);
+}
+
 int main(void)
 {
     pgdds_context_t ctx = t_init(NULL);
@@ -452,6 +657,7 @@ int main(void)
                 run_sparse(ctx, c, (c + 1) % NCASES, shapes[s][0], shapes[s][1], t);
 #endif
             }
+    for (size_t c = 0; c < NCASES; ++c) run_views(ctx, c, (int)(c % 4));
     dense_extremes(ctx);
     return t_finish(ctx, "matrix/elementwise");
 }
