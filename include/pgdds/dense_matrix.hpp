@@ -209,8 +209,8 @@ template <class T> class dense_matrix : public matrix_shape, public detail::elem
     void destroy() { check(pgdds_dmatrix_destroy(std::exchange(h_, nullptr))); }
     // A view (pgdds_dmatrix_view): op(this)'s [row0, +rows) x [col0, +cols), op the transpose
     // where trans is PGDDS_TRANS, on this matrix's own elements; local. It reads and writes
-    // element-wise (get, slice, fill, apply, reduce, norm, scale, add, transpose; a whole
-    // matrix's transposed view in gemm) and must not outlive the matrix.
+    // element-wise (get, slice, fill, apply, reduce, norm, scale, add, transpose; in gemm as A
+    // or B where its edges lie on tile edges) and must not outlive the matrix.
     dense_matrix view(pgdds_trans_t trans, uint64_t row0, uint64_t col0, uint64_t rows, uint64_t cols) const
     {
         dense_matrix v;

@@ -470,8 +470,9 @@ PGDDS_API pgdds_status_t pgdds_dmatrix_steals(pgdds_dmatrix_t c, pgdds_matrix_st
  * no tiles of its own), pgdds_dmatrix_order and pgdds_dmatrix_destroy, which frees a view's
  * handle alone (local). A view's buffers follow its own order: M's, turned for a transposed view
  * (the slice of a transposed view of a row-major M is column-major), so reading one moves M's
- * elements as they lie. GEMM takes a whole matrix's transposed view as op(A) or op(B) (as
- * pgdds_dmatrix_gemm_trans does) and refuses other views; tile calls and SpMM refuse views
+ * elements as they lie. GEMM reads views as A and B in place where their edges lie on tile
+ * edges (or the matrix's), a transposed one as pgdds_dmatrix_gemm_trans reads a transpose, and
+ * refuses other views, SUMMA any, and a view as C; tile calls and SpMM refuse views
  * (PGDDS_ERR_INVALID_ARG). A view of a view is a view of the same M. A view outlives nothing:
  * once M is destroyed every call on the view fails (PGDDS_ERR_INVALID_ARG), destroy aside. Two
  * operands that are views of one matrix must show the same elements the same way (else a rank

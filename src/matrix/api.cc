@@ -41,7 +41,7 @@ status shown_by(pgdds_dmatrix_t h, const char *who, const char *name, region &ou
 }
 
 // The GEMM entries: the handles, then check_gemm and gemm on op(A) and op(B). A and B may be
-// whole matrices' transposed views, which are read in place as transposed operands.
+// views on tile edges, read in place (a transposed view as a transposed operand).
 status gemm_entry(const char *who, bool trans_a, bool trans_b, double alpha, pgdds_dmatrix_t a, pgdds_dmatrix_t b,
                   double beta, pgdds_dmatrix_t c, pgdds_gemm_algorithm_t algorithm)
 {
@@ -49,11 +49,10 @@ status gemm_entry(const char *who, bool trans_a, bool trans_b, double alpha, pgd
     status st = shown_by(a, who, "dense matrix A", ra);
     if (st == PGDDS_OK) st = shown_by(b, who, "dense matrix B", rb);
     if (st != PGDDS_OK) return st;
-    if (!ra.whole_or_transposed() || !rb.whole_or_transposed())
-        return fail(PGDDS_ERR_INVALID_ARG, "%s: %s is a view of part of a matrix; GEMM reads whole matrices or their "
-                    "transposed views (copy the part into a matrix of its own with pgdds_dmatrix_add)", who,
-                    ra.whole_or_transposed() ? "B" : "A");
-    const operand opa{*ra.m, ra.trans != trans_a}, opb{*rb.m, rb.trans != trans_b};
+    if (st == PGDDS_OK) st = check_operand(who, "A", ra);
+    if (st == PGDDS_OK) st = check_operand(who, "B", rb);
+    if (st != PGDDS_OK) return st;
+    const operand opa = operand_of(ra, trans_a), opb = operand_of(rb, trans_b);
     return with_matrix(c, who, nullptr, nullptr, [&](dmatrix &mc) {
         status s = check_gemm(who, alpha, opa, opb, beta, mc, enum_value(algorithm));
         return s == PGDDS_OK ? gemm(who, alpha, opa, opb, beta, mc, enum_value(algorithm)) : s;

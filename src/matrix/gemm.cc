@@ -105,10 +105,10 @@ status stationary_ab(const char *who, double alpha, const operand &a, const oper
     kernels::buffer prod;  // made at the first product whose C tile this rank does not reach in place
     status st = PGDDS_OK;
     for_my_tiles(stationary.m, [&](uint64_t sx, uint64_t sy) {
-        if (st != PGDDS_OK) return;
-        // The operand's coordinates of the stored tile (sx, sy). By A: (x, y) = (i, k), step s
-        // visits j; by B: (x, y) = (k, j), step s visits i.
-        const uint64_t x = stationary.transposed ? sy : sx, y = stationary.transposed ? sx : sy;
+        // The operand's coordinates of the stored tile (sx, sy), if it holds it. By A:
+        // (x, y) = (i, k), step s visits j; by B: (x, y) = (k, j), step s visits i.
+        uint64_t x = 0, y = 0;
+        if (st != PGDDS_OK || !stationary.holds(sx, sy, x, y)) return;
         const uint64_t n = by_b ? a.tgrid_rows() : b.tgrid_cols();
         auto other_of = [&](uint64_t s) { return (x + y + s) % n; };
         st = pipeline(
@@ -258,6 +258,28 @@ status check_scalars(const char *who, pgdds_dtype_t t, double alpha, double beta
     return PGDDS_OK;
 }
 
+status check_operand(const char *who, const char *name, const region &r)
+{
+    const layout &l = r.m->lay();
+    const uint64_t r1 = r.r0 + r.m_rows(), c1 = r.c0 + r.m_cols();
+    if (r.r0 % l.tile_rows || r.c0 % l.tile_cols || (r1 != l.rows && r1 % l.tile_rows) || (c1 != l.cols && c1 % l.tile_cols))
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: %s is a view of rows [%llu, %llu) x columns [%llu, %llu) of a matrix of "
+                    "%llu x %llu tiles; GEMM reads views whose edges lie on tile edges (or the matrix's), in place "
+                    "(copy another part into a matrix of its own with pgdds_dmatrix_add)", who, name,
+                    (unsigned long long)r.r0, (unsigned long long)r1, (unsigned long long)r.c0, (unsigned long long)c1,
+                    (unsigned long long)l.tile_rows, (unsigned long long)l.tile_cols);
+    return PGDDS_OK;
+}
+
+operand operand_of(const region &r, bool trans)
+{
+    const layout &l = r.m->lay();
+    const uint64_t t0r = r.r0 / l.tile_rows, t0c = r.c0 / l.tile_cols;
+    const uint64_t ntr = (r.r0 + r.m_rows() + l.tile_rows - 1) / l.tile_rows - t0r;
+    const uint64_t ntc = (r.c0 + r.m_cols() + l.tile_cols - 1) / l.tile_cols - t0c;
+    return operand{*r.m, r.trans != trans, t0r, t0c, ntr, ntc, r.m_rows(), r.m_cols()};
+}
+
 status check_gemm(const char *who, double alpha, const operand &a, const operand &b, double beta, const dmatrix &c,
                   int algorithm)
 {
@@ -272,6 +294,9 @@ status check_gemm(const char *who, double alpha, const operand &a, const operand
     if (algorithm == PGDDS_GEMM_SUMMA && (la.col_major || lb.col_major || lc.col_major))
         return fail(PGDDS_ERR_INVALID_ARG, "%s: SUMMA takes row-major tiles (its panels join tiles row by row); "
                     "column-major ones go with the other algorithms", who);
+    if (algorithm == PGDDS_GEMM_SUMMA && (!a.whole() || !b.whole()))
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: SUMMA takes whole matrices (its broadcasts follow their teams); views "
+                    "of part of one go with the other algorithms", who);
     if (algorithm == PGDDS_GEMM_SUMMA && (a.transposed || b.transposed))
         return fail(PGDDS_ERR_INVALID_ARG, "%s: SUMMA takes A and B as they are (its broadcasts follow their tile "
                     "columns and rows); transposed operands go with the other algorithms", who);

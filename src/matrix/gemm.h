@@ -2,6 +2,7 @@
 #pragma once
 
 #include "dmatrix.h"
+#include "region.h"
 
 #include <functional>
 #include <utility>
@@ -9,18 +10,38 @@
 namespace pgdds::matrix {
 
 // A dense GEMM operand: matrix m as it is, or its transpose read in place (`transposed`): the
-// operand's tile (x, y) is then m's tile (y, x), which the local kernel reads transposed.
+// operand's tile (x, y) is then m's tile (y, x), which the local kernel reads transposed. It may
+// be a block of m's tiles (a view aligned to m's tile grid): m's tile rows [t0r, +ntr) and tile
+// columns [t0c, +ntc), rows x cols elements.
 struct operand {
     const dmatrix &m;
     bool transposed = false;
+    uint64_t t0r = 0, t0c = 0, ntr = m.lay().tgrid_rows, ntc = m.lay().tgrid_cols;
+    uint64_t rows = m.lay().rows, cols = m.lay().cols;
 
-    uint64_t tgrid_rows() const { return transposed ? m.lay().tgrid_cols : m.lay().tgrid_rows; }
-    uint64_t tgrid_cols() const { return transposed ? m.lay().tgrid_rows : m.lay().tgrid_cols; }
-    uint64_t tile_rows_of(uint64_t x) const { return transposed ? m.lay().tile_cols_of(x) : m.lay().tile_rows_of(x); }
-    uint64_t tile_cols_of(uint64_t y) const { return transposed ? m.lay().tile_rows_of(y) : m.lay().tile_cols_of(y); }
+    bool whole() const { return t0r == 0 && t0c == 0 && ntr == m.lay().tgrid_rows && ntc == m.lay().tgrid_cols; }
+
+    uint64_t tgrid_rows() const { return transposed ? ntc : ntr; }
+    uint64_t tgrid_cols() const { return transposed ? ntr : ntc; }
+    uint64_t tile_rows_of(uint64_t x) const
+    {
+        return transposed ? m.lay().tile_cols_of(t0c + x) : m.lay().tile_rows_of(t0r + x);
+    }
+    uint64_t tile_cols_of(uint64_t y) const
+    {
+        return transposed ? m.lay().tile_rows_of(t0r + y) : m.lay().tile_cols_of(t0c + y);
+    }
     // m's tile row and column of the operand's tile (x, y).
-    uint64_t row_of(uint64_t x, uint64_t y) const { return transposed ? y : x; }
-    uint64_t col_of(uint64_t x, uint64_t y) const { return transposed ? x : y; }
+    uint64_t row_of(uint64_t x, uint64_t y) const { return t0r + (transposed ? y : x); }
+    uint64_t col_of(uint64_t x, uint64_t y) const { return t0c + (transposed ? x : y); }
+    // The operand's tile at m's tile (ti, tj), if the operand holds that tile.
+    bool holds(uint64_t ti, uint64_t tj, uint64_t &x, uint64_t &y) const
+    {
+        if (ti < t0r || ti >= t0r + ntr || tj < t0c || tj >= t0c + ntc) return false;
+        x = transposed ? tj - t0c : ti - t0r;
+        y = transposed ? ti - t0r : tj - t0c;
+        return true;
+    }
     const void *reachable(uint64_t x, uint64_t y) const { return m.reachable(row_of(x, y), col_of(x, y)); }
     // The leading dimension of the stored tile behind the operand's tile (x, y): its columns,
     // or its rows when column-major.
@@ -37,6 +58,7 @@ struct operand {
     layout shape() const
     {
         layout l = m.lay();
+        l.rows = rows, l.cols = cols, l.tgrid_rows = ntr, l.tgrid_cols = ntc;
         if (transposed) {
             std::swap(l.rows, l.cols);
             std::swap(l.tile_rows, l.tile_cols);
@@ -45,6 +67,12 @@ struct operand {
         return l;
     }
 };
+
+// Whether region r (region.h) is a GEMM operand, operand `name`: it must start on a tile
+// boundary of its matrix and end on one or at the matrix's edge; then the operand it shows,
+// transposed once more where `trans`.
+status check_operand(const char *who, const char *name, const region &r);
+operand operand_of(const region &r, bool trans);
 
 // C's tile (i, j) at ct (packed, in C's order) = alpha A(i, k) B(k, j) + beta C(i, j), the
 // operands' tiles at at and bt as stored. A column-major C tile is the row-major tile of C^T =

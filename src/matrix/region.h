@@ -19,12 +19,6 @@ struct region {
     uint64_t rows = 0, cols = 0;  // the shape shown
 
     static region whole(const dmatrix &m) { return region{&m, false, 0, 0, m.lay().rows, m.lay().cols}; }
-    bool is_whole() const { return !trans && r0 == 0 && c0 == 0 && rows == m->lay().rows && cols == m->lay().cols; }
-    // m's whole matrix, transposed where `trans` (what GEMM reads in place).
-    bool whole_or_transposed() const
-    {
-        return r0 == 0 && c0 == 0 && m_rows() == m->lay().rows && m_cols() == m->lay().cols;
-    }
     bool col_major() const { return m->lay().col_major != trans; }  // the order of its buffers
     uint64_t m_rows() const { return trans ? cols : rows; }         // its extent in m
     uint64_t m_cols() const { return trans ? rows : cols; }

@@ -578,7 +578,35 @@ static void run_views(pgdds_context_t ctx, size_t ca, int ti)
                             (unsigned long long)j, got[i * C + j], want);
             }
         }
-    T_STATUS(pgdds_dmatrix_gemm(1, v, x, 0, p, PGDDS_GEMM_STATIONARY_C), PGDDS_ERR_INVALID_ARG); /* a part */
+    /* ... and views on tile edges, in place: A's rows from its second tile row down, B = that
+     * part (V2) and A = its transpose (W2), so P = V2^T V2, by every algorithm but SUMMA. */
+    const uint64_t r0 = ia.tile_grid_rows > 1 ? ia.tile_rows : 0, nr = R - r0;
+    pgdds_dmatrix_t v2e = NULL, w2e = NULL;
+    T_OK(pgdds_dmatrix_view(a, PGDDS_NO_TRANS, r0, 0, nr, C, &v2e));
+    T_OK(pgdds_dmatrix_view(a, PGDDS_TRANS, 0, r0, C, nr, &w2e));
+    for (int algo = 0; algo < 6; ++algo) {
+        if (algo == PGDDS_GEMM_SUMMA) {
+            T_STATUS(pgdds_dmatrix_gemm(1, w2e, v2e, 0, p, PGDDS_GEMM_SUMMA), PGDDS_ERR_INVALID_ARG);
+            continue;
+        }
+        T_OK(pgdds_dmatrix_gemm(1, w2e, v2e, 0, p, (pgdds_gemm_algorithm_t)algo));
+        read_all(p, t, C, C, got);
+        bad = 0;
+        for (uint64_t i = 0; i < C; ++i)
+            for (uint64_t j = 0; j < C && bad < 3; ++j) {
+                double want = 0;
+                for (uint64_t k = r0; k < R; ++k) want += A_(k, i) * A_(k, j);
+                if (!close_to(got[i * C + j], want, t)) {
+                    ++bad;
+                    T_CHECK_MSG(0, "%s: algorithm %d, (V2^T V2)(%llu, %llu) is %g, expected %g", what, algo,
+                                (unsigned long long)i, (unsigned long long)j, got[i * C + j], want);
+                }
+            }
+        T_OK(pgdds_barrier(ctx));
+    }
+    T_OK(pgdds_dmatrix_destroy(w2e));
+    T_OK(pgdds_dmatrix_destroy(v2e));
+    T_STATUS(pgdds_dmatrix_gemm(1, v, x, 0, p, PGDDS_GEMM_STATIONARY_C), PGDDS_ERR_INVALID_ARG); /* off tile edges */
     T_STATUS(pgdds_dmatrix_gemm(1, at, a, 0, w, PGDDS_GEMM_STATIONARY_C), PGDDS_ERR_INVALID_ARG); /* C a view */
 
     /* What takes no view refuses one; bad views; views of one matrix that overlap otherwise. */
