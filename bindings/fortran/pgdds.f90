@@ -2247,7 +2247,8 @@ module pgdds
     ! A view of matrix (pgdds_dmatrix_view): op(matrix)'s [row0, +rows) x [col0, +cols), op the
     ! transpose where trans is PGDDS_TRANS (left out: PGDDS_NO_TRANS), on matrix's own elements;
     ! local. Element, slice and element-wise calls take it (its buffers in its own order: a
-    ! transposed view of a row-major matrix is column-major); pgdds_dmatrix_destroy frees it alone.
+    ! transposed view of a row-major matrix is column-major), and tile calls and gemm where its
+    ! edges lie on tile edges; pgdds_dmatrix_destroy frees it alone.
     module function pgdds_dmatrix_view(matrix, view, row0, col0, rows, cols, trans) result(st)
       type(pgdds_dmatrix), intent(in) :: matrix
       type(pgdds_dmatrix), intent(out) :: view

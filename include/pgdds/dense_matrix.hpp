@@ -66,8 +66,8 @@ template <class T, class F> void apply_element(uint64_t i, uint64_t j, void *v, 
 // The C calls behind the element-wise members, by handle.
 inline pgdds_status_t c_scale(double a, pgdds_dmatrix_t h) { return pgdds_dmatrix_scale(a, h); }
 inline pgdds_status_t c_scale(double a, pgdds_smatrix_t h) { return pgdds_smatrix_scale(a, h); }
-inline pgdds_status_t c_apply(pgdds_dmatrix_t h, pgdds_dmatrix_apply_t f, void *arg) { return pgdds_dmatrix_apply(h, f, arg); }
-inline pgdds_status_t c_apply(pgdds_smatrix_t h, pgdds_dmatrix_apply_t f, void *arg) { return pgdds_smatrix_apply(h, f, arg); }
+inline pgdds_status_t c_apply(pgdds_dmatrix_t h, pgdds_dmatrix_apply_t f, void *a) { return pgdds_dmatrix_apply(h, f, a); }
+inline pgdds_status_t c_apply(pgdds_smatrix_t h, pgdds_dmatrix_apply_t f, void *a) { return pgdds_smatrix_apply(h, f, a); }
 inline pgdds_status_t c_reduce(pgdds_dmatrix_t h, pgdds_op_t op, void *out) { return pgdds_dmatrix_reduce(h, op, out); }
 inline pgdds_status_t c_reduce(pgdds_smatrix_t h, pgdds_op_t op, void *out) { return pgdds_smatrix_reduce(h, op, out); }
 inline pgdds_status_t c_norm(pgdds_dmatrix_t h, pgdds_norm_t k, double *out) { return pgdds_dmatrix_norm(h, k, out); }
@@ -209,8 +209,8 @@ template <class T> class dense_matrix : public matrix_shape, public detail::elem
     void destroy() { check(pgdds_dmatrix_destroy(std::exchange(h_, nullptr))); }
     // A view (pgdds_dmatrix_view): op(this)'s [row0, +rows) x [col0, +cols), op the transpose
     // where trans is PGDDS_TRANS, on this matrix's own elements; local. It reads and writes
-    // element-wise (get, slice, fill, apply, reduce, norm, scale, add, transpose; in gemm as A
-    // or B where its edges lie on tile edges) and must not outlive the matrix.
+    // element-wise (get, slice, fill, apply, reduce, norm, scale, add, transpose) and, where its
+    // edges lie on tile edges, by tiles and as A or B of gemm; it must not outlive the matrix.
     dense_matrix view(pgdds_trans_t trans, uint64_t row0, uint64_t col0, uint64_t rows, uint64_t cols) const
     {
         dense_matrix v;

@@ -466,14 +466,16 @@ PGDDS_API pgdds_status_t pgdds_dmatrix_steals(pgdds_dmatrix_t c, pgdds_matrix_st
  * being M or its transpose, without a copy: a handle (pgdds_dmatrix_t) on M's own elements.
  * Element and slice calls (get, put, get_slice, put_slice) and the element-wise operations
  * (fill, apply, reduce, norm, scale, add, transpose) take views wherever they take matrices,
- * the collective ones on every rank alike; so do pgdds_dmatrix_info (tile fields 0: a view has
- * no tiles of its own), pgdds_dmatrix_order and pgdds_dmatrix_destroy, which frees a view's
- * handle alone (local). A view's buffers follow its own order: M's, turned for a transposed view
- * (the slice of a transposed view of a row-major M is column-major), so reading one moves M's
- * elements as they lie. GEMM reads views as A and B in place where their edges lie on tile
- * edges (or the matrix's), a transposed one as pgdds_dmatrix_gemm_trans reads a transpose, and
- * refuses other views, SUMMA any, and a view as C; tile calls and SpMM refuse views
- * (PGDDS_ERR_INVALID_ARG). A view of a view is a view of the same M. A view outlives nothing:
+ * the collective ones on every rank alike; so do pgdds_dmatrix_info, pgdds_dmatrix_order and
+ * pgdds_dmatrix_destroy, which frees a view's handle alone (local). A view's buffers follow its
+ * own order: M's, turned for a transposed view (the slice of a transposed view of a row-major M
+ * is column-major), so reading one moves M's elements as they lie. A view whose edges lie on
+ * tile edges of M (or M's edges) is a block of M's tiles: tile calls take it (its tile (x, y)
+ * is M's tile, or M's tile (y, x) for a transposed view, the same bytes in the view's order),
+ * pgdds_dmatrix_info gives its tiles, and GEMM reads it in place as A or B (a transposed one as
+ * pgdds_dmatrix_gemm_trans reads a transpose). Other views have no tiles (info's tile fields 0):
+ * tile calls and GEMM refuse them (PGDDS_ERR_INVALID_ARG), as SUMMA refuses any view, GEMM a view
+ * as C, and SpMM views. A view of a view is a view of the same M. A view outlives nothing:
  * once M is destroyed every call on the view fails (PGDDS_ERR_INVALID_ARG), destroy aside. Two
  * operands that are views of one matrix must show the same elements the same way (else a rank
  * could write what another still reads). Since 0.1. */

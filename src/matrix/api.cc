@@ -68,16 +68,30 @@ template <class Op> status with_pair(const char *who, pgdds_dmatrix_t a, pgdds_d
     return with_region(b, who, nullptr, nullptr, [&](region &rb) { return op(ra, rb); });
 }
 
-// Tile (ti, tj) checked, and the caller's ld for it resolved.
+// Tile (ti, tj) of what a handle shows, checked: of a matrix, or of a view whose edges lie on
+// tile edges, a block of its matrix's tiles, maybe transposed (the view's buffers, in its own
+// order, are then the tiles' bytes as they lie). op(m, mti, mtj, o): the matrix, its own tile
+// and the block.
+template <class Op>
+status with_tile_of(pgdds_dmatrix_t h, const char *who, const void *p, const char *name, uint64_t ti, uint64_t tj, Op op)
+{
+    return with_region(h, who, p, name, [&](region &r) {
+        status st = check_operand(who, "the view", r);
+        if (st != PGDDS_OK) return st;
+        const operand o = operand_of(r, false);
+        st = o.shape().check_tile(who, ti, tj);
+        return st == PGDDS_OK ? op(*r.m, o.row_of(ti, tj), o.col_of(ti, tj), o) : st;
+    });
+}
+
+// The same with the caller's buffer for the tile and its ld resolved: op(m, mti, mtj, eff).
 template <class Op>
 status with_tile(pgdds_dmatrix_t h, const char *who, uint64_t ti, uint64_t tj, const void *buf, uint64_t ld, Op op)
 {
-    return with_matrix(h, who, buf, "buf", [&](dmatrix &m) {
+    return with_tile_of(h, who, buf, "buf", ti, tj, [&](const dmatrix &m, uint64_t mti, uint64_t mtj, const operand &o) {
         uint64_t eff = 0;
-        status st = m.lay().check_tile(who, ti, tj);
-        if (st == PGDDS_OK)
-            st = check_ld(who, m.lay().col_major, ld, m.lay().tile_rows_of(ti), m.lay().tile_cols_of(tj), eff);
-        return st == PGDDS_OK ? op(m, eff) : st;
+        status st = check_ld(who, o.transposed != m.lay().col_major, ld, o.tile_rows_of(ti), o.tile_cols_of(tj), eff);
+        return st == PGDDS_OK ? op(m, mti, mtj, eff) : st;
     });
 }
 
@@ -95,10 +109,10 @@ status slice(pgdds_dmatrix_t h, const char *who, uint64_t row0, uint64_t col0, u
 status tile_nb(pgdds_dmatrix_t h, const char *who, uint64_t ti, uint64_t tj, void *buf, pgdds_request_t *req, bool put)
 {
     if (!req) return with_matrix(h, who, nullptr, "req", [](dmatrix &) { return PGDDS_OK; });
-    return with_tile(h, who, ti, tj, buf, 0, [&](dmatrix &m, uint64_t) {
-        const size_t bytes = m.lay().tile_rows_of(ti) * m.lay().tile_cols_of(tj) * m.lay().esize;
-        status st = put ? pgdds_put_nb(m.ctx, m.tile_gptr(ti, tj), buf, bytes, req)
-                        : pgdds_get_nb(m.ctx, buf, m.tile_gptr(ti, tj), bytes, req);
+    return with_tile(h, who, ti, tj, buf, 0, [&](const dmatrix &m, uint64_t mti, uint64_t mtj, uint64_t) {
+        const size_t bytes = m.lay().tile_rows_of(mti) * m.lay().tile_cols_of(mtj) * m.lay().esize;
+        status st = put ? pgdds_put_nb(m.ctx, m.tile_gptr(mti, mtj), buf, bytes, req)
+                        : pgdds_get_nb(m.ctx, buf, m.tile_gptr(mti, mtj), bytes, req);
         return st == PGDDS_OK ? st : fail_prefix(st, who);
     });
 }
@@ -135,8 +149,13 @@ pgdds_status_t pgdds_dmatrix_info(pgdds_dmatrix_t matrix, pgdds_dmatrix_info_t *
         status st = m.shown(who, r);
         if (st != PGDDS_OK) return st;
         pgdds_dmatrix_info_t out = info_of(r.m->lay());
-        if (m.is_view())  // its shape; no tiles of its own
-            out.rows = r.rows, out.cols = r.cols, out.tile_rows = out.tile_cols = 0, out.tile_grid_rows = out.tile_grid_cols = 0;
+        if (m.is_view()) {  // its shape, and its tiles where its edges lie on tile edges (else 0)
+            const bool tiled = check_operand(who, "the view", r) == PGDDS_OK;
+            const layout o = tiled ? operand_of(r, false).shape() : layout();
+            out.rows = r.rows, out.cols = r.cols;
+            out.tile_rows = tiled ? o.tile_rows : 0, out.tile_cols = tiled ? o.tile_cols : 0;
+            out.tile_grid_rows = tiled ? o.tgrid_rows : 0, out.tile_grid_cols = tiled ? o.tgrid_cols : 0;
+        }
         *info = out;
         return PGDDS_OK;
     });
@@ -178,54 +197,58 @@ pgdds_status_t pgdds_dmatrix_tile_shape(pgdds_dmatrix_t matrix, uint64_t ti, uin
                                         uint64_t *cols, int *owner)
 {
     const char *who = "pgdds_dmatrix_tile_shape";
-    return with_matrix(matrix, who, nullptr, nullptr, [&](dmatrix &m) {
-        status st = m.lay().check_tile(who, ti, tj);
-        if (st != PGDDS_OK) return st;
-        if (rows) *rows = m.lay().tile_rows_of(ti);
-        if (cols) *cols = m.lay().tile_cols_of(tj);
-        if (owner) *owner = m.lay().owner(ti, tj);
+    auto shape = [&](const dmatrix &m, uint64_t mti, uint64_t mtj, const operand &o) {
+        if (rows) *rows = o.tile_rows_of(ti);
+        if (cols) *cols = o.tile_cols_of(tj);
+        if (owner) *owner = m.lay().owner(mti, mtj);
         return PGDDS_OK;
-    });
+    };
+    return with_tile_of(matrix, who, nullptr, nullptr, ti, tj, shape);
 }
 
 pgdds_status_t pgdds_dmatrix_tile_gptr(pgdds_dmatrix_t matrix, uint64_t ti, uint64_t tj, pgdds_gptr_t *out)
 {
     const char *who = "pgdds_dmatrix_tile_gptr";
-    return with_matrix(matrix, who, out, "out", [&](dmatrix &m) {
-        status st = m.lay().check_tile(who, ti, tj);
-        if (st == PGDDS_OK) *out = m.tile_gptr(ti, tj);
-        return st;
+    return with_tile_of(matrix, who, out, "out", ti, tj, [&](const dmatrix &m, uint64_t mti, uint64_t mtj, const operand &) {
+        *out = m.tile_gptr(mti, mtj);
+        return PGDDS_OK;
     });
 }
 
 pgdds_status_t pgdds_dmatrix_local_tile(pgdds_dmatrix_t matrix, uint64_t ti, uint64_t tj, void **data)
 {
     const char *who = "pgdds_dmatrix_local_tile";
-    return with_matrix(matrix, who, data, "data", [&](dmatrix &m) {
-        status st = check_mine(who, m.lay(), m.rank(), ti, tj);
-        if (st == PGDDS_OK) *data = m.reachable(ti, tj);
+    auto local = [&](const dmatrix &m, uint64_t mti, uint64_t mtj, const operand &) {
+        status st = check_mine(who, m.lay(), m.rank(), mti, mtj);
+        if (st == PGDDS_OK) *data = m.reachable(mti, mtj);
         return st;
-    });
+    };
+    return with_tile_of(matrix, who, data, "data", ti, tj, local);
 }
 
 pgdds_status_t pgdds_dmatrix_get_tile(pgdds_dmatrix_t matrix, uint64_t ti, uint64_t tj, void *buf, uint64_t ld)
 {
     const char *who = "pgdds_dmatrix_get_tile";
-    return with_tile(matrix, who, ti, tj, buf, ld, [&](dmatrix &m, uint64_t eff) { return m.get_tile(who, ti, tj, buf, eff); });
+    return with_tile(matrix, who, ti, tj, buf, ld, [&](const dmatrix &m, uint64_t mti, uint64_t mtj, uint64_t eff) {
+        return m.get_tile(who, mti, mtj, buf, eff);
+    });
 }
 
 pgdds_status_t pgdds_dmatrix_put_tile(pgdds_dmatrix_t matrix, uint64_t ti, uint64_t tj, const void *buf, uint64_t ld)
 {
     const char *who = "pgdds_dmatrix_put_tile";
-    return with_tile(matrix, who, ti, tj, buf, ld, [&](dmatrix &m, uint64_t eff) { return m.put_tile(who, ti, tj, buf, eff); });
+    return with_tile(matrix, who, ti, tj, buf, ld, [&](const dmatrix &m, uint64_t mti, uint64_t mtj, uint64_t eff) {
+        return m.put_tile(who, mti, mtj, buf, eff);
+    });
 }
 
 pgdds_status_t pgdds_dmatrix_accumulate_tile(pgdds_dmatrix_t matrix, uint64_t ti, uint64_t tj, const void *buf,
                                              uint64_t ld)
 {
     const char *who = "pgdds_dmatrix_accumulate_tile";
-    return with_tile(matrix, who, ti, tj, buf, ld,
-                     [&](dmatrix &m, uint64_t eff) { return m.accumulate_tile(who, ti, tj, buf, eff); });
+    return with_tile(matrix, who, ti, tj, buf, ld, [&](const dmatrix &m, uint64_t mti, uint64_t mtj, uint64_t eff) {
+        return m.accumulate_tile(who, mti, mtj, buf, eff);
+    });
 }
 
 pgdds_status_t pgdds_dmatrix_accumulate_tile_nb(pgdds_dmatrix_t matrix, uint64_t ti, uint64_t tj, const void *buf,
@@ -233,8 +256,9 @@ pgdds_status_t pgdds_dmatrix_accumulate_tile_nb(pgdds_dmatrix_t matrix, uint64_t
 {
     const char *who = "pgdds_dmatrix_accumulate_tile_nb";
     if (!req) return with_matrix(matrix, who, nullptr, "req", [](dmatrix &) { return PGDDS_OK; });
-    return with_tile(matrix, who, ti, tj, buf, 0,
-                     [&](dmatrix &m, uint64_t) { return m.accumulate_tile_nb(who, ti, tj, buf, req); });
+    return with_tile(matrix, who, ti, tj, buf, 0, [&](const dmatrix &m, uint64_t mti, uint64_t mtj, uint64_t) {
+        return m.accumulate_tile_nb(who, mti, mtj, buf, req);
+    });
 }
 
 pgdds_status_t pgdds_dmatrix_get_tile_nb(pgdds_dmatrix_t matrix, uint64_t ti, uint64_t tj, void *buf,

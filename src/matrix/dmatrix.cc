@@ -182,9 +182,9 @@ status release_tile_lock(pgdds_context_t ctx, pgdds_gptr_t lock)
 }
 
 // The accumulation itself, under the tile's lock, which this rank holds: buf (`outer` runs of
-// `inner` elements, ld elements apart, in the tile's order, where kernels at `at` read it) added in place where this rank reaches the tile,
-// else read into scratch, added, written back and completed before the lock goes (the next
-// holder reads the sum).
+// `inner` elements, ld elements apart, in the tile's order, where kernels at `at` read it) added
+// in place where this rank reaches the tile, else read into scratch, added, written back and
+// completed before the lock goes (the next holder reads the sum).
 status add_under_lock(pgdds_context_t ctx, kernels::place at, pgdds_dtype_t t, pgdds_gptr_t tile, void *in_place,
                       void *scratch, uint64_t outer, uint64_t inner, size_t bytes, const void *buf, uint64_t ld)
 {

@@ -114,7 +114,8 @@ void transpose_bytes(const void *s, void *t, uint64_t outer, uint64_t inner, siz
 
 status fill(const char *who, const region &r, pgdds_dmatrix_generator_t gen, void *arg)
 {
-    return settle(r.m->rt, who, r.on_host_elements(who, false, true, [&](uint64_t i, uint64_t j, char *e) { gen(i, j, e, arg); }));
+    auto one = [&](uint64_t i, uint64_t j, char *e) { gen(i, j, e, arg); };
+    return settle(r.m->rt, who, r.on_host_elements(who, false, true, one));
 }
 
 status scale(const char *who, double alpha, const region &r)
@@ -184,7 +185,8 @@ status apply(const char *who, const region &r, pgdds_dmatrix_apply_t fn, void *a
 {
     status st = containers::agree(r.m->rt, who, check_apply(who, fn));
     if (st != PGDDS_OK) return st;
-    return settle(r.m->rt, who, r.on_host_elements(who, true, true, [&](uint64_t i, uint64_t j, char *e) { fn(i, j, e, arg); }));
+    auto one = [&](uint64_t i, uint64_t j, char *e) { fn(i, j, e, arg); };
+    return settle(r.m->rt, who, r.on_host_elements(who, true, true, one));
 }
 
 status reduce(const char *who, const region &r, int op, void *out)
@@ -199,8 +201,8 @@ status norm(const char *who, const region &r, int kind, double *out)
 {
     return norm_frame(r.m->rt, who, r.m->lay().dtype, r.rows, r.cols, kind, out, [&](norm_partial &part, auto x) {
         using T = decltype(x);
-        return r.on_host_elements(who, true, false,
-                                  [&](uint64_t i, uint64_t j, char *e) { part.add(i, j, double(*reinterpret_cast<T *>(e))); });
+        auto one = [&](uint64_t i, uint64_t j, char *e) { part.add(i, j, double(*reinterpret_cast<T *>(e))); };
+        return r.on_host_elements(who, true, false, one);
     });
 }
 

@@ -9,10 +9,11 @@
 
 namespace pgdds::matrix {
 
-// A dense GEMM operand: matrix m as it is, or its transpose read in place (`transposed`): the
-// operand's tile (x, y) is then m's tile (y, x), which the local kernel reads transposed. It may
-// be a block of m's tiles (a view aligned to m's tile grid): m's tile rows [t0r, +ntr) and tile
-// columns [t0c, +ntc), rows x cols elements.
+// A block of a dense matrix's whole tiles, as it is or transposed: a GEMM operand, or the tiles
+// of a view whose edges lie on tile edges (api.cc). Matrix m as it is, or its transpose read in
+// place (`transposed`): the operand's tile (x, y) is then m's tile (y, x), which the local kernel
+// reads transposed. The block is m's tile rows [t0r, +ntr) and tile columns [t0c, +ntc),
+// rows x cols elements (by default all of m).
 struct operand {
     const dmatrix &m;
     bool transposed = false;

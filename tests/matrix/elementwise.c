@@ -604,12 +604,65 @@ static void run_views(pgdds_context_t ctx, size_t ca, int ti)
             }
         T_OK(pgdds_barrier(ctx));
     }
+    /* The tiles of views on tile edges: W2's tile (x, y) is A's tile (y, x) as it lies, in W2's
+     * order (A's turned); V2's are A's own. Reads agree with the views' slices; a put through a
+     * view lands in A. */
+    pgdds_dmatrix_info_t iv, iw;
+    T_OK(pgdds_dmatrix_info(v2e, &iv));
+    T_OK(pgdds_dmatrix_info(w2e, &iw));
+    T_CHECK_MSG(iv.tile_rows == ia.tile_rows && iv.tile_cols == ia.tile_cols && iw.tile_rows == ia.tile_cols &&
+                iw.tile_grid_rows == ia.tile_grid_cols && iw.tile_grid_cols == iv.tile_grid_rows &&
+                iv.tile_grid_rows == ia.tile_grid_rows - (r0 ? 1 : 0), "%s: the tiles of views on tile edges", what);
+    T_OK(pgdds_dmatrix_info(v, &info));
+    T_CHECK_MSG(info.tile_rows == 0 && info.tile_grid_rows == 0, "%s: a view that cuts tiles has none", what);
+    pgdds_order_t ow;
+    T_OK(pgdds_dmatrix_order(w2e, &ow));
+    read_all(w2e, t, C, nr, got);
+    size_t es = m_esize(t);
+    char *tb = malloc(iw.tile_rows * iw.tile_cols * es);
+    bad = 0;
+    for (uint64_t tx = 0; tx < iw.tile_grid_rows; ++tx)
+        for (uint64_t ty = 0; ty < iw.tile_grid_cols; ++ty) {
+            uint64_t tr_ = 0, tc_ = 0;
+            int owner = -1;
+            T_OK(pgdds_dmatrix_tile_shape(w2e, tx, ty, &tr_, &tc_, &owner));
+            T_OK(pgdds_dmatrix_get_tile(w2e, tx, ty, tb, 0));
+            void *lt = NULL;
+            if (owner == rank) T_OK(pgdds_dmatrix_local_tile(w2e, tx, ty, &lt));
+            for (uint64_t i = 0; i < tr_; ++i)
+                for (uint64_t j = 0; j < tc_; ++j) {
+                    const uint64_t at_ = ow == PGDDS_COL_MAJOR ? j * tr_ + i : i * tc_ + j;
+                    const double want = got[(tx * iw.tile_rows + i) * nr + ty * iw.tile_cols + j];
+                    bad += m_val(t, tb + at_ * es) != want;
+                    if (lt) bad += m_val(t, (char *)lt + at_ * es) != want;
+                }
+        }
+    T_CHECK_MSG(bad == 0, "%s: %d elements of W2's tiles differ from W2", what, bad);
+    T_STATUS(pgdds_dmatrix_get_tile(w2e, iw.tile_grid_rows, 0, tb, 0), PGDDS_ERR_OUT_OF_BOUNDS);
+    T_OK(pgdds_barrier(ctx));
+    uint64_t tr0 = 0, tc0 = 0;
+    T_OK(pgdds_dmatrix_tile_shape(v2e, 0, 0, &tr0, &tc0, NULL));
+    if (rank == 0) { /* V2's tile (0, 0) := 1000 + its index in V2's order */
+        for (uint64_t q = 0; q < tr0 * tc0; ++q) m_set(t, tb + q * es, 1000 + (double)q);
+        T_OK(pgdds_dmatrix_put_tile(v2e, 0, 0, tb, 0));
+        T_OK(pgdds_flush(ctx));
+    }
+    T_OK(pgdds_barrier(ctx));
+    for (uint64_t i = 0; i < tr0; ++i)
+        for (uint64_t j = 0; j < tc0; ++j) A_(r0 + i, j) = 1000 + (double)(oa == PGDDS_COL_MAJOR ? j * tr0 + i : i * tc0 + j);
+    read_all(a, t, R, C, got);
+    bad = 0;
+    for (uint64_t q = 0; q < n; ++q) bad += got[q] != ea[q];
+    T_CHECK_MSG(bad == 0, "%s: %d elements of A wrong after a put through V2's tile", what, bad);
+    free(tb);
+    T_OK(pgdds_barrier(ctx));
     T_OK(pgdds_dmatrix_destroy(w2e));
     T_OK(pgdds_dmatrix_destroy(v2e));
     T_STATUS(pgdds_dmatrix_gemm(1, v, x, 0, p, PGDDS_GEMM_STATIONARY_C), PGDDS_ERR_INVALID_ARG); /* off tile edges */
     T_STATUS(pgdds_dmatrix_gemm(1, at, a, 0, w, PGDDS_GEMM_STATIONARY_C), PGDDS_ERR_INVALID_ARG); /* C a view */
 
-    /* What takes no view refuses one; bad views; views of one matrix that overlap otherwise. */
+    /* Views that cut tiles have no tiles; what takes no view refuses one; bad views; views of
+     * one matrix that overlap otherwise. */
     char tile[8 * 64];
     void *local = NULL;
     pgdds_gptr_t gp;
