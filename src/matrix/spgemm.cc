@@ -57,8 +57,11 @@ class tile_sums {
             GrB_Matrix A = nullptr, B = nullptr, &S = sum(i, j);
             GrB_Info info = import_tile<T>(&A, rows, kk, a);
             if (info == GrB_SUCCESS) info = import_tile<T>(&B, kk, cols, b);
-            if (info == GrB_SUCCESS && !S) info = GrB_Matrix_new(&S, grb<T>::type(), rows, cols);
-            if (info == GrB_SUCCESS) info = GrB_mxm(S, nullptr, grb<T>::plus(), grb<T>::semiring(), A, B, nullptr);
+            // The first product into the sum sets it (no accumulator: nothing to add to).
+            const bool first = !S;
+            if (info == GrB_SUCCESS && first) info = GrB_Matrix_new(&S, grb<T>::type(), rows, cols);
+            if (info == GrB_SUCCESS)
+                info = GrB_mxm(S, nullptr, first ? nullptr : grb<T>::plus(), grb<T>::semiring(), A, B, nullptr);
             GrB_Matrix_free(&A);
             GrB_Matrix_free(&B);
             return info == GrB_SUCCESS ? PGDDS_OK : grb_failed(who_, "GrB_mxm", info);
