@@ -80,13 +80,23 @@ template <> struct grb<int64_t> {
     }
 };
 
-// A new GraphBLAS matrix holding a copy of tile t (rows x cols). The copy is handed over with
-// GxB_Matrix_pack_CSR, which takes the arrays as they are: GrB_Matrix_import would copy them too
-// and then check every row's indices, an O(nnz) pass that took 15% of an SpGEMM; CSR tiles are
-// valid by construction (indices increasing within each row). GraphBLAS frees the arrays (it
-// was started without its own allocator, so with malloc's).
+// Whether this library started GraphBLAS (grb_start), so that it frees memory with free(): a
+// program that started it itself may have given it another allocator (GxB_init).
+inline bool &grb_started_here()
+{
+    static bool here = false;
+    return here;
+}
+
+// A new GraphBLAS matrix holding a copy of tile t (rows x cols). Where GraphBLAS frees with
+// free(), the copy is handed over with GxB_Matrix_pack_CSR, which takes the arrays as they are:
+// GrB_Matrix_import copies them and then checks every row's indices, an O(nnz) pass that took
+// 15% of an SpGEMM; CSR tiles are valid by construction (indices increasing within each row).
 template <class T> GrB_Info import_tile(GrB_Matrix *m, uint64_t rows, uint64_t cols, const csr_tile &t)
 {
+    if (!grb_started_here())
+        return grb<T>::import_(m, rows, cols, t.offsets.data(), t.indices.data(),
+                               reinterpret_cast<const T *>(t.values.data()), rows + 1, t.nnz(), t.nnz());
     GrB_Info info = GrB_Matrix_new(m, grb<T>::type(), rows, cols);
     if (info != GrB_SUCCESS) return info;
     const size_t pb = (rows + 1) * 8, ib = std::max<size_t>(t.nnz() * 8, 8), xb = std::max<size_t>(t.nnz() * sizeof(T), 8);
@@ -131,6 +141,7 @@ inline status grb_start(const char *who)
     static GrB_Info info = GrB_SUCCESS;
     std::call_once(once, [] {
         info = GrB_init(GrB_NONBLOCKING);
+        grb_started_here() = info == GrB_SUCCESS;
         if (info == GrB_INVALID_VALUE) info = GrB_SUCCESS;  // already started
     });
     return info == GrB_SUCCESS ? PGDDS_OK : grb_failed(who, "GrB_init", info);
