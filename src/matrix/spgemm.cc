@@ -51,22 +51,32 @@ class tile_sums {
             status st = kernels::device::spgemm(at_.device, lc_.dtype, lc_.tile_rows_of(i), kk, lc_.tile_cols_of(j), a, b, p);
             return st != PGDDS_OK ? fail_prefix(st, who_) : p.nnz() ? add_tile(i, j, p) : PGDDS_OK;
         }
-        return typed(lc_.dtype, [&](auto x) {
+        GrB_Matrix A = nullptr, B = nullptr;
+        GrB_Info info = typed(lc_.dtype, [&](auto x) {
+            GrB_Info in = import_tile<decltype(x)>(&A, lc_.tile_rows_of(i), kk, a);
+            return in == GrB_SUCCESS ? import_tile<decltype(x)>(&B, kk, lc_.tile_cols_of(j), b) : in;
+        });
+        return add_product(i, j, info, A, B);
+    }
+    // sum(i, j) += A B, A and B GraphBLAS matrices (made with status `made`), which it frees.
+    status add_product(uint64_t i, uint64_t j, GrB_Info made, GrB_Matrix &A, GrB_Matrix &B)
+    {
+        GrB_Info info = typed(lc_.dtype, [&](auto x) {
             using T = decltype(x);
-            const uint64_t rows = lc_.tile_rows_of(i), cols = lc_.tile_cols_of(j);
-            GrB_Matrix A = nullptr, B = nullptr, &S = sum(i, j);
-            GrB_Info info = import_tile<T>(&A, rows, kk, a);
-            if (info == GrB_SUCCESS) info = import_tile<T>(&B, kk, cols, b);
+            GrB_Matrix &S = sum(i, j);
             // The first product into the sum sets it (no accumulator: nothing to add to).
             const bool first = !S;
-            if (info == GrB_SUCCESS && first) info = GrB_Matrix_new(&S, grb<T>::type(), rows, cols);
-            if (info == GrB_SUCCESS)
-                info = GrB_mxm(S, nullptr, first ? nullptr : grb<T>::plus(), grb<T>::semiring(), A, B, nullptr);
-            GrB_Matrix_free(&A);
-            GrB_Matrix_free(&B);
-            return info == GrB_SUCCESS ? PGDDS_OK : grb_failed(who_, "GrB_mxm", info);
+            GrB_Info in = made;
+            if (in == GrB_SUCCESS && first) in = GrB_Matrix_new(&S, grb<T>::type(), lc_.tile_rows_of(i), lc_.tile_cols_of(j));
+            if (in == GrB_SUCCESS)
+                in = GrB_mxm(S, nullptr, first ? nullptr : grb<T>::plus(), grb<T>::semiring(), A, B, nullptr);
+            return in;
         });
+        GrB_Matrix_free(&A);
+        GrB_Matrix_free(&B);
+        return info == GrB_SUCCESS ? PGDDS_OK : grb_failed(who_, "GrB_mxm", info);
     }
+    bool on_device() const { return !at_.host(); }
     // sum(i, j) += p.
     status add_tile(uint64_t i, uint64_t j, const csr_tile &p)
     {
@@ -159,6 +169,44 @@ class panels {
         as_.emplace_back(), bs_.emplace_back(), kk_.push_back(kk);
         a = &as_.back(), b = &bs_.back();
     }
+    size_t size() const { return as_.size(); }
+    // The joined panels as GraphBLAS matrices (A: rows x their common dimension; B: that x
+    // cols), written straight into arrays that GraphBLAS takes over (GxB_Matrix_pack_CSR, where
+    // grb_started_here); then empty.
+    template <class T> GrB_Info take_packed(uint64_t cols, GrB_Matrix &A, GrB_Matrix &B)
+    {
+        const uint64_t rows = as_[0].offsets.size() - 1;
+        uint64_t kk = 0, an = 0, bn = 0;
+        for (size_t x = 0; x < as_.size(); ++x) kk += kk_[x], an += as_[x].nnz(), bn += bs_[x].nnz();
+        packed<T> a(rows, an), b(kk, bn);
+        GrB_Info info = a.ok() && b.ok() ? GrB_SUCCESS : GrB_OUT_OF_MEMORY;
+        if (info == GrB_SUCCESS) {
+            uint64_t at = 0;  // A: each row, its pieces of tiles side by side
+            a.p[0] = 0;
+            for (uint64_t r = 0; r < rows; ++r) {
+                uint64_t base = 0;
+                for (size_t x = 0; x < as_.size(); base += kk_[x], ++x) {
+                    const csr_tile &t = as_[x];
+                    const uint64_t e0 = t.offsets[r], e1 = t.offsets[r + 1];
+                    for (uint64_t e = e0; e < e1; ++e) a.i[at + e - e0] = t.indices[e] + base;
+                    if (e1 > e0) memcpy(a.x + at, &t.values[e0 * sizeof(T)], (e1 - e0) * sizeof(T));
+                    at += e1 - e0;
+                }
+                a.p[r + 1] = at;
+            }
+            uint64_t row = 0, bt = 0;  // B: the tiles stacked
+            b.p[0] = 0;
+            for (const csr_tile &t : bs_) {
+                for (size_t r = 1; r < t.offsets.size(); ++r) b.p[++row] = bt + t.offsets[r];
+                if (t.nnz()) memcpy(b.i + bt, t.indices.data(), t.nnz() * 8), memcpy(b.x + bt, t.values.data(), t.nnz() * sizeof(T));
+                bt += t.nnz();
+            }
+        }
+        if (info == GrB_SUCCESS) info = a.pack(A, rows, kk);
+        if (info == GrB_SUCCESS) info = b.pack(B, kk, cols);
+        as_.clear(), bs_.clear(), kk_.clear();
+        return info;
+    }
     // The joined panels (or the one pair as it is), their common dimension in kk; then empty.
     void take(csr_tile &a, csr_tile &b, uint64_t &kk)
     {
@@ -207,6 +255,28 @@ class panels {
         }
     }
 
+    // CSR arrays malloc'ed for GraphBLAS to take over, freed here unless it did.
+    template <class T> struct packed {
+        GrB_Index *p, *i;
+        T *x;
+        size_t pb, ib, xb;
+        packed(uint64_t rows, uint64_t nnz)
+            : pb((rows + 1) * 8), ib(std::max<uint64_t>(nnz, 1) * 8), xb(std::max<uint64_t>(nnz, 1) * sizeof(T))
+        {
+            p = static_cast<GrB_Index *>(malloc(pb)), i = static_cast<GrB_Index *>(malloc(ib)), x = static_cast<T *>(malloc(xb));
+        }
+        ~packed() { free(p), free(i), free(x); }
+        bool ok() const { return p && i && x; }
+        GrB_Info pack(GrB_Matrix &m, uint64_t rows, uint64_t cols)
+        {
+            GrB_Info info = GrB_Matrix_new(&m, grb<T>::type(), rows, cols);
+            void *xv = x;
+            if (info == GrB_SUCCESS) info = GxB_Matrix_pack_CSR(m, &p, &i, &xv, pb, ib, xb, false, false, nullptr);
+            x = static_cast<T *>(xv);  // NULL once taken over
+            return info;
+        }
+    };
+
     size_t es_;
     std::vector<csr_tile> as_, bs_;
     std::vector<uint64_t> kk_;
@@ -241,6 +311,11 @@ status products(const char *who, const smatrix &a, const smatrix &b, const layou
     };
     auto flush = [&](uint64_t i, uint64_t j) {
         if (gathered.empty()) return PGDDS_OK;
+        if (gathered.size() > 1 && !sums.on_device() && grb_started_here()) {  // joined as they go to GraphBLAS
+            GrB_Matrix A = nullptr, B = nullptr;
+            GrB_Info made = typed(la.dtype, [&](auto x) { return gathered.take_packed<decltype(x)>(lc.tile_cols_of(j), A, B); });
+            return sums.add_product(i, j, made, A, B);
+        }
         uint64_t kk = 0;
         gathered.take(at, bt, kk);
         return sums.add_product(i, j, kk, at, bt);
