@@ -88,29 +88,47 @@ inline bool &grb_started_here()
     return here;
 }
 
+// CSR arrays of a rows-high matrix with nnz entries, malloc'ed for GraphBLAS to take over
+// (pack: GxB_Matrix_pack_CSR, which takes them as they are, where grb_started_here); freed here
+// unless it did.
+template <class T> struct packed_csr {
+    GrB_Index *p, *i;
+    T *x;
+    size_t pb, ib, xb;
+    packed_csr(uint64_t rows, uint64_t nnz)
+        : pb((rows + 1) * 8), ib(std::max<uint64_t>(nnz, 1) * 8), xb(std::max<uint64_t>(nnz, 1) * sizeof(T))
+    {
+        p = static_cast<GrB_Index *>(malloc(pb)), i = static_cast<GrB_Index *>(malloc(ib)), x = static_cast<T *>(malloc(xb));
+    }
+    packed_csr(const packed_csr &) = delete;
+    packed_csr &operator=(const packed_csr &) = delete;
+    ~packed_csr() { free(p), free(i), free(x); }
+    bool ok() const { return p && i && x; }
+    // m, a new rows x cols matrix holding the arrays.
+    GrB_Info pack(GrB_Matrix &m, uint64_t rows, uint64_t cols)
+    {
+        GrB_Info info = GrB_Matrix_new(&m, grb<T>::type(), rows, cols);
+        void *xv = x;
+        if (info == GrB_SUCCESS) info = GxB_Matrix_pack_CSR(m, &p, &i, &xv, pb, ib, xb, false, false, nullptr);
+        x = static_cast<T *>(xv);  // NULL once taken over
+        return info;
+    }
+};
+
 // A new GraphBLAS matrix holding a copy of tile t (rows x cols). Where GraphBLAS frees with
-// free(), the copy is handed over with GxB_Matrix_pack_CSR, which takes the arrays as they are:
-// GrB_Matrix_import copies them and then checks every row's indices, an O(nnz) pass that took
-// 15% of an SpGEMM; CSR tiles are valid by construction (indices increasing within each row).
+// free(), the copy is handed over packed (packed_csr): GrB_Matrix_import copies the arrays and
+// then checks every row's indices, an O(nnz) pass that took 15% of an SpGEMM; CSR tiles are
+// valid by construction (indices increasing within each row).
 template <class T> GrB_Info import_tile(GrB_Matrix *m, uint64_t rows, uint64_t cols, const csr_tile &t)
 {
     if (!grb_started_here())
         return grb<T>::import_(m, rows, cols, t.offsets.data(), t.indices.data(),
                                reinterpret_cast<const T *>(t.values.data()), rows + 1, t.nnz(), t.nnz());
-    GrB_Info info = GrB_Matrix_new(m, grb<T>::type(), rows, cols);
-    if (info != GrB_SUCCESS) return info;
-    const size_t pb = (rows + 1) * 8, ib = std::max<size_t>(t.nnz() * 8, 8), xb = std::max<size_t>(t.nnz() * sizeof(T), 8);
-    GrB_Index *p = static_cast<GrB_Index *>(malloc(pb)), *i = static_cast<GrB_Index *>(malloc(ib));
-    void *x = malloc(xb);
-    if (!p || !i || !x) {
-        free(p), free(i), free(x), GrB_Matrix_free(m);
-        return GrB_OUT_OF_MEMORY;
-    }
-    memcpy(p, t.offsets.data(), pb);
-    if (t.nnz()) memcpy(i, t.indices.data(), t.nnz() * 8), memcpy(x, t.values.data(), t.nnz() * sizeof(T));
-    info = GxB_Matrix_pack_CSR(*m, &p, &i, &x, pb, ib, xb, false, false, nullptr);
-    if (info != GrB_SUCCESS) free(p), free(i), free(x), GrB_Matrix_free(m);
-    return info;
+    packed_csr<T> c(rows, t.nnz());
+    if (!c.ok()) return GrB_OUT_OF_MEMORY;
+    memcpy(c.p, t.offsets.data(), (rows + 1) * 8);
+    if (t.nnz()) memcpy(c.i, t.indices.data(), t.nnz() * 8), memcpy(c.x, t.values.data(), t.nnz() * sizeof(T));
+    return c.pack(*m, rows, cols);
 }
 
 // m (rows high) as a CSR tile, sized to fit; m is freed.

@@ -171,39 +171,16 @@ class panels {
     }
     size_t size() const { return as_.size(); }
     // The joined panels as GraphBLAS matrices (A: rows x their common dimension; B: that x
-    // cols), written straight into arrays that GraphBLAS takes over (GxB_Matrix_pack_CSR, where
+    // cols), written straight into arrays that GraphBLAS takes over (packed_csr, where
     // grb_started_here); then empty.
     template <class T> GrB_Info take_packed(uint64_t cols, GrB_Matrix &A, GrB_Matrix &B)
     {
-        const uint64_t rows = as_[0].offsets.size() - 1;
-        uint64_t kk = 0, an = 0, bn = 0;
-        for (size_t x = 0; x < as_.size(); ++x) kk += kk_[x], an += as_[x].nnz(), bn += bs_[x].nnz();
-        packed<T> a(rows, an), b(kk, bn);
+        const extent e = measure();
+        packed_csr<T> a(e.rows, e.a_nnz), b(e.kk, e.b_nnz);
         GrB_Info info = a.ok() && b.ok() ? GrB_SUCCESS : GrB_OUT_OF_MEMORY;
-        if (info == GrB_SUCCESS) {
-            uint64_t at = 0;  // A: each row, its pieces of tiles side by side
-            a.p[0] = 0;
-            for (uint64_t r = 0; r < rows; ++r) {
-                uint64_t base = 0;
-                for (size_t x = 0; x < as_.size(); base += kk_[x], ++x) {
-                    const csr_tile &t = as_[x];
-                    const uint64_t e0 = t.offsets[r], e1 = t.offsets[r + 1];
-                    for (uint64_t e = e0; e < e1; ++e) a.i[at + e - e0] = t.indices[e] + base;
-                    if (e1 > e0) memcpy(a.x + at, &t.values[e0 * sizeof(T)], (e1 - e0) * sizeof(T));
-                    at += e1 - e0;
-                }
-                a.p[r + 1] = at;
-            }
-            uint64_t row = 0, bt = 0;  // B: the tiles stacked
-            b.p[0] = 0;
-            for (const csr_tile &t : bs_) {
-                for (size_t r = 1; r < t.offsets.size(); ++r) b.p[++row] = bt + t.offsets[r];
-                if (t.nnz()) memcpy(b.i + bt, t.indices.data(), t.nnz() * 8), memcpy(b.x + bt, t.values.data(), t.nnz() * sizeof(T));
-                bt += t.nnz();
-            }
-        }
-        if (info == GrB_SUCCESS) info = a.pack(A, rows, kk);
-        if (info == GrB_SUCCESS) info = b.pack(B, kk, cols);
+        if (info == GrB_SUCCESS) join(a.p, a.i, reinterpret_cast<char *>(a.x), b.p, b.i, reinterpret_cast<char *>(b.x));
+        if (info == GrB_SUCCESS) info = a.pack(A, e.rows, e.kk);
+        if (info == GrB_SUCCESS) info = b.pack(B, e.kk, cols);
         as_.clear(), bs_.clear(), kk_.clear();
         return info;
     }
@@ -213,69 +190,53 @@ class panels {
         if (as_.size() == 1) {
             a = std::move(as_[0]), b = std::move(bs_[0]), kk = kk_[0];
         } else {
-            join_side_by_side(a, kk);
-            join_stacked(b);
+            const extent e = measure();
+            a.offsets.resize(e.rows + 1), a.indices.resize(e.a_nnz), a.values.resize(e.a_nnz * es_);
+            b.offsets.resize(e.kk + 1), b.indices.resize(e.b_nnz), b.values.resize(e.b_nnz * es_);
+            join(a.offsets.data(), a.indices.data(), a.values.data(), b.offsets.data(), b.indices.data(), b.values.data());
+            kk = e.kk;
         }
         as_.clear(), bs_.clear(), kk_.clear();
     }
 
   private:
-    void join_side_by_side(csr_tile &a, uint64_t &kk) const
+    // The joined panels' sizes: A's rows, the common dimension, and each panel's entries.
+    struct extent {
+        uint64_t rows, kk, a_nnz, b_nnz;
+    };
+    extent measure() const
+    {
+        extent e{as_[0].offsets.size() - 1, 0, 0, 0};
+        for (size_t x = 0; x < as_.size(); ++x) e.kk += kk_[x], e.a_nnz += as_[x].nnz(), e.b_nnz += bs_[x].nnz();
+        return e;
+    }
+    // Writes the A panel (each row, its pieces of the A tiles side by side, their columns moved
+    // by the widths before them) and the B panel (the B tiles stacked) into arrays of the sizes
+    // measure() gives: offsets, indices and values' bytes.
+    void join(uint64_t *ap, uint64_t *ai, char *ax, uint64_t *bp, uint64_t *bi, char *bx) const
     {
         const uint64_t rows = as_[0].offsets.size() - 1;
-        uint64_t nnz = 0;
-        for (const csr_tile &t : as_) nnz += t.nnz();
-        a.offsets.assign(rows + 1, 0);
-        a.indices.resize(nnz);
-        a.values.resize(nnz * es_);
         uint64_t at = 0;
+        ap[0] = 0;
         for (uint64_t r = 0; r < rows; ++r) {
             uint64_t base = 0;  // the first column of tile x in the panel
             for (size_t x = 0; x < as_.size(); base += kk_[x], ++x) {
                 const csr_tile &t = as_[x];
                 const uint64_t e0 = t.offsets[r], e1 = t.offsets[r + 1];
-                for (uint64_t e = e0; e < e1; ++e) a.indices[at + e - e0] = t.indices[e] + base;
-                if (e1 > e0) memcpy(&a.values[at * es_], &t.values[e0 * es_], (e1 - e0) * es_);
+                for (uint64_t e = e0; e < e1; ++e) ai[at + e - e0] = t.indices[e] + base;
+                if (e1 > e0) memcpy(ax + at * es_, &t.values[e0 * es_], (e1 - e0) * es_);
                 at += e1 - e0;
             }
-            a.offsets[r + 1] = at;
+            ap[r + 1] = at;
         }
-        kk = 0;
-        for (uint64_t w : kk_) kk += w;
-    }
-    void join_stacked(csr_tile &b) const
-    {
-        b = csr_tile();
-        b.offsets.push_back(0);
+        uint64_t row = 0, bt = 0;
+        bp[0] = 0;
         for (const csr_tile &t : bs_) {
-            const uint64_t base = b.indices.size();
-            for (size_t r = 1; r < t.offsets.size(); ++r) b.offsets.push_back(base + t.offsets[r]);
-            b.indices.insert(b.indices.end(), t.indices.begin(), t.indices.end());
-            b.values.insert(b.values.end(), t.values.begin(), t.values.end());
+            for (size_t r = 1; r < t.offsets.size(); ++r) bp[++row] = bt + t.offsets[r];
+            if (t.nnz()) memcpy(bi + bt, t.indices.data(), t.nnz() * 8), memcpy(bx + bt * es_, t.values.data(), t.nnz() * es_);
+            bt += t.nnz();
         }
     }
-
-    // CSR arrays malloc'ed for GraphBLAS to take over, freed here unless it did.
-    template <class T> struct packed {
-        GrB_Index *p, *i;
-        T *x;
-        size_t pb, ib, xb;
-        packed(uint64_t rows, uint64_t nnz)
-            : pb((rows + 1) * 8), ib(std::max<uint64_t>(nnz, 1) * 8), xb(std::max<uint64_t>(nnz, 1) * sizeof(T))
-        {
-            p = static_cast<GrB_Index *>(malloc(pb)), i = static_cast<GrB_Index *>(malloc(ib)), x = static_cast<T *>(malloc(xb));
-        }
-        ~packed() { free(p), free(i), free(x); }
-        bool ok() const { return p && i && x; }
-        GrB_Info pack(GrB_Matrix &m, uint64_t rows, uint64_t cols)
-        {
-            GrB_Info info = GrB_Matrix_new(&m, grb<T>::type(), rows, cols);
-            void *xv = x;
-            if (info == GrB_SUCCESS) info = GxB_Matrix_pack_CSR(m, &p, &i, &xv, pb, ib, xb, false, false, nullptr);
-            x = static_cast<T *>(xv);  // NULL once taken over
-            return info;
-        }
-    };
 
     size_t es_;
     std::vector<csr_tile> as_, bs_;
