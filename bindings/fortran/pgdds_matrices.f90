@@ -64,13 +64,15 @@ contains
     integer(int64), intent(out) :: outer, inner
     integer(c_int) :: st, owner
     integer(c_int64_t) :: r, c
+    logical :: cm
     if (ti < 0 .or. tj < 0) then
       st = fail(PGDDS_ERR_OUT_OF_BOUNDS, 'pgdds_dmatrix: a tile index is negative (tiles start at 0)')
       return
     end if
     st = c_dmatrix_tile_shape(matrix%handle, ti, tj, r, c, owner)
-    outer = merge(c, r, col_major(matrix))
-    inner = merge(r, c, col_major(matrix))
+    cm = col_major(matrix)
+    outer = merge(c, r, cm)
+    inner = merge(r, c, cm)
   end function
 
   ! pgdds_dmatrix_params_t of a layout given as pgdds_dmatrix_create takes it; else the failure,

@@ -150,7 +150,7 @@ pgdds_status_t pgdds_dmatrix_info(pgdds_dmatrix_t matrix, pgdds_dmatrix_info_t *
         if (st != PGDDS_OK) return st;
         pgdds_dmatrix_info_t out = info_of(r.m->lay());
         if (m.is_view()) {  // its shape, and its tiles where its edges lie on tile edges (else 0)
-            const bool tiled = check_operand(who, "the view", r) == PGDDS_OK;
+            const bool tiled = r.on_tile_edges();
             const layout o = tiled ? operand_of(r, false).shape() : layout();
             out.rows = r.rows, out.cols = r.cols;
             out.tile_rows = tiled ? o.tile_rows : 0, out.tile_cols = tiled ? o.tile_cols : 0;

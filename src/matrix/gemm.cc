@@ -262,7 +262,7 @@ status check_operand(const char *who, const char *name, const region &r)
 {
     const layout &l = r.m->lay();
     const uint64_t r1 = r.r0 + r.m_rows(), c1 = r.c0 + r.m_cols();
-    if (r.r0 % l.tile_rows || r.c0 % l.tile_cols || (r1 != l.rows && r1 % l.tile_rows) || (c1 != l.cols && c1 % l.tile_cols))
+    if (!r.on_tile_edges())
         return fail(PGDDS_ERR_INVALID_ARG, "%s: %s shows rows [%llu, %llu) x columns [%llu, %llu) of a matrix of "
                     "%llu x %llu tiles, cutting tiles; tile calls and GEMM take views whose edges lie on tile edges "
                     "(or the matrix's) (copy another part into a matrix of its own with pgdds_dmatrix_add)", who, name,

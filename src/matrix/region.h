@@ -20,6 +20,14 @@ struct region {
 
     static region whole(const dmatrix &m) { return region{&m, false, 0, 0, m.lay().rows, m.lay().cols}; }
     bool col_major() const { return m->lay().col_major != trans; }  // the order of its buffers
+    // Its edges lie on m's tile edges (or m's edges): it is a block of m's whole tiles.
+    bool on_tile_edges() const
+    {
+        const layout &l = m->lay();
+        const uint64_t r1 = r0 + m_rows(), c1 = c0 + m_cols();
+        return r0 % l.tile_rows == 0 && c0 % l.tile_cols == 0 && (r1 == l.rows || r1 % l.tile_rows == 0) &&
+               (c1 == l.cols || c1 % l.tile_cols == 0);
+    }
     uint64_t m_rows() const { return trans ? cols : rows; }         // its extent in m
     uint64_t m_cols() const { return trans ? rows : cols; }
     bool operator==(const region &o) const
