@@ -63,8 +63,8 @@ enum {
  * rows (row-major) or between columns (column-major, as BLAS, LAPACK and Fortran have it). */
 typedef enum {
     PGDDS_ROW_MAJOR = 0,
-    PGDDS_COL_MAJOR = 1  /* dense matrices in host memory; SpMM, SUMMA and sparse matrices take
-                          * row-major ones only */
+    PGDDS_COL_MAJOR = 1  /* dense matrices in host memory (sparse matrices are row-major CSR);
+                          * SUMMA and SpMM work on row-major copies of them */
 } pgdds_order_t;
 
 typedef struct pgdds_dmatrix_params {
@@ -382,8 +382,9 @@ typedef enum {
     /* The owner of each B tile gets A(i, k) and accumulates into C(i, j). */
     PGDDS_GEMM_STATIONARY_B = 2,
     /* SUMMA: for each k, A's tile column is broadcast along grid rows and B's tile row along
-     * grid columns (team collectives), then every rank updates its C tiles. A, B and C must
-     * share one grid. In GPU memory each rank takes the step's tiles from their owners instead
+     * grid columns (team collectives), then every rank updates its C tiles. A, B and C share
+     * one grid: operands on another, column-major, transposed or views are copied onto C's grid
+     * first (row-major), and a column-major C is computed in a copy. In GPU memory each rank takes the step's tiles from their owners instead
      * (in place on a node, else by gets), as a host broadcast would cross PCIe twice. */
     PGDDS_GEMM_SUMMA = 3,
     /* Stationary C with work stealing (thesis §7.4): each C tile's k steps are claimed one at a
@@ -397,7 +398,11 @@ typedef enum {
     PGDDS_GEMM_STEAL_LOCALITY = 5
 } pgdds_gemm_algorithm_t;
 
-/** C = alpha * A * B + beta * C; collective.
+/** C = alpha * A * B + beta * C; collective. A, B and C may be views (pgdds_dmatrix_view),
+ * every rank passing the same parts: A and B are read in place where they lie on tile edges,
+ * else copied first into matrices of their own (their matrices' tile sizes); a view as C is
+ * computed in such a copy of it, which is then written into the view (since 0.1). A view's
+ * tiling, for conformity, is its matrix's tile size.
  * @param alpha     the product's factor
  * @param a         A, m x k
  * @param b         B, k x n
@@ -406,8 +411,8 @@ typedef enum {
  * @param algorithm a pgdds_gemm_algorithm_t
  * @return PGDDS_OK, or a negative status code (pgdds_last_error() says why):
  *         PGDDS_ERR_INVALID_ARG (shapes, types or tilings that do not conform, C aliasing A or
- *         B, an unknown algorithm, SUMMA over different grids, A, B and C not all in the same
- *         memory kind), PGDDS_ERR_NO_MEMORY,
+ *         B, an unknown algorithm, A, B and C not all in the same memory kind, ranks passing
+ *         different views), PGDDS_ERR_NO_MEMORY,
  *         PGDDS_ERR_TRANSPORT, PGDDS_ERR_PEER_FAILED */
 PGDDS_API pgdds_status_t pgdds_dmatrix_gemm(double alpha, pgdds_dmatrix_t a, pgdds_dmatrix_t b, double beta,
                                             pgdds_dmatrix_t c, pgdds_gemm_algorithm_t algorithm);
@@ -423,9 +428,9 @@ typedef enum {
 /** C = alpha * op(A) * op(B) + beta * C, op(X) being X or its transpose (since 0.1; the BLAS
  * transa/transb convention); collective. The rules of pgdds_dmatrix_gemm apply to op(A) and
  * op(B): op(A) is m x k, op(B) k x n, and their tilings conform (a transposed matrix's tile
- * rows are its tile columns). Every algorithm but SUMMA takes transposed operands (SUMMA's
- * broadcasts follow A's tile columns and B's tile rows as stored); matrices in GPU memory take
- * them as they are only.
+ * rows are its tile columns). Every algorithm takes transposed operands; SUMMA (whose broadcasts
+ * follow A's tile columns and B's tile rows as stored) and matrices in GPU memory take
+ * transposed copies of them.
  * @param trans_a   PGDDS_NO_TRANS or PGDDS_TRANS: op(A)
  * @param trans_b   PGDDS_NO_TRANS or PGDDS_TRANS: op(B)
  * @param alpha     the product's factor
@@ -434,9 +439,7 @@ typedef enum {
  * @param beta      C's factor
  * @param c         C, m x n
  * @param algorithm a pgdds_gemm_algorithm_t
- * @return as pgdds_dmatrix_gemm; also PGDDS_ERR_INVALID_ARG for a trans value that is neither,
- *         or a transposed operand with SUMMA, and PGDDS_ERR_UNSUPPORTED for a transposed operand
- *         in GPU memory */
+ * @return as pgdds_dmatrix_gemm; also PGDDS_ERR_INVALID_ARG for a trans value that is neither */
 PGDDS_API pgdds_status_t pgdds_dmatrix_gemm_trans(pgdds_trans_t trans_a, pgdds_trans_t trans_b, double alpha,
                                                   pgdds_dmatrix_t a, pgdds_dmatrix_t b, double beta, pgdds_dmatrix_t c,
                                                   pgdds_gemm_algorithm_t algorithm);
@@ -474,8 +477,8 @@ PGDDS_API pgdds_status_t pgdds_dmatrix_steals(pgdds_dmatrix_t c, pgdds_matrix_st
  * is M's tile, or M's tile (y, x) for a transposed view, the same bytes in the view's order),
  * pgdds_dmatrix_info gives its tiles, and GEMM reads it in place as A or B (a transposed one as
  * pgdds_dmatrix_gemm_trans reads a transpose). Other views have no tiles (info's tile fields 0):
- * tile calls and GEMM refuse them (PGDDS_ERR_INVALID_ARG), as SUMMA refuses any view, GEMM a view
- * as C, and SpMM views. A view of a view is a view of the same M. A view outlives nothing:
+ * tile calls refuse them (PGDDS_ERR_INVALID_ARG). Products take any view as any dense operand,
+ * copying what they cannot read or write in place (pgdds_dmatrix_gemm). A view of a view is a view of the same M. A view outlives nothing:
  * once M is destroyed every call on the view fails (PGDDS_ERR_INVALID_ARG), destroy aside. Two
  * operands that are views of one matrix must show the same elements the same way (else a rank
  * could write what another still reads). Since 0.1. */
@@ -592,7 +595,8 @@ PGDDS_API pgdds_status_t pgdds_smatrix_get_slice(pgdds_smatrix_t matrix, uint64_
  * owner of each C tile fetches A(i, k) (three gets) and B(k, j) and multiplies them with
  * GraphBLAS (GrB_mxm, plus-times), or cuSPARSE (SpMM) when all three are in GPU memory. Shapes,
  * types, tilings and memory kinds must conform as for pgdds_dmatrix_gemm; anything else is
- * PGDDS_ERR_INVALID_ARG on every rank, C untouched.
+ * PGDDS_ERR_INVALID_ARG on every rank, C untouched. B and C may be column-major or views (the
+ * same on every rank): the product then runs on row-major copies of them, C's written back.
  * @param alpha    the product's factor
  * @param a        A, sparse, m x k
  * @param b        B, dense, k x n

@@ -4,6 +4,7 @@
 #include "entry.h"
 #include "gemm.h"
 #include "region.h"
+#include "scratch.h"
 
 using namespace pgdds;
 using namespace pgdds::matrix;
@@ -11,6 +12,8 @@ using namespace pgdds::matrix;
 namespace {
 
 constexpr const char *what = "dense matrix";
+
+unsigned long long u(uint64_t v) { return v; }
 
 // A matrix itself; a view, which has no tiles of its own, is refused.
 template <class Op> status with_matrix(pgdds_dmatrix_t h, const char *who, const void *p, const char *name, Op op)
@@ -40,23 +43,59 @@ status shown_by(pgdds_dmatrix_t h, const char *who, const char *name, region &ou
     return st == PGDDS_OK ? m->shown(who, out) : st;
 }
 
-// The GEMM entries: the handles, then check_gemm and gemm on op(A) and op(B). A and B may be
-// views on tile edges, read in place (a transposed view as a transposed operand).
+// The GEMM entries: the handles, then check_gemm and gemm on op(A) and op(B). A and B are read
+// where they lie, views on tile edges too (a transposed view as a transposed operand); what the
+// algorithm cannot read in place, and a view as C, goes through a scratch copy (scratch.h).
 status gemm_entry(const char *who, bool trans_a, bool trans_b, double alpha, pgdds_dmatrix_t a, pgdds_dmatrix_t b,
                   double beta, pgdds_dmatrix_t c, pgdds_gemm_algorithm_t algorithm)
 {
-    region ra, rb;
+    region ra, rb, rc;
     status st = shown_by(a, who, "dense matrix A", ra);
     if (st == PGDDS_OK) st = shown_by(b, who, "dense matrix B", rb);
+    if (st == PGDDS_OK) st = shown_by(c, who, "dense matrix C", rc);
     if (st != PGDDS_OK) return st;
-    if (st == PGDDS_OK) st = check_operand(who, "A", ra);
-    if (st == PGDDS_OK) st = check_operand(who, "B", rb);
+    // Views are local handles: every rank must show the same parts, since what is copied follows.
+    const int alg = enum_value(algorithm);
+    st = ra.m->ctx != rc.m->ctx || rb.m->ctx != rc.m->ctx
+             ? fail(PGDDS_ERR_INVALID_ARG, "%s: the matrices belong to different contexts", who)
+             : check_algorithm(who, alg);
+    st = containers::agree_arguments(rc.m->rt, who, st,
+                                     {ra.fingerprint(), rb.fingerprint(), rc.fingerprint(), uint64_t(trans_a),
+                                      uint64_t(trans_b), uint64_t(alg)});
     if (st != PGDDS_OK) return st;
-    const operand opa = operand_of(ra, trans_a), opb = operand_of(rb, trans_b);
-    return with_matrix(c, who, nullptr, nullptr, [&](dmatrix &mc) {
-        status s = check_gemm(who, alpha, opa, opb, beta, mc, enum_value(algorithm));
-        return s == PGDDS_OK ? gemm(who, alpha, opa, opb, beta, mc, enum_value(algorithm)) : s;
-    });
+    const bool summa = alg == PGDDS_GEMM_SUMMA;
+    // SUMMA's broadcasts follow the grid of ranks: its copies go on C's.
+    const layout &lc = rc.m->lay();
+    const int grid_rows = rc.trans ? lc.grid_cols : lc.grid_rows, grid_cols = rc.trans ? lc.grid_rows : lc.grid_cols;
+    scratch sa, sb, sc;
+    auto in_place = [&](const region &r, bool t) {
+        const layout &l = r.m->lay();
+        const bool turned = r.trans != t, host = l.memory == PGDDS_MEMORY_HOST;
+        const bool summa_ready = !turned && r.is_whole() && !l.col_major && l.grid_rows == grid_rows &&
+                                 l.grid_cols == grid_cols;
+        return r.on_tile_edges() && (host || !turned) && (!summa || summa_ready);
+    };
+    auto stage = [&](scratch &s, const region &r, bool t, bool copy) {
+        const layout &l = r.m->lay();
+        const bool swap = r.trans != t;
+        return s.make(who, r.turned(t), summa ? grid_rows : swap ? l.grid_cols : l.grid_rows,
+                      summa ? grid_cols : swap ? l.grid_rows : l.grid_cols, copy);
+    };
+    if (!in_place(ra, trans_a)) st = stage(sa, ra, trans_a, true);
+    if (st == PGDDS_OK && !in_place(rb, trans_b)) st = stage(sb, rb, trans_b, true);
+    if (st == PGDDS_OK && (!rc.is_whole() || (summa && lc.col_major))) st = stage(sc, rc, false, beta != 0);
+    if (st != PGDDS_OK) return st;
+    const operand opa = sa.made() ? operand_of(sa.whole(), false) : operand_of(ra, trans_a);
+    const operand opb = sb.made() ? operand_of(sb.whole(), false) : operand_of(rb, trans_b);
+    const dmatrix &mc = sc.made() ? *sc.whole().m : *rc.m;
+    st = check_gemm(who, alpha, opa, opb, beta, mc, alg);
+    if (st == PGDDS_OK) st = gemm(who, alpha, opa, opb, beta, mc, alg);
+    if (st == PGDDS_OK && sc.made()) st = sc.write_back(who);
+    for (scratch *s : {&sa, &sb, &sc}) {
+        status fr = s->release(who);
+        if (st == PGDDS_OK) st = fr;
+    }
+    return st;
 }
 
 // The element-wise entries on A and B: what both handles show, then op(A, B).
@@ -76,10 +115,13 @@ template <class Op>
 status with_tile_of(pgdds_dmatrix_t h, const char *who, const void *p, const char *name, uint64_t ti, uint64_t tj, Op op)
 {
     return with_region(h, who, p, name, [&](region &r) {
-        status st = check_operand(who, "the view", r);
-        if (st != PGDDS_OK) return st;
+        if (!r.on_tile_edges())
+            return fail(PGDDS_ERR_INVALID_ARG, "%s: the view shows rows [%llu, %llu) x columns [%llu, %llu) of a "
+                        "matrix of %llu x %llu tiles, cutting tiles; tile calls take views whose edges lie on tile "
+                        "edges (or the matrix's)", who, u(r.r0), u(r.r0 + r.m_rows()), u(r.c0), u(r.c0 + r.m_cols()),
+                        u(r.m->lay().tile_rows), u(r.m->lay().tile_cols));
         const operand o = operand_of(r, false);
-        st = o.shape().check_tile(who, ti, tj);
+        status st = o.shape().check_tile(who, ti, tj);
         return st == PGDDS_OK ? op(*r.m, o.row_of(ti, tj), o.col_of(ti, tj), o) : st;
     });
 }

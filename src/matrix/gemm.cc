@@ -258,19 +258,6 @@ status check_scalars(const char *who, pgdds_dtype_t t, double alpha, double beta
     return PGDDS_OK;
 }
 
-status check_operand(const char *who, const char *name, const region &r)
-{
-    const layout &l = r.m->lay();
-    const uint64_t r1 = r.r0 + r.m_rows(), c1 = r.c0 + r.m_cols();
-    if (!r.on_tile_edges())
-        return fail(PGDDS_ERR_INVALID_ARG, "%s: %s shows rows [%llu, %llu) x columns [%llu, %llu) of a matrix of "
-                    "%llu x %llu tiles, cutting tiles; tile calls and GEMM take views whose edges lie on tile edges "
-                    "(or the matrix's) (copy another part into a matrix of its own with pgdds_dmatrix_add)", who, name,
-                    (unsigned long long)r.r0, (unsigned long long)r1, (unsigned long long)r.c0, (unsigned long long)c1,
-                    (unsigned long long)l.tile_rows, (unsigned long long)l.tile_cols);
-    return PGDDS_OK;
-}
-
 operand operand_of(const region &r, bool trans)
 {
     const layout &l = r.m->lay();
@@ -280,6 +267,13 @@ operand operand_of(const region &r, bool trans)
     return operand{*r.m, r.trans != trans, t0r, t0c, ntr, ntc, r.m_rows(), r.m_cols()};
 }
 
+status check_algorithm(const char *who, int algorithm)
+{
+    if (algorithm < PGDDS_GEMM_STATIONARY_C || algorithm > PGDDS_GEMM_STEAL_LOCALITY)
+        return fail(PGDDS_ERR_INVALID_ARG, "%s: algorithm %d is not a pgdds_gemm_algorithm_t", who, algorithm);
+    return PGDDS_OK;
+}
+
 status check_gemm(const char *who, double alpha, const operand &a, const operand &b, double beta, const dmatrix &c,
                   int algorithm)
 {
@@ -287,27 +281,9 @@ status check_gemm(const char *who, double alpha, const operand &a, const operand
     if (a.m.ctx != c.ctx || b.m.ctx != c.ctx) return fail(PGDDS_ERR_INVALID_ARG, "%s: the matrices belong to different contexts", who);
     if (&c == &a.m || &c == &b.m)
         return fail(PGDDS_ERR_INVALID_ARG, "%s: C is also %s (C must be a matrix of its own)", who, &c == &a.m ? "A" : "B");
-    if (algorithm < PGDDS_GEMM_STATIONARY_C || algorithm > PGDDS_GEMM_STEAL_LOCALITY)
-        return fail(PGDDS_ERR_INVALID_ARG, "%s: algorithm %d is not a pgdds_gemm_algorithm_t", who, algorithm);
-    status st = check_conform(who, la, lb, lc);
-    if (st != PGDDS_OK) return st;
-    if (algorithm == PGDDS_GEMM_SUMMA && (la.col_major || lb.col_major || lc.col_major))
-        return fail(PGDDS_ERR_INVALID_ARG, "%s: SUMMA takes row-major tiles (its panels join tiles row by row); "
-                    "column-major ones go with the other algorithms", who);
-    if (algorithm == PGDDS_GEMM_SUMMA && (!a.whole() || !b.whole()))
-        return fail(PGDDS_ERR_INVALID_ARG, "%s: SUMMA takes whole matrices (its broadcasts follow their teams); views "
-                    "of part of one go with the other algorithms", who);
-    if (algorithm == PGDDS_GEMM_SUMMA && (a.transposed || b.transposed))
-        return fail(PGDDS_ERR_INVALID_ARG, "%s: SUMMA takes A and B as they are (its broadcasts follow their tile "
-                    "columns and rows); transposed operands go with the other algorithms", who);
-    if (algorithm == PGDDS_GEMM_SUMMA && (la.grid_rows != lc.grid_rows || la.grid_cols != lc.grid_cols ||
-                                          lb.grid_rows != lc.grid_rows || lb.grid_cols != lc.grid_cols))
-        return fail(PGDDS_ERR_INVALID_ARG, "%s: SUMMA needs one grid of ranks for A, B and C (A %d x %d, B %d x %d, C %d x %d)",
-                    who, la.grid_rows, la.grid_cols, lb.grid_rows, lb.grid_cols, lc.grid_rows, lc.grid_cols);
-    if ((a.transposed || b.transposed) && lc.memory != PGDDS_MEMORY_HOST)
-        return fail(PGDDS_ERR_UNSUPPORTED, "%s: transposed operands are read in place in host memory only (cuBLAS "
-                    "products of transposed tiles are not built yet)", who);
-    return check_scalars(who, lc.dtype, alpha, beta);
+    status st = check_algorithm(who, algorithm);
+    if (st == PGDDS_OK) st = check_conform(who, la, lb, lc);
+    return st == PGDDS_OK ? check_scalars(who, lc.dtype, alpha, beta) : st;
 }
 
 status gemm(const char *who, double alpha, const operand &a, const operand &b, double beta, const dmatrix &c,

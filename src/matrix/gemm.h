@@ -60,6 +60,8 @@ struct operand {
     {
         layout l = m.lay();
         l.rows = rows, l.cols = cols, l.tgrid_rows = ntr, l.tgrid_cols = ntc;
+        // A tile as long as the block or longer is one tile: the same tiling, whatever its size.
+        l.tile_rows = std::min(l.tile_rows, rows), l.tile_cols = std::min(l.tile_cols, cols);
         if (transposed) {
             std::swap(l.rows, l.cols);
             std::swap(l.tile_rows, l.tile_cols);
@@ -69,10 +71,8 @@ struct operand {
     }
 };
 
-// Whether region r (region.h) is a GEMM operand, operand `name`: it must start on a tile
-// boundary of its matrix and end on one or at the matrix's edge; then the operand it shows,
-// transposed once more where `trans`.
-status check_operand(const char *who, const char *name, const region &r);
+// The block of whole tiles region r (region.h) shows, transposed once more where `trans`; r's
+// edges lie on tile edges (region::on_tile_edges).
 operand operand_of(const region &r, bool trans);
 
 // C's tile (i, j) at ct (packed, in C's order) = alpha A(i, k) B(k, j) + beta C(i, j), the
@@ -95,8 +95,12 @@ inline status tile_product(const dmatrix &c, const operand &a, const operand &b,
 status check_conform(const char *who, const layout &la, const layout &lb, const layout &lc);
 // alpha and beta are finite, and whole numbers for an integer type.
 status check_scalars(const char *who, pgdds_dtype_t t, double alpha, double beta);
+// algorithm is a pgdds_gemm_algorithm_t.
+status check_algorithm(const char *who, int algorithm);
 // Checks that C = alpha A B + beta C is well-formed (pgdds_dmatrix_gemm's rules); the same
-// answer on every rank, since every rank holds the same layouts.
+// answer on every rank, since every rank holds the same layouts. The entry (api.cc) has already
+// copied what the algorithm cannot read in place: SUMMA gets whole row-major matrices on C's
+// grid, matrices in GPU memory no transposed operand.
 status check_gemm(const char *who, double alpha, const operand &a, const operand &b, double beta, const dmatrix &c,
                   int algorithm);
 // Work stealing over C's tiles (steal.cc, thesis §7.4): each tile's `steps` steps are claimed one

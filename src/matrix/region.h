@@ -28,6 +28,8 @@ struct region {
         return r0 % l.tile_rows == 0 && c0 % l.tile_cols == 0 && (r1 == l.rows || r1 % l.tile_rows == 0) &&
                (c1 == l.cols || c1 % l.tile_cols == 0);
     }
+    // It is all of m, as stored.
+    bool is_whole() const { return !trans && r0 == 0 && c0 == 0 && rows == m->lay().rows && cols == m->lay().cols; }
     uint64_t m_rows() const { return trans ? cols : rows; }         // its extent in m
     uint64_t m_cols() const { return trans ? rows : cols; }
     bool operator==(const region &o) const
@@ -40,6 +42,18 @@ struct region {
     {
         const uint64_t x0 = t ? j0 : i0, y0 = t ? i0 : j0;  // its first element in this region
         return region{m, trans != t, r0 + (trans ? y0 : x0), c0 + (trans ? x0 : y0), ni, nj};
+    }
+
+    // op_t(this region) whole: itself, or its transpose where t.
+    region turned(bool t) const { return sub(t, 0, 0, t ? cols : rows, t ? rows : cols); }
+    // What it shows of its matrix and how (not which matrix: that differs between ranks), for
+    // checking that every rank of a collective call passed the same.
+    uint64_t fingerprint() const
+    {
+        uint64_t h = 1469598103934665603ull;  // FNV-1a over the fields
+        for (uint64_t v : {uint64_t(trans), r0, c0, rows, cols, m->lay().rows, m->lay().cols})
+            h = (h ^ v) * 1099511628211ull;
+        return h;
     }
 
     // The region's [i0, +ni) x [j0, +nj) to or from buf (in the region's order, ld apart).

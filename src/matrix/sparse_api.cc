@@ -2,6 +2,7 @@
 #include "elementwise.h"
 #include "entry.h"
 #include "gemm.h"
+#include "scratch.h"
 #include "smatrix.h"
 
 struct pgdds_smatrix {
@@ -27,29 +28,49 @@ template <class Make> status create(pgdds_context_t ctx, const char *who, const 
     return create_handle<smatrix>(ctx, who, smatrix_magic, params, matrix, make);
 }
 
-// The checks of SpMM's entry points, then spmm.
+// The checks of SpMM's entry points, then spmm. Its kernels read and write rows of whole
+// matrices: a dense B or C that is a view or column-major goes through a row-major scratch copy
+// (scratch.h).
 status spmm_entry(const char *who, double alpha, pgdds_smatrix_t a, pgdds_dmatrix_t b, double beta, pgdds_dmatrix_t c,
                   int alg)
 {
     dmatrix *mb = nullptr, *mc = nullptr;
     status st = containers::resolve(b, dmatrix_magic, who, "dense matrix B", mb);
     if (st == PGDDS_OK) st = containers::resolve(c, dmatrix_magic, who, "dense matrix C", mc);
+    region rb, rc;
+    if (st == PGDDS_OK) st = mb->shown(who, rb);
+    if (st == PGDDS_OK) st = mc->shown(who, rc);
     if (st != PGDDS_OK) return st;
     return with_smatrix(a, who, nullptr, nullptr, [&](smatrix &ma) {
-        if (ma.ctx != mc->ctx || mb->ctx != mc->ctx)
-            return fail(PGDDS_ERR_INVALID_ARG, "%s: the matrices belong to different contexts", who);
-        if (mb == mc) return fail(PGDDS_ERR_INVALID_ARG, "%s: C is also B (C must be a matrix of its own)", who);
-        if (mb->is_view() || mc->is_view())
-            return fail(PGDDS_ERR_INVALID_ARG, "%s: SpMM takes dense matrices, not views (pgdds_dmatrix_view)", who);
-        if (alg < PGDDS_GEMM_STATIONARY_C || alg > PGDDS_GEMM_STEAL_LOCALITY || alg == PGDDS_GEMM_SUMMA)
-            return fail(PGDDS_ERR_INVALID_ARG, "%s: algorithm %d is not one SpMM offers (stationary C, A or B, or work "
-                        "stealing)", who, alg);
-        if (mb->lay().col_major || mc->lay().col_major)
-            return fail(PGDDS_ERR_INVALID_ARG, "%s: SpMM takes row-major dense B and C (its kernels read and write "
-                        "rows)", who);
-        status s = check_conform(who, ma.lay(), mb->lay(), mc->lay());
-        if (s == PGDDS_OK) s = check_scalars(who, mc->lay().dtype, alpha, beta);
-        return s == PGDDS_OK ? spmm(who, alpha, ma, *mb, beta, *mc, alg) : s;
+        status s = PGDDS_OK;
+        if (ma.ctx != rc.m->ctx || rb.m->ctx != rc.m->ctx)
+            s = fail(PGDDS_ERR_INVALID_ARG, "%s: the matrices belong to different contexts", who);
+        else if (alg < PGDDS_GEMM_STATIONARY_C || alg > PGDDS_GEMM_STEAL_LOCALITY || alg == PGDDS_GEMM_SUMMA)
+            s = fail(PGDDS_ERR_INVALID_ARG, "%s: algorithm %d is not one SpMM offers (stationary C, A or B, or work "
+                     "stealing)", who, alg);
+        // Views are local handles: every rank must show the same parts, since what is copied follows.
+        s = containers::agree_arguments(ma.rt, who, s, {rb.fingerprint(), rc.fingerprint(), uint64_t(alg)});
+        if (s != PGDDS_OK) return s;
+        scratch sb, sc;
+        auto stage = [&](scratch &x, const region &r, bool copy) {
+            const layout &l = r.m->lay();
+            return x.make(who, r, r.trans ? l.grid_cols : l.grid_rows, r.trans ? l.grid_rows : l.grid_cols, copy);
+        };
+        auto in_place = [](const region &r) { return r.is_whole() && !r.m->lay().col_major; };
+        if (!in_place(rb)) s = stage(sb, rb, true);
+        if (s == PGDDS_OK && !in_place(rc)) s = stage(sc, rc, beta != 0);
+        if (s != PGDDS_OK) return s;
+        const dmatrix &db = sb.made() ? *sb.whole().m : *rb.m, &dc = sc.made() ? *sc.whole().m : *rc.m;
+        if (&db == &dc) s = fail(PGDDS_ERR_INVALID_ARG, "%s: C is also B (C must be a matrix of its own)", who);
+        if (s == PGDDS_OK) s = check_conform(who, ma.lay(), db.lay(), dc.lay());
+        if (s == PGDDS_OK) s = check_scalars(who, dc.lay().dtype, alpha, beta);
+        if (s == PGDDS_OK) s = spmm(who, alpha, ma, db, beta, dc, alg);
+        if (s == PGDDS_OK && sc.made()) s = sc.write_back(who);
+        for (scratch *x : {&sb, &sc}) {
+            status fr = x->release(who);
+            if (s == PGDDS_OK) s = fr;
+        }
+        return s;
     });
 }
 

@@ -96,6 +96,40 @@ static void check_gemm(pgdds_context_t ctx, pgdds_dtype_t t, uint64_t m, uint64_
     T_OK(pgdds_dmatrix_destroy(a));
 }
 
+static void gen_transposed(uint64_t r, uint64_t c, void *out, void *arg) { gen(c, r, out, arg); }
+
+/* What GPU products take through copies: A stored as its transpose and read as A^T, and C a
+ * view of a bigger matrix that cuts its tiles; C = 2 A B - C0 by algorithm alg, the rest of the
+ * bigger matrix unchanged. */
+static void check_gemm_copies(pgdds_context_t ctx, pgdds_dtype_t t, pgdds_gemm_algorithm_t alg)
+{
+    const uint64_t m = 40, k = 24, n = 36, tile = 16, BR = m + 5, BC = n + 3;
+    pgdds_dmatrix_t at = make(ctx, k, m, t, tile), b = make(ctx, k, n, t, tile), big = make(ctx, BR, BC, t, tile);
+    pgdds_dmatrix_t c = NULL;
+    if (!at || !b || !big) return;
+    struct gen_arg ga = {t, a_of}, gb = {t, b_of}, gc = {t, c_of};
+    T_OK(pgdds_dmatrix_fill(at, gen_transposed, &ga));
+    T_OK(pgdds_dmatrix_fill(b, gen, &gb));
+    T_OK(pgdds_dmatrix_fill(big, gen, &gb)); /* outside the view: b_of */
+    T_OK(pgdds_dmatrix_view(big, PGDDS_NO_TRANS, 3, 1, m, n, &c));
+    T_OK(pgdds_dmatrix_fill(c, gen, &gc));
+    T_OK(pgdds_dmatrix_gemm_trans(PGDDS_TRANS, PGDDS_NO_TRANS, 2.0, at, b, -1.0, c, alg));
+    size_t bad = wrong_products(c, t, m, k, n, 0);
+    T_CHECK_MSG(bad == 0, "%zu wrong elements of a view C = 2 A^T B - C0 (algorithm %d)", bad, (int)alg);
+    const size_t es = t == PGDDS_FLOAT ? 4 : 8;
+    void *all = malloc(BR * BC * es);
+    T_OK(pgdds_dmatrix_get_slice(big, 0, 0, BR, BC, all, 0));
+    bad = 0;
+    for (uint64_t i = 0; i < BR; ++i)
+        for (uint64_t j = 0; j < BC; ++j)
+            if ((i < 3 || i >= 3 + m || j < 1 || j >= 1 + n) && elem(t, all, i * BC + j) != b_of(i, j)) ++bad;
+    T_CHECK_MSG(bad == 0, "%zu elements outside the view changed (algorithm %d)", bad, (int)alg);
+    free(all);
+    T_OK(pgdds_barrier(ctx));
+    pgdds_dmatrix_t each[] = {c, big, b, at};
+    for (size_t x = 0; x < 4; ++x) T_OK(pgdds_dmatrix_destroy(each[x]));
+}
+
 /* Tiles: device pointers; a remote tile put and read back through host and device buffers;
  * every rank adds its rank + 1 into every tile at once, from a host and a device buffer. */
 static void check_tiles(pgdds_context_t ctx, pgdds_dtype_t t)
@@ -412,6 +446,7 @@ int main(void)
         for (size_t y = 0; y < sizeof algs / sizeof algs[0]; ++y) {
             check_gemm(ctx, types[x], 64, 96, 48, 16, algs[y]); /* whole tiles */
             check_gemm(ctx, types[x], 53, 41, 67, 16, algs[y]); /* edge tiles */
+            check_gemm_copies(ctx, types[x], algs[y]);
             if (algs[y] == PGDDS_GEMM_SUMMA) continue;         /* SpMM has no SUMMA */
             check_spmm(ctx, types[x], 64, 64, 24, 16, algs[y]);
             check_spmm(ctx, types[x], 53, 41, 19, 16, algs[y]);

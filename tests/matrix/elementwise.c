@@ -451,6 +451,88 @@ static void read_all(pgdds_dmatrix_t m, pgdds_dtype_t t, uint64_t rows, uint64_t
     free(buf);
 }
 
+/* Matrix m (rows x cols) against want[] (row-major), then a barrier. */
+static void check_all(pgdds_context_t ctx, pgdds_dmatrix_t m, pgdds_dtype_t t, uint64_t rows, uint64_t cols, const double *want,
+                      const char *what, const char *step)
+{
+    double *got = malloc(rows * cols * sizeof(double));
+    read_all(m, t, rows, cols, got);
+    int bad = 0;
+    for (uint64_t x = 0; x < rows * cols && bad < 3; ++x)
+        if (!close_to(got[x], want[x], t)) {
+            ++bad;
+            T_CHECK_MSG(0, "%s: %s: (%llu, %llu) is %g, expected %g", what, step, (unsigned long long)(x / cols),
+                        (unsigned long long)(x % cols), got[x], want[x]);
+        }
+    free(got);
+    T_OK(pgdds_barrier(ctx));
+}
+
+/* Products of views that cut tiles, into views, which the library copies where it cannot use
+ * them in place: G = V^T U (V = A's [2, 9) x [3, 8), U = A's [0, 7) x [4, 10); A is 13 x 11 with
+ * elements ea[], updated here), by every algorithm, into a view of a matrix Z that cuts its
+ * tiles (beta 1: that part is read), into a transposed view of Z, and into a view of A itself
+ * that overlaps V; every element outside the view stays as it was. Ranks that pass different
+ * views are refused, and so is a view of A whose tiles do not conform. */
+static void run_view_products(pgdds_context_t ctx, pgdds_dmatrix_t a, double *ea, pgdds_dtype_t t, const char *what)
+{
+    const uint64_t AC = 11, ZR = 9, ZC = 8;
+    pgdds_dmatrix_info_t ia;
+    T_OK(pgdds_dmatrix_info(a, &ia));
+    pgdds_dmatrix_t v = NULL, u = NULL, z = NULL, zc = NULL, zt = NULL;
+    T_OK(pgdds_dmatrix_view(a, PGDDS_NO_TRANS, 2, 3, 7, 5, &v));
+    T_OK(pgdds_dmatrix_view(a, PGDDS_NO_TRANS, 0, 4, 7, 6, &u));
+    double g[5 * 6], ez[ZR * ZC];
+    for (uint64_t i = 0; i < 5; ++i)
+        for (uint64_t j = 0; j < 6; ++j) {
+            g[i * 6 + j] = 0;
+            for (uint64_t k = 0; k < 7; ++k) g[i * 6 + j] += ea[(2 + k) * AC + 3 + i] * ea[k * AC + 4 + j];
+        }
+    /* Z's tiles are square, A's tile columns: G's tiling, as V^T's rows and U's columns have it. */
+    pgdds_dmatrix_params_t pz = {.field_mask = PGDDS_DMATRIX_FIELD_GRID | PGDDS_DMATRIX_FIELD_TILE, .rows = ZR,
+                                 .cols = ZC, .dtype = t, .distribution = PGDDS_DIST_CUSTOM, .grid_rows = nranks,
+                                 .grid_cols = 1, .tile_rows = ia.tile_cols, .tile_cols = ia.tile_cols};
+    T_OK(pgdds_dmatrix_create(ctx, &pz, &z));
+    struct m_gen_arg g7 = {t, 7};
+    T_OK(pgdds_dmatrix_fill(z, m_generator, &g7));
+    for (uint64_t x = 0; x < ZR * ZC; ++x) ez[x] = m_pattern(7, x / ZC, x % ZC);
+    T_OK(pgdds_dmatrix_view(z, PGDDS_NO_TRANS, 1, 2, 5, 6, &zc));
+    T_OK(pgdds_dmatrix_view(z, PGDDS_TRANS, 2, 1, 5, 6, &zt)); /* zt(i, j) = Z(1 + j, 2 + i) */
+    char step[64];
+    for (int algo = 0; algo < 6; ++algo) {
+        T_OK(pgdds_dmatrix_gemm_trans(PGDDS_TRANS, PGDDS_NO_TRANS, 1, v, u, 1, zc, (pgdds_gemm_algorithm_t)algo));
+        for (uint64_t x = 0; x < 30; ++x) ez[(1 + x / 6) * ZC + 2 + x % 6] += g[x];
+        snprintf(step, sizeof step, "Z's part += V^T U by algorithm %d", algo);
+        check_all(ctx, z, t, ZR, ZC, ez, what, step);
+    }
+    T_OK(pgdds_dmatrix_gemm_trans(PGDDS_TRANS, PGDDS_NO_TRANS, 2, v, u, 0, zt, PGDDS_GEMM_STEAL_LOCALITY));
+    for (uint64_t x = 0; x < 30; ++x) ez[(1 + x % 6) * ZC + 2 + x / 6] = 2 * g[x];
+    check_all(ctx, z, t, ZR, ZC, ez, what, "(Z's part)^T = 2 V^T U");
+    if (nranks > 1) { /* rank 0 shows another part of A: every rank refuses, Z stays */
+        pgdds_dmatrix_t v1 = NULL;
+        T_OK(pgdds_dmatrix_view(a, PGDDS_NO_TRANS, 1, 3, 7, 5, &v1));
+        T_STATUS(pgdds_dmatrix_gemm_trans(PGDDS_TRANS, PGDDS_NO_TRANS, 1, rank == 0 ? v1 : v, u, 1, zc,
+                                          PGDDS_GEMM_STATIONARY_C), PGDDS_ERR_INVALID_ARG);
+        check_all(ctx, z, t, ZR, ZC, ez, what, "after views that differ between ranks");
+        T_OK(pgdds_dmatrix_destroy(v1));
+    }
+    /* Into A's rows [7, 12) x columns [0, 6), which overlap V: the product reads A as it was. Its
+     * tiling is A's, which conforms where A's tiles are square as far as 5 rows go. */
+    pgdds_dmatrix_t ca = NULL;
+    T_OK(pgdds_dmatrix_view(a, PGDDS_NO_TRANS, 7, 0, 5, 6, &ca));
+    const uint64_t tr5 = ia.tile_rows < 5 ? ia.tile_rows : 5, tc5 = ia.tile_cols < 5 ? ia.tile_cols : 5;
+    if (tr5 == tc5) {
+        T_OK(pgdds_dmatrix_gemm_trans(PGDDS_TRANS, PGDDS_NO_TRANS, 1, v, u, 0, ca, PGDDS_GEMM_STATIONARY_A));
+        for (uint64_t x = 0; x < 30; ++x) ea[(7 + x / 6) * AC + x % 6] = g[x];
+    } else {
+        T_STATUS(pgdds_dmatrix_gemm_trans(PGDDS_TRANS, PGDDS_NO_TRANS, 1, v, u, 0, ca, PGDDS_GEMM_STATIONARY_A),
+                 PGDDS_ERR_INVALID_ARG);
+    }
+    check_all(ctx, a, t, 13, AC, ea, what, tr5 == tc5 ? "A's part = V^T U (overlapping V)" : "A after a refused product");
+    pgdds_dmatrix_t all[] = {ca, zt, zc, v, u, z};
+    for (size_t x = 0; x < sizeof all / sizeof all[0]; ++x) T_OK(pgdds_dmatrix_destroy(all[x]));
+}
+
 /* Views: a submatrix, a transposed part and a view of that view show A's elements where they
  * lie, in the order they imply; element, slice and element-wise calls through them read and
  * change A there and nowhere else; GEMM reads a whole matrix's transposed view in place; what
@@ -579,16 +661,12 @@ static void run_views(pgdds_context_t ctx, size_t ca, int ti)
             }
         }
     /* ... and views on tile edges, in place: A's rows from its second tile row down, B = that
-     * part (V2) and A = its transpose (W2), so P = V2^T V2, by every algorithm but SUMMA. */
+     * part (V2) and A = its transpose (W2), so P = V2^T V2, by every algorithm (SUMMA on copies). */
     const uint64_t r0 = ia.tile_grid_rows > 1 ? ia.tile_rows : 0, nr = R - r0;
     pgdds_dmatrix_t v2e = NULL, w2e = NULL;
     T_OK(pgdds_dmatrix_view(a, PGDDS_NO_TRANS, r0, 0, nr, C, &v2e));
     T_OK(pgdds_dmatrix_view(a, PGDDS_TRANS, 0, r0, C, nr, &w2e));
     for (int algo = 0; algo < 6; ++algo) {
-        if (algo == PGDDS_GEMM_SUMMA) {
-            T_STATUS(pgdds_dmatrix_gemm(1, w2e, v2e, 0, p, PGDDS_GEMM_SUMMA), PGDDS_ERR_INVALID_ARG);
-            continue;
-        }
         T_OK(pgdds_dmatrix_gemm(1, w2e, v2e, 0, p, (pgdds_gemm_algorithm_t)algo));
         read_all(p, t, C, C, got);
         bad = 0;
@@ -605,12 +683,12 @@ static void run_views(pgdds_context_t ctx, size_t ca, int ti)
         T_OK(pgdds_barrier(ctx));
     }
     /* The tiles of views on tile edges: W2's tile (x, y) is A's tile (y, x) as it lies, in W2's
-     * order (A's turned); V2's are A's own. Reads agree with the views' slices; a put through a
-     * view lands in A. */
+     * order (A's turned); V2's are A's own (no longer than V2, as a matrix's are no longer than
+     * it). Reads agree with the views' slices; a put through a view lands in A. */
     pgdds_dmatrix_info_t iv, iw;
     T_OK(pgdds_dmatrix_info(v2e, &iv));
     T_OK(pgdds_dmatrix_info(w2e, &iw));
-    T_CHECK_MSG(iv.tile_rows == ia.tile_rows && iv.tile_cols == ia.tile_cols && iw.tile_rows == ia.tile_cols &&
+    T_CHECK_MSG(iv.tile_rows == (ia.tile_rows < nr ? ia.tile_rows : nr) && iv.tile_cols == ia.tile_cols && iw.tile_rows == ia.tile_cols &&
                 iw.tile_grid_rows == ia.tile_grid_cols && iw.tile_grid_cols == iv.tile_grid_rows &&
                 iv.tile_grid_rows == ia.tile_grid_rows - (r0 ? 1 : 0), "%s: the tiles of views on tile edges", what);
     T_OK(pgdds_dmatrix_info(v, &info));
@@ -658,8 +736,7 @@ static void run_views(pgdds_context_t ctx, size_t ca, int ti)
     T_OK(pgdds_barrier(ctx));
     T_OK(pgdds_dmatrix_destroy(w2e));
     T_OK(pgdds_dmatrix_destroy(v2e));
-    T_STATUS(pgdds_dmatrix_gemm(1, v, x, 0, p, PGDDS_GEMM_STATIONARY_C), PGDDS_ERR_INVALID_ARG); /* off tile edges */
-    T_STATUS(pgdds_dmatrix_gemm(1, at, a, 0, w, PGDDS_GEMM_STATIONARY_C), PGDDS_ERR_INVALID_ARG); /* C a view */
+    run_view_products(ctx, a, ea, t, what);
 
     /* Views that cut tiles have no tiles; what takes no view refuses one; bad views; views of
      * one matrix that overlap otherwise. */

@@ -136,15 +136,26 @@ static double *check_tiles(pgdds_smatrix_t m, const pgdds_dmatrix_params_t *p, i
     return dense;
 }
 
+/* The whole of m (a matrix or view, rows x cols), row-major, read in its own order. */
 static double *whole(pgdds_dmatrix_t m, pgdds_dtype_t t, uint64_t rows, uint64_t cols)
 {
     size_t es = m_esize(t);
     char *buf = malloc(rows * cols * es);
     double *out = malloc(rows * cols * sizeof *out);
+    pgdds_order_t order = PGDDS_ROW_MAJOR;
+    T_OK(pgdds_dmatrix_order(m, &order));
     T_OK(pgdds_dmatrix_get_slice(m, 0, 0, rows, cols, buf, 0));
-    for (uint64_t x = 0; x < rows * cols; ++x) out[x] = m_val(t, buf + x * es);
+    for (uint64_t x = 0; x < rows * cols; ++x)
+        out[x] = m_val(t, buf + (order == PGDDS_COL_MAJOR ? (x % cols) * rows + x / cols : x) * es);
     free(buf);
     return out;
+}
+
+static pgdds_dmatrix_params_t col_major(pgdds_dmatrix_params_t p)
+{
+    p.field_mask |= PGDDS_DMATRIX_FIELD_ORDER;
+    p.order = PGDDS_COL_MAJOR;
+    return p;
 }
 
 static const pgdds_gemm_algorithm_t spmm_algs[] = {PGDDS_GEMM_STATIONARY_C, PGDDS_GEMM_STATIONARY_A,
@@ -215,6 +226,67 @@ static void run(pgdds_dmatrix_params_t pa, pgdds_dmatrix_params_t pb, pgdds_dmat
     T_OK(pgdds_dmatrix_destroy(C));
 }
 
+/* SpMM on views, which the library copies into matrices of their own: B = a view of a bigger
+ * matrix that cuts its tiles, C = another (beta reads its part), by every algorithm, each
+ * product on the last; the rest of the bigger C stays. Ranks that pass different views are
+ * refused. */
+static void run_views(pgdds_dtype_t t)
+{
+    const uint64_t G = PGDDS_DMATRIX_FIELD_GRID, T = PGDDS_DMATRIX_FIELD_TILE, m = 9, k = 10, n = 5, BC = 8, CC = 9;
+    int integer = t == PGDDS_INT32 || t == PGDDS_INT64;
+    double alpha = integer ? 2 : 1.5, beta = integer ? -1 : 0.5;
+    pgdds_dmatrix_params_t pa = lay(PGDDS_DIST_CUSTOM, G | T, nranks, 1, 2, 4, m, k, t);
+    pgdds_dmatrix_params_t pb = lay(PGDDS_DIST_CUSTOM, G | T, nranks, 1, 4, 3, 13, BC, t);
+    pgdds_dmatrix_params_t pc = lay(PGDDS_DIST_CUSTOM, G | T, nranks, 1, 2, 3, 12, CC, t);
+    uint64_t nnz = 0;
+    pgdds_smatrix_t A = build(&pa, 0, &nnz);
+    pgdds_dmatrix_t B = NULL, C = NULL, vb = NULL, vc = NULL;
+    T_OK(pgdds_dmatrix_create(test_ctx, &pb, &B));
+    T_OK(pgdds_dmatrix_create(test_ctx, &pc, &C));
+    if (!A || !B || !C) return;
+    double *ad = check_tiles(A, &pa, 0, nnz);
+    struct m_gen_arg gb = {t, 2}, gc = {t, 3};
+    T_OK(pgdds_dmatrix_fill(B, m_generator, &gb));
+    T_OK(pgdds_dmatrix_fill(C, m_generator, &gc));
+    T_OK(pgdds_dmatrix_view(B, PGDDS_NO_TRANS, 2, 1, k, n, &vb)); /* B's [2, 12) x [1, 6) */
+    T_OK(pgdds_dmatrix_view(C, PGDDS_NO_TRANS, 1, 2, m, n, &vc)); /* C's [1, 10) x [2, 7) */
+    double *want = malloc(12 * CC * sizeof *want);
+    for (uint64_t x = 0; x < 12 * CC; ++x) want[x] = m_pattern(3, x / CC, x % CC);
+    for (int x = 0; x < 5; ++x) {
+        T_OK(pgdds_smatrix_spmm_algorithm(alpha, A, vb, beta, vc, spmm_algs[x]));
+        for (uint64_t i = 0; i < m; ++i)
+            for (uint64_t j = 0; j < n; ++j) {
+                double sum = 0;
+                for (uint64_t q = 0; q < k; ++q) sum += ad[i * k + q] * m_pattern(2, 2 + q, 1 + j);
+                double *w = &want[(1 + i) * CC + 2 + j];
+                *w = alpha * sum + beta * *w;
+            }
+        double *got = whole(C, t, 12, CC);
+        for (uint64_t e = 0, bad = 0; e < 12 * CC && bad < 3; ++e)
+            if (fabs(got[e] - want[e]) > (integer ? 0 : (t == PGDDS_FLOAT ? 1e-5 : 1e-12) * (1 + fabs(want[e])))) {
+                ++bad;
+                T_CHECK_MSG(0, "SpMM into a view, %s: C(%llu, %llu) is %.17g, expected %.17g", spmm_alg_names[x],
+                            (unsigned long long)(e / CC), (unsigned long long)(e % CC), got[e], want[e]);
+            }
+        free(got);
+        T_OK(pgdds_barrier(test_ctx));
+    }
+    if (nranks > 1) { /* rank 0 shows another part of B: every rank refuses, C stays */
+        pgdds_dmatrix_t vb1 = NULL;
+        T_OK(pgdds_dmatrix_view(B, PGDDS_NO_TRANS, 3, 1, k, n, &vb1));
+        T_STATUS(pgdds_smatrix_spmm(alpha, A, rank == 0 ? vb1 : vb, beta, vc), PGDDS_ERR_INVALID_ARG);
+        double *got = whole(C, t, 12, CC);
+        for (uint64_t e = 0; e < 12 * CC; ++e) T_CHECK(got[e] == want[e]);
+        free(got);
+        T_OK(pgdds_dmatrix_destroy(vb1));
+    }
+    free(ad), free(want);
+    T_OK(pgdds_barrier(test_ctx));
+    T_OK(pgdds_smatrix_destroy(A));
+    pgdds_dmatrix_t all[] = {vb, vc, B, C};
+    for (size_t x = 0; x < 4; ++x) T_OK(pgdds_dmatrix_destroy(all[x]));
+}
+
 static void bad_input(void)
 {
     const uint64_t T = PGDDS_DMATRIX_FIELD_TILE;
@@ -281,12 +353,10 @@ static void bad_input(void)
     T_STATUS(pgdds_smatrix_spmm_algorithm(1, A, B, 0, C, PGDDS_GEMM_SUMMA), PGDDS_ERR_INVALID_ARG);
     T_STATUS(pgdds_smatrix_spmm_algorithm(1, A, B, 0, C, (pgdds_gemm_algorithm_t)-1), PGDDS_ERR_INVALID_ARG);
     T_STATUS(pgdds_smatrix_spmm_algorithm(1, A, Bt, 0, C, PGDDS_GEMM_STATIONARY_A), PGDDS_ERR_INVALID_ARG);
-    pgdds_dmatrix_params_t pcm = pb; /* SpMM takes row-major dense matrices only */
-    pcm.field_mask |= PGDDS_DMATRIX_FIELD_ORDER;
-    pcm.order = PGDDS_COL_MAJOR;
+    pgdds_dmatrix_params_t pcm = col_major(pt); /* a column-major B is copied, and still checked */
     pgdds_dmatrix_t Bcm = NULL;
     T_OK(pgdds_dmatrix_create(test_ctx, &pcm, &Bcm));
-    T_STATUS(pgdds_smatrix_spmm(1, A, Bcm, 0, C), PGDDS_ERR_INVALID_ARG);
+    T_STATUS(pgdds_smatrix_spmm(1, A, Bcm, 0, C), PGDDS_ERR_INVALID_ARG); /* shapes */
     T_OK(pgdds_dmatrix_destroy(Bcm));
     T_OK(pgdds_barrier(test_ctx));
     double *after = whole(C, PGDDS_DOUBLE, 7, 4);
@@ -673,6 +743,11 @@ int main(void)
             lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 3, 3, 6, 3, t), 1, "empty A");
         run(lay(PGDDS_DIST_CUSTOM, G | T, 1, P, 4, 3, 12, 8, t), lay(PGDDS_DIST_CUSTOM, G | T, 1, P, 3, 1, 8, 1, t),
             lay(PGDDS_DIST_CUSTOM, G | T, 1, P, 4, 1, 12, 1, t), 0, "SpMV, 1 x N grid");
+        /* Column-major dense B and C, copied to row-major ones and back. */
+        run(lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 3, 3, 13, 11, t),
+            col_major(lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 3, 3, 11, 6, t)),
+            col_major(lay(PGDDS_DIST_BLOCK_CYCLIC, T, 0, 0, 3, 3, 13, 6, t)), 0, "column-major B and C");
+        run_views(t);
     }
     bad_input();
     matrix_market();
