@@ -8,9 +8,11 @@
  * the PETSc peer (bench/matrix/petsc_matmult).
  *
  *   pgdds-run -n 2 bench/matrix/spmm (--rmat SCALE | --stencil N) [--cols K] [--reps N] [--json] [--graphblas]
- *             [--spgemm] [--write-mm PATH] [--mem-gbs B] [--net-gbs B]
+ *             [--spgemm] [--write-mm PATH] [--mem-gbs B] [--net-gbs B] [--algorithm NAME]
  *   bench/matrix/spmm (--rmat SCALE | --stencil N) --graphblas-only [--cols K] [--reps N] [--json] [--spgemm]
- * (--graphblas-only: GraphBLAS alone, no algorithm of the library timed; run it directly.)
+ * (--graphblas-only: GraphBLAS alone, no algorithm of the library timed; run it directly.
+ * --algorithm: that one only, stationary-c, stationary-a, stationary-b, steal-random or
+ * steal-locality.)
  */
 #include "model.h"
 
@@ -107,7 +109,7 @@ static void report_stolen(pgdds_context_t ctx, const char *transport, int p, siz
 int main(int argc, char **argv)
 {
     uint64_t scale = 0, grid = 0, k = 32, reps = 3, v = 0;
-    int graphblas = 0, spgemm = 0, algorithms = 1;
+    int graphblas = 0, spgemm = 0, algorithms = 1, only = -1;
     const char *mm_path = NULL;
     double mem = 0, net = 0;
     for (int i = 1; i < argc; ++i) {
@@ -116,6 +118,12 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--graphblas-only") == 0) graphblas = 1, algorithms = 0;
         else if (strcmp(argv[i], "--spgemm") == 0) spgemm = 1;
         else if (strcmp(argv[i], "--write-mm") == 0 && i + 1 < argc) mm_path = argv[++i];
+        else if (strcmp(argv[i], "--algorithm") == 0 && i + 1 < argc) {
+            ++i;
+            for (int a = 0; a < 5; ++a)
+                if (strcmp(argv[i], algo_names[a]) == 0) only = a;
+            if (only < 0) scale = grid = 0, i = argc;
+        }
         else if (strcmp(argv[i], "--rmat") == 0 && i + 1 < argc && pgdds_cli_whole(argv[i + 1], 1, 30, &v)) scale = v, ++i;
         else if (strcmp(argv[i], "--stencil") == 0 && i + 1 < argc && pgdds_cli_whole(argv[i + 1], 1, 1000, &v)) grid = v, ++i;
         else if (strcmp(argv[i], "--cols") == 0 && i + 1 < argc && pgdds_cli_whole(argv[i + 1], 1, 4096, &v)) k = v, ++i;
@@ -126,7 +134,8 @@ int main(int argc, char **argv)
     }
     if (!scale == !grid) {
         fprintf(stderr, "usage: %s (--rmat SCALE | --stencil N) [--cols K] [--reps N] [--json] [--graphblas | "
-                        "--graphblas-only] [--spgemm] [--write-mm PATH] [--mem-gbs B] [--net-gbs B]\n", argv[0]);
+                        "--graphblas-only] [--spgemm] [--write-mm PATH] [--mem-gbs B] [--net-gbs B] "
+                        "[--algorithm NAME]\n", argv[0]);
         return 2;
     }
     pgdds_context_t ctx = NULL;
@@ -193,6 +202,7 @@ int main(int argc, char **argv)
     const char *mname = scale ? "rmat" : "stencil27";
     char metric[96];
     for (int a = 0; algorithms && a < 5; ++a) {
+        if (only >= 0 && a != only) continue;
         double best = 1e300;
         for (uint64_t r = 0; r < reps; ++r) {
             pgdds_barrier(ctx);
@@ -218,6 +228,7 @@ int main(int argc, char **argv)
     }
     /* SpGEMM: C = A A by each algorithm, in seconds (its flops depend on the pattern). */
     for (int a = 0; spgemm && algorithms && a < 5; ++a) {
+        if (only >= 0 && a != only) continue;
         double best = 1e300;
         uint64_t cnnz = 0;
         for (uint64_t r = 0; r < reps; ++r) {

@@ -4,9 +4,12 @@
 // with a plus accumulator: the greedy sparse accumulator of thesis Table 7.3). A sum for a tile
 // another rank holds goes to that owner as in the thesis: the producer lays it out as a CSR tile
 // in its own segment and queues a pointer to it on the owner (a fetch-add claims a queue entry, a
-// put fills it); after a barrier the owner reads each tile queued for it (one get) and adds it
-// into its own sum (GrB_eWiseAdd). Sparse tiles are only ever written by their owner, so owners,
-// not producers, accumulate. The owners' sums become the new matrix (smatrix::from_tiles).
+// put fills it); after a barrier the owner reads each tile queued for it (in place from a node
+// peer's segment, else with one get) and merges it with its own sum row by row straight into the
+// new matrix's block when it writes the tile (tile_sums::take_into), rather than importing it and
+// adding it into the sum, two more copies of it. Sparse tiles are only ever written by their
+// owner, so owners, not producers, accumulate. The owners' sums become the new matrix
+// (smatrix::from_filled); the queued tiles are freed after that.
 // Stationary C queues nothing: every product it computes is for the computing rank's own tile.
 // Work stealing (steal.cc) claims each C tile's k steps one at a time, own tiles first; a rank's
 // sums for tiles it stole from go to their owners as stationary A's and B's do.
@@ -20,6 +23,7 @@
 
 #include "../gpu/gpu.h"
 
+#include <list>
 #include <map>
 
 namespace pgdds::matrix {
@@ -32,6 +36,76 @@ struct queued {
     uint64_t nnz;
 };
 
+// CSR arrays of one tile wherever they lie (a node peer's segment, a fetched copy, arrays
+// GraphBLAS gave up); `stride` 0 for an iso matrix's one value.
+struct csr_view {
+    const uint64_t *offsets = nullptr, *indices = nullptr;
+    const void *values = nullptr;
+    uint64_t stride = 1;
+};
+
+// Row r of sources s[0..k) merged (the union of their columns, values summed) into oi/ox, or
+// only counted where oi is null; tmp holds the partial merges of three or more sources.
+template <class T> struct row_merge {
+    std::vector<uint64_t> idx[2];
+    std::vector<T> val[2];
+
+    // a (an entries) and b (bn) merged into oi/ox (or counted).
+    static uint64_t two(const uint64_t *ai, const T *ax, uint64_t as, uint64_t an, const uint64_t *bi, const T *bx,
+                        uint64_t bs, uint64_t bn, uint64_t *oi, T *ox)
+    {
+        uint64_t x = 0, y = 0, n = 0;
+        while (x < an && y < bn) {
+            const uint64_t c = ai[x] <= bi[y] ? ai[x] : bi[y];
+            T v = 0;
+            if (ai[x] == c) v += ax[x++ * as];
+            if (bi[y] == c) v += bx[y++ * bs];
+            if (oi) oi[n] = c, ox[n] = v;
+            ++n;
+        }
+        for (; x < an; ++x, ++n)
+            if (oi) oi[n] = ai[x], ox[n] = ax[x * as];
+        for (; y < bn; ++y, ++n)
+            if (oi) oi[n] = bi[y], ox[n] = bx[y * bs];
+        return n;
+    }
+
+    uint64_t row(const std::vector<csr_view> &s, uint64_t r, uint64_t *oi, T *ox)
+    {
+        auto at = [&](size_t q, const uint64_t *&i, const T *&x, uint64_t &n) {
+            const uint64_t b = s[q].offsets[r];
+            n = s[q].offsets[r + 1] - b, i = s[q].indices + b, x = static_cast<const T *>(s[q].values) + b * s[q].stride;
+        };
+        const uint64_t *ci;
+        const T *cx;
+        uint64_t cn, cs = s[0].stride;
+        at(0, ci, cx, cn);
+        if (s.size() == 1) {
+            for (uint64_t e = 0; oi && e < cn; ++e) oi[e] = ci[e], ox[e] = cx[e * cs];
+            return cn;
+        }
+        for (size_t q = 1; q < s.size(); ++q) {
+            const uint64_t *qi;
+            const T *qx;
+            uint64_t qn;
+            at(q, qi, qx, qn);
+            const bool last = q + 1 == s.size();
+            uint64_t *di = oi;
+            T *dx = ox;
+            if (!last) {  // a partial merge, into the buffer the current one is not in
+                std::vector<uint64_t> &bi = idx[q % 2];
+                std::vector<T> &bx = val[q % 2];
+                if (bi.size() < cn + qn) bi.resize(cn + qn), bx.resize(cn + qn);
+                di = bi.data(), dx = bx.data();
+            }
+            const uint64_t n = two(ci, cx, cs, cn, qi, qx, s[q].stride, qn, di, dx);
+            if (last) return n;
+            ci = di, cx = dx, cn = n, cs = 1;
+        }
+        return cn;
+    }
+};
+
 // The sums of tile products by C tile, each a GraphBLAS matrix of the tile's shape.
 class tile_sums {
   public:
@@ -39,6 +113,7 @@ class tile_sums {
     ~tile_sums()
     {
         for (auto &s : sums_) GrB_Matrix_free(&s.second);
+        for (void *p : unpacked_) free(p);
     }
     tile_sums(const tile_sums &) = delete;
     tile_sums &operator=(const tile_sums &) = delete;
@@ -92,11 +167,29 @@ class tile_sums {
             return info == GrB_SUCCESS ? PGDDS_OK : grb_failed(who_, "GrB_eWiseAdd", info);
         });
     }
-    // The entry count of tile (i, j)'s sum (0 where nothing was added).
+    // A tile another rank summed for this owner's tile (i, j) (exchange), where it lies (kept
+    // there until the tile is written): merged with the sum when the tile is written
+    // (take_into), rather than imported and added into it, which copied it twice.
+    void add_piece(uint64_t i, uint64_t j, const csr_view &p) { pieces_[i * lc_.tgrid_cols + j].push_back(p); }
+    // Room for a fetched piece, kept as long as the sums.
+    std::vector<char> &keep(size_t bytes)
+    {
+        kept_.emplace_back(bytes);
+        return kept_.back();
+    }
+    // The entry count of tile (i, j)'s sum (0 where nothing was added), its pieces merged in.
     status count(uint64_t i, uint64_t j, uint64_t &nnz)
     {
         nnz = 0;
-        auto it = sums_.find(i * lc_.tgrid_cols + j);
+        const uint64_t t = i * lc_.tgrid_cols + j;
+        auto pit = pieces_.find(t);
+        auto it = sums_.find(t);
+        if (pit != pieces_.end()) {
+            status st = it == sums_.end() ? PGDDS_OK : unpack(lc_.tile_rows_of(i), it, pit->second);
+            if (st == PGDDS_OK)
+                typed(lc_.dtype, [&](auto x) { nnz = merged<decltype(x)>(i, pit->second, nullptr, nullptr, nullptr); });
+            return st;
+        }
         if (it == sums_.end()) return PGDDS_OK;
         GrB_Index n = 0;
         GrB_Info info = GrB_Matrix_nvals(&n, it->second);
@@ -109,6 +202,16 @@ class tile_sums {
                      void *values)
     {
         const uint64_t rows = lc_.tile_rows_of(i);
+        auto pit = pieces_.find(i * lc_.tgrid_cols + j);
+        if (pit != pieces_.end()) {  // count() made the sum one more source
+            typed(lc_.dtype, [&](auto x) {
+                using T = decltype(x);
+                merged<T>(i, pit->second, offsets, indices, static_cast<T *>(values));
+            });
+            pieces_.erase(pit);
+            if (alpha != 1) kernels::scale(kernels::place{}, lc_.dtype, 1, nnz, alpha, values, nnz);
+            return PGDDS_OK;
+        }
         auto it = sums_.find(i * lc_.tgrid_cols + j);
         if (it == sums_.end() || nnz == 0) {
             memset(offsets, 0, (rows + 1) * 8);
@@ -126,19 +229,6 @@ class tile_sums {
         if (st == PGDDS_OK && alpha != 1) kernels::scale(kernels::place{}, lc_.dtype, 1, nnz, alpha, values, nnz);
         return st;
     }
-    // The sum of tile (i, j) as a CSR tile (no entries where nothing was added), its values
-    // times alpha; the sum is dropped.
-    status take(uint64_t i, uint64_t j, double alpha, csr_tile &out)
-    {
-        out = csr_tile();
-        uint64_t nnz = 0;
-        status st = count(i, j, nnz);
-        if (st != PGDDS_OK || nnz == 0) return st;
-        out.offsets.resize(lc_.tile_rows_of(i) + 1);
-        out.indices.resize(nnz);
-        out.values.resize(nnz * lc_.esize);
-        return take_into(i, j, alpha, nnz, out.offsets.data(), out.indices.data(), out.values.data());
-    }
     // The C tiles (ti * tgrid_cols + tj) that have a sum.
     std::vector<uint64_t> tiles() const
     {
@@ -150,10 +240,56 @@ class tile_sums {
   private:
     GrB_Matrix &sum(uint64_t i, uint64_t j) { return sums_[i * lc_.tgrid_cols + j]; }
 
+    // The sum at `it` as CSR arrays in front of the pieces `to`: taken from GraphBLAS as they
+    // are (unpacked, freed here) where it frees with free(), else exported into a kept copy.
+    status unpack(uint64_t rows, std::map<uint64_t, GrB_Matrix>::iterator it, std::vector<csr_view> &to)
+    {
+        csr_view v;
+        GrB_Info info = GrB_SUCCESS;
+        if (grb_started_here()) {
+            GrB_Index *p = nullptr, *j = nullptr, ps = 0, js = 0, xs = 0;
+            void *x = nullptr;
+            bool iso = false;
+            info = GxB_Matrix_unpack_CSR(it->second, &p, &j, &x, &ps, &js, &xs, &iso, nullptr, nullptr);
+            if (info == GrB_SUCCESS) {
+                unpacked_.insert(unpacked_.end(), {p, j, x});
+                v = csr_view{p, j, x, iso ? 0u : 1u};
+            }
+        } else {
+            csr_tile &c = copies_.emplace_back();
+            info = typed(lc_.dtype, [&](auto x) { return export_tile<decltype(x)>(it->second, rows, c); });
+            v = csr_view{c.offsets.data(), c.indices.data(), c.values.data(), 1};
+        }
+        GrB_Matrix_free(&it->second);
+        sums_.erase(it);
+        if (info != GrB_SUCCESS) return grb_failed(who_, "unpack", info);
+        to.insert(to.begin(), v);
+        return PGDDS_OK;
+    }
+    // Tile i's rows of the sources merged into the CSR arrays (or counted where offsets is
+    // null): the entry count.
+    template <class T> uint64_t merged(uint64_t i, const std::vector<csr_view> &s, uint64_t *offsets, uint64_t *indices,
+                                       T *values)
+    {
+        row_merge<T> m;
+        uint64_t n = 0;
+        const uint64_t rows = lc_.tile_rows_of(i);
+        for (uint64_t r = 0; r < rows; ++r) {
+            if (offsets) offsets[r] = n;
+            n += m.row(s, r, offsets ? indices + n : nullptr, offsets ? values + n : nullptr);
+        }
+        if (offsets) offsets[rows] = n;
+        return n;
+    }
+
     const char *who_;
     const layout &lc_;
     kernels::place at_;  // where tile products run
     std::map<uint64_t, GrB_Matrix> sums_;
+    std::map<uint64_t, std::vector<csr_view>> pieces_;  // by tile; the sum first once count() ran
+    std::list<std::vector<char>> kept_;                  // fetched pieces
+    std::list<csr_tile> copies_;                         // sums exported for a merge
+    std::vector<void *> unpacked_;                       // sums' arrays taken from GraphBLAS
 };
 
 // One C tile's operand pairs A(i, k), B(k, j) for several k, multiplied at once as panels: the A
@@ -322,10 +458,25 @@ status products(const char *who, const smatrix &a, const smatrix &b, const layou
 // The bytes of a queued CSR tile of `rows` rows: offsets, indices, values, one after another.
 uint64_t queued_bytes(uint64_t rows, uint64_t nnz, size_t esize) { return (rows + 1) * 8 + nnz * (8 + esize); }
 
-// Sends every sum this rank holds for another rank's tile to that owner and adds what others sent
-// into this rank's sums; collective. `st` is this rank's status so far: a rank that failed still
-// takes part, sending nothing.
-status exchange(const char *who, const smatrix &a, const layout &lc, tile_sums &sums, status st)
+// What a rank queued for others in exchange, in its segment: freed once every owner has merged
+// what it read there (they read node peers' tiles in place). Collective.
+struct sent_tiles {
+    pgdds_gptr_t queue = PGDDS_GPTR_NULL;
+    std::vector<pgdds_gptr_t> tiles;
+    status release(pgdds_context_t ctx, const char *who, status st)
+    {
+        status bar = pgdds_barrier(ctx);
+        if (st == PGDDS_OK && bar != PGDDS_OK) st = fail_prefix(bar, who);
+        for (pgdds_gptr_t t : tiles) pgdds_free(ctx, t);
+        status fr = queue == PGDDS_GPTR_NULL ? PGDDS_OK : pgdds_free_all(ctx, queue);
+        return st != PGDDS_OK ? st : (fr == PGDDS_OK ? fr : fail_prefix(fr, who));
+    }
+};
+
+// Sends every sum this rank holds for another rank's tile to that owner, and hands what others
+// sent to this rank's sums as pieces (tile_sums::add_piece); collective. `st` is this rank's
+// status so far: a rank that failed still takes part, sending nothing.
+status exchange(const char *who, const smatrix &a, const layout &lc, tile_sums &sums, status st, sent_tiles &sent)
 {
     pgdds_context_t ctx = a.ctx;
     const int n = a.rt->nranks(), me = a.rank();
@@ -336,20 +487,23 @@ status exchange(const char *who, const smatrix &a, const layout &lc, tile_sums &
     for (uint64_t t : sums.tiles()) {
         const uint64_t i = t / lc.tgrid_cols, j = t % lc.tgrid_cols;
         if (st != PGDDS_OK || lc.owner(i, j) == me) continue;
-        csr_tile p;
-        st = sums.take(i, j, 1, p);
-        if (st != PGDDS_OK || p.nnz() == 0) continue;
         const uint64_t rows = lc.tile_rows_of(i);
-        queued q{t, PGDDS_GPTR_NULL, p.nnz()};
+        queued q{t, PGDDS_GPTR_NULL, 0};
+        st = sums.count(i, j, q.nnz);
+        if (st != PGDDS_OK || q.nnz == 0) continue;
         st = pgdds_alloc(ctx, queued_bytes(rows, q.nnz, es), 64, &q.where);
         if (st != PGDDS_OK) {
             st = fail_prefix(st, who);
             break;
         }
+        // Exported by GraphBLAS straight into the segment.
         char *at = static_cast<char *>(pgdds_gptr_to_local(ctx, q.where));
-        memcpy(at, p.offsets.data(), (rows + 1) * 8);
-        memcpy(at + (rows + 1) * 8, p.indices.data(), q.nnz * 8);
-        memcpy(at + (rows + 1 + q.nnz) * 8, p.values.data(), q.nnz * es);
+        uint64_t *offsets = reinterpret_cast<uint64_t *>(at);
+        st = sums.take_into(i, j, 1, q.nnz, offsets, offsets + rows + 1, at + (rows + 1 + q.nnz) * 8);
+        if (st != PGDDS_OK) {
+            pgdds_free(ctx, q.where);
+            break;
+        }
         out.push_back({lc.owner(i, j), q});
         ++count[size_t(lc.owner(i, j))];
     }
@@ -384,30 +538,28 @@ status exchange(const char *who, const smatrix &a, const layout &lc, tile_sums &
     uint64_t queued_here = 0;
     status rd = pgdds_atomic_u64(ctx, queue, PGDDS_AOP_ADD, 0, &queued_here);
     if (st == PGDDS_OK && rd != PGDDS_OK) st = fail_prefix(rd, who);
-    std::vector<char> buf;
     for (uint64_t e = 0; e < queued_here && st == PGDDS_OK; ++e) {
         queued q;
         memcpy(&q, mine + 64 + e * sizeof(queued), sizeof q);
         const uint64_t i = q.tile / lc.tgrid_cols, j = q.tile % lc.tgrid_cols, rows = lc.tile_rows_of(i);
-        buf.resize(queued_bytes(rows, q.nnz, es));
-        st = pgdds_get(ctx, buf.data(), q.where, buf.size());
-        if (st != PGDDS_OK) {
-            st = fail_prefix(st, who);
-            break;
+        // Read in place where the producer's segment is mapped here (a node peer), else fetched.
+        const char *tile = static_cast<const char *>(pgdds_gptr_to_local(ctx, q.where));
+        if (!tile) {
+            std::vector<char> &buf = sums.keep(queued_bytes(rows, q.nnz, es));
+            st = pgdds_get(ctx, buf.data(), q.where, buf.size());
+            if (st != PGDDS_OK) {
+                st = fail_prefix(st, who);
+                break;
+            }
+            tile = buf.data();
         }
-        csr_tile p;
-        const uint64_t *w = reinterpret_cast<const uint64_t *>(buf.data());
-        p.offsets.assign(w, w + rows + 1);
-        p.indices.assign(w + rows + 1, w + rows + 1 + q.nnz);
-        p.values.assign(buf.data() + (rows + 1 + q.nnz) * 8, buf.data() + buf.size());
-        st = sums.add_tile(i, j, p);
+        const uint64_t *w = reinterpret_cast<const uint64_t *>(tile);
+        sums.add_piece(i, j, csr_view{w, w + rows + 1, tile + (rows + 1 + q.nnz) * 8, 1});
     }
-    // Every owner has read its queue before the queued tiles and the queue go.
-    bar = pgdds_barrier(ctx);
-    if (st == PGDDS_OK && bar != PGDDS_OK) st = fail_prefix(bar, who);
-    for (auto &o : out) pgdds_free(ctx, o.second.where);
-    status fr = pgdds_free_all(ctx, queue);
-    return st != PGDDS_OK ? st : (fr == PGDDS_OK ? fr : fail_prefix(fr, who));
+    // The queued tiles stay until their owners have written their tiles (sent.release).
+    sent.queue = queue;
+    for (auto &o : out) sent.tiles.push_back(o.second.where);
+    return st;
 }
 
 }  // namespace
@@ -439,7 +591,8 @@ status spgemm(const char *who, double alpha, const smatrix &a, const smatrix &b,
     tile_sums sums(who, lc, at);
     pgdds_matrix_steals_t steals{};
     st = products(who, a, b, lc, algorithm, sums, steals);
-    st = exchange(who, a, lc, sums, st);
+    sent_tiles sent;
+    st = exchange(who, a, lc, sums, st, sent);
     // This rank's tiles, whole: exported by GraphBLAS straight into the new matrix's block.
     std::vector<uint64_t> nnz(lc.slots_per_rank, 0);
     for (uint64_t i = 0; i < lc.tgrid_rows && st == PGDDS_OK; ++i)
@@ -450,6 +603,7 @@ status spgemm(const char *who, double alpha, const smatrix &a, const smatrix &b,
         st = smatrix::from_filled(rt, who, lc, nnz, [&](uint64_t i, uint64_t j, uint64_t *offsets, uint64_t *indices, void *values) {
             return sums.take_into(i, j, alpha, nnz[lc.slot(i, j)], offsets, indices, values);
         }, out);
+    st = sent.release(a.ctx, who, st);
     if (st == PGDDS_OK) out->steals() = steals;
     return st;
 }
