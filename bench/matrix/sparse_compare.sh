@@ -74,11 +74,15 @@ done
 /usr/bin/python3 - "$records" "$out" "$runs" "$reps" "$ranks" "$have_petsc" <<'PY'
 import json, sys, statistics, datetime, platform, os, re
 records_path, out, runs, reps, ranks, have_petsc = sys.argv[1:7]
-spmm, spgemm = {}, {}
+spmm, spgemm, roof = {}, {}, {}
 for line in open(records_path):
     r = json.loads(line)
     m = r["metric"]
-    if "roofline" in m or r["bench"] == "matrix-steals":
+    if "roofline" in m:  # one prediction a case (the same for every algorithm)
+        k = re.search(r"k=(\d+)", m)
+        roof.setdefault((r["case"], int(k.group(1)) if k else None, m.split()[-2] if k else None), []).append(r["value"])
+        continue
+    if r["bench"] == "matrix-steals":
         continue
     if r["bench"] == "matrix-spmm":
         k = int(re.search(r"k=(\d+)", m).group(1))
@@ -107,8 +111,8 @@ with open(f"{out}/matrix-sparse.md", "w") as f:
     if have_petsc != "1":
         f.write("PETSc was not built here (petsc_matmult needs `pkg-config petsc` and MPI): left out.\n\n")
     f.write("## SpMM, C = A B (B and C dense, K columns), GFLOP/s (2 nnz K flops)\n\n")
-    f.write("| matrix | K | libpgdds best (algorithm) | PETSc | GraphBLAS, one process | vs PETSc | vs GraphBLAS | every algorithm |\n"
-            "|---|---:|---:|---:|---:|---:|---:|---|\n")
+    f.write("| matrix | K | libpgdds best (algorithm) | roofline | PETSc | GraphBLAS, one process | vs PETSc | vs GraphBLAS | every algorithm |\n"
+            "|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
     for case, k in sorted({(c, k) for c, k, _ in spmm}):
         algos = {a: med(spmm.get((case, k, a), [])) for a in ALGOS}
         algos = {a: v for a, v in algos.items() if v is not None}
@@ -118,11 +122,12 @@ with open(f"{out}/matrix-sparse.md", "w") as f:
         pe, gb = med(spmm.get((case, k, "petsc"), [])), med(spmm.get((case, k, "graphblas"), []))
         every = ", ".join(f"{a} {v:.2f}" for a, v in algos.items())
         fmt = lambda v: "–" if v is None else "%.2f" % v
-        f.write(f"| {case} | {k} | {algos[best]:.2f} ({best}) | {fmt(pe)} | {fmt(gb)} | {ratio(algos[best], pe)} | "
+        rf = med(roof.get((case, k, best), []))
+        f.write(f"| {case} | {k} | {algos[best]:.2f} ({best}) | {fmt(rf)} | {fmt(pe)} | {fmt(gb)} | {ratio(algos[best], pe)} | "
                 f"{ratio(algos[best], gb)} | {every} |\n")
     f.write("\n## SpGEMM, C = A A, seconds (a new product each time)\n\n")
-    f.write("| matrix | nnz(C) | libpgdds best (algorithm) | PETSc | GraphBLAS, one process | PETSc / libpgdds | GraphBLAS / libpgdds | every algorithm |\n"
-            "|---|---:|---:|---:|---:|---:|---:|---|\n")
+    f.write("| matrix | nnz(C) | libpgdds best (algorithm) | roofline | PETSc | GraphBLAS, one process | PETSc / libpgdds | GraphBLAS / libpgdds | every algorithm |\n"
+            "|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
     for case in sorted({c for c, _ in spgemm}):
         algos = {a: med(spgemm.get((case, a), [])) for a in ALGOS}
         algos = {a: v for a, v in algos.items() if v is not None}
@@ -133,8 +138,13 @@ with open(f"{out}/matrix-sparse.md", "w") as f:
         nnz = spgemm.get((case, "nnz"), ["?"])[0]
         every = ", ".join(f"{a} {v:.3f}" for a, v in algos.items())
         fmt = lambda v: "–" if v is None else "%.3f" % v
-        f.write(f"| {case} | {nnz} | {algos[best]:.3f} ({best}) | {fmt(pe)} | {fmt(gb)} | {ratio(pe, algos[best])} | "
+        rf = med(roof.get((case, None, None), []))
+        f.write(f"| {case} | {nnz} | {algos[best]:.3f} ({best}) | {fmt(rf)} | {fmt(pe)} | {fmt(gb)} | {ratio(pe, algos[best])} | "
                 f"{ratio(gb, algos[best])} | {every} |\n")
-    f.write("\nRatios above 1 mean libpgdds is ahead (its rate over the peer's; the peer's time over its own).\n")
+    f.write("\nRatios above 1 mean libpgdds is ahead (its rate over the peer's; the peer's time over its own). "
+            "Roofline: the thesis's inter-node model (§7.6) from the memory and one-sided get bandwidth `spmm` "
+            "measured: for SpMM the rate it allows the best algorithm, for SpGEMM the least time its traffic takes "
+            "(A read twice and C written from memory; under stationary C, A's tile rows and B's tile columns once "
+            "per C tile across, (p - 1) / p of them remote).\n")
 print(f"wrote {records_path} and {out}/matrix-sparse.md")
 PY

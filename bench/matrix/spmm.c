@@ -2,7 +2,7 @@
  * pgdds_smatrix_spmm_algorithm by every algorithm on an R-MAT graph (Graph500 parameters, edge
  * factor 16) or the 27-point stencil of an N^3 grid, each beside the inter-node roofline's
  * prediction (thesis §7.6); with --spgemm, the time of C = A A (pgdds_smatrix_spgemm) by each
- * algorithm; with --graphblas, rank 0's single-process GraphBLAS GrB_mxm of the same matrices
+ * algorithm beside its roofline (a lower bound on its time); with --graphblas, rank 0's single-process GraphBLAS GrB_mxm of the same matrices
  * (A B, and A A with --spgemm; the machine's limit when run as one process without a launcher,
  * which binds a rank to one core); with --write-mm, A as a Matrix Market file for
  * the PETSc peer (bench/matrix/petsc_matmult).
@@ -227,6 +227,7 @@ int main(int argc, char **argv)
         report_stolen(ctx, transport, p, (size_t)n, metric, &s);
     }
     /* SpGEMM: C = A A by each algorithm, in seconds (its flops depend on the pattern). */
+    double spgemm_cnnz = 0;
     for (int a = 0; spgemm && algorithms && a < 5; ++a) {
         if (only >= 0 && a != only) continue;
         double best = 1e300;
@@ -251,10 +252,25 @@ int main(int argc, char **argv)
             }
             pgdds_smatrix_destroy(P2);
         }
+        spgemm_cnnz = (double)cnnz;
         if (rank == 0) {
             snprintf(metric, sizeof metric, "spgemm %s A*A nnz(C)=%llu %s", mname, (unsigned long long)cnnz, algo_names[a]);
             report("matrix-spgemm", transport, p, 1, (size_t)n, metric, best, "s");
         }
+    }
+    /* The roofline of SpGEMM, a lower bound on its time, per rank: from memory, its share of A
+     * read twice (as A and as B) and of C written (an index and a value per entry); over the
+     * network, under stationary C, each C tile reads its tile row of A and tile column of B, so
+     * A is read once per tile column and B once per tile row, (p - 1) / p of it remote. */
+    if (spgemm && algorithms && rank == 0) {
+        pgdds_dmatrix_info_t i2;
+        uint64_t nnz2 = 0;
+        pgdds_smatrix_info(A2, &i2, &nnz2);
+        const double A2b = (double)nnz2 * (w + 8);
+        const double g_mem = (2 * A2b + spgemm_cnnz * (w + 8)) / P / (mem * 1e9);
+        const double g_net = (A2b * (double)i2.tile_grid_cols + A2b * (double)i2.tile_grid_rows) / P * (P - 1) / P / (net * 1e9);
+        snprintf(metric, sizeof metric, "spgemm %s A*A roofline", mname);
+        report("matrix-spgemm", transport, p, 1, (size_t)n, metric, g_mem > g_net ? g_mem : g_net, "s");
     }
     if (rank == 0 && !report_json)
         printf("# model inputs (slowest rank): memory %.2f GB/s, one-sided get %.2f GB/s\n", mem, net);
