@@ -209,8 +209,9 @@ template <class T> class dense_matrix : public matrix_shape, public detail::elem
     void destroy() { check(pgdds_dmatrix_destroy(std::exchange(h_, nullptr))); }
     // A view (pgdds_dmatrix_view): op(this)'s [row0, +rows) x [col0, +cols), op the transpose
     // where trans is PGDDS_TRANS, on this matrix's own elements; local. It reads and writes
-    // element-wise (get, slice, fill, apply, reduce, norm, scale, add, transpose) and, where its
-    // edges lie on tile edges, by tiles and as A or B of gemm; it must not outlive the matrix.
+    // element-wise (get, slice, fill, apply, reduce, norm, scale, add, transpose), as any operand
+    // of gemm and spmm (copied where they cannot use it in place) and, where its edges lie on
+    // tile edges, by tiles; it must not outlive the matrix.
     dense_matrix view(pgdds_trans_t trans, uint64_t row0, uint64_t col0, uint64_t rows, uint64_t cols) const
     {
         dense_matrix v;
