@@ -8,25 +8,27 @@
 # RANKS) and spmm --graphblas-only (one process, GraphBLAS with every core, run alone). SpGEMM
 # (C = A A) runs with the first K only, on the matrices given to --spgemm.
 #
-# Writes OUT/matrix-sparse.jsonl (every record of every run, with "run", "program" and "case") and
-# OUT/matrix-sparse.md (medians of the runs, each run the best of --reps products).
-#   sparse_compare.sh BUILD_DIR [--runs N] [--reps R] [--ranks P] [--out DIR]
+# Writes OUT/NAME.jsonl (every record of every run, with "run", "program" and "case") and
+# OUT/NAME.md (medians of the runs, each run the best of --reps products); NAME is matrix-sparse
+# unless given. PGDDS_SEGMENT_SIZE (default 4G here) must hold a rank's share of C.
+#   sparse_compare.sh BUILD_DIR [--runs N] [--reps R] [--ranks P] [--out DIR] [--name NAME]
 #                     [--matrices "rmat:14 rmat:16 stencil:32"] [--spgemm "rmat:14 rmat:16 stencil:32"]
 #                     [--cols "32 128"]
 # A peer that is not built here (petsc_matmult needs pkg-config petsc and MPI) is left out.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-usage="usage: sparse_compare.sh BUILD_DIR [--runs N] [--reps R] [--ranks P] [--out DIR] [--matrices LIST] [--spgemm LIST] [--cols LIST]"
+usage="usage: sparse_compare.sh BUILD_DIR [--runs N] [--reps R] [--ranks P] [--out DIR] [--name NAME] [--matrices LIST] [--spgemm LIST] [--cols LIST]"
 [ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
 build=$(cd "$1" && pwd)
 shift
-runs=3 reps=3 ranks=2 out=$here/../results matrices="rmat:14 rmat:16 stencil:32" spgemm="rmat:14 rmat:16 stencil:32" cols="32 128"
+runs=3 reps=3 ranks=2 out=$here/../results name=matrix-sparse matrices="rmat:14 rmat:16 stencil:32" spgemm="rmat:14 rmat:16 stencil:32" cols="32 128"
 while [ $# -gt 0 ]; do
   case $1 in
   --runs) runs=$2; shift 2 ;;
   --reps) reps=$2; shift 2 ;;
   --ranks) ranks=$2; shift 2 ;;
   --out) out=$2; shift 2 ;;
+  --name) name=$2; shift 2 ;;
   --matrices) matrices=$2; shift 2 ;;
   --spgemm) spgemm=$2; shift 2 ;;
   --cols) cols=$2; shift 2 ;;
@@ -41,7 +43,7 @@ as_root=()
 have_petsc=0
 [ -x "$petsc" ] && command -v mpirun > /dev/null && have_petsc=1
 [ $have_petsc = 1 ] || echo "# petsc_matmult or mpirun is not here: PETSc left out" >&2
-records=$out/matrix-sparse.jsonl
+records=$out/$name.jsonl
 : > "$records"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -71,9 +73,9 @@ for r in $(seq "$runs"); do
   done
 done
 
-/usr/bin/python3 - "$records" "$out" "$runs" "$reps" "$ranks" "$have_petsc" <<'PY'
+/usr/bin/python3 - "$records" "$out" "$runs" "$reps" "$ranks" "$have_petsc" "$name" "$matrices" "$spgemm" "$PGDDS_SEGMENT_SIZE" <<'PY'
 import json, sys, statistics, datetime, platform, os, re
-records_path, out, runs, reps, ranks, have_petsc = sys.argv[1:7]
+records_path, out, runs, reps, ranks, have_petsc, name, matrices, spgemm_list, segment = sys.argv[1:11]
 spmm, spgemm, roof = {}, {}, {}
 for line in open(records_path):
     r = json.loads(line)
@@ -98,16 +100,17 @@ med = lambda v: statistics.median(v) if v else None
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
 ALGOS = ["stationary-c", "stationary-a", "stationary-b", "steal-random", "steal-locality"]
 ratio = lambda a, b: "–" if a is None or b is None or b == 0 else "%.2f" % (a / b)
-with open(f"{out}/matrix-sparse.md", "w") as f:
+with open(f"{out}/{name}.md", "w") as f:
     f.write("# Distributed SpMM and SpGEMM beside PETSc and GraphBLAS\n\n")
     f.write(f"Made {datetime.date.today()} on {platform.node()} ({cpu}, {os.cpu_count()} cores, load "
-            f"{os.getloadavg()[0]:.2f} at the end) by `bench/matrix/sparse_compare.sh BUILD --runs {runs} --reps {reps} "
-            f"--ranks {ranks}`: {runs} alternating runs of `bench/matrix/spmm` (libpgdds, double, under "
+            f"{os.getloadavg()[0]:.2f} at the end) by `PGDDS_SEGMENT_SIZE={segment} bench/matrix/sparse_compare.sh BUILD "
+            f"--runs {runs} --reps {reps} --ranks {ranks} --matrices \"{matrices}\" --spgemm \"{spgemm_list}\""
+            + ("" if name == "matrix-sparse" else f" --name {name}") + f"`: {runs} alternating runs of `bench/matrix/spmm` (libpgdds, double, under "
             f"`pgdds-run -n {ranks}`, shm), PETSc's `MatMatMult` (`bench/matrix/petsc_matmult`, Debian `petsc-dev`, "
             f"MPIAIJ x MPIDense and MPIAIJ x MPIAIJ, under `mpirun -np {ranks}`) and single-process GraphBLAS "
             "(`spmm --graphblas-only`, `GrB_mxm` with every core, run alone). R-MAT: Graph500 parameters, edge "
             "factor 16; stencil: the 27-point stencil of an N^3 grid. Each value: the median of the runs, each "
-            f"run the best of {reps} products. Every record is in `matrix-sparse.jsonl`.\n\n")
+            f"run the best of {reps} products. Every record is in `{name}.jsonl`.\n\n")
     if have_petsc != "1":
         f.write("PETSc was not built here (petsc_matmult needs `pkg-config petsc` and MPI): left out.\n\n")
     f.write("## SpMM, C = A B (B and C dense, K columns), GFLOP/s (2 nnz K flops)\n\n")
@@ -146,5 +149,5 @@ with open(f"{out}/matrix-sparse.md", "w") as f:
             "measured: for SpMM the rate it allows the best algorithm, for SpGEMM the least time its traffic takes "
             "(A read twice and C written from memory; under stationary C, A's tile rows and B's tile columns once "
             "per C tile across, (p - 1) / p of them remote).\n")
-print(f"wrote {records_path} and {out}/matrix-sparse.md")
+print(f"wrote {records_path} and {out}/{name}.md")
 PY
