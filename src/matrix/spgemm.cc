@@ -113,7 +113,7 @@ class tile_sums {
     ~tile_sums()
     {
         for (auto &s : sums_) GrB_Matrix_free(&s.second);
-        for (void *p : unpacked_) free(p);
+        for (auto &p : pending_) p.second.release();
     }
     tile_sums(const tile_sums &) = delete;
     tile_sums &operator=(const tile_sums &) = delete;
@@ -170,24 +170,23 @@ class tile_sums {
     // A tile another rank summed for this owner's tile (i, j) (exchange), where it lies (kept
     // there until the tile is written): merged with the sum when the tile is written
     // (take_into), rather than imported and added into it, which copied it twice.
-    void add_piece(uint64_t i, uint64_t j, const csr_view &p) { pieces_[i * lc_.tgrid_cols + j].push_back(p); }
-    // Room for a fetched piece, kept as long as the sums.
-    std::vector<char> &keep(size_t bytes)
+    void add_piece(uint64_t i, uint64_t j, const csr_view &p) { pending_[i * lc_.tgrid_cols + j].sources.push_back(p); }
+    // Room for a fetched piece of tile (i, j), kept until the tile is written.
+    std::vector<char> &keep(uint64_t i, uint64_t j, size_t bytes)
     {
-        kept_.emplace_back(bytes);
-        return kept_.back();
+        return pending_[i * lc_.tgrid_cols + j].kept.emplace_back(bytes);
     }
     // The entry count of tile (i, j)'s sum (0 where nothing was added), its pieces merged in.
     status count(uint64_t i, uint64_t j, uint64_t &nnz)
     {
         nnz = 0;
         const uint64_t t = i * lc_.tgrid_cols + j;
-        auto pit = pieces_.find(t);
+        auto pit = pending_.find(t);
         auto it = sums_.find(t);
-        if (pit != pieces_.end()) {
+        if (pit != pending_.end()) {
             status st = it == sums_.end() ? PGDDS_OK : unpack(lc_.tile_rows_of(i), it, pit->second);
             if (st == PGDDS_OK)
-                typed(lc_.dtype, [&](auto x) { nnz = merged<decltype(x)>(i, pit->second, nullptr, nullptr, nullptr); });
+                typed(lc_.dtype, [&](auto x) { nnz = merged<decltype(x)>(i, pit->second.sources, nullptr, nullptr, nullptr); });
             return st;
         }
         if (it == sums_.end()) return PGDDS_OK;
@@ -202,13 +201,14 @@ class tile_sums {
                      void *values)
     {
         const uint64_t rows = lc_.tile_rows_of(i);
-        auto pit = pieces_.find(i * lc_.tgrid_cols + j);
-        if (pit != pieces_.end()) {  // count() made the sum one more source
+        auto pit = pending_.find(i * lc_.tgrid_cols + j);
+        if (pit != pending_.end()) {  // count() made the sum one more source
             typed(lc_.dtype, [&](auto x) {
                 using T = decltype(x);
-                merged<T>(i, pit->second, offsets, indices, static_cast<T *>(values));
+                merged<T>(i, pit->second.sources, offsets, indices, static_cast<T *>(values));
             });
-            pieces_.erase(pit);
+            pit->second.release();
+            pending_.erase(pit);
             if (alpha != 1) kernels::scale(kernels::place{}, lc_.dtype, 1, nnz, alpha, values, nnz);
             return PGDDS_OK;
         }
@@ -240,9 +240,23 @@ class tile_sums {
   private:
     GrB_Matrix &sum(uint64_t i, uint64_t j) { return sums_[i * lc_.tgrid_cols + j]; }
 
-    // The sum at `it` as CSR arrays in front of the pieces `to`: taken from GraphBLAS as they
-    // are (unpacked, freed here) where it frees with free(), else exported into a kept copy.
-    status unpack(uint64_t rows, std::map<uint64_t, GrB_Matrix>::iterator it, std::vector<csr_view> &to)
+    // A tile's sources to merge when it is written (the pieces others sent; the sum, first, once
+    // count() ran) and the memory they lie in that is this rank's.
+    struct pending_tile {
+        std::vector<csr_view> sources;
+        std::list<std::vector<char>> kept;  // fetched pieces
+        csr_tile copy;                      // the sum exported, where GraphBLAS frees otherwise
+        std::vector<void *> unpacked;       // the sum's arrays taken from GraphBLAS
+        void release()
+        {
+            for (void *p : unpacked) free(p);
+            unpacked.clear();
+        }
+    };
+
+    // The sum at `it` as CSR arrays in front of the tile's pieces: taken from GraphBLAS as they
+    // are (unpacked, freed with the tile) where it frees with free(), else exported into a copy.
+    status unpack(uint64_t rows, std::map<uint64_t, GrB_Matrix>::iterator it, pending_tile &to)
     {
         csr_view v;
         GrB_Info info = GrB_SUCCESS;
@@ -252,18 +266,18 @@ class tile_sums {
             bool iso = false;
             info = GxB_Matrix_unpack_CSR(it->second, &p, &j, &x, &ps, &js, &xs, &iso, nullptr, nullptr);
             if (info == GrB_SUCCESS) {
-                unpacked_.insert(unpacked_.end(), {p, j, x});
+                to.unpacked = {p, j, x};
                 v = csr_view{p, j, x, iso ? 0u : 1u};
             }
         } else {
-            csr_tile &c = copies_.emplace_back();
+            csr_tile &c = to.copy;
             info = typed(lc_.dtype, [&](auto x) { return export_tile<decltype(x)>(it->second, rows, c); });
             v = csr_view{c.offsets.data(), c.indices.data(), c.values.data(), 1};
         }
         GrB_Matrix_free(&it->second);
         sums_.erase(it);
         if (info != GrB_SUCCESS) return grb_failed(who_, "unpack", info);
-        to.insert(to.begin(), v);
+        to.sources.insert(to.sources.begin(), v);
         return PGDDS_OK;
     }
     // Tile i's rows of the sources merged into the CSR arrays (or counted where offsets is
@@ -286,10 +300,7 @@ class tile_sums {
     const layout &lc_;
     kernels::place at_;  // where tile products run
     std::map<uint64_t, GrB_Matrix> sums_;
-    std::map<uint64_t, std::vector<csr_view>> pieces_;  // by tile; the sum first once count() ran
-    std::list<std::vector<char>> kept_;                  // fetched pieces
-    std::list<csr_tile> copies_;                         // sums exported for a merge
-    std::vector<void *> unpacked_;                       // sums' arrays taken from GraphBLAS
+    std::map<uint64_t, pending_tile> pending_;  // tiles others sent pieces of, by tile
 };
 
 // One C tile's operand pairs A(i, k), B(k, j) for several k, multiplied at once as panels: the A
@@ -545,7 +556,7 @@ status exchange(const char *who, const smatrix &a, const layout &lc, tile_sums &
         // Read in place where the producer's segment is mapped here (a node peer), else fetched.
         const char *tile = static_cast<const char *>(pgdds_gptr_to_local(ctx, q.where));
         if (!tile) {
-            std::vector<char> &buf = sums.keep(queued_bytes(rows, q.nnz, es));
+            std::vector<char> &buf = sums.keep(i, j, queued_bytes(rows, q.nnz, es));
             st = pgdds_get(ctx, buf.data(), q.where, buf.size());
             if (st != PGDDS_OK) {
                 st = fail_prefix(st, who);
