@@ -438,28 +438,15 @@ static void run_sparse(pgdds_context_t ctx, size_t ca, size_t cb, uint64_t rows,
 }
 #endif
 
-/* The whole of a matrix or view m (rows x cols) into e[] (row-major), read in its own order. */
-static void read_all(pgdds_dmatrix_t m, pgdds_dtype_t t, uint64_t rows, uint64_t cols, double *e)
+/* Matrix m (rows x cols) against want[] (row-major), exactly or within close_to, then a
+ * barrier. */
+static void check_all(pgdds_context_t ctx, pgdds_dmatrix_t m, pgdds_dtype_t t, uint64_t rows, uint64_t cols,
+                      const double *want, const char *what, const char *step, int exact)
 {
-    size_t es = m_esize(t);
-    char *buf = malloc(rows * cols * es);
-    pgdds_order_t order = PGDDS_ROW_MAJOR;
-    T_OK(pgdds_dmatrix_order(m, &order));
-    T_OK(pgdds_dmatrix_get_slice(m, 0, 0, rows, cols, buf, 0));
-    for (uint64_t x = 0; x < rows * cols; ++x)
-        e[x] = m_val(t, buf + (order == PGDDS_COL_MAJOR ? (x % cols) * rows + x / cols : x) * es);
-    free(buf);
-}
-
-/* Matrix m (rows x cols) against want[] (row-major), then a barrier. */
-static void check_all(pgdds_context_t ctx, pgdds_dmatrix_t m, pgdds_dtype_t t, uint64_t rows, uint64_t cols, const double *want,
-                      const char *what, const char *step)
-{
-    double *got = malloc(rows * cols * sizeof(double));
-    read_all(m, t, rows, cols, got);
+    double *got = m_whole(m, t, rows, cols);
     int bad = 0;
     for (uint64_t x = 0; x < rows * cols && bad < 3; ++x)
-        if (!close_to(got[x], want[x], t)) {
+        if (exact ? got[x] != want[x] : !close_to(got[x], want[x], t)) {
             ++bad;
             T_CHECK_MSG(0, "%s: %s: (%llu, %llu) is %g, expected %g", what, step, (unsigned long long)(x / cols),
                         (unsigned long long)(x % cols), got[x], want[x]);
@@ -503,17 +490,17 @@ static void run_view_products(pgdds_context_t ctx, pgdds_dmatrix_t a, double *ea
         T_OK(pgdds_dmatrix_gemm_trans(PGDDS_TRANS, PGDDS_NO_TRANS, 1, v, u, 1, zc, (pgdds_gemm_algorithm_t)algo));
         for (uint64_t x = 0; x < 30; ++x) ez[(1 + x / 6) * ZC + 2 + x % 6] += g[x];
         snprintf(step, sizeof step, "Z's part += V^T U by algorithm %d", algo);
-        check_all(ctx, z, t, ZR, ZC, ez, what, step);
+        check_all(ctx, z, t, ZR, ZC, ez, what, step, 0);
     }
     T_OK(pgdds_dmatrix_gemm_trans(PGDDS_TRANS, PGDDS_NO_TRANS, 2, v, u, 0, zt, PGDDS_GEMM_STEAL_LOCALITY));
     for (uint64_t x = 0; x < 30; ++x) ez[(1 + x % 6) * ZC + 2 + x / 6] = 2 * g[x];
-    check_all(ctx, z, t, ZR, ZC, ez, what, "(Z's part)^T = 2 V^T U");
+    check_all(ctx, z, t, ZR, ZC, ez, what, "(Z's part)^T = 2 V^T U", 0);
     if (nranks > 1) { /* rank 0 shows another part of A: every rank refuses, Z stays */
         pgdds_dmatrix_t v1 = NULL;
         T_OK(pgdds_dmatrix_view(a, PGDDS_NO_TRANS, 1, 3, 7, 5, &v1));
         T_STATUS(pgdds_dmatrix_gemm_trans(PGDDS_TRANS, PGDDS_NO_TRANS, 1, rank == 0 ? v1 : v, u, 1, zc,
                                           PGDDS_GEMM_STATIONARY_C), PGDDS_ERR_INVALID_ARG);
-        check_all(ctx, z, t, ZR, ZC, ez, what, "after views that differ between ranks");
+        check_all(ctx, z, t, ZR, ZC, ez, what, "after views that differ between ranks", 0);
         T_OK(pgdds_dmatrix_destroy(v1));
     }
     /* Into A's rows [7, 12) x columns [0, 6), which overlap V: the product reads A as it was. Its
@@ -528,7 +515,7 @@ static void run_view_products(pgdds_context_t ctx, pgdds_dmatrix_t a, double *ea
         T_STATUS(pgdds_dmatrix_gemm_trans(PGDDS_TRANS, PGDDS_NO_TRANS, 1, v, u, 0, ca, PGDDS_GEMM_STATIONARY_A),
                  PGDDS_ERR_INVALID_ARG);
     }
-    check_all(ctx, a, t, 13, AC, ea, what, tr5 == tc5 ? "A's part = V^T U (overlapping V)" : "A after a refused product");
+    check_all(ctx, a, t, 13, AC, ea, what, tr5 == tc5 ? "A's part = V^T U (overlapping V)" : "A after a refused product", 0);
     pgdds_dmatrix_t all[] = {ca, zt, zc, v, u, z};
     for (size_t x = 0; x < sizeof all / sizeof all[0]; ++x) T_OK(pgdds_dmatrix_destroy(all[x]));
 }
@@ -565,13 +552,13 @@ static void run_views(pgdds_context_t ctx, size_t ca, int ti)
     T_OK(pgdds_dmatrix_order(a, &oa));
     T_OK(pgdds_dmatrix_order(tv, &otv));
     T_CHECK_MSG(oa != otv, "%s: a transposed view keeps its matrix's order", what);
-    read_all(v, t, 7, 5, got);
+    m_read_all(v, t, 7, 5, got);
     for (uint64_t x = 0; x < 35; ++x) T_CHECK_MSG(got[x] == A_(2 + x / 5, 3 + x % 5), "%s: V(%llu, %llu)", what,
                                                   (unsigned long long)(x / 5), (unsigned long long)(x % 5));
-    read_all(tv, t, 6, 9, got);
+    m_read_all(tv, t, 6, 9, got);
     for (uint64_t x = 0; x < 54; ++x) T_CHECK_MSG(got[x] == A_(2 + x % 9, 1 + x / 9), "%s: TV(%llu, %llu)", what,
                                                   (unsigned long long)(x / 9), (unsigned long long)(x % 9));
-    read_all(w, t, 4, 3, got);
+    m_read_all(w, t, 4, 3, got);
     for (uint64_t x = 0; x < 12; ++x) T_CHECK_MSG(got[x] == A_(2 + x / 3, 2 + x % 3), "%s: W(%llu, %llu)", what,
                                                   (unsigned long long)(x / 3), (unsigned long long)(x % 3));
     char e[8];
@@ -601,15 +588,7 @@ static void run_views(pgdds_context_t ctx, size_t ca, int ti)
     T_CHECK_MSG(calls == 54, "%s: apply on a 6 x 9 view called %llu times", what, (unsigned long long)calls);
     for (uint64_t i = 0; i < 6; ++i)
         for (uint64_t j = 0; j < 9; ++j) A_(2 + j, 1 + i) = A_(2 + j, 1 + i) * 2 + (double)i - (double)j;
-    read_all(a, t, R, C, got);
-    int bad = 0;
-    for (uint64_t x = 0; x < n && bad < 3; ++x)
-        if (got[x] != ea[x]) {
-            ++bad;
-            T_CHECK_MSG(0, "%s: after writes through views, A(%llu, %llu) is %g, expected %g", what,
-                        (unsigned long long)(x / C), (unsigned long long)(x % C), got[x], ea[x]);
-        }
-    T_OK(pgdds_barrier(ctx));
+    check_all(ctx, a, t, R, C, ea, what, "A after writes through views", 1);
 
     /* Reductions and norms of a view; add and transpose between a view and matrices. */
     double *ev = malloc(54 * sizeof(double));
@@ -623,20 +602,13 @@ static void run_views(pgdds_context_t ctx, size_t ca, int ti)
     T_OK(pgdds_dmatrix_add(3, tv, 0, x));      /* X = 3 TV */
     T_OK(pgdds_dmatrix_transpose(tv, y));      /* Y = TV^T = A's [2, 11) x [1, 7) */
     T_OK(pgdds_dmatrix_add(1, x, -1, tv));     /* TV = X - TV = 2 TV, in A */
-    read_all(x, t, 6, 9, got);
+    m_read_all(x, t, 6, 9, got);
     for (uint64_t q = 0; q < 54; ++q) T_CHECK_MSG(got[q] == 3 * ev[q], "%s: X = 3 TV at %llu", what, (unsigned long long)q);
-    read_all(y, t, 9, 6, got);
+    m_read_all(y, t, 9, 6, got);
     for (uint64_t q = 0; q < 54; ++q)
         T_CHECK_MSG(got[q] == A_(2 + q / 6, 1 + q % 6), "%s: Y = TV^T at %llu", what, (unsigned long long)q);
     for (uint64_t q = 0; q < 54; ++q) A_(2 + q % 9, 1 + q / 9) *= 2;
-    read_all(a, t, R, C, got);
-    bad = 0;
-    for (uint64_t q = 0; q < n && bad < 3; ++q)
-        if (got[q] != ea[q]) {
-            ++bad;
-            T_CHECK_MSG(0, "%s: after TV = X - TV, A(%llu, %llu) is %g, expected %g", what, (unsigned long long)(q / C),
-                        (unsigned long long)(q % C), got[q], ea[q]);
-        }
+    check_all(ctx, a, t, R, C, ea, what, "A after TV = X - TV", 1);
 
     /* GEMM: A^T A through A's whole transposed view, read in place. */
     pgdds_dmatrix_info_t ia;
@@ -648,8 +620,8 @@ static void run_views(pgdds_context_t ctx, size_t ca, int ti)
                                  .tile_rows = ia.tile_cols, .tile_cols = ia.tile_cols};
     T_OK(pgdds_dmatrix_create(ctx, &pp, &p));
     T_OK(pgdds_dmatrix_gemm(1, at, a, 0, p, PGDDS_GEMM_STATIONARY_C));
-    read_all(p, t, C, C, got);
-    bad = 0;
+    m_read_all(p, t, C, C, got);
+    int bad = 0;
     for (uint64_t i = 0; i < C; ++i)
         for (uint64_t j = 0; j < C && bad < 3; ++j) {
             double want = 0;
@@ -668,7 +640,7 @@ static void run_views(pgdds_context_t ctx, size_t ca, int ti)
     T_OK(pgdds_dmatrix_view(a, PGDDS_TRANS, 0, r0, C, nr, &w2e));
     for (int algo = 0; algo < 6; ++algo) {
         T_OK(pgdds_dmatrix_gemm(1, w2e, v2e, 0, p, (pgdds_gemm_algorithm_t)algo));
-        read_all(p, t, C, C, got);
+        m_read_all(p, t, C, C, got);
         bad = 0;
         for (uint64_t i = 0; i < C; ++i)
             for (uint64_t j = 0; j < C && bad < 3; ++j) {
@@ -695,7 +667,7 @@ static void run_views(pgdds_context_t ctx, size_t ca, int ti)
     T_CHECK_MSG(info.tile_rows == 0 && info.tile_grid_rows == 0, "%s: a view that cuts tiles has none", what);
     pgdds_order_t ow;
     T_OK(pgdds_dmatrix_order(w2e, &ow));
-    read_all(w2e, t, C, nr, got);
+    m_read_all(w2e, t, C, nr, got);
     size_t es = m_esize(t);
     char *tb = malloc(iw.tile_rows * iw.tile_cols * es);
     bad = 0;
@@ -728,7 +700,7 @@ static void run_views(pgdds_context_t ctx, size_t ca, int ti)
     T_OK(pgdds_barrier(ctx));
     for (uint64_t i = 0; i < tr0; ++i)
         for (uint64_t j = 0; j < tc0; ++j) A_(r0 + i, j) = 1000 + (double)(oa == PGDDS_COL_MAJOR ? j * tr0 + i : i * tc0 + j);
-    read_all(a, t, R, C, got);
+    m_read_all(a, t, R, C, got);
     bad = 0;
     for (uint64_t q = 0; q < n; ++q) bad += got[q] != ea[q];
     T_CHECK_MSG(bad == 0, "%s: %d elements of A wrong after a put through V2's tile", what, bad);
@@ -768,15 +740,7 @@ static void run_views(pgdds_context_t ctx, size_t ca, int ti)
     T_OK(pgdds_dmatrix_add(1, v, 1, v));                                     /* the same region: fine */
     for (uint64_t i = 0; i < 7; ++i)
         for (uint64_t j = 0; j < 5; ++j) A_(2 + i, 3 + j) *= 2;
-    read_all(a, t, R, C, got);
-    bad = 0;
-    for (uint64_t q = 0; q < n && bad < 3; ++q)
-        if (got[q] != ea[q]) {
-            ++bad;
-            T_CHECK_MSG(0, "%s: after refused calls and V = V + V, A(%llu, %llu) is %g, expected %g", what,
-                        (unsigned long long)(q / C), (unsigned long long)(q % C), got[q], ea[q]);
-        }
-    T_OK(pgdds_barrier(ctx));
+    check_all(ctx, a, t, R, C, ea, what, "A after refused calls and V = V + V", 1);
 
     /* A destroyed matrix's views refuse every call but their own destroy, which is local. */
     T_OK(pgdds_dmatrix_destroy(v2));

@@ -46,23 +46,6 @@ static pgdds_dmatrix_t make(pgdds_context_t ctx, pgdds_dmatrix_params_t p, uint6
     return m;
 }
 
-/* The whole matrix, row-major, whatever the matrix's order (a slice comes in it). */
-static double *whole(pgdds_dmatrix_t m, pgdds_dtype_t t, uint64_t rows, uint64_t cols)
-{
-    size_t es = m_esize(t);
-    char *buf = malloc(rows * cols * es);
-    double *out = malloc(rows * cols * sizeof *out);
-    pgdds_order_t order = PGDDS_ROW_MAJOR;
-    T_OK(pgdds_dmatrix_order(m, &order));
-    T_OK(pgdds_dmatrix_get_slice(m, 0, 0, rows, cols, buf, 0));
-    for (uint64_t x = 0; x < rows * cols; ++x) {
-        const uint64_t i = x / cols, j = x % cols;
-        out[x] = m_val(t, buf + (order == PGDDS_COL_MAJOR ? j * rows + i : x) * es);
-    }
-    free(buf);
-    return out;
-}
-
 /* The single-process product of the same matrices. */
 static void reference(pgdds_dtype_t t, uint64_t m, uint64_t n, uint64_t k, double alpha, double beta, double *c,
                       double *scale)
@@ -160,7 +143,7 @@ static void run(pgdds_context_t ctx, const struct gemm_layout *L, uint64_t m, ui
                    algo_names[algo]);
     double *want = malloc(m * n * sizeof *want), scale = 0;
     reference(t, m, n, k, alpha, beta, want, &scale);
-    double *got = whole(C, t, m, n);
+    double *got = m_whole(C, t, m, n);
     int bad = 0;
     for (uint64_t x = 0; x < m * n && bad < 3; ++x)
         if (!close_enough(t, got[x], want[x], scale)) {
@@ -184,7 +167,7 @@ static void run(pgdds_context_t ctx, const struct gemm_layout *L, uint64_t m, ui
         T_OK(pgdds_dmatrix_gemm(1, A, B, 0, C, (pgdds_gemm_algorithm_t)algo));
         reference(t, m, n, k, 1, 0, want, &scale);
         free(got);
-        got = whole(C, t, m, n);
+        got = m_whole(C, t, m, n);
         for (uint64_t x = 0, b2 = 0; x < m * n && b2 < 3; ++x)
             if (!close_enough(t, got[x], want[x], scale)) {
                 ++b2;
@@ -211,7 +194,7 @@ static void bad_input(pgdds_context_t ctx)
     struct m_gen_arg g = {PGDDS_DOUBLE, 3}, gi = {PGDDS_INT32, 3};
     T_OK(pgdds_dmatrix_fill(C, m_generator, &g));
     T_OK(pgdds_dmatrix_fill(Ci, m_generator, &gi));
-    double *before = whole(C, PGDDS_DOUBLE, 7, 6);
+    double *before = m_whole(C, PGDDS_DOUBLE, 7, 6);
     T_STATUS(pgdds_dmatrix_gemm(1, A, Bt, 0, C, PGDDS_GEMM_STATIONARY_C), PGDDS_ERR_INVALID_ARG); /* shapes */
     T_STATUS(pgdds_dmatrix_gemm(1, A, Bi, 0, C, PGDDS_GEMM_STATIONARY_A), PGDDS_ERR_INVALID_ARG); /* types */
     T_STATUS(pgdds_dmatrix_gemm(1, A, B4, 0, C, PGDDS_GEMM_STATIONARY_B), PGDDS_ERR_INVALID_ARG); /* tilings */
@@ -239,26 +222,26 @@ static void bad_input(pgdds_context_t ctx)
         T_OK(pgdds_dmatrix_fill(Ar, m_generator, &g1));
         T_OK(pgdds_dmatrix_fill(Bc, m_generator, &g2));
         T_OK(pgdds_dmatrix_gemm(1, Ar, Bc, 0, C, PGDDS_GEMM_SUMMA));
-        double *summa = whole(C, PGDDS_DOUBLE, 7, 6);
+        double *summa = m_whole(C, PGDDS_DOUBLE, 7, 6);
         T_OK(pgdds_barrier(ctx)); /* every rank has read C */
         T_OK(pgdds_dmatrix_gemm(1, Ar, Bc, 0, C, PGDDS_GEMM_STATIONARY_C)); /* the one-sided ones take any grids */
-        double *one_sided = whole(C, PGDDS_DOUBLE, 7, 6);
+        double *one_sided = m_whole(C, PGDDS_DOUBLE, 7, 6);
         for (int x = 0; x < 42; ++x) T_CHECK(summa[x] == one_sided[x]);
         free(summa), free(one_sided);
         T_OK(pgdds_dmatrix_destroy(Ar));
         T_OK(pgdds_dmatrix_destroy(Bc));
         free(before);
-        before = whole(C, PGDDS_DOUBLE, 7, 6);
+        before = m_whole(C, PGDDS_DOUBLE, 7, 6);
     }
-    double *after = whole(C, PGDDS_DOUBLE, 7, 6);
+    double *after = m_whole(C, PGDDS_DOUBLE, 7, 6);
     for (int x = 0; x < 42; ++x) T_CHECK(after[x] == before[x]);
     free(after);
     /* Integer types take whole scalars only. */
     pgdds_dmatrix_t Ai = make(ctx, sq, 7, 5, PGDDS_INT32);
-    double *ibefore = whole(Ci, PGDDS_INT32, 7, 6);
+    double *ibefore = m_whole(Ci, PGDDS_INT32, 7, 6);
     T_STATUS(pgdds_dmatrix_gemm(1.5, Ai, Bi, 0, Ci, PGDDS_GEMM_STATIONARY_C), PGDDS_ERR_INVALID_ARG);
     T_STATUS(pgdds_dmatrix_gemm(1, Ai, Bi, 0.25, Ci, PGDDS_GEMM_STATIONARY_C), PGDDS_ERR_INVALID_ARG);
-    double *iafter = whole(Ci, PGDDS_INT32, 7, 6);
+    double *iafter = m_whole(Ci, PGDDS_INT32, 7, 6);
     for (int x = 0; x < 42; ++x) T_CHECK(iafter[x] == ibefore[x]);
     free(ibefore), free(iafter), free(before);
     T_OK(pgdds_barrier(ctx));

@@ -35,6 +35,27 @@ static inline double m_val(pgdds_dtype_t t, const void *p)
     }
 }
 
+/* The whole of m (a matrix or view, rows x cols) into e[], row-major, read in m's own order. */
+static inline void m_read_all(pgdds_dmatrix_t m, pgdds_dtype_t t, uint64_t rows, uint64_t cols, double *e)
+{
+    size_t es = m_esize(t);
+    char *buf = (char *)malloc(rows * cols * es);
+    pgdds_order_t order = PGDDS_ROW_MAJOR;
+    T_OK(pgdds_dmatrix_order(m, &order));
+    T_OK(pgdds_dmatrix_get_slice(m, 0, 0, rows, cols, buf, 0));
+    for (uint64_t x = 0; x < rows * cols; ++x)
+        e[x] = m_val(t, buf + (order == PGDDS_COL_MAJOR ? (x % cols) * rows + x / cols : x) * es);
+    free(buf);
+}
+
+/* The same into a new array (the caller frees it). */
+static inline double *m_whole(pgdds_dmatrix_t m, pgdds_dtype_t t, uint64_t rows, uint64_t cols)
+{
+    double *e = (double *)malloc(rows * cols * sizeof *e);
+    m_read_all(m, t, rows, cols, e);
+    return e;
+}
+
 /* A test's layout: a distribution and the optional fields it sets. */
 struct layout_case {
     const char *name;

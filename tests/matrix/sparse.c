@@ -136,21 +136,6 @@ static double *check_tiles(pgdds_smatrix_t m, const pgdds_dmatrix_params_t *p, i
     return dense;
 }
 
-/* The whole of m (a matrix or view, rows x cols), row-major, read in its own order. */
-static double *whole(pgdds_dmatrix_t m, pgdds_dtype_t t, uint64_t rows, uint64_t cols)
-{
-    size_t es = m_esize(t);
-    char *buf = malloc(rows * cols * es);
-    double *out = malloc(rows * cols * sizeof *out);
-    pgdds_order_t order = PGDDS_ROW_MAJOR;
-    T_OK(pgdds_dmatrix_order(m, &order));
-    T_OK(pgdds_dmatrix_get_slice(m, 0, 0, rows, cols, buf, 0));
-    for (uint64_t x = 0; x < rows * cols; ++x)
-        out[x] = m_val(t, buf + (order == PGDDS_COL_MAJOR ? (x % cols) * rows + x / cols : x) * es);
-    free(buf);
-    return out;
-}
-
 static pgdds_dmatrix_params_t col_major(pgdds_dmatrix_params_t p)
 {
     p.field_mask |= PGDDS_DMATRIX_FIELD_ORDER;
@@ -207,7 +192,7 @@ static void run(pgdds_dmatrix_params_t pa, pgdds_dmatrix_params_t pb, pgdds_dmat
         T_OK(pgdds_dmatrix_info(C, &ic));
         m_check_steals(test_ctx, &steals, x >= 0 && spmm_algs[x] >= PGDDS_GEMM_STEAL_RANDOM,
                        ic.tile_grid_rows * ic.tile_grid_cols, ia.tile_grid_cols, x < 0 ? "pgdds_smatrix_spmm" : spmm_alg_names[x]);
-        double *got = whole(C, t, m, n);
+        double *got = m_whole(C, t, m, n);
         for (uint64_t e = 0, bad = 0; e < m * n && bad < 3; ++e)
             if (fabs(got[e] - want[e]) > tol) {
                 ++bad;
@@ -261,7 +246,7 @@ static void run_views(pgdds_dtype_t t)
                 double *w = &want[(1 + i) * CC + 2 + j];
                 *w = alpha * sum + beta * *w;
             }
-        double *got = whole(C, t, 12, CC);
+        double *got = m_whole(C, t, 12, CC);
         for (uint64_t e = 0, bad = 0; e < 12 * CC && bad < 3; ++e)
             if (fabs(got[e] - want[e]) > (integer ? 0 : (t == PGDDS_FLOAT ? 1e-5 : 1e-12) * (1 + fabs(want[e])))) {
                 ++bad;
@@ -275,7 +260,7 @@ static void run_views(pgdds_dtype_t t)
         pgdds_dmatrix_t vb1 = NULL;
         T_OK(pgdds_dmatrix_view(B, PGDDS_NO_TRANS, 3, 1, k, n, &vb1));
         T_STATUS(pgdds_smatrix_spmm(alpha, A, rank == 0 ? vb1 : vb, beta, vc), PGDDS_ERR_INVALID_ARG);
-        double *got = whole(C, t, 12, CC);
+        double *got = m_whole(C, t, 12, CC);
         for (uint64_t e = 0; e < 12 * CC; ++e) T_CHECK(got[e] == want[e]);
         free(got);
         T_OK(pgdds_dmatrix_destroy(vb1));
@@ -307,7 +292,7 @@ static void bad_input(void)
     if (!A || !B || !C || !Bf || !Bt) return;
     struct m_gen_arg g = {PGDDS_DOUBLE, 3};
     T_OK(pgdds_dmatrix_fill(C, m_generator, &g));
-    double *before = whole(C, PGDDS_DOUBLE, 7, 4);
+    double *before = m_whole(C, PGDDS_DOUBLE, 7, 4);
 
     /* Construction: an index outside the matrix on rank 0 fails every rank; NULL arrays. */
     uint64_t rr = rank == 0 ? 7 : r;
@@ -359,7 +344,7 @@ static void bad_input(void)
     T_STATUS(pgdds_smatrix_spmm(1, A, Bcm, 0, C), PGDDS_ERR_INVALID_ARG); /* shapes */
     T_OK(pgdds_dmatrix_destroy(Bcm));
     T_OK(pgdds_barrier(test_ctx));
-    double *after = whole(C, PGDDS_DOUBLE, 7, 4);
+    double *after = m_whole(C, PGDDS_DOUBLE, 7, 4);
     for (int x = 0; x < 28; ++x) T_CHECK(after[x] == before[x]);
     free(before), free(after);
     T_OK(pgdds_barrier(test_ctx));
