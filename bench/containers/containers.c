@@ -3,7 +3,8 @@
  * push and pop on one queue and on one queue per rank for every queue kind, Bloom filter insert
  * and contains. Every operation goes to a random owner or queue. Beside the finds, the machine's
  * limit for their access pattern: a plain loop reading one random bucket of a private table as
- * large as the map, in every rank at once (hashmap_find_memory_limit). On one node, the FastQueue push
+ * large as the map, in every rank at once (hashmap_find_memory_limit), and a find's own work called
+ * once per key on such a table, with none of the library's checks (hashmap_find_bare_call). On one node, the FastQueue push
  * has its peer: the bare CPU instructions of its protocol, each store at once and stores kept
  * back as the library keeps them (raw_fetch_add_store_push_many, _deferred_store_push_many).
  *
@@ -28,6 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 static pgdds_context_t ctx;
 static int me, nranks;
@@ -568,6 +571,74 @@ static void bench_memory_limit(void)
     free(table);
 }
 
+/* The least a single-key find through a call costs: a find's own work (XXH3 of the key, its home
+ * bucket by one multiply, the state word's fingerprint and the key compared, the value copied,
+ * linear probing past the home bucket) in a function of this program called once per key, over
+ * a private table as large as the map holding every rank's keys; no handle, argument, promise or
+ * thread checks. From hashmap_find_memory_limit to this lies what any call and hash cost; from
+ * this to hashmap_find_cp_find, what the library's entry costs. */
+struct bare_table {
+    uint64_t *words; /* 3 per bucket: state (ready 2 | fingerprint << 16), key, value */
+    uint64_t buckets;
+};
+
+static uint64_t bare_home(const struct bare_table *t, uint64_t key, uint64_t *state)
+{
+    const uint64_t m = XXH3_64bits(&key, sizeof key) * 0x9e3779b97f4a7c15ull;
+    *state = 2 | (m & 0xffff) << 16;
+    __extension__ typedef unsigned __int128 u128; /* a GCC/Clang type; __extension__ keeps -Wpedantic quiet */
+    return (uint64_t)((u128)m * t->buckets >> 64);
+}
+
+__attribute__((noinline)) static int bare_find(const struct bare_table *t, const uint64_t *key, uint64_t *value)
+{
+    uint64_t state, s = bare_home(t, *key, &state);
+    for (uint64_t i = 0; i < t->buckets; ++i, s = s + 1 == t->buckets ? 0 : s + 1) {
+        const uint64_t *b = t->words + 3 * s;
+        if (b[0] == 0) return 0;
+        if (b[0] == state && b[1] == *key) {
+            *value = b[2];
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void bare_find_body(void *p, int thread, uint64_t first, uint64_t count)
+{
+    const struct bare_table *t = p;
+    (void)thread;
+    uint64_t missing = 0;
+    for (uint64_t i = first; i < first + count; ++i) {
+        uint64_t value;
+        missing += !bare_find(t, &find_keys[i], &value);
+    }
+    __atomic_fetch_add(&wrong_results, missing, __ATOMIC_RELAXED);
+}
+
+static void bench_bare_find(void)
+{
+    const char *name = "hashmap_find_bare_call";
+    if (!selected(name)) return;
+    make_keys();
+    struct bare_table t = {calloc(3 * opt.capacity, sizeof(uint64_t)), opt.capacity};
+    if (!t.words || opt.capacity < opt.keys * (uint64_t)nranks) {
+        fprintf(stderr, "rank %d: no table of %llu buckets for every rank's keys\n", me, (unsigned long long)opt.capacity);
+        exit(1);
+    }
+    for (int r = 0; r < nranks; ++r)
+        for (uint64_t k = 0; k < opt.keys; ++k) {
+            uint64_t key = key_of(r, k), state, s = bare_home(&t, key, &state);
+            while (t.words[3 * s]) s = s + 1 == t.buckets ? 0 : s + 1;
+            t.words[3 * s] = state;
+            t.words[3 * s + 1] = key;
+            t.words[3 * s + 2] = k;
+        }
+    double s = timed(bare_find_body, &t, opt.keys);
+    report(name, opt.keys, opt.keys, s);
+    free(t.words);
+}
+
 static void bench_map_find(void)
 {
     const char *names[4] = {"hashmap_find_atomic", "hashmap_find_cp_find", "hashmap_find_many_atomic",
@@ -884,6 +955,7 @@ int main(int argc, char **argv)
     bench_map_insert("hashmap_insert_buffered", 0, 0, 1);
     bench_map_find();
     bench_memory_limit();
+    bench_bare_find();
     for (int kind = PGDDS_QUEUE_FAST; kind <= PGDDS_QUEUE_CHECKSUM; ++kind) {
         bench_queue(kind, 0);
         bench_queue(kind, 1);

@@ -60,6 +60,8 @@ status hash_map::create(runtime *rt, const pgdds_hashmap_params_t &params, const
         m->hash_fn_ = options->hash;
         m->hash_arg_ = options->hash_arg;
     }
+    auto word = [](size_t n) { return n == 4 || n == 8 || n == 16; };
+    m->finds_at_home_ = m->finds_in_place(PGDDS_CP_FIND) && !m->hash_fn_ && word(m->key_size_) && word(m->value_size_);
     pgdds_gptr_t mine;
     st = m->make_table(who, params.capacity, m->table_, mine);
     if (st != PGDDS_OK) return st;
@@ -222,6 +224,16 @@ status resolve_hashmap(pgdds_hashmap *h, const char *who, hash_map *&out)
     return resolve(h, hashmap_magic, who, "hash map", out);
 }
 
+// pgdds_hashmap_find past its first try; out of line, so that the first try needs no frame.
+[[gnu::noinline]] static status find_entry(pgdds_hashmap *map, const void *key, void *value, unsigned concurrent)
+{
+    hash_map *m = nullptr;
+    status st = resolve_hashmap(map, "pgdds_hashmap_find", m);
+    if (st != PGDDS_OK) return st;
+    if (PGDDS_LIKELY(m->finds_in_place(concurrent))) return m->find_in_place("pgdds_hashmap_find", key, value);
+    return m->find("pgdds_hashmap_find", key, value, concurrent);
+}
+
 }  // namespace pgdds::containers
 
 // ---------------------------------------------------------------------------------------------
@@ -280,11 +292,12 @@ PGDDS_API pgdds_status_t pgdds_hashmap_insert(pgdds_hashmap_t map, const void *k
 
 PGDDS_API pgdds_status_t pgdds_hashmap_find(pgdds_hashmap_t map, const void *key, void *value, unsigned concurrent)
 {
-    hash_map *m = nullptr;
-    status st = resolve_hashmap(map, "pgdds_hashmap_find", m);
-    if (st != PGDDS_OK) return st;
-    if (PGDDS_LIKELY(m->finds_in_place(concurrent))) return m->find_in_place("pgdds_hashmap_find", key, value);
-    return m->find("pgdds_hashmap_find", key, value, concurrent);
+    // The common case first, with no call (see find_at_home); everything else, errors included,
+    // through the whole entry.
+    if (PGDDS_LIKELY(map && map->magic == hashmap_magic && key && value) &&
+        PGDDS_LIKELY(map->impl->find_at_home(concurrent, key, value)))
+        return PGDDS_OK;
+    return find_entry(map, key, value, concurrent);
 }
 
 PGDDS_API pgdds_status_t pgdds_hashmap_erase(pgdds_hashmap_t map, const void *key, unsigned concurrent)

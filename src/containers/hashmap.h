@@ -48,6 +48,11 @@ class hash_map : public container {
     // find on memory reached by load/store), inline (hashmap_protocols.h).
     bool finds_in_place(unsigned concurrent) const;
     status find_in_place(const char *who, const void *key, void *value);
+    // The commonest case of all, for the C entry's first try: find_in_place's conditions hold,
+    // the map hashes with XXH3 keys and values of 4, 8 or 16 bytes, the calling thread may call,
+    // and the key sits in its home bucket. True when it found the key (value written); false
+    // decides nothing (nothing written).
+    bool find_at_home(unsigned concurrent, const void *key, void *value) const;
     status erase(const char *who, const void *key, unsigned concurrent, pgdds_request_t *req = nullptr);
     status insert_many(const char *who, size_t count, const uint8_t *keys, const uint8_t *values, unsigned concurrent,
                        pgdds_request_t *req = nullptr);
@@ -94,6 +99,7 @@ class hash_map : public container {
     }
     template <class Mem> void prefetch(Mem &m, const hash_table &t, const key_place &p) const;
     template <class Mem> bool holds_key(Mem &m, typename Mem::address b, const uint8_t *key, uint8_t *scratch) const;
+    template <size_t KeySize> bool find_at_home_sized(const void *key, void *value) const;
 
     enum class lock_outcome { locked, free, skip, failed };
     template <class Mem>
@@ -161,6 +167,7 @@ class hash_map : public container {
     uint64_t window_buckets_ = 1;  // buckets in a CP_FIND read of find_window_bytes
     pgdds_hash_fn_t hash_fn_ = nullptr;
     void *hash_arg_ = nullptr;
+    bool finds_at_home_ = false;  // what find_at_home needs of the map itself
     uint64_t max_probes_ = 1024;
     // Under RPC, auto priced a CP_FIND find's one read below a call: such finds read one-sidedly;
     // and a CP_FIND find_many of up to find_many_groups_ groups of keys (one read in flight per

@@ -504,6 +504,51 @@ static void test_insert_many(void)
     T_OK(pgdds_hashmap_destroy(map));
 }
 
+/* Keys and values of every size a find has a short path for (4, 8, 16 bytes) and of others, every
+ * rank's keys looked up by every rank under both find protocols: the whole value, exactly; an
+ * absent key not found. Half full, so most keys sit in their home bucket and some do not. */
+static void test_key_sizes(void)
+{
+    static const size_t sizes[] = {4, 8, 12, 16, 24};
+    enum { NS = sizeof sizes / sizeof sizes[0], MAXB = 24 };
+    const uint64_t per = t_work(2000, 200);
+    for (int ki = 0; ki < NS; ++ki)
+        for (int vi = 0; vi < NS; ++vi) {
+            const size_t ks = sizes[ki], vs = sizes[vi];
+            pgdds_hashmap_params_t p = {0, ks, vs, 2 * per * (uint64_t)n};
+            pgdds_hashmap_t map = NULL;
+            T_OK(pgdds_hashmap_create(ctx, &p, &map));
+            unsigned char key[MAXB], value[MAXB], got[MAXB + 1];
+            /* the bytes of rank r's i-th key or value: each 4 bytes hold r and i */
+#define FILL(buf, len, r, i, salt)                                                                 \
+    for (size_t b = 0; b < (len); ++b)                                                            \
+    (buf)[b] = (unsigned char)(((uint32_t)(r) << 24 | (uint32_t)(i)) >> 8 * (b % 4)) + (unsigned char)(b / 4 * 17 + (salt))
+            for (uint64_t i = 0; i < per; ++i) {
+                FILL(key, ks, me, i, 0);
+                FILL(value, vs, me, i, 101);
+                T_OK(pgdds_hashmap_insert(map, key, value, PGDDS_CP_INSERT));
+            }
+            T_OK(pgdds_barrier(ctx));
+            uint64_t wrong = 0;
+            for (unsigned promise = 0; promise <= PGDDS_CP_FIND; promise += PGDDS_CP_FIND)
+                for (int r = 0; r < n; ++r)
+                    for (uint64_t i = 0; i < per; ++i) {
+                        FILL(key, ks, r, i, 0);
+                        FILL(value, vs, r, i, 101);
+                        memset(got, 0xee, sizeof got);
+                        wrong += pgdds_hashmap_find(map, key, got, promise) != PGDDS_OK ||
+                                 memcmp(got, value, vs) != 0 || got[vs] != 0xee;
+                        FILL(key, ks, r + n, i, 0); /* a rank that does not exist inserted nothing */
+                        wrong += pgdds_hashmap_find(map, key, got, promise) != PGDDS_ERR_NOT_FOUND;
+                    }
+#undef FILL
+            T_CHECK_MSG(wrong == 0, "%llu finds wrong with %zu-byte keys and %zu-byte values", (unsigned long long)wrong,
+                        ks, vs);
+            T_OK(pgdds_barrier(ctx));
+            T_OK(pgdds_hashmap_destroy(map));
+        }
+}
+
 static void test_bad_input(void)
 {
     pgdds_hashmap_params_t p = {0, 8, 8, 64};
@@ -596,6 +641,7 @@ int main(void)
     test_resize_and_erase();
     test_find_releases();
     test_insert_many();
+    test_key_sizes();
     test_bad_input();
     return t_finish(ctx, "containers/hashmap");
 }
