@@ -224,7 +224,7 @@ status resolve_hashmap(pgdds_hashmap *h, const char *who, hash_map *&out)
     return resolve(h, hashmap_magic, who, "hash map", out);
 }
 
-// pgdds_hashmap_find past its first try; out of line, so that the first try needs no frame.
+// pgdds_hashmap_find past its first try; out of line, so that the first try stays short.
 [[gnu::noinline]] static status find_entry(pgdds_hashmap *map, const void *key, void *value, unsigned concurrent)
 {
     hash_map *m = nullptr;

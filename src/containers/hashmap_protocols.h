@@ -285,9 +285,9 @@ inline status hash_map::find_in_place(const char *who, const void *key, void *va
     return PGDDS_LIKELY(st == PGDDS_OK) ? st : fail(st, "%s: no such key", who);
 }
 
-// A map at most half full holds most keys in their home bucket. This path has no call, no loop
-// and no frame, so that a whole find is a few dozen instructions and the out-of-order core
-// overlaps the memory accesses of several consecutive finds.
+// A map at most half full holds most keys in their home bucket. This path has no call and no
+// loop, so that a whole find is short and the out-of-order core overlaps the memory accesses of
+// consecutive finds.
 [[gnu::always_inline]] inline bool hash_map::find_at_home(unsigned concurrent, const void *key, void *value) const
 {
     if (PGDDS_UNLIKELY(!finds_at_home_ || concurrent != PGDDS_CP_FIND || runtime::from(ctx) != rt ||
