@@ -301,7 +301,7 @@ inline status hash_map::find_in_place(const char *who, const void *key, void *va
 template <size_t KeySize>
 [[gnu::always_inline]] inline bool hash_map::find_at_home_sized(const void *key, void *value) const
 {
-    const key_place p = place_key(XXH3_64bits(key, KeySize), rt->nranks(), table_.part_capacity);  // = place()
+    const key_place p = place_key(hash_bytes(key, KeySize), rt->nranks(), table_.part_capacity);  // place(), inline
     const uint8_t *home = bucket<direct_memory>(table_, p.owner, p.home);
     const uint32_t w = state_of(home) & (state::status_mask | state::fingerprint_mask);
     if (w != (state::ready | p.fingerprint) || !same_bytes(home + bucket_key_offset, key, KeySize)) return false;
