@@ -76,10 +76,7 @@ status gemm_entry(const char *who, bool trans_a, bool trans_b, double alpha, pgd
         return r.on_tile_edges() && (host || !turned) && (!summa || summa_ready);
     };
     auto stage = [&](scratch &s, const region &r, bool t, bool copy) {
-        const layout &l = r.m->lay();
-        const bool swap = r.trans != t;
-        return s.make(who, r.turned(t), summa ? grid_rows : swap ? l.grid_cols : l.grid_rows,
-                      summa ? grid_cols : swap ? l.grid_rows : l.grid_cols, copy);
+        return summa ? s.make(who, r.turned(t), grid_rows, grid_cols, copy) : s.make(who, r.turned(t), copy);
     };
     if (!in_place(ra, trans_a)) st = stage(sa, ra, trans_a, true);
     if (st == PGDDS_OK && !in_place(rb, trans_b)) st = stage(sb, rb, trans_b, true);
@@ -91,11 +88,7 @@ status gemm_entry(const char *who, bool trans_a, bool trans_b, double alpha, pgd
     st = check_gemm(who, alpha, opa, opb, beta, mc, alg);
     if (st == PGDDS_OK) st = gemm(who, alpha, opa, opb, beta, mc, alg);
     if (st == PGDDS_OK && sc.made()) st = sc.write_back(who);
-    for (scratch *s : {&sa, &sb, &sc}) {
-        status fr = s->release(who);
-        if (st == PGDDS_OK) st = fr;
-    }
-    return st;
+    return scratch::release(who, st, {&sa, &sb, &sc});
 }
 
 // The element-wise entries on A and B: what both handles show, then op(A, B).

@@ -22,6 +22,12 @@ status scratch::make(const char *who, const region &r, int grid_rows, int grid_c
     return copy ? add(who, 1, r, 0, whole()) : PGDDS_OK;
 }
 
+status scratch::make(const char *who, const region &r, bool copy)
+{
+    const layout &l = r.m->lay();
+    return make(who, r, r.trans ? l.grid_cols : l.grid_rows, r.trans ? l.grid_rows : l.grid_cols, copy);
+}
+
 status scratch::write_back(const char *who) const
 {
     from_.m->steals() = m_->steals();  // the counts of the product that ran into the copy
@@ -34,6 +40,15 @@ status scratch::release(const char *who)
     status st = m_->destroy(who);
     delete m_;
     m_ = nullptr;
+    return st;
+}
+
+status scratch::release(const char *who, status st, std::initializer_list<scratch *> all)
+{
+    for (scratch *s : all) {
+        status freed = s->release(who);
+        if (st == PGDDS_OK) st = freed;
+    }
     return st;
 }
 

@@ -7,6 +7,8 @@
 #include "dmatrix.h"
 #include "region.h"
 
+#include <initializer_list>
+
 namespace pgdds::matrix {
 
 class scratch {
@@ -20,10 +22,14 @@ class scratch {
     // (turned with r), on a grid_rows x grid_cols grid of ranks, holding r's elements where
     // `copy` (else zero).
     status make(const char *who, const region &r, int grid_rows, int grid_cols, bool copy);
+    // make on the grid of r's matrix, turned with r.
+    status make(const char *who, const region &r, bool copy);
     // Collective: r = the copy, after a product wrote it.
     status write_back(const char *who) const;
     // Collective: frees the copy (the destructor does it where nobody did).
     status release(const char *who);
+    // Releases every one of `all`; st, or the first failure among them where st is PGDDS_OK.
+    static status release(const char *who, status st, std::initializer_list<scratch *> all);
 
     bool made() const { return m_ != nullptr; }
     region whole() const { return region::whole(*m_); }

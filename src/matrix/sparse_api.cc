@@ -52,13 +52,9 @@ status spmm_entry(const char *who, double alpha, pgdds_smatrix_t a, pgdds_dmatri
         s = containers::agree_arguments(ma.rt, who, s, {rb.fingerprint(), rc.fingerprint(), uint64_t(alg)});
         if (s != PGDDS_OK) return s;
         scratch sb, sc;
-        auto stage = [&](scratch &x, const region &r, bool copy) {
-            const layout &l = r.m->lay();
-            return x.make(who, r, r.trans ? l.grid_cols : l.grid_rows, r.trans ? l.grid_rows : l.grid_cols, copy);
-        };
         auto in_place = [](const region &r) { return r.is_whole() && !r.m->lay().col_major; };
-        if (!in_place(rb)) s = stage(sb, rb, true);
-        if (s == PGDDS_OK && !in_place(rc)) s = stage(sc, rc, beta != 0);
+        if (!in_place(rb)) s = sb.make(who, rb, true);
+        if (s == PGDDS_OK && !in_place(rc)) s = sc.make(who, rc, beta != 0);
         if (s != PGDDS_OK) return s;
         const dmatrix &db = sb.made() ? *sb.whole().m : *rb.m, &dc = sc.made() ? *sc.whole().m : *rc.m;
         if (&db == &dc) s = fail(PGDDS_ERR_INVALID_ARG, "%s: C is also B (C must be a matrix of its own)", who);
@@ -66,11 +62,7 @@ status spmm_entry(const char *who, double alpha, pgdds_smatrix_t a, pgdds_dmatri
         if (s == PGDDS_OK) s = check_scalars(who, dc.lay().dtype, alpha, beta);
         if (s == PGDDS_OK) s = spmm(who, alpha, ma, db, beta, dc, alg);
         if (s == PGDDS_OK && sc.made()) s = sc.write_back(who);
-        for (scratch *x : {&sb, &sc}) {
-            status fr = x->release(who);
-            if (s == PGDDS_OK) s = fr;
-        }
-        return s;
+        return scratch::release(who, s, {&sb, &sc});
     });
 }
 
